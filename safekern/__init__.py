@@ -1,0 +1,26 @@
+"""safekern: memory-safe GPU kernels without making them slow.
+
+    @safekern.jit                 # a checked numba-cuda kernel
+    def k(out, a): ...
+    k[blocks, threads](out, a)    # returns at once
+    safekern.sync()               # raises safekern.BoundsError if an access was out of bounds
+
+`safekern.opencl` (PyOpenCL) and `safekern.cupy` (CuPy RawKernel/RawModule) wrap C kernels.
+Backends are imported when first used: importing safekern imports no GPU library.
+"""
+from .errors import (BoundsError, CompilationError, KernelError, SafekernError,
+                     UnsupportedError)
+from .runtime import sync
+
+__version__ = "0.1.0"
+
+
+def jit(*args, **kwargs):
+    """Checked drop-in for `numba.cuda.jit`: every form numba's accepts (see docs/quickstart.md)."""
+    from .backends.numba_cuda import jit as _jit
+
+    return _jit(*args, **kwargs)
+
+
+__all__ = ["jit", "sync", "KernelError", "BoundsError", "CompilationError", "UnsupportedError",
+           "SafekernError", "__version__"]

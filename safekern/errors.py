@@ -1,0 +1,163 @@
+"""The one exception tree of safekern.
+
+Every class is also the built-in it means (`BoundsError` is an `IndexError`), keeps its data as
+attributes, and pickles (a worker process can send one back to its parent).
+
+    SafekernError(Exception)
+      KernelError(RuntimeError)        a check failed inside a kernel; raised at sync()
+        BoundsError(IndexError)        an index outside an array's axis
+      CompilationError                 the kernel source cannot be checked or compiled
+        UnsupportedError(NotImplementedError)   a construct the rewriter does not handle
+"""
+from __future__ import annotations
+
+
+def caret_line(source_line: str, col: int | None, end_col: int | None) -> str:
+    """`source_line` and, under it, carets from `col` to `end_col` (0-based, end exclusive)."""
+    text = source_line.rstrip("\n")
+    if col is None:
+        return text
+    width = max(1, (end_col if end_col is not None and end_col > col else col + 1) - col)
+    width = min(width, max(1, len(text) - col))
+    # Keep tabs so the carets line up with the source line in a terminal.
+    pad = "".join(ch if ch == "\t" else " " for ch in text[:col])
+    return f"{text}\n{pad}{'^' * width}"
+
+
+def format_source(source_line: str | None, col=None, end_col=None, indent="    ") -> str:
+    if not source_line:
+        return ""
+    stripped = source_line.rstrip("\n")
+    lead = len(stripped) - len(stripped.lstrip())
+    body = stripped[lead:]
+    shown = caret_line(body, None if col is None else max(0, col - lead),
+                       None if end_col is None else max(0, end_col - lead))
+    return "\n".join(indent + line for line in shown.split("\n"))
+
+
+class SafekernError(Exception):
+    """Root of every exception safekern raises."""
+
+
+class KernelError(SafekernError, RuntimeError):
+    """A check failed inside a kernel. Raised by `safekern.sync()`."""
+
+    _fields = ("kernel", "filename", "lineno", "source_line", "thread", "block",
+               "skipped_launches", "col", "end_col")
+
+    def __init__(self, message: str = "", *, kernel=None, filename=None, lineno=None,
+                 source_line=None, thread=None, block=None, skipped_launches=0,
+                 col=None, end_col=None):
+        self.kernel = kernel
+        self.filename = filename
+        self.lineno = lineno
+        self.source_line = source_line
+        self.thread = tuple(thread) if thread is not None else None
+        self.block = tuple(block) if block is not None else None
+        self.skipped_launches = skipped_launches
+        self.col = col
+        self.end_col = end_col
+        self.message = message
+        super().__init__(self._full_message())
+
+    def _headline(self) -> str:
+        return self.message or "check failed"
+
+    def _full_message(self) -> str:
+        lines = [self._headline()]
+        where = f"  in kernel {self.kernel!r}" if self.kernel else "  in a kernel"
+        if self.filename:
+            where += f" at {self.filename}:{self.lineno}"
+        if self.thread is not None:
+            where += f", thread {self.thread} block {self.block}"
+        lines.append(where)
+        src = format_source(self.source_line, self.col, self.end_col, indent="      ")
+        if src:
+            lines.append(src)
+        if self.skipped_launches:
+            n = self.skipped_launches
+            lines.append(f"  ({n} later checked launch{'es' if n != 1 else ''} skipped "
+                         "because this failure was pending)")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self._full_message()
+
+    def _state(self) -> dict:
+        return {name: getattr(self, name) for name in self._fields}
+
+    def __reduce__(self):
+        return (_rebuild, (type(self), self.message, self._state()))
+
+
+class BoundsError(KernelError, IndexError):
+    """An index outside the extent of an array's axis."""
+
+    _fields = KernelError._fields + ("array", "axis", "index", "size")
+
+    def __init__(self, message: str = "", *, array=None, axis=None, index=None, size=None,
+                 **kw):
+        self.array = array
+        self.axis = axis
+        self.index = index
+        self.size = size
+        super().__init__(message, **kw)
+
+    def _headline(self) -> str:
+        if self.message:
+            return self.message
+        axis = "" if self.axis is None else f" for axis {self.axis}"
+        array = f" (array {self.array!r})" if self.array else ""
+        return f"index {self.index} out of bounds{axis} with size {self.size}{array}"
+
+
+def _rebuild(cls, message, state):
+    return cls(message, **state)
+
+
+class CompilationError(SafekernError):
+    """The kernel source cannot be checked or compiled; names file:line with a caret."""
+
+    def __init__(self, problem: str, *, filename=None, lineno=None, source_line=None,
+                 col=None, end_col=None, kernel=None):
+        self.problem = problem
+        self.filename = filename
+        self.lineno = lineno
+        self.source_line = source_line
+        self.col = col
+        self.end_col = end_col
+        self.kernel = kernel
+        super().__init__(self._full_message())
+
+    def _full_message(self) -> str:
+        where = f"{self.filename}:{self.lineno}: " if self.filename else ""
+        head = f"{where}{self.problem}"
+        if self.kernel:
+            head += f" (in {self.kernel!r})"
+        src = format_source(self.source_line, self.col, self.end_col)
+        return f"{head}\n{src}" if src else head
+
+    def __str__(self) -> str:
+        return self._full_message()
+
+    def __reduce__(self):
+        return (_rebuild_compile, (type(self), self.problem, {
+            "filename": self.filename, "lineno": self.lineno, "source_line": self.source_line,
+            "col": self.col, "end_col": self.end_col, "kernel": self.kernel}))
+
+
+class UnsupportedError(CompilationError, NotImplementedError):
+    """A construct the rewriter cannot check; rejected rather than left unchecked."""
+
+
+def _rebuild_compile(cls, problem, state):
+    return cls(problem, **state)
+
+
+# Shown as safekern.BoundsError in tracebacks; also where pickle finds them.
+for _cls in (SafekernError, KernelError, BoundsError, CompilationError, UnsupportedError):
+    _cls.__module__ = "safekern"
+
+
+__all__ = ["SafekernError", "KernelError", "BoundsError", "CompilationError",
+           "UnsupportedError", "caret_line", "format_source"]

@@ -1,0 +1,131 @@
+"""Failure codes, the failure table, and the layout of the per-device failure buffer.
+
+A check site gets a failure code that is a stable hash of where the site is (file, line, column,
+function, array, axis). Stable codes mean a binary compiled in one process (and kept in the
+persistent cache) reports correctly in another: the table is rebuilt by the rewrite, which always
+runs, and the binary is reused.
+
+Every backend uses the same buffer: `BUFFER_LEN` signed 64-bit integers per device. A failing
+check compare-and-swaps slot CODE from 0 to its code; only the winner writes the arguments.
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass
+
+from .errors import BoundsError, KernelError
+
+# Slots of the failure buffer (int64 each).
+CODE = 0          # 0: no failure; else the failing site's code
+INDEX = 1         # the index as the user wrote it
+SIZE = 2          # the extent of that axis
+AXIS = 3          # the axis
+THREAD = 4        # 4, 5, 6: threadIdx x, y, z (OpenCL: local id)
+BLOCK = 7         # 7, 8, 9: blockIdx x, y, z (OpenCL: group id)
+SKIPPED = 10      # launches the prelude skipped while a failure was pending
+BUFFER_LEN = 16
+
+CODE_BITS = 62
+
+
+@dataclass(frozen=True)
+class FailureSite:
+    """Everything the host needs to turn a failure code into a message."""
+
+    code: int
+    kind: str                 # "bounds"
+    kernel: str               # the function that holds the access
+    filename: str
+    lineno: int               # absolute line in the user's file (1-based)
+    source_line: str
+    col: int | None           # 0-based columns of the index on that line (caret)
+    end_col: int | None
+    array: str | None         # the array as written in the source
+    axis: int | None          # None where only the launch knows it (e.g. after `...`)
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def site_code(*fields) -> int:
+    """A stable, nonzero 62-bit code for a check site."""
+    h = hashlib.blake2b(repr(fields).encode(), digest_size=8).digest()
+    code = int.from_bytes(h, "little") & ((1 << CODE_BITS) - 1)
+    return code or 1
+
+
+def code32(code: int) -> int:
+    """A 31-bit positive form of a code, for devices without 64-bit atomics."""
+    return (code & 0x7FFFFFFF) or 1
+
+
+class FailureTable:
+    """Process-wide map from failure code to site. Registering the same site twice is fine."""
+
+    def __init__(self):
+        self._sites: dict[int, FailureSite] = {}
+        self._by32: dict[int, FailureSite] = {}
+        self._lock = threading.Lock()
+
+    def register(self, site: FailureSite) -> FailureSite:
+        with self._lock:
+            old = self._sites.get(site.code)
+            if old is not None and old != site:
+                # Same hash for two different sites: keep the first; the message may then name
+                # the other site. 62-bit codes make this practically impossible.
+                return old
+            self._sites[site.code] = site
+            self._by32.setdefault(code32(site.code), site)
+            return site
+
+    def lookup(self, code: int) -> FailureSite | None:
+        site = self._sites.get(code)
+        if site is None:
+            site = self._by32.get(code)
+        return site
+
+    def __len__(self) -> int:
+        return len(self._sites)
+
+    def __iter__(self):
+        return iter(list(self._sites.values()))
+
+
+TABLE = FailureTable()
+
+
+def exception_from_buffer(values, *, source: str = "") -> KernelError | None:
+    """The exception for a failure buffer read back from a device, or None if there is none.
+
+    `values` is a sequence of at least BUFFER_LEN ints. `source` names the device for the rare
+    case that a code is unknown to this process.
+    """
+    code = int(values[CODE])
+    if code == 0:
+        return None
+    thread = tuple(int(v) for v in values[THREAD:THREAD + 3])
+    block = tuple(int(v) for v in values[BLOCK:BLOCK + 3])
+    skipped = int(values[SKIPPED])
+    site = TABLE.lookup(code)
+    if site is None:
+        return KernelError(
+            f"a check failed with unknown failure code {code:#x}{' on ' + source if source else ''}"
+            " (was the kernel compiled by another process?)",
+            thread=thread, block=block, skipped_launches=skipped)
+    axis = site.axis if site.axis is not None else int(values[AXIS])
+    if site.kind == "bounds":
+        return BoundsError(
+            array=site.array, axis=axis, index=int(values[INDEX]), size=int(values[SIZE]),
+            kernel=site.kernel, filename=site.filename, lineno=site.lineno,
+            source_line=site.source_line, thread=thread, block=block,
+            skipped_launches=skipped, col=site.col, end_col=site.end_col)
+    return KernelError(
+        f"{site.kind} check failed", kernel=site.kernel, filename=site.filename,
+        lineno=site.lineno, source_line=site.source_line, thread=thread, block=block,
+        skipped_launches=skipped, col=site.col, end_col=site.end_col)
+
+
+__all__ = ["FailureSite", "FailureTable", "TABLE", "site_code", "code32",
+           "exception_from_buffer", "CODE", "INDEX", "SIZE", "AXIS", "THREAD", "BLOCK",
+           "SKIPPED", "BUFFER_LEN"]

@@ -1,0 +1,149 @@
+"""Deferred host check: the failure buffers of every backend, and `sync()`.
+
+Each backend keeps one failure buffer per device (or OpenCL context/device) and wraps it in a
+`FailureSource`. A launch marks its source dirty; nothing waits for the device. `sync()`
+synchronises the dirty sources, reads their buffers, resets them, and raises the first failure.
+"""
+from __future__ import annotations
+
+import atexit
+import logging
+import sys
+import threading
+
+from . import config
+from .failures import BUFFER_LEN, exception_from_buffer
+
+log = logging.getLogger("safekern.runtime")
+
+
+class FailureSource:
+    """One failure buffer on one device, as a backend sees it.
+
+    Subclasses implement `synchronize()`, `read()` (returns BUFFER_LEN ints, after
+    synchronising) and `reset()`; `matches(target)` says whether `sync(target)` concerns this
+    source (a stream, an OpenCL queue or context, a device).
+    """
+
+    name = "device"
+
+    def __init__(self):
+        self.dirty = False
+
+    def mark_launched(self) -> None:
+        if not self.dirty:
+            self.dirty = True
+            _pending_sources_add(self)
+
+    def matches(self, target) -> bool:
+        return target is None
+
+    def synchronize(self) -> None:
+        raise NotImplementedError
+
+    def read(self) -> list[int]:
+        raise NotImplementedError
+
+    def reset(self) -> None:
+        raise NotImplementedError
+
+    def check(self, *, synchronize: bool = True):
+        """Synchronise, read, reset; the pending exception or None."""
+        if synchronize:
+            self.synchronize()
+        values = self.read()
+        self.dirty = False
+        exc = exception_from_buffer(values, source=self.name)
+        if exc is not None or int(values[10]):
+            self.reset()
+        return exc
+
+
+_lock = threading.Lock()
+_pending: list[FailureSource] = []
+_plain_syncs = []   # callables that synchronise a backend when checks are off
+
+
+_exit_hook_registered = False
+
+
+def _pending_sources_add(source: FailureSource) -> None:
+    global _exit_hook_registered
+    with _lock:
+        if source not in _pending:
+            _pending.append(source)
+        if not _exit_hook_registered:
+            # Registered at the first launch, after the backend library registered its own
+            # exit handlers: atexit runs last-in first-out, so ours reads the buffers while
+            # the device is still there.
+            atexit.register(_check_at_exit)
+            _exit_hook_registered = True
+
+
+def register_plain_sync(fn) -> None:
+    """A backend's synchronise-everything function, used by sync() when checks are off."""
+    if fn not in _plain_syncs:
+        _plain_syncs.append(fn)
+
+
+def sync(target=None) -> None:
+    """Synchronise every device/stream/queue that ran checked kernels since the last check,
+    raise the pending failure if there is one, and reset the failure state.
+
+    `target` limits the check to one stream, OpenCL queue or context. With no failure pending
+    it returns None.
+    """
+    if not config.get().checks:
+        for fn in list(_plain_syncs):
+            fn(target)
+        return None
+    with _lock:
+        sources = [s for s in _pending if s.matches(target)]
+    failures = []
+    for source in sources:
+        exc = source.check()
+        with _lock:
+            if not source.dirty and source in _pending:
+                _pending.remove(source)
+        if exc is not None:
+            failures.append(exc)
+    if failures:
+        first = failures[0]
+        if len(failures) > 1:
+            first.add_note(f"{len(failures) - 1} more failure(s) on other devices were "
+                           "pending and have been reset")
+        raise first
+    return None
+
+
+def pending_sources() -> list[FailureSource]:
+    with _lock:
+        return list(_pending)
+
+
+def after_launch(source: FailureSource) -> None:
+    """Called by a backend after every checked launch."""
+    source.mark_launched()
+    if config.get().sync_every_launch:
+        sync(None)
+
+
+def _check_at_exit() -> None:
+    """A failure still pending when the interpreter exits is printed, never lost silently."""
+    with _lock:
+        sources = list(_pending)
+    for source in sources:
+        try:
+            exc = source.check()
+        except Exception as err:  # the device may already be gone at exit
+            log.debug("could not read failure buffer of %s at exit: %s", source.name, err)
+            continue
+        if exc is not None:
+            sys.stderr.write(
+                "safekern: warning: a kernel failure was still pending at exit "
+                "(call safekern.sync() to raise it):\n"
+                f"{type(exc).__module__}.{type(exc).__name__}: {exc}\n")
+
+
+__all__ = ["FailureSource", "sync", "after_launch", "register_plain_sync", "pending_sources",
+           "BUFFER_LEN"]
