@@ -1,0 +1,366 @@
+"""numba-cuda backend: compile rewritten kernels with numba, launch them with the failure buffer.
+
+`jit` accepts every form `numba.cuda.jit` does. With SAFEKERN_CHECKS=0 it *is* numba.cuda.jit.
+A CheckedKernel rewrites its source at decoration (so unsupported constructs fail there, naming
+file:line), and builds numba's dispatcher from the rewritten function on first use, or at once
+when signatures are given (as numba compiles eagerly then).
+"""
+from __future__ import annotations
+
+import ast
+import threading
+import warnings
+
+import numpy as np
+from numba import cuda
+
+from .. import config, runtime
+from ..errors import CompilationError
+from ..failures import BUFFER_LEN
+from ..frontend import python as pyfront
+from ..frontend.python import INDEXED_ATOMICS
+
+from numba.cuda.core import config as _numba_config  # noqa: E402
+
+SIMULATOR = bool(_numba_config.ENABLE_CUDASIM)
+BARRIERS = ("syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or")
+_MISSING = object()
+
+
+def _helpers_namespace() -> dict:
+    if SIMULATOR:
+        from . import numba_sim
+        return numba_sim.namespace()
+    from . import numba_helpers
+    return numba_helpers.namespace()
+
+
+# -- name resolution: which calls are atomics, barriers, checked device functions -----------------
+
+
+class NumbaResolver:
+    def __init__(self):
+        self._known = {}
+        atomic = getattr(cuda, "atomic", None)
+        if atomic is not None:
+            for op in INDEXED_ATOMICS + ("compare_and_swap",):
+                if hasattr(atomic, op):
+                    self._known[id(getattr(atomic, op))] = ("atomic", op)
+        for name in BARRIERS:
+            if hasattr(cuda, name):
+                self._known[id(getattr(cuda, name))] = ("barrier", name)
+
+    @staticmethod
+    def resolve(expr, parsed):
+        if isinstance(expr, ast.Name):
+            for scope in (parsed.closure, parsed.globals, __builtins__ if isinstance(
+                    __builtins__, dict) else vars(__builtins__)):
+                if expr.id in scope:
+                    return scope[expr.id]
+            return _MISSING
+        if isinstance(expr, ast.Attribute):
+            base = NumbaResolver.resolve(expr.value, parsed)
+            if base is _MISSING:
+                return _MISSING
+            return getattr(base, expr.attr, _MISSING)
+        return _MISSING
+
+    def _is_cuda(self, expr, parsed) -> bool:
+        return self.resolve(expr, parsed) is cuda
+
+    def classify_call(self, func, parsed):
+        if isinstance(func, ast.Attribute):
+            # cuda.atomic.add / cuda.syncthreads / cuda.cg.this_grid, by the module they hang on
+            inner = func.value
+            if isinstance(inner, ast.Attribute) and inner.attr == "atomic" and \
+                    self._is_cuda(inner.value, parsed) and func.attr in \
+                    INDEXED_ATOMICS + ("compare_and_swap",):
+                return ("atomic", func.attr)
+            if func.attr in BARRIERS and self._is_cuda(inner, parsed):
+                return ("barrier", func.attr)
+            if func.attr == "this_grid":
+                return ("unsupported", "grid-wide synchronisation (cuda.cg.this_grid()) cannot "
+                        "be made failure-safe: a failing block cannot leave while the grid "
+                        "waits for it; launch without safekern or restructure into launches")
+        obj = self.resolve(func, parsed)
+        if obj is _MISSING:
+            return None
+        if isinstance(obj, CheckedDeviceFunction):
+            return ("device", obj)
+        known = self._known.get(id(obj))
+        if known is not None:
+            return known
+        if _is_numba_device_function(obj):
+            return ("plain_device", ast.unparse(func))
+        return None
+
+
+def _is_numba_device_function(obj) -> bool:
+    if SIMULATOR:
+        return type(obj).__name__ == "FakeCUDAKernel" and getattr(obj, "_device", False)
+    targetoptions = getattr(obj, "targetoptions", None)
+    return isinstance(targetoptions, dict) and targetoptions.get("device", False)
+
+
+_RESOLVER = None
+
+
+def _resolver() -> NumbaResolver:
+    global _RESOLVER
+    if _RESOLVER is None:
+        _RESOLVER = NumbaResolver()
+    return _RESOLVER
+
+
+# -- building the numba function from the rewritten tree ---------------------------------------------
+
+
+def _compile_rewritten(rewritten, device_impls: dict):
+    parsed = rewritten.parsed
+    namespace = dict(parsed.globals)
+    namespace.update(parsed.closure)
+    namespace.update(_helpers_namespace())
+    namespace.update(device_impls)
+    code = compile(rewritten.tree, parsed.filename, "exec")
+    exec(code, namespace)
+    fn = namespace[parsed.name]
+    fn.__module__ = getattr(parsed.pyfunc, "__module__", None)
+    # A name of its own, so numba's cache=True never confuses it with the unchecked function.
+    fn.__qualname__ = getattr(parsed.pyfunc, "__qualname__", parsed.name) + "__safekern"
+    fn.__doc__ = getattr(parsed.pyfunc, "__doc__", None)
+    return fn
+
+
+def _warn_plain_calls(rewritten):
+    for lineno, name in rewritten.plain_device_calls:
+        warnings.warn_explicit(
+            f"safekern: {name!r} is a plain numba device function: accesses inside it are "
+            "not checked; decorate it with @safekern.jit(device=True)",
+            UserWarning, rewritten.parsed.filename, lineno)
+
+
+def _with_hidden(sig, device: bool):
+    """A user signature with the hidden parameters appended."""
+    from numba.cuda import types
+    from numba.cuda.core.sigutils import normalize_signature
+
+    args, ret = normalize_signature(sig)
+    hidden = (types.Array(types.int64, 1, "C"),)
+    if device:
+        hidden += (types.Array(types.int32, 1, "C"),)
+    if ret is None:
+        ret = types.void if not device else None
+    return ret(*args, *hidden) if ret is not None else tuple(args) + hidden
+
+
+class _CheckedFunction:
+    """What kernels and device functions share: source, rewrite, lazily built numba function."""
+
+    device = False
+
+    def __init__(self, pyfunc, sigs, options):
+        self.py_func = pyfunc
+        self.__name__ = getattr(pyfunc, "__name__", "kernel")
+        self.__qualname__ = getattr(pyfunc, "__qualname__", self.__name__)
+        self.__doc__ = getattr(pyfunc, "__doc__", None)
+        self.__module__ = getattr(pyfunc, "__module__", None)
+        self._sigs = sigs
+        self._options = options
+        self._lock = threading.RLock()
+        self._numba = None
+        self.parsed = pyfront.parse_function(pyfunc)
+        # Rewrite now: an unsupported construct is an error at decoration time.
+        self.rewritten = pyfront.rewrite_function(self.parsed, device=self.device,
+                                                  resolver=_resolver())
+
+    @property
+    def has_barriers(self) -> bool:
+        return self.rewritten.has_barriers
+
+    def _build(self):
+        with self._lock:
+            if self._numba is not None:
+                return self._numba
+            # Again at build time: device functions defined after this one are visible now.
+            rewritten = pyfront.rewrite_function(self.parsed, device=self.device,
+                                                 resolver=_resolver())
+            self.rewritten = rewritten
+            _warn_plain_calls(rewritten)
+            impls = {name: dev._build() for name, dev in rewritten.device_calls.items()}
+            fn = _compile_rewritten(rewritten, impls)
+            options = dict(self._options)
+            if self.device:
+                options["device"] = True
+            try:
+                if self._sigs is not None and not SIMULATOR:
+                    sigs = [_with_hidden(s, self.device) for s in self._sigs]
+                    self._numba = cuda.jit(sigs if len(sigs) > 1 else sigs[0], **options)(fn)
+                else:
+                    self._numba = cuda.jit(**options)(fn)
+            except CompilationError:
+                raise
+            return self._numba
+
+    def check_report(self) -> list[dict]:
+        """Every access in this function: what it indexes, where, and whether it is checked."""
+        return [{"line": s.lineno, "kind": s.kind, "array": s.array, "status": s.status,
+                 "reason": s.reason, "code": s.code} for s in self.rewritten.sites]
+
+    @property
+    def rewritten_source(self) -> str:
+        return self.rewritten.source
+
+    def __getattr__(self, name):
+        # Everything else (inspect_asm, overloads, specialize, ...) is numba's dispatcher's.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._build(), name)
+
+    def __repr__(self):
+        kind = "device function" if self.device else "kernel"
+        return f"<safekern checked {kind} {self.__qualname__!r}>"
+
+
+class CheckedDeviceFunction(_CheckedFunction):
+    device = True
+
+    def __call__(self, *args):
+        raise TypeError(f"{self.__name__!r} is a device function: call it from a "
+                        "@safekern.jit kernel")
+
+
+class CheckedKernel(_CheckedFunction):
+    def __init__(self, pyfunc, sigs, options):
+        super().__init__(pyfunc, sigs, options)
+        if sigs is not None:
+            self._build()
+
+    def __getitem__(self, launch_config):
+        return _Launch(self, launch_config)
+
+    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+        return _ForAll(self, ntasks, tpb, stream, sharedmem)
+
+    def __call__(self, *args, **kwargs):
+        # numba's own message for a kernel launched without a configuration.
+        return self._build()(*args, **kwargs)
+
+
+class _Launch:
+    __slots__ = ("kernel", "config")
+
+    def __init__(self, kernel, config):
+        self.kernel = kernel
+        self.config = config
+
+    def __call__(self, *args):
+        numba_kernel = self.kernel._numba or self.kernel._build()
+        source = current_source()
+        numba_kernel[self.config](*args, source.buffer)
+        runtime.after_launch(source)
+
+
+class _ForAll:
+    def __init__(self, kernel, ntasks, tpb, stream, sharedmem):
+        self.kernel, self.args = kernel, (ntasks, tpb, stream, sharedmem)
+
+    def __call__(self, *args):
+        numba_kernel = self.kernel._numba or self.kernel._build()
+        source = current_source()
+        numba_kernel.forall(*self.args)(*args, source.buffer)
+        runtime.after_launch(source)
+
+
+# -- failure buffers, one per CUDA context ------------------------------------------------------
+
+
+class NumbaFailureSource(runtime.FailureSource):
+    def __init__(self, context):
+        super().__init__()
+        self.context = context
+        self.buffer = cuda.to_device(np.zeros(BUFFER_LEN, dtype=np.int64))
+        device = getattr(context, "device", None)
+        self.device_id = getattr(device, "id", 0)
+        self.name = f"CUDA device {self.device_id}" + (" (simulator)" if SIMULATOR else "")
+
+    def matches(self, target) -> bool:
+        if target is None or target is self.context:
+            return True
+        device = getattr(target, "id", None)
+        if isinstance(target, int):
+            device = target
+        if device is not None and device == self.device_id:
+            return True
+        ctx = getattr(target, "context", None)      # a numba stream
+        return ctx is not None and ctx is self.context
+
+    def synchronize(self) -> None:
+        if SIMULATOR:
+            return
+        with cuda.gpus[self.device_id]:
+            cuda.synchronize()
+
+    def read(self) -> list[int]:
+        with _device_scope(self.device_id):
+            return [int(v) for v in self.buffer.copy_to_host()]
+
+    def reset(self) -> None:
+        with _device_scope(self.device_id):
+            self.buffer.copy_to_device(np.zeros(BUFFER_LEN, dtype=np.int64))
+
+
+def _device_scope(device_id):
+    if SIMULATOR:
+        import contextlib
+        return contextlib.nullcontext()
+    return cuda.gpus[device_id]
+
+
+_sources: dict[int, NumbaFailureSource] = {}
+_last = [None, None]          # (context, source): launches mostly hit the same context
+_sources_lock = threading.Lock()
+
+
+def current_source() -> NumbaFailureSource:
+    context = cuda.current_context()
+    if context is _last[0]:
+        return _last[1]
+    with _sources_lock:
+        source = _sources.get(id(context))
+        if source is None or source.context is not context:
+            source = NumbaFailureSource(context)
+            _sources[id(context)] = source
+        _last[0], _last[1] = context, source
+    return source
+
+
+def _plain_sync(target=None):
+    if not SIMULATOR:
+        cuda.synchronize()
+
+
+runtime.register_plain_sync(_plain_sync)
+
+# -- the decorator ------------------------------------------------------------------------------
+
+
+def jit(func_or_sig=None, device=False, **options):
+    """`numba.cuda.jit` with every indexed access checked (see module doc)."""
+    if not config.get().checks:
+        return cuda.jit(func_or_sig, device=device, **options)
+    if options.get("boundscheck"):
+        options.pop("boundscheck")     # safekern's checks replace numba's CPU-only ones
+    cls = CheckedDeviceFunction if device else CheckedKernel
+
+    def decorate(fn, sigs=None):
+        return cls(fn, sigs, options)
+
+    if func_or_sig is None:
+        return decorate
+    if callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)):
+        return decorate(func_or_sig)
+    sigs = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
+    return lambda fn: decorate(fn, sigs)
+
+
+__all__ = ["jit", "CheckedKernel", "CheckedDeviceFunction", "current_source"]

@@ -1,0 +1,231 @@
+"""Where a thread goes once one of its checks failed.
+
+A failing check sets the thread's flag (`_sk_flag[0] = 1`) and the access is skipped. Then:
+- a kernel without barriers returns right after the statement that failed;
+- inside a loop without barriers the thread leaves the loop (`break`);
+- elsewhere, in a kernel with barriers or in a device function, the thread skips every
+  statement up to the next barrier (`if not _sk_flag[0]: ...` around them);
+- every block barrier becomes `if syncthreads_or(flag): return`: one barrier that also tells
+  the whole block whether any thread failed, so the block leaves together and nobody waits for
+  a thread that left, or reads shared data it never wrote. In a device function the barrier
+  sets every thread's flag instead, and the caller leaves at its next barrier.
+Stores and atomics also test the flag, so a thread that goes on with garbage values (a
+device function returning after a failure) never writes.
+"""
+from __future__ import annotations
+
+import ast
+
+from . import names
+
+
+def _flag_set() -> ast.expr:
+    return ast.Subscript(ast.Name(names.FLAG, ast.Load()), ast.Constant(0), ast.Load())
+
+
+def _if(test, body) -> ast.If:
+    return ast.If(test=test, body=body, orelse=[])
+
+
+def _not(expr) -> ast.expr:
+    return ast.UnaryOp(ast.Not(), expr)
+
+
+def _bail(action: str, like) -> ast.stmt:
+    stmt = ast.Return(None) if action == "return" else ast.Break()
+    return ast.copy_location(_if(_flag_set(), [ast.copy_location(stmt, like)]), like)
+
+
+def _calls(node):
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call):
+            yield n
+
+
+def is_check_call(call: ast.Call) -> bool:
+    return isinstance(call.func, ast.Name) and call.func.id.startswith(names.CHECK_HELPERS)
+
+
+def may_fail(node) -> bool:
+    """Does evaluating `node` run a check (directly or in a checked device function)?"""
+    return any(is_check_call(c) for c in _calls(node))
+
+
+def _header(stmt):
+    if isinstance(stmt, (ast.If, ast.While)):
+        return [stmt.test]
+    if isinstance(stmt, ast.For):
+        return [stmt.iter]
+    if isinstance(stmt, ast.With):
+        return [item.context_expr for item in stmt.items]
+    return []
+
+
+def contains_barrier(body, resolver, parsed) -> bool:
+    return any(_barrier_kind(c, resolver, parsed) for stmt in body for c in _calls(stmt))
+
+
+def _barrier_kind(call: ast.Call, resolver, parsed):
+    """'block' for a block barrier or a call of a checked device function with barriers."""
+    role = resolver.classify_call(call.func, parsed)
+    if role is None:
+        return None
+    if role[0] == "barrier":
+        return "block"
+    if role[0] == "device" and getattr(role[1], "has_barriers", False):
+        return "block"
+    return None
+
+
+def kernel_prelude(like) -> list:
+    """Return at once when a failure is pending; count the skipped launch once."""
+    fb0 = ast.Subscript(ast.Name(names.FB, ast.Load()), ast.Constant(0), ast.Load())
+    pending = ast.Compare(fb0, [ast.NotEq()], [ast.Constant(0)])
+    skip = ast.Expr(ast.Call(ast.Name(names.SKIP, ast.Load()),
+                             [ast.Name(names.FB, ast.Load())], []))
+    flag = ast.Assign([ast.Name(names.FLAG, ast.Store())], ast.Call(
+        ast.Attribute(ast.Attribute(ast.Name(names.CUDA, ast.Load()), "local", ast.Load()),
+                      "array", ast.Load()),
+        [ast.Constant(1), ast.Name(names.INT32, ast.Load())], []))
+    init = ast.Assign([ast.Subscript(ast.Name(names.FLAG, ast.Load()), ast.Constant(0),
+                                     ast.Store())], ast.Constant(0))
+    stmts = [_if(pending, [skip, ast.Return(None)]), flag, init]
+    return [ast.copy_location(s, like) for s in stmts]
+
+
+class _ExitPlanner:
+    def __init__(self, kind, has_barriers, resolver, parsed):
+        self.kind = kind                    # "kernel" or "device"
+        self.has_barriers = has_barriers
+        self.resolver = resolver
+        self.parsed = parsed
+
+    def has_barrier(self, node) -> bool:
+        return any(_barrier_kind(c, self.resolver, self.parsed) for c in _calls(node))
+
+    # -- the barrier itself ---------------------------------------------------------------
+    def _or_barrier(self, like) -> ast.stmt:
+        test = ast.Call(ast.Attribute(ast.Name(names.CUDA, ast.Load()), "syncthreads_or",
+                                      ast.Load()), [_flag_set()], [])
+        if self.kind == "kernel":
+            body = [ast.Return(None)]
+        else:
+            body = [ast.Assign([ast.Subscript(ast.Name(names.FLAG, ast.Load()), ast.Constant(0),
+                                              ast.Store())], ast.Constant(1))]
+        stmt = _if(test, body)
+        for n in ast.walk(stmt):
+            ast.copy_location(n, like)
+        return stmt
+
+    def _is_plain_syncthreads(self, stmt) -> bool:
+        if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+            return False
+        role = self.resolver.classify_call(stmt.value.func, self.parsed)
+        return role == ("barrier", "syncthreads") and not stmt.value.args
+
+    # -- blocks ---------------------------------------------------------------------------
+    def block(self, stmts, *, in_free_loop: bool, failing: bool) -> list:
+        """Rewrite a statement list; `failing`: the flag may already be set on entry."""
+        if self.kind == "kernel" and not self.has_barriers:
+            return self._return_block(stmts)
+        out, guarded = [], []
+
+        def flush():
+            if guarded:
+                out.append(ast.copy_location(_if(_not(_flag_set()), list(guarded)), guarded[0]))
+                guarded.clear()
+
+        for stmt in stmts:
+            if self._is_plain_syncthreads(stmt):
+                flush()
+                out.append(self._or_barrier(stmt))
+                failing = self.kind != "kernel"
+                continue
+            barrier_inside = self.has_barrier(stmt)
+            if barrier_inside and not isinstance(stmt, (ast.If, ast.For, ast.While, ast.With)):
+                # A barrier inside an expression (syncthreads_count/_and/_or, or a device
+                # function with barriers): the block decides to leave at one barrier of ours
+                # first, then every thread runs the statement and its barrier.
+                flush()
+                if not self._calls_device_only(stmt):
+                    out.append(self._or_barrier(stmt))
+                    failing = self.kind != "kernel"
+                out.append(stmt)
+            else:
+                new = self._compound(stmt, in_free_loop=in_free_loop, failing=failing)
+                if failing and not barrier_inside and not isinstance(stmt, ast.Return):
+                    guarded.append(new)
+                else:
+                    flush()
+                    out.append(new)
+            if may_fail(stmt):
+                if in_free_loop:
+                    flush()
+                    out.append(_bail("break", stmt))
+                else:
+                    failing = True
+        flush()
+        return out
+
+    def _calls_device_only(self, stmt) -> bool:
+        for call in _calls(stmt):
+            role = self.resolver.classify_call(call.func, self.parsed)
+            if role is not None and role[0] == "barrier":
+                return False
+        return True
+
+    def _compound(self, stmt, *, in_free_loop, failing):
+        header_fails = any(may_fail(h) for h in _header(stmt))
+        if isinstance(stmt, ast.If):
+            stmt.body = self._branch(stmt.body, in_free_loop, failing or header_fails)
+            stmt.orelse = self._branch(stmt.orelse, in_free_loop, failing or header_fails)
+        elif isinstance(stmt, (ast.For, ast.While)):
+            free = not self.has_barrier(stmt)
+            if free:
+                body = self.block(stmt.body, in_free_loop=True, failing=False)
+                stmt.body = ([_bail("break", stmt)] if (header_fails or failing) else []) + body
+            else:
+                stmt.body = self.block(stmt.body, in_free_loop=False,
+                                       failing=failing or header_fails)
+            stmt.orelse = self._branch(stmt.orelse, in_free_loop, failing or header_fails)
+        elif isinstance(stmt, ast.With):
+            stmt.body = self._branch(stmt.body, in_free_loop, failing or header_fails)
+        return stmt
+
+    def _branch(self, body, in_free_loop, failing):
+        if not body:
+            return body
+        if failing and in_free_loop:
+            return [_bail("break", body[0])] + self.block(body, in_free_loop=True, failing=False)
+        return self.block(body, in_free_loop=in_free_loop, failing=failing)
+
+    # -- kernels without barriers: leave at once -----------------------------------------------
+    def _return_block(self, stmts) -> list:
+        out = []
+        for stmt in stmts:
+            header_fails = any(may_fail(h) for h in _header(stmt))
+            if isinstance(stmt, (ast.If, ast.For, ast.While, ast.With)):
+                stmt.body = self._return_block(stmt.body)
+                if header_fails:
+                    stmt.body = [_bail("return", stmt)] + stmt.body
+                if not isinstance(stmt, ast.With):
+                    stmt.orelse = self._return_block(stmt.orelse)
+                    if header_fails and stmt.orelse:
+                        stmt.orelse = [_bail("return", stmt)] + stmt.orelse
+                out.append(stmt)
+                if header_fails and isinstance(stmt, (ast.For, ast.While)):
+                    out.append(_bail("return", stmt))
+            else:
+                out.append(stmt)
+                if may_fail(stmt) and not isinstance(stmt, ast.Return):
+                    out.append(_bail("return", stmt))
+        return out
+
+
+def add_failure_exits(body, *, kind: str, has_barriers: bool, resolver, parsed) -> list:
+    """The statement list with failure exits and barrier-safe barriers (see module doc)."""
+    planner = _ExitPlanner(kind, has_barriers, resolver, parsed)
+    return planner.block(body, in_free_loop=False, failing=False)
+
+
+__all__ = ["add_failure_exits", "kernel_prelude", "contains_barrier", "may_fail"]

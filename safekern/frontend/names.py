@@ -1,0 +1,16 @@
+"""Names of the generated code. Every one starts with PREFIX, which user code may not use."""
+
+PREFIX = "_sk_"
+FB = "_sk_fb"            # hidden parameter: the device's failure buffer (int64[16])
+FLAG = "_sk_flag"        # per-thread failure flag (a 1-element local int32 array)
+LOAD = "_sk_load"        # _sk_load(array, index, code, fb, flag) -> array[index]
+STORE = "_sk_store"      # _sk_store(array, index, value, code, fb, flag)
+ATOMIC = "_sk_atomic_"   # _sk_atomic_<op>(array, index, *values, code, fb, flag)
+SKIP = "_sk_skip"        # _sk_skip(fb): count a skipped launch (one thread per launch)
+CUDA = "_sk_cuda"        # numba.cuda (or the simulator's), bound by the backend
+INT32 = "_sk_int32"
+SLICE = "_sk_slice"      # builtins.slice
+DEVICE = "_sk_dev"       # _sk_dev<n>: a checked device function called from this function
+TEMP = "_sk_t"           # temporaries that keep evaluation order and evaluate once
+
+CHECK_HELPERS = (LOAD, STORE, ATOMIC, DEVICE)
