@@ -1,0 +1,325 @@
+"""The kernel cache that backends use: compiled kernels keyed by everything that determines them.
+
+    from safekern.cache.kernels import get_kernel_cache, pack_payload, unpack_payload
+    kc = get_kernel_cache()            # None when SAFEKERN_CACHE=off or the cache is unusable
+    payload = kc.get_or_compile(fields, compile_fn, describe="opencl kernel 'k'", meta={...})
+    kc.reject(fields, reason="driver refused the binary")
+
+`fields` names every input that changes the binary; the cache adds safekern's version and the
+cache format version. A miss compiles with `compile_fn()` -- in one thread of this process at a
+time per key, and in one process at a time per key while others wait up to
+SAFEKERN_CACHE_LOCK_TIMEOUT seconds for its result -- and stores the bytes it returns. No lock on
+the file is held while compiling. Problems with the cache never reach the caller: they are logged
+on "safekern.cache", shown once as a CacheWarning, and the kernel is compiled uncached.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import struct
+import threading
+import time
+from collections.abc import Callable, Mapping
+
+from .. import config
+from . import keys
+from .format import FORMAT_VERSION
+from .locks import key_lock
+from .store import Cache, warn_once
+
+log = logging.getLogger("safekern.cache")
+
+FILE_NAME = f"kernels-v{FORMAT_VERSION}.cache"
+_ADDED_FIELDS = ("safekern_version", "cache_format")
+
+
+class CacheUnavailable(Exception):
+    """No cache file can be used (why is the message)."""
+
+
+def default_path() -> str:
+    """`<user cache dir>/safekern/kernels-v<format>.cache`."""
+    import platformdirs
+
+    directory = platformdirs.user_cache_dir("safekern", appauthor=False)
+    # With neither HOME nor a passwd entry, expanduser leaves "~" and the path is relative.
+    if not os.path.isabs(directory) or directory.startswith("~"):
+        raise CacheUnavailable(f"no user cache directory (HOME is not set; got {directory!r}); "
+                               "set SAFEKERN_CACHE to a file path")
+    return os.path.join(directory, FILE_NAME)
+
+
+def resolve_path(setting: str | None) -> str:
+    """The cache file for a SAFEKERN_CACHE setting (None or empty: the default path)."""
+    if not setting:
+        return default_path()
+    path = os.path.expanduser(setting)
+    if path.startswith("~"):
+        raise CacheUnavailable(f"SAFEKERN_CACHE={setting!r}: cannot expand '~' (HOME is not set)")
+    return os.path.abspath(path)
+
+
+# -- payloads: plain data only ---------------------------------------------------------------
+
+_PAYLOAD_MAGIC = b"SKPL\x01"
+
+
+def pack_payload(meta: Mapping, blobs: Mapping[str, bytes]) -> bytes:
+    """JSON-able `meta` and named binary blobs as one payload (tuples come back as lists)."""
+    text = json.dumps(meta, sort_keys=True, allow_nan=False).encode("utf-8")
+    parts = [_PAYLOAD_MAGIC, struct.pack("<I", len(text)), text, struct.pack("<I", len(blobs))]
+    for name, blob in blobs.items():
+        if not isinstance(name, str):
+            raise TypeError(f"payload blob names must be str, got {name!r}")
+        if not isinstance(blob, (bytes, bytearray, memoryview)):
+            raise TypeError(f"payload blob {name!r} is {type(blob).__name__}, not bytes")
+        raw = name.encode("utf-8")
+        parts += [struct.pack("<I", len(raw)), raw, struct.pack("<Q", len(blob)), bytes(blob)]
+    return b"".join(parts)
+
+
+def unpack_payload(payload: bytes) -> tuple[dict, dict[str, bytes]]:
+    """(meta, blobs) from `pack_payload`; ValueError when the bytes are not such a payload."""
+    view = memoryview(payload)
+    pos = 0
+
+    def take(n):
+        nonlocal pos
+        if n < 0 or pos + n > len(view):
+            raise ValueError("truncated safekern payload")
+        chunk = view[pos:pos + n]
+        pos += n
+        return chunk
+
+    if bytes(take(len(_PAYLOAD_MAGIC))) != _PAYLOAD_MAGIC:
+        raise ValueError("not a safekern payload")
+    (text_len,) = struct.unpack("<I", take(4))
+    meta = json.loads(bytes(take(text_len)).decode("utf-8"))
+    if not isinstance(meta, dict):
+        raise ValueError("safekern payload metadata is not a JSON object")
+    (count,) = struct.unpack("<I", take(4))
+    blobs = {}
+    for _ in range(count):
+        (name_len,) = struct.unpack("<I", take(4))
+        name = bytes(take(name_len)).decode("utf-8")
+        (blob_len,) = struct.unpack("<Q", take(8))
+        blobs[name] = bytes(take(blob_len))
+    if pos != len(view):
+        raise ValueError("trailing bytes after safekern payload")
+    return meta, blobs
+
+
+# -- the kernel cache ------------------------------------------------------------------------
+
+class _Flight:
+    """One compile in progress in this process; other threads wanting the key wait on it."""
+
+    def __init__(self):
+        self.done = threading.Event()
+        self.payload: bytes | None = None
+
+
+# (cache path, key digest) -> _Flight, shared by every KernelCache of this process
+_flights: dict[tuple[str, bytes], _Flight] = {}
+_flights_lock = threading.Lock()
+
+
+def _reset_after_fork() -> None:
+    global _flights_lock, _instance_lock
+    _flights.clear()
+    _flights_lock = threading.Lock()
+    _instance_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_after_fork)
+
+
+class KernelCache:
+    """Compiled kernels in a `Cache`, keyed by `keys.encode(fields + versions)`."""
+
+    def __init__(self, store: Cache, lock_timeout: float = 10.0):
+        self.store = store
+        self.lock_timeout = lock_timeout
+        self._rejected: dict[bytes, str] = {}  # digest -> why its stored binary is not used
+
+    @property
+    def path(self) -> str:
+        return self.store.path
+
+    def key(self, fields: Mapping) -> bytes:
+        """The key material of `fields` plus safekern's version and the cache format."""
+        from .. import __version__
+
+        clash = [name for name in _ADDED_FIELDS if name in fields]
+        if clash:
+            raise ValueError(f"cache key fields {clash} are reserved; the cache adds them")
+        full = dict(fields)
+        full["safekern_version"] = __version__
+        full["cache_format"] = FORMAT_VERSION
+        return keys.encode(full)
+
+    def _guarded(self, what: str, action, default):
+        """Run a store operation; a bug or surprise in the cache must not stop the kernel."""
+        try:
+            return action()
+        except Exception as exc:   # noqa: BLE001 - by design: the cache is an optimisation
+            log.debug("cache %s failed", what, exc_info=True)
+            warn_once(("internal", what), f"safekern kernel cache: {what} failed "
+                      f"({type(exc).__name__}: {exc}); going on uncached")
+            return default
+
+    def lookup(self, fields: Mapping, describe: str = "kernel") -> bytes | None:
+        """The cached payload for `fields`, or None; compiles nothing."""
+        key = self.key(fields)
+        return self._lookup(key, keys.digest(key), describe)
+
+    def _lookup(self, key: bytes, digest: bytes, describe: str) -> bytes | None:
+        if digest in self._rejected:
+            return None
+        payload = self._guarded("lookup", lambda: self.store.get(key), None)
+        if payload is not None:
+            log.debug("hit: %s (key %s, %d bytes)", describe, digest.hex()[:12], len(payload))
+        return payload
+
+    def get_or_compile(self, fields: Mapping, compile_fn: Callable[[], bytes], describe: str =
+                       "kernel", meta: Mapping | None = None) -> bytes:
+        """The cached payload for `fields`, or `compile_fn()`'s result, stored for next time."""
+        key = self.key(fields)
+        digest = keys.digest(key)
+        payload = self._lookup(key, digest, describe)
+        if payload is not None:
+            return payload
+        slot = (self.path, digest)
+        while True:
+            with _flights_lock:
+                flight = _flights.get(slot)
+                leader = flight is None
+                if leader:
+                    flight = _flights[slot] = _Flight()
+            if leader:
+                break
+            flight.done.wait()
+            if flight.payload is not None:
+                return flight.payload
+            # The compile in the other thread failed: try again here (and fail the same way).
+        try:
+            flight.payload = self._compile(key, digest, fields, compile_fn, describe, meta)
+            return flight.payload
+        finally:
+            with _flights_lock:
+                _flights.pop(slot, None)
+            flight.done.set()
+
+    def _compile(self, key, digest, fields, compile_fn, describe, meta) -> bytes:
+        self._log_miss(key, digest, fields, describe)
+        writable = self.store.writable
+        lock_path = self.path + ".keylock"
+        with (key_lock(lock_path, digest, self.lock_timeout) if writable else _no_lock()) as held:
+            if held:
+                # Another process may have compiled it while this one waited for the key.
+                payload = self._lookup(key, digest, describe)
+                if payload is not None:
+                    log.debug("%s was compiled by another process", describe)
+                    return payload
+            elif held is False:
+                warn_once(("keylock", self.path), f"safekern kernel cache: waited "
+                          f"{self.lock_timeout:g} s for another process compiling {describe}; "
+                          "compiling it here too")
+            start = time.perf_counter()
+            payload = compile_fn()
+            seconds = time.perf_counter() - start
+            if not isinstance(payload, (bytes, bytearray, memoryview)):
+                raise TypeError(f"compile_fn for {describe} returned {type(payload).__name__}, "
+                                "not bytes")
+            payload = bytes(payload)
+            info = {"describe": describe, "compile_seconds": round(seconds, 4)}
+            info.update(meta or {})
+            stored = self._guarded("store", lambda: self.store.put(
+                key, payload, info, replace=digest not in self._rejected), False)
+            if not stored:
+                log.debug("not stored: %s (%s)", describe, self.store.write_problem or
+                          self.store.problem or "too large for the bound")
+            else:
+                self._rejected.pop(digest, None)
+                log.info("store: %s (key %s, %d bytes, compiled in %.3f s)", describe,
+                         digest.hex()[:12], len(payload), seconds)
+            return payload
+
+    def reject(self, fields: Mapping, reason: str, describe: str = "kernel") -> None:
+        """Drop the entry for `fields` (its binary is unusable, e.g. the driver refused it); the
+        next get_or_compile compiles again and replaces it."""
+        key = self.key(fields)
+        digest = keys.digest(key)
+        self._rejected[digest] = reason
+        log.info("reject: %s (key %s): %s", describe, digest.hex()[:12], reason)
+        self._guarded("reject", lambda: self.store.delete(key), False)
+
+    def _log_miss(self, key, digest, fields, describe) -> None:
+        why = self._rejected.get(digest)
+        log.info("miss: %s (key %s%s)", describe, digest.hex()[:12],
+                 f"; its cached binary was rejected: {why}" if why else "")
+        if not log.isEnabledFor(logging.DEBUG):
+            return
+        lines = self._guarded("debug listing", lambda: self._changes(key, describe), None)
+        full = keys.decode(key)
+        if lines:
+            log.debug("miss: %s: key fields changed since the cached entry:\n  %s", describe,
+                      "\n  ".join(lines))
+        log.debug("miss: %s: key fields:\n  %s", describe, "\n  ".join(keys.describe(full)))
+
+    def _changes(self, key: bytes, describe: str) -> list[str] | None:
+        """How `key` differs from the newest cached entry with the same description."""
+        same = [e for e in self.store.entries() if e.meta.get("describe") == describe]
+        if not same:
+            return None
+        newest = max(same, key=lambda e: (e.created, e.offset))
+        old = self.store.read_key(newest)
+        if old is None:
+            return None
+        return keys.diff(keys.decode(old), keys.decode(key))
+
+
+class _no_lock:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+_instance: KernelCache | None = None
+_instance_ident = None
+_instance_lock = threading.Lock()
+
+
+def get_kernel_cache() -> KernelCache | None:
+    """The process's kernel cache for the current configuration, or None when it is off or no
+    cache file can be used (a CacheWarning has said why)."""
+    global _instance, _instance_ident
+    cfg = config.get()
+    if not cfg.cache_enabled:
+        return None
+    ident = (cfg.cache, cfg.cache_max_bytes, cfg.cache_readonly, cfg.cache_lock_timeout)
+    with _instance_lock:
+        if ident != _instance_ident:
+            _instance, _instance_ident = _open(cfg), ident
+        return _instance
+
+
+def _open(cfg) -> KernelCache | None:
+    try:
+        path = resolve_path(cfg.cache)
+    except CacheUnavailable as exc:
+        warn_once(("path",), f"safekern kernel cache not used: {exc}; kernels run uncached")
+        return None
+    if cfg.cache_readonly and not os.path.exists(path):
+        warn_once(("missing", path), f"safekern kernel cache not used: SAFEKERN_CACHE_READONLY "
+                  f"is set but {path} does not exist; kernels run uncached")
+        return None
+    store = Cache(path, max_bytes=cfg.cache_max_bytes, readonly=cfg.cache_readonly,
+                  lock_timeout=cfg.cache_lock_timeout)
+    if not store.usable:
+        return None
+    return KernelCache(store, lock_timeout=cfg.cache_lock_timeout)

@@ -1,0 +1,713 @@
+"""The single-file store: `Cache(path, max_bytes=None, readonly=False)`.
+
+One append-only file (layout in format.py, spec in docs/cache-format.md). Readers take no lock:
+they keep an in-memory index and extend it by reading only what was appended since their last
+look, and start over when the file was replaced (another inode, a new generation). Writers append
+under a `filelock.FileLock` on `<path>.lock` with a finite timeout, after re-reading what others
+appended and cutting off a torn tail. When an append would pass `max_bytes`, the writer compacts:
+the most recently used entries, up to about half the bound, go into a temporary file in the same
+directory, which is fsynced and moved over the cache with `os.replace`.
+
+Cache problems never raise: `get` returns None, `put` returns False, the problem is logged on
+"safekern.cache" and announced once per process with a `CacheWarning`.
+"""
+from __future__ import annotations
+
+import errno
+import glob
+import json
+import logging
+import os
+import stat
+import struct
+import tempfile
+import threading
+import time
+import warnings
+import weakref
+from dataclasses import dataclass, field
+
+import filelock
+
+from . import format as fmt
+from .keys import digest as _key_digest
+
+log = logging.getLogger("safekern.cache")
+
+
+class CacheWarning(UserWarning):
+    """The kernel cache cannot be used (fully); kernels still run, compiled in this process."""
+
+
+_warned: set = set()
+_warned_lock = threading.Lock()
+
+
+def warn_once(topic: tuple, message: str) -> None:
+    """Log `message` every time and show it as a CacheWarning the first time for `topic`."""
+    log.info("%s", message)
+    with _warned_lock:
+        if topic in _warned:
+            return
+        _warned.add(topic)
+    warnings.warn(message, CacheWarning, stacklevel=3)
+
+
+def _euid() -> int | None:
+    return os.geteuid() if hasattr(os, "geteuid") else None
+
+
+def _trust_problem(st: os.stat_result, readonly: bool) -> str | None:
+    """Why a file must not be trusted as a cache, or None. A file another user can write could
+    hold any binary; a read-only shared cache may belong to root."""
+    if not stat.S_ISREG(st.st_mode):
+        return "not a regular file"
+    uid = _euid()
+    if uid is not None and st.st_uid != uid and not (readonly and st.st_uid == 0):
+        return f"owned by another user (uid {st.st_uid}; you are uid {uid})"
+    if os.name == "posix" and st.st_mode & 0o022:
+        return f"writable by group or others (mode {stat.S_IMODE(st.st_mode):04o})"
+    return None
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One live record, as `Cache.entries()` lists it."""
+    digest: str          # sha256 of the key, hex
+    meta: dict
+    key_size: int
+    payload_size: int
+    record_size: int
+    created: int         # unix seconds
+    last_used: int       # unix seconds, updated in place on hits
+    offset: int
+
+
+@dataclass
+class VerifyReport:
+    path: str
+    exists: bool
+    size: int = 0
+    header_problem: str | None = None
+    records: int = 0
+    live: int = 0
+    superseded: int = 0
+    tombstones: int = 0
+    problems: list = field(default_factory=list)   # (offset, what is wrong)
+    torn_tail: int = 0                              # bytes after the last complete record
+
+    @property
+    def ok(self) -> bool:
+        return self.header_problem is None and not self.problems and not self.torn_tail
+
+
+@dataclass
+class _Slot:
+    offset: int
+    header: fmt.RecordHeader
+    last_used: int
+
+
+_live_caches: "weakref.WeakSet[Cache]" = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for cache in list(_live_caches):
+        cache._lock = threading.RLock()
+        cache._filelock = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+class Cache:
+    """A persistent bytes -> bytes store in one file, safe for concurrent processes.
+
+    `max_bytes=None` leaves the file unbounded. `readonly=True` never creates, locks or writes
+    anything (not even last-use times). `lock_timeout` bounds every wait for the write lock.
+    """
+
+    #: a hit rewrites the record's last-use time only when it is older than this (seconds)
+    touch_interval = 60.0
+
+    def __init__(self, path, max_bytes: int | None = None, readonly: bool = False, *,
+                 lock_timeout: float = 10.0):
+        self.path = os.path.realpath(os.path.expanduser(os.fspath(path)))
+        self.max_bytes = max_bytes
+        self.readonly = bool(readonly)
+        self.lock_timeout = float(lock_timeout)
+        self._lock = threading.RLock()
+        self._filelock: filelock.FileLock | None = None
+        self._fd: int | None = None
+        self._ident = None                  # (st_dev, st_ino) of the open file
+        self._generation: bytes | None = None
+        self._header_damaged = False
+        self._index: dict[bytes, _Slot] = {}
+        self._end = fmt.HEADER_SIZE          # where the last scan stopped
+        self._stuck = None                   # (size, mtime_ns) when it stopped before EOF
+        self._superseded = self._tombstones = 0
+        self._damaged: dict[int, str] = {}   # offset -> problem
+        #: why the file is not used at all (None: it is)
+        self.problem: str | None = None
+        #: why nothing is written (None: writes go ahead)
+        self.write_problem: str | None = "read-only" if self.readonly else None
+        _live_caches.add(self)
+        with self._lock:
+            self._start()
+
+    # -- state -------------------------------------------------------------------------------
+
+    @property
+    def usable(self) -> bool:
+        """True when lookups can hit (the file exists and is trusted) or stores can succeed."""
+        return self.problem is None
+
+    @property
+    def writable(self) -> bool:
+        return self.problem is None and self.write_problem is None
+
+    @property
+    def generation(self) -> str | None:
+        return self._generation.hex() if self._generation else None
+
+    def _start(self) -> None:
+        try:
+            exists = self._open_current()
+        except OSError as exc:
+            self._refuse(f"cannot open {self.path}: {exc.strerror or exc}")
+            return
+        if exists or self.problem or self.readonly:
+            return
+        try:
+            os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
+            with self._write_lock():
+                if not self._open_current():
+                    self._write_file([])
+        except filelock.Timeout:
+            self._stop_writing("timed out waiting for the cache's write lock")
+        except OSError as exc:
+            self._refuse(f"cannot create {self.path}: {exc.strerror or exc}")
+
+    def _refuse(self, reason: str) -> None:
+        self.problem = reason
+        self._close()
+        warn_once(("refused", self.path), f"safekern kernel cache not used: {reason}; "
+                  "kernels run uncached")
+
+    def _stop_writing(self, reason: str) -> None:
+        if self.write_problem is None:
+            self.write_problem = reason
+            warn_once(("write", self.path), f"safekern kernel cache {self.path}: {reason}; "
+                      "new kernels are not cached by this process")
+
+    def _close(self) -> None:
+        if self._fd is not None:
+            try:
+                os.close(self._fd)
+            except OSError:
+                pass
+        self._fd = None
+        self._ident = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._close()
+            self._reset_index()
+
+    def _reset_index(self) -> None:
+        self._index = {}
+        self._end = fmt.HEADER_SIZE
+        self._stuck = None
+        self._superseded = self._tombstones = 0
+        self._damaged = {}
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def _open_current(self) -> bool:
+        """Make the open fd the file now at `path`; False when there is none (or it is refused).
+        Raises OSError on I/O errors."""
+        if self.problem:
+            return False
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            self._close()
+            self._reset_index()
+            return False
+        if (st.st_dev, st.st_ino) == self._ident:
+            return True
+        self._close()
+        self._reset_index()
+        flags = os.O_RDONLY if self.write_problem else os.O_RDWR
+        try:
+            fd = os.open(self.path, flags | getattr(os, "O_CLOEXEC", 0) |
+                         getattr(os, "O_BINARY", 0))
+        except FileNotFoundError:
+            return False
+        except PermissionError:
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) |
+                         getattr(os, "O_BINARY", 0))
+            if not self.readonly:
+                self._stop_writing("the file is not writable")
+        fst = os.fstat(fd)
+        problem = _trust_problem(fst, self.readonly)
+        if problem:
+            os.close(fd)
+            self._refuse(f"{self.path} is {problem}")
+            return False
+        self._fd, self._ident = fd, (fst.st_dev, fst.st_ino)
+        self._header_damaged = False
+        self._generation = None
+        head = fmt.pread(fd, fmt.HEADER_SIZE, 0)
+        if not head:
+            self._header_damaged = True      # empty file: a writer initialises it
+            return True
+        try:
+            self._generation = fmt.parse_file_header(head).generation
+        except fmt.FormatError as exc:
+            self._refuse(f"{self.path}: {exc}")
+            return False
+        except ValueError as exc:
+            self._header_damaged = True
+            warn_once(("header", self.path), f"safekern kernel cache {self.path}: {exc}; its "
+                      "contents are ignored until a writer starts a new file")
+        return True
+
+    def _refresh(self) -> bool:
+        """Bring the index up to date with the file; False when there is no usable file."""
+        if not self._open_current():
+            return False
+        if self._header_damaged:
+            return True
+        st = os.fstat(self._fd)
+        if st.st_size < self._end:      # shrunk below what we read: someone rewrote it in place
+            self._reset_index()
+        if st.st_size <= self._end or self._stuck == (st.st_size, st.st_mtime_ns):
+            return True
+        scanner = fmt.scan(self._fd, self._end, st.st_size)
+        while True:
+            try:
+                item = next(scanner)
+            except StopIteration as stop:
+                self._end = stop.value
+                break
+            self._apply(item)
+        self._stuck = (st.st_size, st.st_mtime_ns) if self._end < st.st_size else None
+        return True
+
+    def _apply(self, item: fmt.ScanItem) -> None:
+        header = item.header
+        if item.problem:
+            self._note_damage(item.offset, item.problem)
+            return
+        old = self._index.pop(header.digest, None)
+        if old is not None:
+            self._superseded += 1
+        if header.kind == fmt.KIND_TOMBSTONE:
+            self._tombstones += 1
+        else:
+            self._index[header.digest] = _Slot(item.offset, header, header.last_used)
+
+    def _drop(self, digest: bytes, offset: int) -> None:
+        slot = self._index.get(digest)
+        if slot is not None and slot.offset <= offset:
+            del self._index[digest]
+
+    def _note_damage(self, offset: int, problem: str) -> None:
+        if offset in self._damaged:
+            return
+        self._damaged[offset] = problem
+        warn_once(("damaged", self.path),
+                  f"safekern kernel cache {self.path}: damaged record at offset {offset} "
+                  f"({problem}) ignored; `python -m safekern cache verify` checks the file")
+
+    def _read_slot(self, slot: _Slot, key: bytes | None):
+        """(key, meta, payload) of an indexed record after checking it, or None."""
+        length = slot.header.length
+        data = fmt.pread(self._fd, length, slot.offset)
+        if len(data) < length:
+            problem = "record cut short"
+        elif not _same_record(fmt.parse_record_header(data), slot.header):
+            problem = "record header changed"
+        else:
+            problem = fmt.check_record(data)
+        if problem:
+            self._note_damage(slot.offset, problem)
+            self._drop(slot.header.digest, slot.offset)
+            return None
+        parts = fmt.split_record(data, slot.header)
+        if key is not None and parts[0] != key:
+            log.debug("digest collision at offset %d: stored key differs; a miss", slot.offset)
+            return None
+        return parts
+
+    def get(self, key: bytes) -> bytes | None:
+        """The payload stored under `key`, or None (a miss, or any problem with the file)."""
+        key = bytes(key)
+        with self._lock:
+            try:
+                if not self._refresh():
+                    return None
+                slot = self._index.get(_key_digest(key))
+                if slot is None:
+                    return None
+                parts = self._read_slot(slot, key)
+                if parts is None:
+                    return None
+                self._touch(slot)
+                return parts[2]
+            except OSError as exc:
+                self._io_problem("read", exc)
+                return None
+
+    def _touch(self, slot: _Slot) -> None:
+        now = int(time.time())
+        if self.write_problem or now - slot.last_used < self.touch_interval:
+            return
+        try:   # one aligned 8-byte word, outside every checksum: needs no lock
+            os.pwrite(self._fd, struct.pack("<q", now), slot.offset + fmt.LAST_USED_OFFSET)
+            slot.last_used = now
+        except (OSError, AttributeError) as exc:
+            log.debug("could not record last use in %s: %s", self.path, exc)
+
+    def _io_problem(self, what: str, exc: OSError) -> None:
+        warn_once(("io", what, self.path), f"safekern kernel cache {self.path}: {what} "
+                  f"failed ({exc.strerror or exc}); going on without it")
+
+    def __contains__(self, key) -> bool:
+        key = bytes(key)
+        with self._lock:
+            try:
+                if not self._refresh():
+                    return False
+                slot = self._index.get(_key_digest(key))
+                return slot is not None and \
+                    fmt.pread(self._fd, len(key), slot.offset + fmt.RECORD_HEADER_SIZE) == key
+            except OSError as exc:
+                self._io_problem("read", exc)
+                return False
+
+    def __len__(self) -> int:
+        with self._lock:
+            try:
+                return len(self._index) if self._refresh() else 0
+            except OSError as exc:
+                self._io_problem("read", exc)
+                return 0
+
+    def entries(self) -> list[Entry]:
+        """Every live entry, oldest record first, with its metadata (payloads are not read)."""
+        out = []
+        with self._lock:
+            try:
+                if not self._refresh():
+                    return []
+                for slot in sorted(self._index.values(), key=lambda s: s.offset):
+                    h = slot.header
+                    head = fmt.pread(self._fd, fmt.RECORD_HEADER_SIZE + h.key_len + h.meta_len,
+                                     slot.offset)
+                    raw_meta = head[fmt.RECORD_HEADER_SIZE + h.key_len:]
+                    try:
+                        meta = json.loads(raw_meta.decode("utf-8")) if raw_meta else {}
+                        if not isinstance(meta, dict):
+                            meta = {"meta": meta}
+                    except ValueError:
+                        meta = {"error": "unreadable metadata"}
+                    last_used = struct.unpack_from("<q", head, fmt.LAST_USED_OFFSET)[0] \
+                        if len(head) >= 16 else slot.last_used
+                    out.append(Entry(h.digest.hex(), meta, h.key_len, h.payload_len, h.length,
+                                     h.created, last_used, slot.offset))
+            except OSError as exc:
+                self._io_problem("read", exc)
+        return out
+
+    def read_key(self, entry: Entry) -> bytes | None:
+        """The full key of an entry from `entries()`, or None when it is no longer there."""
+        with self._lock:
+            try:
+                if not self._refresh():
+                    return None
+                slot = self._index.get(bytes.fromhex(entry.digest))
+                if slot is None or slot.offset != entry.offset:
+                    return None
+                return fmt.pread(self._fd, slot.header.key_len,
+                                 slot.offset + fmt.RECORD_HEADER_SIZE)
+            except OSError as exc:
+                self._io_problem("read", exc)
+                return None
+
+    def stats(self) -> dict:
+        """Figures for `python -m safekern cache info`."""
+        with self._lock:
+            try:
+                present = self._refresh()
+                size = os.fstat(self._fd).st_size if present else 0
+            except OSError:
+                present, size = False, 0
+            return {"path": self.path, "exists": present, "size": size,
+                    "max_bytes": self.max_bytes, "entries": len(self._index),
+                    "superseded": self._superseded, "tombstones": self._tombstones,
+                    "damaged": len(self._damaged), "torn_tail": max(0, size - self._end)
+                    if present and not self._header_damaged else 0,
+                    "generation": self.generation, "readonly": self.readonly,
+                    "problem": self.problem, "write_problem": self.write_problem}
+
+    def verify(self) -> VerifyReport:
+        """Check every record of the file, checksums included (reads the whole file)."""
+        report = VerifyReport(self.path, os.path.exists(self.path))
+        if not report.exists:
+            return report
+        try:
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        except OSError as exc:
+            report.header_problem = f"cannot open: {exc.strerror or exc}"
+            return report
+        try:
+            report.size = os.fstat(fd).st_size
+            try:
+                fmt.parse_file_header(fmt.pread(fd, fmt.HEADER_SIZE, 0))
+            except (fmt.FormatError, ValueError) as exc:
+                report.header_problem = str(exc)
+                return report
+            live: dict[bytes, int] = {}
+            scanner = fmt.scan(fd, fmt.HEADER_SIZE, report.size)
+            while True:
+                try:
+                    item = next(scanner)
+                except StopIteration as stop:
+                    report.torn_tail = report.size - stop.value
+                    break
+                report.records += 1
+                problem = item.problem
+                if problem is None:
+                    problem = fmt.check_record(fmt.pread(fd, item.length, item.offset))
+                if problem:
+                    report.problems.append((item.offset, problem))
+                    continue
+                if item.header.digest in live:
+                    report.superseded += 1
+                if item.header.kind == fmt.KIND_TOMBSTONE:
+                    report.tombstones += 1
+                    live.pop(item.header.digest, None)
+                else:
+                    live[item.header.digest] = item.offset
+            report.live = len(live)
+        except OSError as exc:
+            report.problems.append((-1, f"read failed: {exc.strerror or exc}"))
+        finally:
+            os.close(fd)
+        return report
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def _write_lock(self):
+        if self._filelock is None:
+            self._filelock = filelock.FileLock(self.path + ".lock", timeout=self.lock_timeout,
+                                               mode=0o600, thread_local=False)
+        return self._filelock.acquire(timeout=self.lock_timeout)
+
+    def _writing(self, what: str, action) -> bool:
+        """Run `action()` under both locks with an up-to-date index; False on any problem."""
+        if self.problem or self.write_problem:
+            return False
+        with self._lock:
+            try:
+                with self._write_lock():
+                    if not self._open_current() or self._header_damaged:
+                        if self.problem:
+                            return False
+                        if self._header_damaged:
+                            log.warning("starting a new cache file over the damaged one at %s",
+                                        self.path)
+                        os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
+                        self._write_file([])
+                    self._refresh()
+                    self._cut_torn_tail()
+                    return action()
+            except filelock.Timeout:
+                self._stop_writing(f"timed out after {self.lock_timeout:g} s waiting for the "
+                                   f"write lock {self.path}.lock")
+            except OSError as exc:
+                reason = "the disk is full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) \
+                    else f"{what} failed ({exc.strerror or exc})"
+                self._stop_writing(reason)
+            return False
+
+    def _cut_torn_tail(self) -> None:
+        size = os.fstat(self._fd).st_size
+        if size > self._end:
+            log.info("cut a torn tail of %d bytes off %s (an interrupted write)",
+                     size - self._end, self.path)
+            os.ftruncate(self._fd, self._end)
+            self._stuck = None
+
+    def put(self, key: bytes, payload: bytes, meta: dict | None = None, *,
+            replace: bool = True) -> bool:
+        """Store `payload` under `key` (with JSON-able `meta` for listings). True when stored;
+        with replace=False, also True when an intact entry for `key` is already there."""
+        key, payload = bytes(key), bytes(payload)
+        meta_bytes = json.dumps(meta or {}, sort_keys=True, default=str).encode("utf-8")
+        length = fmt.record_length(len(key), len(meta_bytes), len(payload))
+        if self.max_bytes is not None and fmt.HEADER_SIZE + length > self.max_bytes:
+            log.info("not stored: a record of %d bytes does not fit the bound of %d bytes",
+                     length, self.max_bytes)
+            return False
+
+        def action():
+            digest = _key_digest(key)
+            if not replace:
+                slot = self._index.get(digest)
+                if slot is not None and self._read_slot(slot, key) is not None:
+                    return True
+            if self.max_bytes is not None and self._end + length > self.max_bytes:
+                self._compact((digest, key, meta_bytes, payload))
+            else:
+                self._append(fmt.KIND_ENTRY, digest, key, meta_bytes, payload)
+            return True
+
+        return self._writing("write", action)
+
+    def delete(self, key: bytes) -> bool:
+        """Remove `key` (appends a tombstone record). True when it is gone."""
+        key = bytes(key)
+
+        def action():
+            digest = _key_digest(key)
+            if digest in self._index:
+                self._append(fmt.KIND_TOMBSTONE, digest, key, b"", b"")
+            return True
+
+        return self._writing("delete", action)
+
+    def clear(self) -> bool:
+        """Empty the file (a fresh file with a new generation replaces it)."""
+        def action():
+            self._write_file([])
+            return True
+
+        return self._writing("clear", action)
+
+    def _append(self, kind, digest, key, meta, payload) -> None:
+        now = int(time.time())
+        record, marker = fmt.pack_record(kind, digest, key, meta, payload, now, now)
+        offset = self._end
+        try:
+            _pwrite_all(self._fd, record, offset)
+            _pwrite_all(self._fd, marker, offset + len(record))
+        except OSError:
+            try:
+                os.ftruncate(self._fd, offset)
+            except OSError:
+                pass
+            raise
+        self._apply(fmt.ScanItem(offset, fmt.parse_record_header(record), len(record) +
+                                 len(marker)))
+        self._end = offset + len(record) + len(marker)
+        self._stuck = None
+
+    def _compact(self, extra) -> None:
+        """Keep the most recently used entries (and `extra`, the entry being stored) within
+        about half the bound, in a new file."""
+        digest, key, meta, payload = extra
+        now = int(time.time())
+        record, marker = fmt.pack_record(fmt.KIND_ENTRY, digest, key, meta, payload, now, now)
+        budget = self.max_bytes // 2 - fmt.HEADER_SIZE - len(record) - len(marker)
+        slots = []
+        for slot in self._index.values():
+            if slot.header.digest == digest:
+                continue
+            word = fmt.pread(self._fd, 8, slot.offset + fmt.LAST_USED_OFFSET)
+            slot.last_used = struct.unpack("<q", word)[0] if len(word) == 8 else 0
+            slots.append(slot)
+        slots.sort(key=lambda s: (s.last_used, s.offset), reverse=True)
+        keep, used = [], 0
+        for slot in slots:
+            if used + slot.header.length <= budget:
+                keep.append(slot)
+                used += slot.header.length
+        keep.sort(key=lambda s: s.offset)
+
+        def records():
+            for slot in keep:
+                data = fmt.pread(self._fd, slot.header.length, slot.offset)
+                if len(data) == slot.header.length and fmt.check_record(data) is None:
+                    yield data
+            yield record + marker
+
+        kept = self._write_file(records()) - 1
+        dropped = len(slots) - kept
+        log.info("evict: dropped %d entries to keep %s under %d bytes; kept %d entries "
+                 "(%d bytes)", dropped, self.path, self.max_bytes, kept, used)
+
+    def _write_file(self, records) -> int:
+        """Replace the file with a new generation holding `records` (whole records, bytes);
+        returns how many were written."""
+        directory = os.path.dirname(self.path)
+        base = os.path.basename(self.path)
+        # Temporary files are only made under the write lock, so any left are from a writer
+        # that died: remove them.
+        for stale in glob.glob(os.path.join(glob.escape(directory), f".{glob.escape(base)}.*.tmp")):
+            try:
+                os.unlink(stale)
+            except OSError:
+                pass
+        fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=directory)
+        count = 0
+        try:
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, 0o600)
+            offset = fmt.HEADER_SIZE
+            _pwrite_all(fd, fmt.pack_file_header(os.urandom(16), int(time.time())), 0)
+            for data in records:
+                _pwrite_all(fd, data, offset)
+                offset += len(data)
+                count += 1
+            os.fsync(fd)
+            os.close(fd)
+            fd = None
+            os.replace(tmp, self.path)
+        except BaseException:
+            if fd is not None:
+                os.close(fd)
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+        _fsync_dir(directory)
+        self._close()
+        self._reset_index()
+        self._open_current()
+        self._refresh()
+        return count
+
+
+def _same_record(a: fmt.RecordHeader | None, b: fmt.RecordHeader) -> bool:
+    """Same record, whatever its last-use time (the one field rewritten in place)."""
+    return a is not None and (a.kind, a.created, a.digest, a.key_len, a.meta_len,
+                              a.payload_len) == (b.kind, b.created, b.digest, b.key_len,
+                                                 b.meta_len, b.payload_len)
+
+
+def _pwrite_all(fd: int, data: bytes, offset: int) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.pwrite(fd, view, offset)
+        if n <= 0:
+            raise OSError(errno.EIO, "short write")
+        view = view[n:]
+        offset += n
+
+
+def _fsync_dir(directory: str) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
