@@ -1,0 +1,1 @@
+"""Front ends: parse kernel source, find the accesses to check, rewrite the source."""
