@@ -131,6 +131,16 @@ def _compile_rewritten(rewritten, device_impls: dict):
     return fn
 
 
+def _supported_options(options: dict) -> dict:
+    """The simulator's jit takes fewer options than numba's; it ignores code generation ones."""
+    if not SIMULATOR:
+        return dict(options)
+    import inspect
+
+    accepted = inspect.signature(cuda.jit).parameters
+    return {k: v for k, v in options.items() if k in accepted}
+
+
 def _warn_plain_calls(rewritten):
     for lineno, name in rewritten.plain_device_calls:
         warnings.warn_explicit(
@@ -188,7 +198,7 @@ class _CheckedFunction:
             _warn_plain_calls(rewritten)
             impls = {name: dev._build() for name, dev in rewritten.device_calls.items()}
             fn = _compile_rewritten(rewritten, impls)
-            options = dict(self._options)
+            options = _supported_options(self._options)
             if self.device:
                 options["device"] = True
             try:
@@ -291,8 +301,10 @@ class NumbaFailureSource(runtime.FailureSource):
             device = target
         if device is not None and device == self.device_id:
             return True
-        ctx = getattr(target, "context", None)      # a numba stream
-        return ctx is not None and ctx is self.context
+        if type(target).__name__.lower() == "stream":   # a numba stream (or the simulator's)
+            ctx = getattr(target, "context", None)
+            return SIMULATOR or ctx is None or ctx is self.context
+        return False
 
     def synchronize(self) -> None:
         if SIMULATOR:
@@ -317,17 +329,19 @@ def _device_scope(device_id):
 
 
 _sources: dict[int, NumbaFailureSource] = {}
-_last = [None, None]          # (context, source): launches mostly hit the same context
+_last = [object(), None]      # (context, source): launches mostly hit the same context
 _sources_lock = threading.Lock()
 
 
 def current_source() -> NumbaFailureSource:
-    context = cuda.current_context()
+    # The simulator makes a new context object per call: it has one device, one buffer.
+    context = cuda.current_context() if not SIMULATOR else None
     if context is _last[0]:
         return _last[1]
     with _sources_lock:
         source = _sources.get(id(context))
         if source is None or source.context is not context:
+            # (A context that was destroyed and whose id was reused gets a new buffer.)
             source = NumbaFailureSource(context)
             _sources[id(context)] = source
         _last[0], _last[1] = context, source
