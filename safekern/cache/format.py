@@ -82,7 +82,9 @@ def pack_file_header(generation: bytes, created: int) -> bytes:
 def parse_file_header(data: bytes) -> FileHeader:
     """Raises FormatError for a file that is not ours or not this version, ValueError when the
     header is ours but damaged (a writer may then reset the file)."""
-    if len(data) < len(FILE_MAGIC) or data[:len(FILE_MAGIC)] != FILE_MAGIC:
+    if len(data) < len(FILE_MAGIC) and FILE_MAGIC.startswith(data):
+        raise ValueError("truncated file header")
+    if data[:len(FILE_MAGIC)] != FILE_MAGIC:
         raise FormatError("not a safekern cache file (bad magic)")
     if len(data) < HEADER_SIZE:
         raise ValueError("truncated file header")

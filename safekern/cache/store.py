@@ -89,16 +89,16 @@ class VerifyReport:
     exists: bool
     size: int = 0
     header_problem: str | None = None
-    records: int = 0
-    live: int = 0
-    superseded: int = 0
-    tombstones: int = 0
+    records: int = 0     # every record found, damaged ones included
+    live: int = 0        # entries a lookup can hit
+    dead: int = 0        # intact records that are superseded entries or deletions
     problems: list = field(default_factory=list)   # (offset, what is wrong)
-    torn_tail: int = 0                              # bytes after the last complete record
+    torn_tail: int = 0   # bytes after the last complete record: an interrupted or ongoing write
 
     @property
     def ok(self) -> bool:
-        return self.header_problem is None and not self.problems and not self.torn_tail
+        """No damage. A torn tail is not damage: the next write removes it."""
+        return self.header_problem is None and not self.problems
 
 
 @dataclass
@@ -146,7 +146,7 @@ class Cache:
         self._index: dict[bytes, _Slot] = {}
         self._end = fmt.HEADER_SIZE          # where the last scan stopped
         self._stuck = None                   # (size, mtime_ns) when it stopped before EOF
-        self._superseded = self._tombstones = 0
+        self._dead = 0                       # valid records that are not live entries
         self._damaged: dict[int, str] = {}   # offset -> problem
         #: why the file is not used at all (None: it is)
         self.problem: str | None = None
@@ -219,7 +219,7 @@ class Cache:
         self._index = {}
         self._end = fmt.HEADER_SIZE
         self._stuck = None
-        self._superseded = self._tombstones = 0
+        self._dead = 0
         self._damaged = {}
 
     # -- reading -----------------------------------------------------------------------------
@@ -266,7 +266,8 @@ class Cache:
         try:
             self._generation = fmt.parse_file_header(head).generation
         except fmt.FormatError as exc:
-            self._refuse(f"{self.path}: {exc}")
+            self._refuse(f"{self.path}: {exc}; it is left alone (remove it, or point "
+                         "SAFEKERN_CACHE elsewhere)")
             return False
         except ValueError as exc:
             self._header_damaged = True
@@ -301,11 +302,10 @@ class Cache:
         if item.problem:
             self._note_damage(item.offset, item.problem)
             return
-        old = self._index.pop(header.digest, None)
-        if old is not None:
-            self._superseded += 1
+        if self._index.pop(header.digest, None) is not None:
+            self._dead += 1
         if header.kind == fmt.KIND_TOMBSTONE:
-            self._tombstones += 1
+            self._dead += 1
         else:
             self._index[header.digest] = _Slot(item.offset, header, header.last_used)
 
@@ -447,7 +447,7 @@ class Cache:
                 present, size = False, 0
             return {"path": self.path, "exists": present, "size": size,
                     "max_bytes": self.max_bytes, "entries": len(self._index),
-                    "superseded": self._superseded, "tombstones": self._tombstones,
+                    "dead": self._dead,
                     "damaged": len(self._damaged), "torn_tail": max(0, size - self._end)
                     if present and not self._header_damaged else 0,
                     "generation": self.generation, "readonly": self.readonly,
@@ -485,14 +485,12 @@ class Cache:
                 if problem:
                     report.problems.append((item.offset, problem))
                     continue
-                if item.header.digest in live:
-                    report.superseded += 1
                 if item.header.kind == fmt.KIND_TOMBSTONE:
-                    report.tombstones += 1
                     live.pop(item.header.digest, None)
                 else:
                     live[item.header.digest] = item.offset
             report.live = len(live)
+            report.dead = report.records - len(report.problems) - report.live
         except OSError as exc:
             report.problems.append((-1, f"read failed: {exc.strerror or exc}"))
         finally:

@@ -1,0 +1,162 @@
+"""`python -m safekern cache info|list|verify|clear`: look at and manage the kernel cache file.
+
+`main(argv)` takes the arguments after `cache` and returns the exit status: 0 on success, 1 when
+`verify` finds a problem or `clear` cannot clear, 2 on a usage error.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import warnings
+
+from .. import config
+from .format import FORMAT_VERSION
+from .kernels import CacheUnavailable, resolve_path
+from .store import Cache, CacheWarning, _trust_problem
+
+
+def _size(n: int) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+def _when(seconds: int) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds)) if seconds > 0 else "-"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m safekern cache",
+        description="Inspect or empty safekern's kernel cache file (by default the file that "
+                    "SAFEKERN_CACHE selects).")
+    sub = parser.add_subparsers(dest="command", metavar="{info,list,verify,clear}")
+    sub.required = True
+    helps = {"info": "path, size, bound and number of entries",
+             "list": "one line per cached kernel: kernel, backend, device, size, last used",
+             "verify": "check every record's checksum; exit status 1 if any is damaged",
+             "clear": "remove every entry"}
+    for name, text in helps.items():
+        cmd = sub.add_parser(name, help=text, description=text)
+        cmd.add_argument("--path", help="the cache file (default: from SAFEKERN_CACHE)")
+        if name == "list":
+            cmd.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    return parser
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    cfg = config.get()
+    if args.path is None and not cfg.cache_enabled:
+        print("the kernel cache is off (SAFEKERN_CACHE=off)")
+        return 0 if args.command in ("info", "list") else 1
+    try:
+        path = resolve_path(args.path if args.path is not None else cfg.cache)
+    except CacheUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    with warnings.catch_warnings():
+        # Problems are printed as part of the output; no second copy as a warning.
+        warnings.simplefilter("ignore", CacheWarning)
+        return _COMMANDS[args.command](path, cfg, args)
+
+
+def _open_for_reading(path: str) -> Cache:
+    return Cache(path, readonly=True)
+
+
+def _info(path, cfg, args) -> int:
+    print(f"path:     {path}")
+    if not os.path.exists(path):
+        print("status:   no file yet (it is created when the first kernel is compiled)")
+        return 0
+    trust = _trust_problem(os.stat(path), cfg.cache_readonly)
+    cache = _open_for_reading(path)
+    stats = cache.stats()
+    if trust or stats["problem"]:
+        print(f"status:   not used: {trust or stats['problem']}")
+        return 0
+    mode = "read-only (SAFEKERN_CACHE_READONLY=1)" if cfg.cache_readonly else "read-write"
+    print(f"status:   {mode}")
+    print(f"format:   version {FORMAT_VERSION}, generation {stats['generation'] or '-'}")
+    print(f"size:     {_size(stats['size'])} of a {_size(cfg.cache_max_bytes)} bound")
+    extra = []
+    if stats["dead"]:
+        extra.append(f"{stats['dead']} superseded or deletion records")
+    if stats["damaged"]:
+        extra.append(f"{stats['damaged']} damaged records")
+    if stats["torn_tail"]:
+        extra.append(f"{stats['torn_tail']} bytes of an interrupted write at the end")
+    print(f"entries:  {stats['entries']}" + (f" ({'; '.join(extra)})" if extra else ""))
+    return 0
+
+
+def _list(path, cfg, args) -> int:
+    entries = _open_for_reading(path).entries() if os.path.exists(path) else []
+    entries.sort(key=lambda e: e.last_used, reverse=True)
+    rows = []
+    for e in entries:
+        meta = e.meta
+        rows.append({"kernel": str(meta.get("kernel", meta.get("describe", "?"))),
+                     "backend": str(meta.get("backend", "-")),
+                     "device": str(meta.get("device", "-")),
+                     "size": e.payload_size, "last_used": e.last_used, "created": e.created,
+                     "key": e.digest, "describe": meta.get("describe"), "meta": meta})
+    if args.json:
+        print(json.dumps(rows, indent=2, sort_keys=True, default=str))
+        return 0
+    if not rows:
+        print(f"no cached kernels in {path}")
+        return 0
+    table = [("KERNEL", "BACKEND", "DEVICE", "SIZE", "LAST USED", "KEY")]
+    table += [(r["kernel"], r["backend"], r["device"], _size(r["size"]), _when(r["last_used"]),
+               r["key"][:12]) for r in rows]
+    widths = [min(40, max(len(row[i]) for row in table)) for i in range(len(table[0]))]
+    for row in table:
+        print("  ".join(cell[:w].ljust(w) for cell, w in zip(row, widths)).rstrip())
+    return 0
+
+
+def _verify(path, cfg, args) -> int:
+    report = _open_for_reading(path).verify()
+    if not report.exists:
+        print(f"{path}: no file")
+        return 0
+    if report.header_problem:
+        print(f"{path}: {report.header_problem}")
+        return 1
+    print(f"{path}: {report.records} records checked, {report.live} live entries, "
+          f"{report.dead} superseded or deletion records, {_size(report.size)}")
+    for offset, problem in report.problems:
+        print(f"  damaged record at offset {offset}: {problem}")
+    if report.torn_tail:
+        print(f"  note: {report.torn_tail} bytes at the end are an interrupted (or ongoing) "
+              "write; the next write removes them")
+    print("OK" if report.ok else "PROBLEMS FOUND (damaged records are ignored; "
+          "`python -m safekern cache clear` starts afresh)")
+    return 0 if report.ok else 1
+
+
+def _clear(path, cfg, args) -> int:
+    if cfg.cache_readonly:
+        print(f"error: not clearing {path}: SAFEKERN_CACHE_READONLY is set", file=sys.stderr)
+        return 1
+    if not os.path.exists(path):
+        print(f"nothing to clear: {path} does not exist")
+        return 0
+    cache = Cache(path, lock_timeout=cfg.cache_lock_timeout)
+    before = cache.stats()
+    if not cache.clear():
+        print(f"error: cannot clear {path}: {cache.problem or cache.write_problem}",
+              file=sys.stderr)
+        return 1
+    print(f"cleared {path} ({before['entries']} entries, {_size(before['size'])})")
+    return 0
+
+
+_COMMANDS = {"info": _info, "list": _list, "verify": _verify, "clear": _clear}
