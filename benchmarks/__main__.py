@@ -1,0 +1,201 @@
+"""python -m benchmarks: run the suite and write results/<date>-<gpu>.json and .md.
+
+    python -m benchmarks                       # everything, H200 sizes
+    python -m benchmarks --quick               # tiny sizes, a smoke run (works on the simulator)
+    python -m benchmarks --only saxpy,nbody --modes unchecked,checked --reps 20
+
+Exit status 1 when any kernel in any mode failed to build, run or verify against NumPy.
+"""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from . import cases, modes, sanitizer
+
+DEFAULT_OUT = Path(__file__).resolve().parent / "results"
+
+
+def _csv(values) -> list:
+    return [v.strip() for chunk in values or [] for v in chunk.split(",") if v.strip()]
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks",
+        description="safekern benchmark suite: checked vs unchecked numba-cuda kernels, "
+                    "sync-every-launch and compute-sanitizer memcheck, host launch overhead and "
+                    "compile time. See docs/benchmarks.md.")
+    p.add_argument("--quick", action="store_true",
+                   help="tiny sizes, 2 repetitions, short overhead runs: a smoke run that also "
+                        "works on the CUDA simulator (NUMBA_ENABLE_CUDASIM=1); not a measurement")
+    p.add_argument("--only", action="append", metavar="NAMES",
+                   help="comma-separated kernels to run (repeatable; default all; see --list)")
+    p.add_argument("--modes", action="append", metavar="MODES",
+                   help=f"comma-separated subset of {','.join(modes.ALL_MODE_NAMES)} "
+                        "(default: all)")
+    p.add_argument("--reps", type=int, help="timed repetitions per mode (default 15; quick 2)")
+    p.add_argument("--warmup", type=int,
+                   help="untimed repetitions per mode first (default 3; quick 0)")
+    p.add_argument("--target-ms", type=float, default=20.0,
+                   help="aimed-at length of one repetition, which sets the steps per "
+                        "repetition from the unchecked step time (default 20)")
+    p.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR",
+                   help="directory for the report files (default benchmarks/results)")
+    p.add_argument("--seed", type=int, default=1234, help="seed of the generated data")
+    p.add_argument("--sanitizer", metavar="PATH", help="the compute-sanitizer executable")
+    p.add_argument("--sanitizer-kernels", action="append", metavar="NAMES",
+                   help=f"kernels run under memcheck (default {','.join(sanitizer.DEFAULT_CASES)})")
+    p.add_argument("--sanitizer-reps", type=int, default=None,
+                   help="timed steps under memcheck, after one warm-up (default 3; quick 1)")
+    p.add_argument("--sanitizer-timeout", type=float, default=300.0,
+                   help="seconds before the memcheck worker is stopped (default 300)")
+    p.add_argument("--host-launches", type=int, default=None,
+                   help="launches per batch for host time per launch (default 2000; quick 20)")
+    p.add_argument("--host-batches", type=int, default=None,
+                   help="batches for host time per launch (default 15; quick 3)")
+    p.add_argument("--no-host", action="store_true", help="skip host time per launch")
+    p.add_argument("--compile-reps", type=int, default=None,
+                   help="fresh compiles per kernel and variant (default 3; quick 1; 0 skips)")
+    p.add_argument("--list", action="store_true", help="list the kernels and modes and exit")
+    p.add_argument("--worker", choices=["sanitizer"], help=argparse.SUPPRESS)
+    p.add_argument("--worker-out", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+
+    args.names = _csv(args.only) or list(cases.CASES)
+    unknown = [n for n in args.names if n not in cases.CASES]
+    if unknown:
+        p.error(f"--only: unknown kernel(s) {', '.join(unknown)}; "
+                f"choose from {', '.join(cases.CASES)}")
+    args.mode_names = _csv(args.modes) or list(modes.ALL_MODE_NAMES)
+    unknown = [m for m in args.mode_names if m not in modes.ALL_MODE_NAMES]
+    if unknown:
+        p.error(f"--modes: unknown mode(s) {', '.join(unknown)}; "
+                f"choose from {', '.join(modes.ALL_MODE_NAMES)}")
+    args.sanitizer_names = _csv(args.sanitizer_kernels) or list(sanitizer.DEFAULT_CASES)
+    unknown = [n for n in args.sanitizer_names if n not in cases.CASES]
+    if unknown:
+        p.error(f"--sanitizer-kernels: unknown kernel(s) {', '.join(unknown)}")
+    quick = args.quick
+    defaults = dict(reps=2 if quick else 15, warmup=0 if quick else 3,
+                    sanitizer_reps=1 if quick else 3, host_launches=20 if quick else 2000,
+                    host_batches=3 if quick else 15, compile_reps=1 if quick else 3)
+    for key, value in defaults.items():
+        if getattr(args, key) is None:
+            setattr(args, key, value)
+    for key in ("reps", "sanitizer_reps", "host_launches", "host_batches"):
+        if getattr(args, key) < 1:
+            p.error(f"--{key.replace('_', '-')} must be at least 1")
+    if args.warmup < 0 or args.compile_reps < 0 or args.target_ms <= 0:
+        p.error("--warmup and --compile-reps must be >= 0, --target-ms > 0")
+    if args.worker and not args.worker_out:
+        p.error("--worker needs --worker-out")
+    return args
+
+
+def _list() -> int:
+    for name in cases.CASES:
+        case = cases.build(name, True)
+        print(f"{name:<16} {case.summary}")
+    print()
+    for mode in modes.MODES.values():
+        print(f"{mode.name:<16} {mode.label}")
+    print(f"{modes.SANITIZER:<16} compute-sanitizer --tool memcheck on the unchecked build")
+    return 0
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parse_args(argv)
+    if args.list:
+        return _list()
+    from . import harness, overhead, report
+
+    settings = harness.Settings(quick=args.quick, reps=args.reps, warmup=args.warmup,
+                                target_ms=args.target_ms, seed=args.seed)
+    if args.worker == "sanitizer":
+        settings.reps = args.reps
+        return sanitizer.worker_main(args.names, settings, args.worker_out)
+
+    log = harness.stderr_log
+    in_process = [modes.MODES[m] for m in modes.MODES if m in args.mode_names]
+    run = {"schema": 1, "date": report.now_iso(),
+           "command": "python -m benchmarks" + ("" if not argv else " " + shlex.join(argv)),
+           "environment": report.environment(), "machine": report.machine_info(),
+           "versions": report.versions(),
+           "settings": {"quick": args.quick, "reps": args.reps, "warmup": args.warmup,
+                        "target_ms": args.target_ms, "seed": args.seed,
+                        "modes": args.mode_names, "kernels": args.names},
+           "modes": {m.name: m.label for m in in_process}, "phase_s": {}}
+    log(f"safekern benchmarks on {run['machine'].get('gpu')}: {len(args.names)} kernel(s), "
+        f"modes {', '.join(args.mode_names)}")
+
+    t0 = time.perf_counter()
+    run["cases"] = harness.run_cases(args.names, in_process, settings, log)
+    run["phase_s"]["kernels"] = time.perf_counter() - t0
+
+    if modes.SANITIZER in args.mode_names:
+        t0 = time.perf_counter()
+        names = [n for n in args.sanitizer_names if n in args.names]
+        run["sanitizer"] = sanitizer.run(names, quick=args.quick, seed=args.seed,
+                                         reps=args.sanitizer_reps, timeout=args.sanitizer_timeout,
+                                         tool=args.sanitizer, log=log)
+        sanitizer.attach_ratios(run["sanitizer"], run["cases"])
+        run["phase_s"]["sanitizer"] = time.perf_counter() - t0
+        log(f"sanitizer: {run['sanitizer']['status']}"
+            + (f" ({run['sanitizer']['note']})" if run["sanitizer"].get("note") else ""))
+
+    if not args.no_host and in_process:
+        t0 = time.perf_counter()
+        run["host_launch"] = overhead.host_launch(in_process, args.host_launches,
+                                                  args.host_batches, log=log)
+        run["phase_s"]["host_launch"] = time.perf_counter() - t0
+
+    variants = [m for m in (modes.UNCHECKED, modes.CHECKED) if m in in_process]
+    if args.compile_reps and len(variants) == 2:
+        t0 = time.perf_counter()
+        run["compile"] = overhead.compile_times(args.names, args.compile_reps, args.seed, log=log)
+        run["phase_s"]["compile"] = time.perf_counter() - t0
+
+    run["notes"] = _notes(run, args) + list(modes.notes)
+    run["summary"] = report.summarize(run)
+    paths = report.write(run, args.out)
+    _print_summary(run, paths)
+    return 1 if run["summary"]["failures"] else 0
+
+
+def _notes(run, args) -> list:
+    notes = ["modes run in this one process, interleaved per repetition; each mode's "
+             "SAFEKERN_* variables are set and safekern.config.reload() is called around its "
+             "decoration and every repetition (compute-sanitizer runs in a subprocess)"]
+    if run["machine"].get("simulator"):
+        notes.append("CUDA simulator: repetitions timed with the host clock; no compile step")
+    if args.quick:
+        notes.append("--quick: tiny sizes and few repetitions, for testing the suite only")
+    return notes
+
+
+def _print_summary(run, paths) -> None:
+    s = run["summary"]
+    print()
+    for mode, label in (("checked", "checked / unchecked"), ("sync", "sync every launch"),
+                        ("sanitizer", "memcheck")):
+        if mode in s:
+            print(f"{label:<22} geomean {s[mode]['geomean']:.3f}  worst {s[mode]['worst']:.3f} "
+                  f"({s[mode]['worst_kernel']})")
+    for goal in s["goals"]:
+        if goal["measured"] is not None:
+            print(f"goal {goal['what']}: {goal['measured']:.3f} <= {goal['target']}: "
+                  f"{'met' if goal['met'] else 'MISSED'}")
+    for f in s["failures"]:
+        print(f"FAILED {f['kernel']} / {f['mode']}: {f['status']}: "
+              f"{(f['error'] or '').strip().splitlines()[0] if f['error'] else ''}")
+    for path in paths:
+        print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

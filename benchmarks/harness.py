@@ -1,0 +1,274 @@
+"""Run one benchmark case in every mode, interleaved, and verify every mode against NumPy.
+
+For each case: build the data once and upload it; per mode, decorate the kernels with the mode's
+decorator, run one step (this compiles) and compare the step's outputs with the NumPy reference;
+pick the number of steps per repetition from the unchecked step time; then run warm-up and timed
+repetitions, rotating the order of the modes in every repetition. A repetition is a loop of
+launches with one synchronisation at the end, as in an application; it is timed with CUDA events
+(on the simulator, which has no timing, with the host clock).
+"""
+from __future__ import annotations
+
+import gc
+import math
+import statistics
+import sys
+import time
+import traceback
+import warnings
+from dataclasses import dataclass
+
+from . import cases, modes
+
+
+@dataclass
+class Settings:
+    quick: bool = False
+    reps: int = 15                # timed repetitions per mode (median over these)
+    warmup: int = 3               # untimed repetitions per mode before them
+    target_ms: float = 20.0       # aimed-at length of one repetition
+    max_steps: int = 500          # cap on steps per repetition
+    steps: int | None = None      # fixed steps per repetition (overrides target_ms)
+    seed: int = 1234
+
+
+def simulator() -> bool:
+    from numba import config
+
+    return bool(config.ENABLE_CUDASIM)
+
+
+def _quiet_numba():
+    try:
+        from numba.core.errors import NumbaPerformanceWarning
+
+        warnings.simplefilter("ignore", NumbaPerformanceWarning)
+    except ImportError:
+        pass
+
+
+def run_step(kernels: dict, plan: list) -> None:
+    for name, grid, block, args in plan:
+        kernels[name][grid, block](*args)
+
+
+class Timer:
+    """Time a loop of steps ending in one application sync: CUDA events, or the host clock."""
+
+    def __init__(self):
+        from numba import cuda
+
+        self.events = not simulator()
+        if self.events:
+            self.start, self.end = cuda.event(), cuda.event()
+
+    def __call__(self, mode, kernels, plan, steps) -> tuple[float, float]:
+        """(device ms, host wall ms) of `steps` steps in `mode`."""
+        t0 = time.perf_counter()
+        if self.events:
+            self.start.record()
+        for _ in range(steps):
+            run_step(kernels, plan)
+        modes.app_sync(mode)
+        if self.events:
+            self.end.record()
+            self.end.synchronize()
+        wall = (time.perf_counter() - t0) * 1e3
+        device = self.start.elapsed_time(self.end) if self.events else wall
+        return device, wall
+
+
+def stats(values: list) -> dict:
+    ordered = sorted(values)
+    n = len(ordered)
+    if n == 0:
+        return {}
+    q = statistics.quantiles(ordered, n=4) if n >= 2 else [ordered[0]] * 3
+    return {"median": statistics.median(ordered), "min": ordered[0], "max": ordered[-1],
+            "q1": q[0], "q3": q[2], "n": n}
+
+
+def _error_text(err: BaseException) -> str:
+    text = f"{type(err).__name__}: {err}"
+    notes = getattr(err, "__notes__", None)
+    if notes:
+        text += "\n" + "\n".join(notes)
+    return text
+
+
+def _reset(case, dev) -> None:
+    for name in case.reset_names():
+        dev[name].copy_to_device(case.arrays[name])
+
+
+def _fetch(case, dev) -> dict:
+    return {name: dev[name].copy_to_host() for name in case.outputs}
+
+
+def _prepare_mode(mode, case, dev, plan, expected, record) -> dict | None:
+    """Decorate, compile and verify `case` in `mode`; its kernels, or None (record says why)."""
+    with modes.active(mode):
+        t0 = time.perf_counter()
+        kernels = {name: modes.decorate(mode, fn) for name, fn in case.kernels.items()}
+        record["decorate_s"] = time.perf_counter() - t0
+        _reset(case, dev)
+        run_step(kernels, plan)            # compiles each kernel at its first launch
+        pending = modes.pending_count()
+        modes.app_sync(mode)
+        record["first_step_s"] = time.perf_counter() - t0
+    problem = case.compare(_fetch(case, dev), expected)
+    if problem:
+        record.update(status="wrong", error=problem)
+        return None
+    record["verified"] = True
+    # Is the mode really in effect? Deferred leaves the launch pending, sync-every-launch not.
+    if pending is not None and mode.checked and (pending > 0) != (mode is modes.CHECKED):
+        record["warning"] = (f"after a step {pending} failure source(s) were pending: "
+                             f"{mode.name} mode may not be in effect")
+    if mode.checked:
+        reports = {name: modes.check_summary(k) for name, k in kernels.items()}
+        record["checks"] = {k: v for k, v in reports.items() if v is not None} or None
+    return kernels
+
+
+def _calibrate(mode, kernels, plan, settings, timer) -> int:
+    if settings.steps:
+        return settings.steps
+    if settings.quick or simulator():
+        return 1
+    with modes.active(mode):
+        device_ms, _ = timer(mode, kernels, plan, 3)
+    per_step = max(device_ms / 3, 1e-3)
+    return max(3, min(settings.max_steps, math.ceil(settings.target_ms / per_step)))
+
+
+def run_case(name: str, mode_list: list, settings: Settings, log=None) -> dict:
+    """Every mode of one case: verification, timings per step (ms), ratios to unchecked."""
+    from numba import cuda
+
+    _quiet_numba()
+    log = log or (lambda msg: None)
+    t0 = time.perf_counter()
+    case = cases.build(name, settings.quick, settings.seed)
+    expected = case.reference()
+    result = {"name": name, "summary": case.summary, "size": case.size, "notes": case.notes,
+              "kernels": list(case.kernels), "launches_per_step": len(case.plan(case.arrays)),
+              "traffic_bytes": case.traffic_bytes, "setup_s": None, "modes": {}}
+    dev = {k: cuda.to_device(v) for k, v in case.arrays.items()}
+    plan = case.plan(dev)
+    result["setup_s"] = time.perf_counter() - t0
+
+    built = {}
+    for mode in mode_list:
+        record = result["modes"][mode.name] = {"status": "ok", "label": mode.label}
+        try:
+            kernels = _prepare_mode(mode, case, dev, plan, expected, record)
+        except modes.ModeUnavailable as err:
+            record.update(status="unavailable", error=str(err))
+            continue
+        except Exception as err:
+            record.update(status="error", error=_error_text(err),
+                          traceback=traceback.format_exc(limit=-6))
+            continue
+        if kernels is not None:
+            built[mode.name] = (mode, kernels)
+    for mode_name, record in result["modes"].items():
+        if record["status"] != "ok":
+            log(f"  {name}: {mode_name}: {record['status']}: {record['error'].splitlines()[0]}")
+
+    if built:
+        timer = Timer()
+        first = built.get("unchecked", next(iter(built.values())))
+        steps = _calibrate(*first, plan, settings, timer)
+        result["steps_per_rep"] = steps
+        samples = {m: [] for m in built}
+        walls = {m: [] for m in built}
+        order = list(built)
+        for rep in range(settings.warmup + settings.reps):
+            shift = rep % len(order)
+            for mode_name in order[shift:] + order[:shift]:
+                if mode_name not in samples:
+                    continue
+                mode, kernels = built[mode_name]
+                try:
+                    with modes.active(mode):
+                        device_ms, wall_ms = timer(mode, kernels, plan, steps)
+                except Exception as err:
+                    result["modes"][mode_name].update(status="error", error=_error_text(err))
+                    log(f"  {name}: {mode_name}: error while timing: {_error_text(err)}")
+                    del samples[mode_name], walls[mode_name]
+                    continue
+                if rep >= settings.warmup:
+                    samples[mode_name].append(device_ms / steps)
+                    walls[mode_name].append(wall_ms / steps)
+        for mode_name in samples:
+            record = result["modes"][mode_name]
+            record["ms_per_step"] = stats(samples[mode_name])
+            record["wall_ms_per_step"] = stats(walls[mode_name])
+            record["samples_ms_per_step"] = samples[mode_name]
+    _ratios(result)
+    if case.traffic_bytes and "ms_per_step" in result["modes"].get("unchecked", {}):
+        ms = result["modes"]["unchecked"]["ms_per_step"]["median"]
+        result["unchecked_gb_per_s"] = case.traffic_bytes / (ms * 1e-3) / 1e9
+    del dev, plan, built, case, expected
+    gc.collect()
+    _free_deferred()
+    result["total_s"] = time.perf_counter() - t0
+    return result
+
+
+def _ratios(result: dict) -> None:
+    base = result["modes"].get("unchecked", {}).get("ms_per_step")
+    ratios = {}
+    if base:
+        base_samples = result["modes"]["unchecked"]["samples_ms_per_step"]
+        for mode_name, record in result["modes"].items():
+            if mode_name == "unchecked" or "ms_per_step" not in record:
+                continue
+            ratios[mode_name] = record["ms_per_step"]["median"] / base["median"]
+            paired = [m / b for m, b in zip(record["samples_ms_per_step"], base_samples)]
+            record["paired_ratio"] = stats(paired)
+    result["ratios"] = ratios
+
+
+def _free_deferred():
+    if simulator():
+        return
+    try:
+        from numba import cuda
+
+        cuda.current_context().deallocations.clear()
+    except Exception:
+        pass
+
+
+def describe(result: dict) -> str:
+    """One progress line for a case."""
+    parts = []
+    for mode_name, record in result["modes"].items():
+        if "ms_per_step" in record:
+            text = f"{mode_name} {record['ms_per_step']['median']:.4g} ms"
+            if mode_name in result.get("ratios", {}):
+                text += f" ({result['ratios'][mode_name]:.3f}x)"
+        else:
+            text = f"{mode_name} {record['status'].upper()}"
+        parts.append(text)
+    return f"{result['name']}: " + ", ".join(parts)
+
+
+def run_cases(names, mode_list, settings, log=None) -> list:
+    results = []
+    for name in names:
+        result = run_case(name, mode_list, settings, log)
+        results.append(result)
+        if log:
+            log(describe(result))
+    return results
+
+
+def stderr_log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+__all__ = ["Settings", "run_case", "run_cases", "run_step", "Timer", "stats", "simulator",
+           "describe", "stderr_log"]

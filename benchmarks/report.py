@@ -1,0 +1,392 @@
+"""The machine and versions, the summary figures and goals, and the .json / .md report files."""
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import os
+import platform
+import re
+import subprocess
+from importlib import metadata
+from pathlib import Path
+
+GOALS = (   # (key, what, target, lower is better)
+    ("checked_geomean", "checked / unchecked, geomean", 1.03),
+    ("checked_worst", "checked / unchecked, worst kernel", 1.20),
+    ("host_overhead_us", "host time added per launch (us)", 1.0),
+    ("compile_ratio", "compile time, checked / plain numba", 1.10),
+)
+RATIO_MODES = (("checked", "checked / unchecked"),
+               ("sync", "sync every launch / unchecked"),
+               ("sanitizer", "compute-sanitizer memcheck / unchecked"))
+
+
+def _run(args) -> str | None:
+    try:
+        out = subprocess.run(args, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def machine_info() -> dict:
+    from numba import config
+
+    info = {"simulator": bool(config.ENABLE_CUDASIM), "python": platform.python_version(),
+            "platform": platform.platform(), "cpu_count": os.cpu_count()}
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = re.search(r"model name\s*:\s*(.*)", f.read())
+        info["cpu"] = model.group(1).strip() if model else platform.processor()
+    except OSError:
+        info["cpu"] = platform.processor()
+    if info["simulator"]:
+        info["gpu"] = "CUDA simulator"
+        return info
+    from numba import cuda
+
+    dev = cuda.get_current_device()
+    name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+    info.update(gpu=name, compute_capability=".".join(map(str, dev.compute_capability)))
+    for key, attr in (("sm_count", "MULTIPROCESSOR_COUNT"), ("clock_khz", "CLOCK_RATE"),
+                      ("memory_clock_khz", "MEMORY_CLOCK_RATE"), ("l2_bytes", "L2_CACHE_SIZE")):
+        try:
+            info[key] = int(getattr(dev, attr))
+        except Exception:
+            pass
+    try:
+        info["memory_bytes"] = int(cuda.current_context().get_memory_info()[1])
+    except Exception:
+        pass
+    try:
+        info["cuda_driver_api"] = ".".join(map(str, cuda.cudadrv.driver.driver.get_version()))
+    except Exception:
+        pass
+    try:
+        info["cuda_runtime"] = ".".join(map(str, cuda.runtime.get_version()))
+    except Exception:
+        pass
+    try:
+        from numba.cuda.cudadrv import nvvm
+
+        info["nvvm"] = ".".join(map(str, nvvm.NVVM().get_version()))
+    except Exception:
+        pass
+    smi = _run(["nvidia-smi", "--query-gpu=driver_version,name,clocks.max.sm,power.limit",
+                "--format=csv,noheader", "-i", os.environ.get("CUDA_VISIBLE_DEVICES",
+                                                              "0").split(",")[0]])
+    if smi:
+        fields = [f.strip() for f in smi.splitlines()[0].split(",")]
+        info["driver"] = fields[0]
+        info["nvidia_smi"] = ", ".join(fields)
+    return info
+
+
+def versions() -> dict:
+    out = {}
+    for dist in ("numba", "numba-cuda", "numpy", "llvmlite", "cuda-bindings", "cuda-core",
+                 "safekern"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            pass
+    import safekern
+
+    out["safekern"] = safekern.__version__
+    root = Path(safekern.__file__).resolve().parent.parent
+    commit = _run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"])
+    if commit:
+        dirty = _run(["git", "-C", str(root), "status", "--porcelain", "--", "safekern"])
+        out["safekern_commit"] = commit + ("+dirty" if dirty else "")
+    return out
+
+
+def environment() -> dict:
+    return {k: v for k, v in sorted(os.environ.items())
+            if k.startswith(("SAFEKERN_", "NUMBA_", "CUDA_VISIBLE"))}
+
+
+# Summary ----------------------------------------------------------------------------------
+
+def geomean(values):
+    values = [v for v in values if v and v > 0]
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else None
+
+
+def summarize(run: dict) -> dict:
+    summary = {}
+    for mode, _ in RATIO_MODES:
+        pairs = [(r["name"], r["ratios"][mode]) for r in run["cases"]
+                 if mode in r.get("ratios", {})]
+        if pairs:
+            worst = max(pairs, key=lambda p: p[1])
+            summary[mode] = {"geomean": geomean([p[1] for p in pairs]), "worst": worst[1],
+                             "worst_kernel": worst[0], "best": min(p[1] for p in pairs),
+                             "kernels": len(pairs)}
+    measured = {
+        "checked_geomean": summary.get("checked", {}).get("geomean"),
+        "checked_worst": summary.get("checked", {}).get("worst"),
+        "host_overhead_us": (run.get("host_launch") or {}).get("overhead_us"),
+        "compile_ratio": (run.get("compile") or {}).get("ratio_of_totals"),
+    }
+    summary["goals"] = [{"goal": key, "what": what, "target": target, "measured": measured[key],
+                         "met": None if measured[key] is None else measured[key] <= target}
+                        for key, what, target in GOALS]
+    failures = []
+    for r in run["cases"]:
+        for mode, rec in r["modes"].items():
+            if rec.get("status") != "ok":
+                failures.append({"kernel": r["name"], "mode": mode, "status": rec.get("status"),
+                                 "error": rec.get("error", "")})
+    san = run.get("sanitizer") or {}
+    if san.get("status") in ("failed", "timeout"):
+        failures.append({"kernel": "*", "mode": "sanitizer", "status": san["status"],
+                         "error": san.get("note") or "the memcheck worker failed"})
+    summary["failures"] = failures
+    return summary
+
+
+# Files ------------------------------------------------------------------------------------
+
+def stem(run: dict) -> str:
+    gpu = re.sub(r"[^a-z0-9]+", "-", run["machine"].get("gpu", "gpu").lower()).strip("-")
+    suffix = "-quick" if run["settings"].get("quick") else ""
+    return f"{run['date'][:10]}-{gpu or 'gpu'}{suffix}"
+
+
+def write(run: dict, out_dir) -> list:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    base = out / stem(run)
+    paths = [base.with_suffix(".json"), base.with_suffix(".md")]
+    png = _png_plot(run, base.with_suffix(".png"))
+    if png:
+        paths.append(png)
+    paths[0].write_text(json.dumps(run, indent=1, default=str) + "\n")
+    paths[1].write_text(markdown(run, png.name if png else None))
+    return paths
+
+
+def _fmt(value, spec=".3f", none="-"):
+    return none if value is None else format(value, spec)
+
+
+def _ms(rec) -> str:
+    stats = rec.get("ms_per_step") if rec else None
+    return _fmt(stats["median"], ".4g") if stats else (rec or {}).get("status", "-").upper()
+
+
+def ascii_plot(run: dict, mode: str, width: int = 48) -> str:
+    pairs = [(r["name"], r["ratios"][mode]) for r in run["cases"] if mode in r.get("ratios", {})]
+    if not pairs:
+        return ""
+    values = [p[1] for p in pairs]
+    log_scale = max(values) > 3
+    lo = min(1.0, min(values)) * (1.0 if log_scale else 0.98)
+    hi = max(values + [1.25])
+    pos = (lambda v: math.log(v / lo) / math.log(hi / lo)) if log_scale else \
+          (lambda v: (v - lo) / (hi - lo))
+    marks = {"|": 1.0}
+    if mode == "checked":
+        marks[":"] = 1.03
+    lines = [f"{'kernel':<16}{'ratio':>8}  {lo:.2f}{' (log scale)' if log_scale else ''}"
+             f"{'':>{max(1, width - 24)}}{hi:.2f}"]
+    for name, value in pairs:
+        bar = [" "] * width
+        for ch, at in marks.items():
+            col = min(width - 1, max(0, round(pos(at) * (width - 1))))
+            bar[col] = ch
+        for col in range(max(1, round(pos(value) * (width - 1)))):
+            bar[col] = "#" if bar[col] == " " else "+"
+        lines.append(f"{name:<16}{value:>8.3f}  {''.join(bar)}")
+    legend = "| = 1.00" + (", : = the 1.03 goal" if mode == "checked" else "") + \
+             ", + = bar over a mark"
+    return "\n".join(lines + [legend])
+
+
+def _png_plot(run: dict, path: Path):
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    series = [(m, label) for m, label in RATIO_MODES
+              if any(m in r.get("ratios", {}) for r in run["cases"])]
+    names = [r["name"] for r in run["cases"]]
+    if not series or not names:
+        return None
+    fig, axes = plt.subplots(1, len(series), figsize=(4.2 * len(series), 0.3 * len(names) + 1.4),
+                             sharey=True, squeeze=False)
+    for ax, (mode, label) in zip(axes[0], series):
+        values = [r.get("ratios", {}).get(mode, float("nan")) for r in run["cases"]]
+        ax.barh(range(len(names)), values, color="#4477aa")
+        ax.axvline(1.0, color="black", linewidth=0.8)
+        if mode == "checked":
+            ax.axvline(1.03, color="#cc3311", linewidth=0.8, linestyle="--")
+        elif max((v for v in values if v == v), default=1) > 3:
+            ax.set_xscale("log")
+        ax.set_title(label, fontsize=9)
+        ax.set_yticks(range(len(names)), names, fontsize=8)
+        ax.invert_yaxis()
+    fig.suptitle(f"safekern, {run['machine'].get('gpu')}, {run['date'][:10]}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _checks_cell(r) -> str:
+    checks = (r["modes"].get("checked") or {}).get("checks")
+    if not checks:
+        return "-"
+    kept = sum(c.get("checked", 0) + c.get("hoisted", 0) for c in checks.values())
+    gone = sum(c.get("eliminated", 0) for c in checks.values())
+    return f"{kept} / {gone}"
+
+
+def markdown(run: dict, png_name: str | None = None) -> str:
+    m, s = run["machine"], run["summary"]
+    lines = [f"# safekern benchmarks: {m.get('gpu')}, {run['date'][:10]}", ""]
+    if m.get("simulator") or run["settings"].get("quick"):
+        lines += ["> **Smoke run** (" + ", ".join(
+            x for x in ("CUDA simulator" if m.get("simulator") else "",
+                        "--quick sizes" if run["settings"].get("quick") else "") if x)
+                  + "): the timings are not measurements.", ""]
+    lines += [f"Command: `{run['command']}`", "",
+              "Machine: " + ", ".join(f"{k} {m[k]}" for k in (
+                  "gpu", "compute_capability", "sm_count", "driver", "cuda_driver_api",
+                  "cuda_runtime", "nvvm", "cpu") if m.get(k) is not None), "",
+              "Versions: " + ", ".join(f"{k} {v}" for k, v in run["versions"].items()), ""]
+    lines += ["## Summary", "", "| ratio | geomean | worst | kernels |", "|---|---|---|---|"]
+    for mode, label in RATIO_MODES:
+        if mode in s:
+            x = s[mode]
+            lines.append(f"| {label} | {x['geomean']:.3f} | {x['worst']:.3f} "
+                         f"({x['worst_kernel']}) | {x['kernels']} |")
+    lines += ["", "| goal | target | measured | met |", "|---|---|---|---|"]
+    for g in s["goals"]:
+        met = {True: "yes", False: "**no**", None: "not measured"}[g["met"]]
+        lines.append(f"| {g['what']} | <= {g['target']} | {_fmt(g['measured'])} | {met} |")
+    lines += ["", "## Per kernel", "",
+              "Median milliseconds per step (a step is the launches listed in `kernels`; "
+              f"{run['settings']['reps']} timed repetitions after {run['settings']['warmup']} "
+              "warm-up, modes interleaved). Checks: sites kept / eliminated by the checked build.",
+              "", "| kernel | size | steps/rep | unchecked ms | checked ms | ratio | sync ms | "
+              "ratio | memcheck ratio | checks kept / elim. | GB/s unchecked |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in run["cases"]:
+        ratios, modes_ = r.get("ratios", {}), r["modes"]
+        lines.append(
+            f"| {r['name']} | {r['size']} | {r.get('steps_per_rep', '-')} | "
+            f"{_ms(modes_.get('unchecked'))} | {_ms(modes_.get('checked'))} | "
+            f"{_fmt(ratios.get('checked'))} | {_ms(modes_.get('sync'))} | "
+            f"{_fmt(ratios.get('sync'))} | {_fmt(ratios.get('sanitizer'), '.1f')} | "
+            f"{_checks_cell(r)} | {_fmt(r.get('unchecked_gb_per_s'), '.0f')} |")
+    for mode, label in RATIO_MODES:
+        plot = ascii_plot(run, mode)
+        if plot:
+            lines += ["", f"### {label} per kernel", "", "```text", plot, "```"]
+    if png_name:
+        lines += ["", f"![ratio per kernel]({png_name})"]
+    lines += _checks_section(run) + _host_section(run) + _compile_section(run)
+    lines += _sanitizer_section(run) + _failure_section(run)
+    if run.get("notes"):
+        lines += ["", "## Notes", ""] + [f"- {n}" for n in run["notes"]]
+    return "\n".join(lines) + "\n"
+
+
+def _checks_section(run):
+    lines = []
+    for r in run["cases"]:
+        for kname, c in ((r["modes"].get("checked") or {}).get("checks") or {}).items():
+            if "error" in c:
+                lines.append(f"| {kname} | {c['error']} | | |")
+                continue
+            reasons = "; ".join(f"{k} ({v})" for k, v in c.get("reasons", {}).items()) or "-"
+            lines.append(f"| {kname} | {c['checked'] + c['hoisted']} | {c['eliminated']} | "
+                         f"{reasons} |")
+    if not lines:
+        return ["", "## Checks eliminated", "",
+                "No kernel reported its checks (`check_report()` unavailable)."]
+    return ["", "## Checks eliminated", "", "| kernel | kept | eliminated | why |",
+            "|---|---|---|---|"] + lines
+
+
+def _host_section(run):
+    host = run.get("host_launch")
+    if not host:
+        return []
+    lines = ["", "## Host time per launch", "",
+             f"Microseconds per `k[1, 32](...)`, median of {host['batches']} batches of "
+             f"{host['launches_per_batch']} launches without a sync (sync every launch: a tenth "
+             "as many, each waiting for the device).", "",
+             "| kernel | unchecked us | checked us | added us | sync every launch us |",
+             "|---|---|---|---|---|"]
+    for kname, e in host["kernels"].items():
+        def us(mode):
+            x = e.get(mode, {})
+            return _fmt(x["us_per_launch"]["median"], ".2f") if "us_per_launch" in x else \
+                x.get("error", "-")
+        lines.append(f"| {kname} | {us('unchecked')} | {us('checked')} | "
+                     f"{_fmt(e.get('checked_minus_unchecked_us'), '+.2f')} | {us('sync')} |")
+    return lines
+
+
+def _compile_section(run):
+    comp = run.get("compile")
+    if not comp:
+        return []
+    lines = ["", "## Compile time", "",
+             f"Seconds to decorate, compile and first-launch each kernel's step, less a second "
+             f"step; median of {comp['reps']} fresh dispatchers, SAFEKERN_CACHE=off.", "",
+             "| kernel | plain numba s | checked s | ratio |", "|---|---|---|---|"]
+    for name, e in comp["cases"].items():
+        def sec(mode):
+            x = e.get(f"{mode}_s")
+            return _fmt(x["median"]) if x else e.get(f"{mode}_error", "-")
+        lines.append(f"| {name} | {sec('unchecked')} | {sec('checked')} | "
+                     f"{_fmt(e.get('ratio'))} |")
+    if comp.get("ratio_of_totals") is not None:
+        lines.append(f"| **all** | {comp['total_unchecked_s']:.3f} | "
+                     f"{comp['total_checked_s']:.3f} | {comp['ratio_of_totals']:.3f} |")
+    for mode, err in comp.get("errors", {}).items():
+        lines.append(f"\n{mode}: {err}")
+    return lines
+
+
+def _sanitizer_section(run):
+    san = run.get("sanitizer")
+    if not san:
+        return []
+    lines = ["", "## compute-sanitizer memcheck", "", f"Status: {san.get('status')}."]
+    for key, label in (("note", "Note"), ("version", "Version"), ("errors", "Errors reported"),
+                       ("wall_s", "Worker wall time (s)")):
+        if san.get(key) is not None:
+            lines.append(f"{label}: {san[key]:.1f}" if key == "wall_s" else
+                         f"{label}: {san[key]}")
+    if san.get("output_tail"):
+        lines += ["", "```text", san["output_tail"][-2000:], "```"]
+    return lines
+
+
+def _failure_section(run):
+    failures = run["summary"]["failures"]
+    if not failures:
+        return ["", "All modes that ran verified against NumPy."]
+    lines = ["", "## Failures", ""]
+    for f in failures:
+        first = (f["error"] or "").strip().splitlines()
+        lines.append(f"- {f['kernel']} / {f['mode']}: {f['status']}: "
+                     f"{first[0] if first else ''}")
+    return lines
+
+
+def now_iso() -> str:
+    return datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+__all__ = ["machine_info", "versions", "environment", "summarize", "write", "markdown",
+           "ascii_plot", "geomean", "now_iso", "stem"]
