@@ -215,7 +215,7 @@ def tiled_matmul(c, a, b, bad):
 def count_barrier(out, a, bad):
     t = cuda.threadIdx.x
     v = a[t + bad * (t == 7)]  # site: count_barrier
-    n = cuda.syncthreads_count(v > 0)
+    n = cuda.syncthreads_count(1 if v > 0 else 0)
     out[t] = n
 
 

@@ -92,9 +92,11 @@ def test_2d_each_axis():
     a = np.ones((8, 6), np.float32)
     out = dev(np.zeros((8, 6), np.float32))
     K.add2d[(1, 1), (8, 6)](out, dev(a), 0, 1)
-    expect_bounds("add2d", array="a", axis=1, index=6, size=6, thread=(0, 5, 0))
+    err = expect_bounds("add2d", array="a", axis=1, index=6, size=6)
+    assert err.thread[1] == 5       # any thread of column 5 may be the first to fail
     K.add2d[(1, 1), (8, 6)](out, dev(a), 1, 0)
-    expect_bounds("add2d", array="a", axis=0, index=8, size=8, thread=(7, 0, 0))
+    err = expect_bounds("add2d", array="a", axis=0, index=8, size=8)
+    assert err.thread[0] == 7
     K.add2d[(1, 1), (8, 6)](out, dev(a), 0, 0)
     safekern.sync()
     np.testing.assert_array_equal(out.copy_to_host(), 2 * a)
@@ -160,7 +162,7 @@ def test_atomic_index_checked():
     K.histogram[1, 6](bins, dev(data), 1)
     err = expect_bounds("histogram", array="bins", axis=0, index=4, size=4)
     assert err.thread in {(3, 0, 0), (4, 0, 0)}
-    np.testing.assert_array_equal(bins.copy_to_host()[3], 2 + 1)
+    assert bins.copy_to_host()[0] == 1      # the failing threads' atomics did not happen
 
 
 def test_cas_index_checked():
@@ -198,7 +200,7 @@ def test_dynamic_shared_against_launch_size():
     out = dev(np.zeros(16, np.float32))
     K.shared_dynamic[1, 16, 0, 20 * 4](out, dev(a), 4)
     safekern.sync()
-    np.testing.assert_array_equal(out.copy_to_host()[:4], [0, 0, 0, 0][:0] or out.copy_to_host()[:4])
+    np.testing.assert_array_equal(out.copy_to_host()[4:], a[:12])
     K.shared_dynamic[1, 16, 0, 16 * 4](out, dev(a), 4)
     expect_bounds("shared_dynamic", array="s", axis=0, index=16, size=16)
 

@@ -141,6 +141,31 @@ def _supported_options(options: dict) -> dict:
     return {k: v for k, v in options.items() if k in accepted}
 
 
+class _assume_device:
+    """Without a GPU, numba-cuda compiles device functions for "the current device"; let that
+    be a device of compute capability `cc` (only while compiling PTX, only without a GPU)."""
+
+    def __init__(self, cc):
+        self.cc = tuple(cc)
+        self.saved = None
+
+    def __enter__(self):
+        if cuda.is_available():
+            return self
+        import numba.cuda.dispatcher as dispatcher
+
+        cc = self.cc
+        self.saved = dispatcher.get_current_device
+        dispatcher.get_current_device = lambda: type("AssumedDevice", (), {
+            "compute_capability": cc})()
+        return self
+
+    def __exit__(self, *exc):
+        if self.saved is not None:
+            import numba.cuda.dispatcher as dispatcher
+            dispatcher.get_current_device = self.saved
+
+
 def _warn_plain_calls(rewritten):
     for lineno, name in rewritten.plain_device_calls:
         warnings.warn_explicit(
@@ -216,6 +241,25 @@ class _CheckedFunction:
         return [{"line": s.lineno, "kind": s.kind, "array": s.array, "status": s.status,
                  "reason": s.reason, "code": s.code} for s in self.rewritten.sites]
 
+    def compile_ptx(self, signature, cc=(9, 0), **options):
+        """PTX of the checked kernel for `signature` (user's types) and compute capability `cc`.
+
+        Works without a GPU, as numba.cuda.compile_ptx does.
+        """
+        if SIMULATOR:
+            raise RuntimeError("PTX cannot be generated under the CUDA simulator")
+        self._build()
+        fn = _compile_rewritten(self.rewritten, {n: d._build() for n, d in
+                                                 self.rewritten.device_calls.items()})
+        sig = _with_hidden(signature, self.device)
+        args = sig if isinstance(sig, tuple) else sig.args
+        opts = {k: v for k, v in self._options.items()
+                if k in ("fastmath", "lineinfo", "debug", "opt")}
+        opts.update(options)
+        with _assume_device(cc):
+            ptx, _ = cuda.compile_ptx(fn, args, cc=cc, device=self.device, **opts)
+        return ptx
+
     @property
     def rewritten_source(self) -> str:
         return self.rewritten.source
@@ -242,8 +286,8 @@ class CheckedDeviceFunction(_CheckedFunction):
 class CheckedKernel(_CheckedFunction):
     def __init__(self, pyfunc, sigs, options):
         super().__init__(pyfunc, sigs, options)
-        if sigs is not None:
-            self._build()
+        if sigs is not None and (SIMULATOR or cuda.is_available()):
+            self._build()      # eager, like numba; without a GPU, deferred (PTX still works)
 
     def __getitem__(self, launch_config):
         return _Launch(self, launch_config)

@@ -1,17 +1,21 @@
 """Check helpers for real numba-cuda kernels, typed per call by numba.
 
-`_sk_load(a, idx, code, fb, flag)` and friends are `@overload`ed: for an array the overload
-generates (once per array type and index type) code that compares each integer component of the
-index with its axis' extent, records a failure on the cold side and skips the access; for
-anything else (tuples, records, user types) it is the plain subscript. So which subscripts are
-array accesses is decided by numba's own typing, never guessed from syntax.
+`_sk_load(a, idx, code, fb, flag)` and `_sk_store(...)` are intrinsics: for an array they emit,
+inline, a comparison of each integer index component with its axis' extent, the failure
+recording on an unlikely branch, and numba's own getitem/setitem; for anything else (tuples,
+records, user types) they are the plain subscript. So which subscripts are array accesses is
+decided by numba's typing, never guessed from syntax. Atomics are overloads generated per array
+and index type (they return scalars, which device functions may).
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
+from llvmlite import ir
 from numba import cuda
-from numba.cuda import types
-from numba.cuda.extending import overload
+from numba.cuda import cgutils, types
+from numba.cuda.extending import intrinsic, overload
 
 from .. import failures
 from ..frontend.python import INDEXED_ATOMICS
@@ -21,6 +25,20 @@ from ..frontend.python import INDEXED_ATOMICS
 
 # Overloads rather than cuda.jit(device=True) functions: those would compile for the current
 # device, and kernels must also compile to PTX where there is no GPU.
+
+
+def _record_py(fb, flag, code, index, size, axis):
+    flag[0] = 1
+    if cuda.atomic.cas(fb, 0, 0, code) == 0:
+        fb[1] = index
+        fb[2] = size
+        fb[3] = axis
+        fb[4] = cuda.threadIdx.x
+        fb[5] = cuda.threadIdx.y
+        fb[6] = cuda.threadIdx.z
+        fb[7] = cuda.blockIdx.x
+        fb[8] = cuda.blockIdx.y
+        fb[9] = cuda.blockIdx.z
 
 
 def _sk_record(fb, flag, code, index, size, axis):
@@ -33,19 +51,7 @@ def _sk_skip(fb):
 
 @overload(_sk_record, target="cuda")
 def _ov_record(fb, flag, code, index, size, axis):
-    def impl(fb, flag, code, index, size, axis):
-        flag[0] = 1
-        if cuda.atomic.cas(fb, 0, 0, code) == 0:
-            fb[1] = index
-            fb[2] = size
-            fb[3] = axis
-            fb[4] = cuda.threadIdx.x
-            fb[5] = cuda.threadIdx.y
-            fb[6] = cuda.threadIdx.z
-            fb[7] = cuda.blockIdx.x
-            fb[8] = cuda.blockIdx.y
-            fb[9] = cuda.blockIdx.z
-    return impl
+    return _record_py
 
 
 @overload(_sk_skip, target="cuda")
@@ -60,14 +66,6 @@ def _ov_skip(fb):
 assert failures.SKIPPED == 10 and failures.INDEX == 1 and failures.BLOCK == 7
 
 # -- stubs the rewritten code calls -----------------------------------------------------------
-
-
-def _sk_load(array, index, code, fb, flag):
-    raise NotImplementedError("only callable inside a kernel")
-
-
-def _sk_store(array, index, value, code, fb, flag):
-    raise NotImplementedError("only callable inside a kernel")
 
 
 def _make_atomic_stub(op):
@@ -152,57 +150,149 @@ def _zero_of(dtype):
 
 
 def _generate(kind, array_ty, index_ty, extra_args=(), atomic_op=None):
-    checks, scalar, fallback, tupled = _plan(array_ty, index_ty)
+    """Source of an atomic's overload: check the index, then the atomic (scalars only)."""
+    checks, _, _, tupled = _plan(array_ty, index_ty)
     zero = _zero_of(array_ty.dtype)
     namespace = {"_sk_record": _sk_record, "int64": np.int64, "uint64": np.uint64,
                  "cuda": cuda, "ZERO": zero}
     extra = "".join(f", {a}" for a in extra_args)
-    if kind == "load":
-        result = "ZERO" if (scalar and zero is not None) else f"arr[{fallback}]"
-        body = _check_lines(checks, tupled, f"return {result}")
-        body.append("    return arr[idx]")
-    elif kind == "store":
-        body = _check_lines(checks, tupled, "return")
-        body += ["    if flag[0] == 0:", "        arr[idx] = value"]
-    else:
-        body = _check_lines(checks, tupled, "return ZERO")
-        body += ["    if flag[0] != 0:", "        return ZERO",
-                 f"    return cuda.atomic.{atomic_op}(arr, idx{extra})"]
-    value = ", value" if kind == "store" else ""
-    args = "arr, idx" + value + extra + ", code, fb, flag"
+    body = _check_lines(checks, tupled, "return ZERO")
+    body += ["    if flag[0] != 0:", "        return ZERO",
+             f"    return cuda.atomic.{atomic_op}(arr, idx{extra})"]
+    args = "arr, idx" + extra + ", code, fb, flag"
     src = f"def impl({args}):\n" + "\n".join(body) + "\n"
     exec(compile(src, f"<safekern {kind} check>", "exec"), namespace)
     return namespace["impl"]
 
 
-def _static_getitem(container_ty, index_ty, kind):
-    """Non-arrays: the plain subscript (a literal index stays literal for tuples/records)."""
-    literal = getattr(index_ty, "literal_value", None)
-    if isinstance(container_ty, types.BaseTuple) and not isinstance(container_ty, types.UniTuple) \
-            and literal is None:
-        return None         # numba retries with literal argument types
-    sub = repr(literal) if literal is not None else "idx"
-    if kind == "load":
-        src = f"def impl(arr, idx, code, fb, flag):\n    return arr[{sub}]\n"
-    else:
-        src = f"def impl(arr, idx, value, code, fb, flag):\n    arr[{sub}] = value\n"
-    ns = {}
-    exec(compile(src, "<safekern passthrough>", "exec"), ns)
-    return ns["impl"]
+# -- loads and stores: intrinsics, so a view (row = a[i]) can be the result -------------------------
+# A numba-cuda device function may not return an array it did not receive, so loads cannot be
+# overloads. The intrinsic emits the checks inline, with the failure side marked unlikely, and
+# lowers the subscript with numba's own getitem/setitem.
 
 
-@overload(_sk_load, target="cuda")
-def _ov_load(arr, idx, code, fb, flag):
-    if isinstance(arr, types.Array):
-        return _generate("load", arr, idx)
-    return _static_getitem(arr, idx, "load")
+def _resolve(typingctx, op, argtys):
+    fnty = typingctx.resolve_value_type(op)
+    try:
+        return typingctx.resolve_function_type(fnty, tuple(argtys), {})
+    except Exception:
+        return None
 
 
-@overload(_sk_store, target="cuda")
-def _ov_store(arr, idx, value, code, fb, flag):
-    if isinstance(arr, types.Array):
-        return _generate("store", arr, idx)
-    return _static_getitem(arr, idx, "store")
+def _emit_checks(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_ty, flag_ty):
+    """Compare each integer index component with its axis; record failures (cold). -> i1 ok"""
+    checks, _, _, tupled = _plan(arr_ty, idx_ty)
+    ok = cgutils.true_bit
+    if not checks:
+        return ok
+    ary = context.make_array(arr_ty)(context, builder, arr)
+    shapes = cgutils.unpack_tuple(builder, ary.shape, arr_ty.ndim)
+    i64 = ir.IntType(64)
+    record_sig = types.none(fb_ty, flag_ty, types.int64, types.int64, types.int64, types.int64)
+    for pos, axis, comp in checks:
+        value = builder.extract_value(idx, pos) if tupled else idx
+        value = context.cast(builder, value, comp, types.int64)
+        size = shapes[axis]
+        if comp.signed:
+            bad = builder.or_(builder.icmp_signed("<", value, builder.neg(size)),
+                              builder.icmp_signed(">=", value, size))
+        else:
+            bad = builder.icmp_unsigned(">=", value, size)
+        with builder.if_then(bad, likely=False):
+            context.compile_internal(builder, _record_py, record_sig, [
+                fb, flag, builder.add(code, ir.Constant(i64, pos)), value, size,
+                ir.Constant(i64, axis)])
+        ok = builder.and_(ok, builder.not_(bad))
+    return ok
+
+
+def _flag_clear(context, builder, flag_ty, flag):
+    ary = context.make_array(flag_ty)(context, builder, flag)
+    value = builder.load(ary.data)
+    return builder.icmp_signed("==", value, ir.Constant(value.type, 0))
+
+
+def _static_tuple_index(container, index):
+    literal = getattr(index, "literal_value", None)
+    if isinstance(container, types.BaseTuple) and isinstance(literal, int) and \
+            -len(container) <= literal < len(container):
+        return literal % len(container)
+    return None
+
+
+@intrinsic
+def _sk_load(typingctx, arr, idx, code, fb, flag):
+    if not isinstance(arr, types.Array):
+        position = _static_tuple_index(arr, idx)
+        if position is not None:           # a heterogeneous tuple needs a constant index
+            def tuple_codegen(context, builder, sig, args):
+                return builder.extract_value(args[0], position)
+            return arr.types[position](arr, idx, code, fb, flag), tuple_codegen
+        gsig = _resolve(typingctx, operator.getitem, (arr, idx))
+        if gsig is None:
+            return None
+
+        def plain_codegen(context, builder, sig, args):
+            impl = context.get_function(operator.getitem, gsig)
+            value = impl(builder, (args[0], context.cast(builder, args[1], idx, gsig.args[1])))
+            return context.cast(builder, value, gsig.return_type, sig.return_type)
+        return gsig.return_type(arr, idx, code, fb, flag), plain_codegen
+
+    gsig = _resolve(typingctx, operator.getitem, (arr, idx))
+    if gsig is None:
+        return None
+    result = gsig.return_type
+
+    def codegen(context, builder, sig, args):
+        a, i, c, fbv, flagv = args
+        c = context.cast(builder, c, sig.args[2], types.int64)
+        ok = _emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
+        getitem = context.get_function(operator.getitem, gsig)
+        gi = context.cast(builder, i, idx, gsig.args[1])
+        if isinstance(result, types.Array):
+            # A view only computes a pointer; nothing is read until it is indexed, and those
+            # accesses test the flag. So no branch is needed here.
+            return getitem(builder, (a, gi))
+        ok = builder.and_(ok, _flag_clear(context, builder, flag, flagv))
+        with builder.if_else(ok, likely=True) as (then, otherwise):
+            with then:
+                good = getitem(builder, (a, gi))
+                good_block = builder.basic_block
+            with otherwise:
+                bad = context.get_constant_null(result)
+                bad_block = builder.basic_block
+        phi = builder.phi(good.type)
+        phi.add_incoming(good, good_block)
+        phi.add_incoming(bad, bad_block)
+        return phi
+
+    return result(arr, idx, code, fb, flag), codegen
+
+
+@intrinsic
+def _sk_store(typingctx, arr, idx, value, code, fb, flag):
+    ssig = _resolve(typingctx, operator.setitem, (arr, idx, value))
+    if ssig is None:
+        return None
+    checked = isinstance(arr, types.Array)
+
+    def codegen(context, builder, sig, args):
+        a, i, v, c, fbv, flagv = args
+        v = context.cast(builder, v, value, ssig.args[2])
+        # numba's typing may widen the index (int32 tuples to intp): lower with its types.
+        si = context.cast(builder, i, idx, ssig.args[1])
+        setitem = context.get_function(operator.setitem, ssig)
+        if not checked:
+            setitem(builder, (a, si, v))
+            return context.get_dummy_value()
+        c = context.cast(builder, c, sig.args[3], types.int64)
+        ok = _emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
+        ok = builder.and_(ok, _flag_clear(context, builder, flag, flagv))
+        with builder.if_then(ok, likely=True):
+            setitem(builder, (a, si, v))
+        return context.get_dummy_value()
+
+    return types.none(arr, idx, value, code, fb, flag), codegen
 
 
 def _register_atomic(op):
