@@ -463,45 +463,47 @@ class BuildError:
     message: str
 
 
-_LOC = re.compile(r'(?P<file>"[^"\n]*"|[^\s:"][^:\n]*?):(?P<line>\d+):(?:(?P<col>\d+):)?')
-_ERR = re.compile(r":(?P<line>\d+):(?:(?P<col>\d+):)?\s*(?:fatal )?error:\s*(?P<msg>.*)")
+_LOC = re.compile(r'(?P<file>"[^"\n]*"|<[^>\n]*>|[^\s:"()]+):(?P<line>\d+):(?:(?P<col>\d+):)?')
+_ERROR_WORD = re.compile(r"\b(?:fatal )?error\b\s*:?\s*", re.IGNORECASE)
 
 
 def map_build_log(log: str, filename: str, n_prelude: int):
     """Rewrite a driver's build log to the user's lines; also its first error in the source.
 
-    Locations that name `filename` already follow our #line directive; other names in the
-    source (drivers that ignore #line: "<kernel>", "<source>", "input.cl"...) count lines of
-    the rewritten text, so the prelude is subtracted.
+    Locations that name `filename` already follow our #line directive; other names of the
+    main source (drivers that ignore #line: "<kernel>", "<source>", a temporary file) count
+    lines of the rewritten text, so the prelude is subtracted. Headers (.h) keep their lines.
     """
+    own = re.compile(re.escape(filename) + r":(?P<line>\d+):(?:(?P<col>\d+):)?")
     first = None
     out_lines = []
     for line in (log or "").splitlines():
-        m = _LOC.match(line.strip())
-        mapped = line
+        m = own.search(line)
         user_line = None
         if m:
-            name = m.group("file").strip('"')
-            raw = int(m.group("line"))
-            if name == filename:
-                user_line = raw
-            elif not name.startswith("/") or name.endswith((".cl", ".cu", ".src")) or \
-                    name.startswith("<"):
-                user_line = raw - n_prelude if raw > n_prelude else None
-            if user_line is not None:
-                lead = line[:len(line) - len(line.lstrip())]
-                rest = line.strip()[m.end():]
+            user_line = int(m.group("line"))
+        else:
+            m = _LOC.search(line)
+            if m:
+                name = m.group("file").strip('"')
+                raw = int(m.group("line"))
+                if not name.endswith((".h", ".hpp", ".cuh", ".clh")) and raw > n_prelude:
+                    user_line = raw - n_prelude
+                    col = m.group("col")
+                    line = (f"{line[:m.start()]}{filename}:{user_line}:"
+                            f"{col + ':' if col else ''}{line[m.end():]}")
+                    m = own.search(line)
+                else:
+                    m = None
+        if first is None and _ERROR_WORD.search(line):
+            if m is not None:
                 col = m.group("col")
-                mapped = f"{lead}{filename}:{user_line}:{col + ':' if col else ''}{rest}"
-        e = _ERR.search(mapped)
-        if e and first is None:
-            msg = e.group("msg").strip()
-            if user_line is not None:
-                col = e.group("col")
+                msg = _ERROR_WORD.sub("", line[m.end():], count=1).strip() or line.strip()
                 first = BuildError(user_line, int(col) - 1 if col else None, msg)
-            else:
-                first = BuildError(None, None, msg)
-        out_lines.append(mapped)
+            elif "error" in line.lower() and not line.strip().lower().startswith(
+                    ("1 error", "device")):
+                first = BuildError(None, None, _ERROR_WORD.sub("", line, count=1).strip())
+        out_lines.append(line)
     return "\n".join(out_lines), first
 
 
@@ -523,6 +525,11 @@ class Base:
     elem_type: str = ""       # the element type spelling (pointee type)
     address_space: str = ""   # dialect's address space keyword ("__global", ...)
     extent: int | None = None # constant element count, for arrays
+    ref: str = ""             # C expression of the base pointer (`name`, or a saved copy)
+
+    def __post_init__(self):
+        if not self.ref:
+            self.ref = self.name
 
 
 @dataclass
@@ -546,6 +553,7 @@ class Access:
     elems: int = 1            # elements touched (vloadN: N)
     negate: bool = False      # the offset operand is subtracted (p - k)
     builtin: str = ""
+    depth: int = 0            # AST depth (orders insertions that meet at one offset)
     extra: dict = field(default_factory=dict)
 
     def location(self, ps: ParsedSource):

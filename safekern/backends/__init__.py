@@ -1,0 +1,1 @@
+"""Backends: compile rewritten kernels with a GPU library, launch them, own failure buffers."""
