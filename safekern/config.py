@@ -130,6 +130,30 @@ def environ_snapshot(prefixes=("NUMBA_", "CUDA_", "PYOPENCL_", "POCL_", "CUPY_")
     return {k: v for k, v in sorted(os.environ.items()) if k.startswith(prefixes)}
 
 
+def has_nvidia_gpu() -> bool:
+    """A cheap look for an NVIDIA driver, without importing numba or initialising CUDA."""
+    import shutil
+    import subprocess
+
+    if os.path.exists("/dev/nvidiactl") or os.path.exists("/dev/nvidia0"):
+        return True
+    if shutil.which("nvidia-smi"):
+        try:
+            return subprocess.run(["nvidia-smi", "-L"], capture_output=True,
+                                  timeout=20).returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            return False
+    return False
+
+
+def use_cuda_simulator_without_gpu() -> bool:
+    """Select numba's CUDA simulator when there is no GPU (call before importing numba).
+    Returns whether the simulator is selected."""
+    if "NUMBA_ENABLE_CUDASIM" not in os.environ and not has_nvidia_gpu():
+        os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+    return os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+
+
 def _apply_logging(cfg: Config) -> None:
     import logging
 
@@ -141,4 +165,5 @@ def _apply_logging(cfg: Config) -> None:
         logger.addHandler(handler)
 
 
-__all__ = ["Config", "VARIABLES", "get", "reload", "environ_snapshot"]
+__all__ = ["Config", "VARIABLES", "get", "reload", "environ_snapshot", "has_nvidia_gpu",
+           "use_cuda_simulator_without_gpu"]

@@ -1,0 +1,175 @@
+"""The Python front end without running kernels: rewritten source (golden), failure table,
+decoration-time errors naming file:line, and the off switch."""
+import importlib.util
+import textwrap
+
+import pytest
+
+import safekern
+from safekern import config
+from safekern.failures import TABLE
+
+
+def load_module(tmp_path, source, name="user_kernels"):
+    path = tmp_path / f"{name}.py"
+    path.write_text(textwrap.dedent(source))
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, str(path)
+
+
+GATHER = """
+from numba import cuda
+import safekern
+
+@safekern.jit
+def gather(out, src, idx):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = src[idx[i]]
+"""
+
+
+def _codes(src):
+    import re
+    return [int(c) for c in re.findall(r"\b(\d{6,})\b", src)]
+
+
+def test_golden_gather(tmp_path):
+    module, path = load_module(tmp_path, GATHER)
+    src = module.gather.rewritten_source
+    codes = _codes(src)
+    golden = f"""\
+def gather(out, src, idx, _sk_fb):
+    if _sk_fb[0] != 0:
+        _sk_skip(_sk_fb)
+        return
+    _sk_flag = _sk_cuda.local.array(1, _sk_int32)
+    _sk_flag[0] = 0
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        _sk_store(out, i, _sk_load(src, _sk_load(idx, i, {codes[0]}, _sk_fb, _sk_flag), {codes[1]}, _sk_fb, _sk_flag), {codes[2]}, _sk_fb, _sk_flag)
+        if _sk_flag[0]:
+            return"""
+    assert src == golden
+
+
+def test_failure_table_entries(tmp_path):
+    module, path = load_module(tmp_path, GATHER, "gather_table")
+    sites = {s.array: TABLE.lookup(s.code) for s in module.gather.rewritten.sites}
+    assert set(sites) == {"idx", "src", "out"}
+    src_site = sites["src"]
+    assert (src_site.kernel, src_site.filename, src_site.lineno, src_site.axis) == (
+        "gather", path, 9, 0)
+    line = src_site.source_line
+    assert line[src_site.col:src_site.end_col] == "idx[i]"
+    report = module.gather.check_report()
+    assert {r["array"] for r in report} == {"idx", "src", "out"}
+    assert all(r["status"] == "checked" and r["line"] == 9 for r in report)
+
+
+def test_codes_are_stable_across_processes(tmp_path):
+    module, _ = load_module(tmp_path, GATHER, "stable_a")
+    again, _ = load_module(tmp_path, GATHER, "stable_a")
+    assert [s.code for s in module.gather.rewritten.sites] == \
+        [s.code for s in again.gather.rewritten.sites]
+
+
+def test_augassign_evaluates_index_once(tmp_path):
+    module, _ = load_module(tmp_path, """
+        from numba import cuda
+        import safekern
+
+        @safekern.jit
+        def k(out, idx, ctr):
+            out[idx[cuda.atomic.add(ctr, 0, 1)]] += 1.0
+    """, "aug")
+    src = module.k.rewritten_source
+    assert src.count("_sk_atomic_add(") == 1
+    assert "_sk_t" in src          # the index went into a temporary
+
+
+def test_barrier_kernel_rewrite(tmp_path):
+    module, _ = load_module(tmp_path, """
+        from numba import cuda, float32
+        import safekern
+
+        @safekern.jit
+        def reduce(out, a):
+            s = cuda.shared.array(64, float32)
+            t = cuda.threadIdx.x
+            s[t] = a[cuda.grid(1)]
+            cuda.syncthreads()
+            stride = 32
+            while stride > 0:
+                if t < stride:
+                    s[t] += s[t + stride]
+                cuda.syncthreads()
+                stride //= 2
+            if t == 0:
+                out[cuda.blockIdx.x] = s[0]
+    """, "barrier_kernel")
+    src = module.reduce.rewritten_source
+    assert "cuda.syncthreads()" not in src
+    assert src.count("if _sk_cuda.syncthreads_or(_sk_flag[0]):\n") == 2
+    assert "if not _sk_flag[0]:" in src          # skip ahead to the next barrier
+    assert module.reduce.has_barriers
+
+
+@pytest.mark.parametrize("body,problem,line", [
+    ("    f = lambda j: a[j]\n", "nested function, lambda or comprehension", 7),
+    ("    del a[0]\n", "deleting a subscript", 7),
+    ("    for a[0] in range(3):\n        pass\n", "for-loop target", 7),
+    ("    g = cuda.cg.this_grid()\n    g.sync()\n", "grid-wide synchronisation", 7),
+    ("    _sk_x = 1\n", "reserved", 7),
+])
+def test_unsupported_constructs_fail_at_decoration(tmp_path, body, problem, line):
+    source = ("from numba import cuda\nimport safekern\n\n\n@safekern.jit\ndef bad(a):\n"
+              + body)
+    with pytest.raises(safekern.CompilationError) as info:
+        load_module(tmp_path, source, "bad_kernel")
+    err = info.value
+    assert problem in str(err)
+    assert err.lineno == line
+    assert f"bad_kernel.py:{line}" in str(err)
+    assert err.source_line.strip() and "^" in str(err)
+
+
+def test_kernel_without_source_is_a_clear_error():
+    namespace = {}
+    exec("def k(a):\n    a[0] = 1\n", namespace)
+    with pytest.raises(safekern.CompilationError, match="needs the source"):
+        safekern.jit(namespace["k"])
+
+
+def test_off_switch_returns_numbas_dispatcher(tmp_path, monkeypatch):
+    monkeypatch.setenv("SAFEKERN_CHECKS", "0")
+    config.reload()
+    module, _ = load_module(tmp_path, GATHER, "off_switch")
+    from numba import cuda
+
+    plain = cuda.jit(lambda a: None)
+    assert type(module.gather) is type(plain)
+    assert safekern.sync() is None
+
+
+def test_plain_numba_device_function_call_warns(tmp_path):
+    module, path = load_module(tmp_path, """
+        from numba import cuda
+        import numpy as np
+        import safekern
+
+        @cuda.jit(device=True)
+        def helper(a, i):
+            return a[i]
+
+        @safekern.jit
+        def k(out, a):
+            out[0] = helper(a, 0)
+    """, "plain_dev")
+    import numpy as np
+
+    with pytest.warns(UserWarning, match="plain numba device function"):
+        module.k[1, 1](np.zeros(1, np.float32), np.ones(1, np.float32))
+    safekern.sync()
