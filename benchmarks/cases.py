@@ -346,7 +346,7 @@ def transpose(quick, rng):
 
 
 def nbody(quick, rng):
-    n, bs, sample = (67, 32, 67) if quick else (1 << 15, 256, 512)
+    n, bs, sample = (67, 32, 67) if quick else (1 << 15, 256, 256)
     eps2 = np.float32(0.01)
     pos = np.empty((n, 4), np.float32)
     pos[:, :3] = rng.standard_normal((n, 3))

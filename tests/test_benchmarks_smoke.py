@@ -1,0 +1,168 @@
+"""The benchmark suite runs end to end and its verification catches wrong results.
+
+No timing is asserted (performance belongs to the benchmarks themselves): the smoke run is
+`python -m benchmarks --quick` on the CUDA simulator, tiny sizes, unchecked and checked modes.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from numba import cuda
+
+ROOT = Path(__file__).resolve().parent.parent
+
+from benchmarks import cases, harness, modes, report  # noqa: E402
+
+
+def test_quick_run_verifies_every_kernel_and_writes_reports(tmp_path):
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", SAFEKERN_CACHE=str(tmp_path / "k.cache"),
+               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    env.pop("SAFEKERN_CHECKS", None)
+    out = tmp_path / "results"
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--quick", "--modes", "unchecked,checked",
+         "--reps", "1", "--out", str(out)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+    written = sorted(p.name for p in out.iterdir())
+    stems = {Path(name).stem for name in written}
+    assert len(stems) == 1 and {f"{s}.json" for s in stems} <= set(written)
+    stem = stems.pop()
+    assert stem.endswith("-cuda-simulator-quick")
+    run = json.loads((out / f"{stem}.json").read_text())
+    md = (out / f"{stem}.md").read_text()
+
+    assert [c["name"] for c in run["cases"]] == list(cases.CASES)
+    for case in run["cases"]:
+        for mode in ("unchecked", "checked"):
+            record = case["modes"][mode]
+            assert record["status"] == "ok", (case["name"], mode, record.get("error"))
+            assert record["verified"] is True
+            assert record["ms_per_step"]["n"] == 1
+        assert case["ratios"]["checked"] > 0
+        # every checked kernel told which of its accesses it checks
+        checks = case["modes"]["checked"]["checks"]
+        assert set(checks) == set(case["kernels"])
+        assert all(c["sites"] >= 1 for c in checks.values()), checks
+        assert case["name"] in md
+    assert run["summary"]["failures"] == []
+    assert run["summary"]["checked"]["kernels"] == len(cases.CASES)
+    assert run["command"].startswith("python -m benchmarks --quick")
+    assert run["machine"]["simulator"] is True
+    assert {"numba", "numpy", "safekern"} <= set(run["versions"])
+    host = run["host_launch"]["kernels"]
+    assert set(host) == {"empty", "empty_array"}
+    assert all("us_per_launch" in host[k]["checked"] for k in host)
+    assert set(run["compile"]["cases"]) == set(cases.CASES)
+    assert "## Summary" in md and "checked / unchecked per kernel" in md
+    assert "Smoke run" in md
+
+
+@pytest.mark.parametrize("name", list(cases.CASES))
+def test_a_kernel_that_does_nothing_fails_verification(name):
+    case = cases.build(name, quick=True)
+    untouched = {k: case.arrays[k].copy() for k in case.outputs}
+    problem = case.compare(untouched, case.reference())
+    assert problem, f"{name}: the initial outputs passed as a result"
+
+
+@pytest.mark.parametrize("name", ["saxpy", "jacobi", "matmul_naive", "reduce_sum", "spmv_csr"])
+def test_float_results_a_little_off_fail(name):
+    """Tolerances are float32-tight: a 1e-3 relative error everywhere is caught."""
+    case = cases.build(name, quick=True)
+    ref = case.reference()
+    exact = {k: ref[k].astype(case.arrays[k].dtype) for k in case.outputs}
+    assert case.compare(exact, ref) is None
+    off = {k: (ref[k] * (1 + 1e-3)).astype(case.arrays[k].dtype) for k in case.outputs}
+    assert case.compare(off, ref)
+
+
+def test_unknown_kernel_or_mode_is_a_clear_usage_error():
+    for args, word in ((["--only", "vector_add,nope"], "nope"), (["--modes", "fast"], "fast")):
+        proc = subprocess.run([sys.executable, "-m", "benchmarks", *args, "--list"], cwd=ROOT,
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2
+        assert word in proc.stderr and "choose from" in proc.stderr
+        assert "Traceback" not in proc.stderr
+
+
+def wrong_vector_add(a, b, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = a[i] - b[i]
+
+
+@pytest.mark.cudasim
+def test_a_wrong_kernel_is_reported_wrong_in_every_mode(monkeypatch):
+    from benchmarks import kernels
+
+    monkeypatch.setattr(kernels, "vector_add", wrong_vector_add)
+    settings = harness.Settings(quick=True, reps=1, warmup=0)
+    result = harness.run_case("vector_add", [modes.UNCHECKED, modes.CHECKED], settings)
+    for mode in ("unchecked", "checked"):
+        record = result["modes"][mode]
+        assert record["status"] == "wrong", record
+        assert "out:" in record["error"] and "differ" in record["error"]
+    failures = report.summarize({"cases": [result]})["failures"]
+    assert {(f["kernel"], f["mode"]) for f in failures} == {("vector_add", "unchecked"),
+                                                            ("vector_add", "checked")}
+
+
+def test_ascii_plot_marks_one_and_the_goal():
+    run = {"cases": [{"name": "a", "ratios": {"checked": 1.01}},
+                     {"name": "b", "ratios": {"checked": 1.4}}]}
+    plot = report.ascii_plot(run, "checked")
+    lines = plot.splitlines()
+    assert lines[1].startswith("a") and "1.010" in lines[1]
+    assert lines[2].count("#") > lines[1].count("#")
+    assert "1.03 goal" in lines[-1]
+    assert report.geomean([1.0, 4.0]) == pytest.approx(2.0)
+
+
+FAKE_SANITIZER = """#!/bin/sh
+# Stands in for compute-sanitizer: runs the command after its six option words.
+if [ "$1" = "--version" ]; then echo "NVIDIA (R) Compute Sanitizer"; echo "Version 0.0.test"; exit 0; fi
+[ "$1 $2 $3 $4 $5" = "--tool memcheck --leak-check no --print-limit" ] || exit 97
+shift 6
+"$@"
+rc=$?
+echo "========= ERROR SUMMARY: 0 errors"
+exit $rc
+"""
+
+
+@pytest.mark.cudasim
+def test_sanitizer_mode_runs_the_worker_and_reports_a_ratio(tmp_path, monkeypatch):
+    """The memcheck plumbing, with a stand-in tool (the simulator has nothing to sanitize)."""
+    from benchmarks import sanitizer
+
+    tool = tmp_path / "compute-sanitizer"
+    tool.write_text(FAKE_SANITIZER)
+    tool.chmod(0o755)
+    monkeypatch.setattr(harness, "simulator", lambda: False)
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")
+    result = sanitizer.run(["vector_add"], quick=True, seed=1234, reps=1, timeout=120,
+                           tool=str(tool))
+    assert result["status"] == "ok", result.get("output_tail")
+    assert result["errors"] == 0 and result["version"] == "0.0.test"
+    worker = result["cases"]["vector_add"]["modes"]["unchecked"]
+    assert worker["verified"] is True and worker["ms_per_step"]["n"] == 1
+
+    main = {"name": "vector_add", "modes": {"unchecked": {"ms_per_step": {"median": 2.0}}}}
+    sanitizer.attach_ratios(result, [main])
+    assert main["modes"]["sanitizer"]["verified"] is True
+    assert main["ratios"]["sanitizer"] == pytest.approx(worker["ms_per_step"]["median"] / 2.0)
+
+
+def test_sanitizer_missing_is_a_note_not_a_failure(monkeypatch):
+    from benchmarks import sanitizer
+
+    monkeypatch.setattr(harness, "simulator", lambda: False)
+    result = sanitizer.run(["vector_add"], quick=True, seed=1, reps=1, timeout=10,
+                           tool="/nonexistent/compute-sanitizer")
+    assert result["status"] == "skipped" and "not found" in result["note"]
+    assert report.summarize({"cases": [], "sanitizer": result})["failures"] == []
