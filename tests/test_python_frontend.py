@@ -41,7 +41,8 @@ def test_golden_gather(tmp_path):
     src = module.gather.rewritten_source
     codes = _codes(src)
     golden = f"""\
-def gather(out, src, idx, _sk_fb):
+def gather(out, src, idx, _sk_fbp):
+    _sk_fb = _sk_buffer(_sk_fbp)
     if _sk_fb[0] != 0:
         _sk_skip(_sk_fb)
         return

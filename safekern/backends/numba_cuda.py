@@ -180,9 +180,10 @@ def _with_hidden(sig, device: bool):
     from numba.cuda.core.sigutils import normalize_signature
 
     args, ret = normalize_signature(sig)
-    hidden = (types.Array(types.int64, 1, "C"),)
     if device:
-        hidden += (types.Array(types.int32, 1, "C"),)
+        hidden = (types.Array(types.int64, 1, "C"), types.Array(types.int32, 1, "C"))
+    else:
+        hidden = (types.int64,)      # the failure buffer's address
     if ret is None:
         ret = types.void if not device else None
     return ret(*args, *hidden) if ret is not None else tuple(args) + hidden
@@ -310,7 +311,7 @@ class _Launch:
     def __call__(self, *args):
         numba_kernel = self.kernel._numba or self.kernel._build()
         source = current_source()
-        numba_kernel[self.config](*args, source.buffer)
+        numba_kernel[self.config](*args, source.argument)
         runtime.after_launch(source)
 
 
@@ -321,7 +322,7 @@ class _ForAll:
     def __call__(self, *args):
         numba_kernel = self.kernel._numba or self.kernel._build()
         source = current_source()
-        numba_kernel.forall(*self.args)(*args, source.buffer)
+        numba_kernel.forall(*self.args)(*args, source.argument)
         runtime.after_launch(source)
 
 
@@ -333,6 +334,9 @@ class NumbaFailureSource(runtime.FailureSource):
         super().__init__()
         self.context = context
         self.buffer = cuda.to_device(np.zeros(BUFFER_LEN, dtype=np.int64))
+        # What launches pass: the address (a scalar argument costs numba less host time than
+        # an array), or under the simulator the array itself.
+        self.argument = self.buffer if SIMULATOR else int(self.buffer.device_ctypes_pointer.value)
         device = getattr(context, "device", None)
         self.device_id = getattr(device, "id", 0)
         self.name = f"CUDA device {self.device_id}" + (" (simulator)" if SIMULATOR else "")

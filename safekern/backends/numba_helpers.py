@@ -68,6 +68,27 @@ assert failures.SKIPPED == 10 and failures.INDEX == 1 and failures.BLOCK == 7
 # -- stubs the rewritten code calls -----------------------------------------------------------
 
 
+@intrinsic
+def _sk_buffer(typingctx, address):
+    """The failure buffer (int64[16], C order) at a device address passed as a scalar."""
+    if not isinstance(address, types.Integer):
+        return None
+    array_ty = types.Array(types.int64, 1, "C")
+
+    def codegen(context, builder, sig, args):
+        from numba.cuda.np.arrayobj import populate_array
+
+        ary = context.make_array(array_ty)(context, builder)
+        intp = context.get_value_type(types.intp)
+        data = builder.inttoptr(args[0], context.get_value_type(types.int64).as_pointer())
+        populate_array(ary, data=data, shape=[ir.Constant(intp, failures.BUFFER_LEN)],
+                       strides=[ir.Constant(intp, 8)], itemsize=ir.Constant(intp, 8),
+                       meminfo=None)
+        return ary._getvalue()
+
+    return array_ty(address), codegen
+
+
 def _make_atomic_stub(op):
     def stub(*args):
         raise NotImplementedError("only callable inside a kernel")
@@ -314,6 +335,7 @@ for _op in INDEXED_ATOMICS:
 def namespace() -> dict:
     """What the rewritten code's names are bound to, for real numba-cuda kernels."""
     ns = {"_sk_load": _sk_load, "_sk_store": _sk_store, "_sk_skip": _sk_skip,
+          "_sk_buffer": _sk_buffer,
           "_sk_cuda": cuda, "_sk_int32": types.int32, "_sk_slice": slice}
     for op, stub in ATOMIC_STUBS.items():
         ns[f"_sk_atomic_{op}"] = stub

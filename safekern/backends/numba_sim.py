@@ -124,6 +124,7 @@ def namespace() -> dict:
     from numba import cuda
 
     ns = {"_sk_load": _sk_load, "_sk_store": _sk_store, "_sk_skip": _sk_skip,
+          "_sk_buffer": lambda buffer: buffer,     # the simulator passes the array itself
           "_sk_cuda": cuda, "_sk_int32": np.int32, "_sk_slice": slice}
     for op in INDEXED_ATOMICS:
         ns[f"_sk_atomic_{op}"] = _make_atomic(op)

@@ -89,7 +89,9 @@ def kernel_prelude(like) -> list:
         [ast.Constant(1), ast.Name(names.INT32, ast.Load())], []))
     init = ast.Assign([ast.Subscript(ast.Name(names.FLAG, ast.Load()), ast.Constant(0),
                                      ast.Store())], ast.Constant(0))
-    stmts = [_if(pending, [skip, ast.Return(None)]), flag, init]
+    buffer = ast.Assign([ast.Name(names.FB, ast.Store())], ast.Call(
+        ast.Name(names.BUFFER, ast.Load()), [ast.Name(names.FB_ADDRESS, ast.Load())], []))
+    stmts = [buffer, _if(pending, [skip, ast.Return(None)]), flag, init]
     return [ast.copy_location(s, like) for s in stmts]
 
 

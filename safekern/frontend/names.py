@@ -1,7 +1,10 @@
 """Names of the generated code. Every one starts with PREFIX, which user code may not use."""
 
 PREFIX = "_sk_"
-FB = "_sk_fb"            # hidden parameter: the device's failure buffer (int64[16])
+FB = "_sk_fb"            # the device's failure buffer (int64[16]); device functions' parameter
+FB_ADDRESS = "_sk_fbp"   # kernels' hidden parameter: the buffer's address (a scalar launches
+                         # faster than an array argument); the prelude makes it an array
+BUFFER = "_sk_buffer"    # _sk_buffer(address) -> int64[16] array
 FLAG = "_sk_flag"        # per-thread failure flag (a 1-element local int32 array)
 LOAD = "_sk_load"        # _sk_load(array, index, code, fb, flag) -> array[index]
 STORE = "_sk_store"      # _sk_store(array, index, value, code, fb, flag)

@@ -479,11 +479,12 @@ def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver) -> Rewri
     if fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
         raise ctx.error(fn, "*args, **kwargs and keyword-only parameters are not supported in "
                             "checked kernels")
-    args.args.append(ast.arg(names.FB))
     if device:
+        args.args.append(ast.arg(names.FB))
         args.args.append(ast.arg(names.FLAG))
         new_fn.body = body
     else:
+        args.args.append(ast.arg(names.FB_ADDRESS))
         new_fn.body = barriers.kernel_prelude(fn) + body
     if fn.args.defaults:
         # Hidden parameters follow the user's; give them defaults so defaults stay legal.
