@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import UnsupportedError
-from .clang import ParsedSource, children, function_body, insert_after, insert_before, kinds
+from .clang import ParsedSource, children, function_body, insert_after, insert_before
 
 _LOOPS = ("FOR_STMT", "WHILE_STMT", "DO_STMT")
 _SUBSTMT = ("IF_STMT", "SWITCH_STMT", "CASE_STMT", "DEFAULT_STMT", "LABEL_STMT") + _LOOPS
@@ -116,9 +116,16 @@ class ControlPlan:
         self.collectives = {id(c) for c in collectives}
         self.barriers: list[Node] = []
         self._labels = 0
+        misplaced = []
         for call in barrier_calls:
-            self._mark_barrier(call, id(call) in self.collectives)
-        self.barrier_mode = bool(self.barriers)
+            err = self._mark_barrier(call, id(call) in self.collectives)
+            if err is not None:
+                misplaced.append(err)
+        # Where nothing can fail, a barrier may stay wherever the user put it.
+        if misplaced and self.failures:
+            raise misplaced[0]
+        self.has_barriers = bool(barrier_calls)
+        self.barrier_mode = bool(self.barriers) and not misplaced
         if self.barrier_mode and self.failures and not kernel:
             b = self.barriers[0]
             raise ps.error(f"barrier in helper function '{fn.spelling}', which has checked "
@@ -132,7 +139,7 @@ class ControlPlan:
         node, in_header = find_anchor(self.root, s)
         name = self.ps.text(call).split("(")[0].strip()
         if in_header or node is self.root:
-            raise self._barrier_error(s, name, "in a loop header or condition")
+            return self._barrier_error(s, name, "in a loop header or condition")
         n = node
         while n.parent is not None:
             p = n.parent
@@ -140,7 +147,7 @@ class ControlPlan:
                 where = {"IF_STMT": "an if", "SWITCH_STMT": "a switch",
                          "CASE_STMT": "a case", "DEFAULT_STMT": "a default case",
                          "LABEL_STMT": "a labelled statement"}.get(p.kind, p.kind)
-                raise self._barrier_error(s, name, f"inside {where}")
+                return self._barrier_error(s, name, f"inside {where}")
             n = p
         node.is_barrier = True
         node.barrier_call = (call, collective)
@@ -150,6 +157,7 @@ class ControlPlan:
         while n is not None:
             n.has_barrier = True
             n = n.parent
+        return None
 
     def _barrier_error(self, offset, name, where):
         lineno, _ = self.ps.line_col(offset)
@@ -216,8 +224,6 @@ class ControlPlan:
     # -- edits ------------------------------------------------------------------------------
     def edits(self, exit_text: str) -> list:
         """All control edits; `exit_text` leaves the function ('return;' / 'return 0;')."""
-        K = kinds()
-        del K
         anchors = [find_anchor(self.root, x) for x in self.failures]
         self.validate(anchors)
         out = []

@@ -464,6 +464,7 @@ class BuildError:
 
 
 _LOC = re.compile(r'(?P<file>"[^"\n]*"|<[^>\n]*>|[^\s:"()]+):(?P<line>\d+):(?:(?P<col>\d+):)?')
+_EDG = re.compile(r'"(?P<file>[^"\n]+)", line (?P<line>\d+)')
 _ERROR_WORD = re.compile(r"\b(?:fatal )?error\b\s*:?\s*", re.IGNORECASE)
 
 
@@ -475,13 +476,22 @@ def map_build_log(log: str, filename: str, n_prelude: int):
     lines of the rewritten text, so the prelude is subtracted. Headers (.h) keep their lines.
     """
     own = re.compile(re.escape(filename) + r":(?P<line>\d+):(?:(?P<col>\d+):)?")
+    own_edg = re.compile('"' + re.escape(filename) + r'", line (?P<line>\d+)(?P<col>)')
     first = None
     out_lines = []
     for line in (log or "").splitlines():
-        m = own.search(line)
+        m = own.search(line) or own_edg.search(line)
         user_line = None
         if m:
             user_line = int(m.group("line"))
+        elif _EDG.search(line):
+            # '"<kernel>", line 62: error: ...' (EDG-style front ends)
+            e = _EDG.search(line)
+            raw = int(e.group("line"))
+            if raw > n_prelude and not e.group("file").endswith((".h", ".hpp", ".cuh")):
+                user_line = raw - n_prelude
+                line = f'{line[:e.start()]}"{filename}", line {user_line}{line[e.end():]}'
+                m = own_edg.search(line)
         else:
             m = _LOC.search(line)
             if m:
@@ -498,7 +508,8 @@ def map_build_log(log: str, filename: str, n_prelude: int):
         if first is None and _ERROR_WORD.search(line):
             if m is not None:
                 col = m.group("col")
-                msg = _ERROR_WORD.sub("", line[m.end():], count=1).strip() or line.strip()
+                msg = _ERROR_WORD.sub("", line[m.end():].lstrip(": "), count=1).strip() or \
+                    line.strip()
                 first = BuildError(user_line, int(col) - 1 if col else None, msg)
             elif "error" in line.lower() and not line.strip().lower().startswith(
                     ("1 error", "device")):

@@ -403,7 +403,8 @@ class _Rewriter:
                 plan.barrier_mode = False
             edits += plan.edits(self._exit_text(f, is_kernel))
             edits += self._signature_edits(f, fa, is_kernel)
-            edits += self._prologue_edits(f, fa, is_kernel, plan.barrier_mode,
+            # Any barrier: the group decides together whether a failure is pending.
+            edits += self._prologue_edits(f, fa, is_kernel, plan.has_barriers,
                                           bool(failure_offsets))
             if is_kernel:
                 ptrs = [p for p in fa.params if p.is_pointer]
