@@ -187,7 +187,7 @@ def _print_summary(run, paths) -> None:
             print(f"{label:<22} geomean {s[mode]['geomean']:.3f}  worst {s[mode]['worst']:.3f} "
                   f"({s[mode]['worst_kernel']})")
     for goal in s["goals"]:
-        if goal["measured"] is not None:
+        if goal["met"] is not None:
             print(f"goal {goal['what']}: {goal['measured']:.3f} <= {goal['target']}: "
                   f"{'met' if goal['met'] else 'MISSED'}")
     for f in s["failures"]:

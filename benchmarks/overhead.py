@@ -12,6 +12,8 @@ from .harness import run_step, stats
 
 
 def _rotate(items, shift):
+    if not items:
+        return []
     shift %= len(items)
     return items[shift:] + items[:shift]
 
