@@ -443,7 +443,9 @@ class _Analyser:
         i_s, i_e = self.ps.offsets(index)
         reason = self._macro_reason(i_s, i_e)
         if not reason and (i_e <= i_s or self.ps.offsets(base_expr)[1] > i_s):
-            reason = "written inside a macro expansion"
+            name = self.ps.macro_containing(*self.ps.offsets(c))
+            reason = (f"written inside the expansion of macro '{name}'" if name
+                      else "written inside a macro expansion")
         if _is_array(b) or _is_vector(b):
             t = b.type.get_canonical()
             extent = t.get_array_size() if _is_array(b) else t.element_count

@@ -21,7 +21,7 @@ API (stable; later additions only extend it):
   it), `.filename`, `.tu`; `offsets(cursor) -> (start, end)`, `text(cursor)`,
   `slice(start, end)`, `line_col(offset) -> (lineno 1-based, col 0-based in characters)`,
   `source_line(lineno)`, `in_main_file(cursor)`, `macro_at(start, end)` (the macro whose
-  expansion covers a position strictly inside, else None), `tokens_between(start, end)`,
+  expansion covers a position strictly inside, else None), `macro_containing(start, end)`, `tokens_between(start, end)`,
   `next_token(offset)`, `errors()` / `diagnostics()` -> list of `Diagnostic`.
 - Cursor helpers: `strip(cursor)` (skips implicit casts and parentheses), `children(cursor)`,
   `walk(cursor)` (pre-order, yields (cursor, parents-tuple)), `unary_op(ps, cursor)`,
@@ -181,6 +181,13 @@ class ParsedSource:
             for p in positions:
                 if s < p < e:
                     return name
+        return None
+
+    def macro_containing(self, start: int, end: int) -> str | None:
+        """The macro whose expansion text contains the whole range [start, end], else None."""
+        for s, e, name in self.macro_ranges():
+            if s <= start and end <= e:
+                return name
         return None
 
     # -- diagnostics ----------------------------------------------------------------------
@@ -475,7 +482,8 @@ def map_build_log(log: str, filename: str, n_prelude: int):
     main source (drivers that ignore #line: "<kernel>", "<source>", a temporary file) count
     lines of the rewritten text, so the prelude is subtracted. Headers (.h) keep their lines.
     """
-    own = re.compile(re.escape(filename) + r":(?P<line>\d+):(?:(?P<col>\d+):)?")
+    own = re.compile(re.escape(filename) +
+                     r":(?P<line>\d+)(?::(?P<col>\d+))?(?: <Spelling=[^>]*>)?:")
     own_edg = re.compile('"' + re.escape(filename) + r'", line (?P<line>\d+)(?P<col>)')
     first = None
     out_lines = []
