@@ -1,13 +1,18 @@
 """The shared libclang layer for C-family kernel languages (OpenCL C here, CUDA C for CuPy).
 
 Language-neutral: everything that differs between OpenCL C and CUDA C lives in a `Dialect`
-object (safekern/frontend/opencl.py has the OpenCL one). The pipeline a C front end runs:
+object (safekern/frontend/opencl.py has the OpenCL one). Three modules make the layer:
+this one (parsing, positions, edits, #line, build logs, failure sites), `c_checks.py` (which
+accesses are checked against what, and the edits that check them) and `barriers_c.py` (where a
+failing thread goes: exit checks, barrier-safe jumps). A C front end runs:
 
     ps = parse(source, filename=..., args=dialect.parse_args(options), headers=dialect.headers())
     ps.errors()                        # libclang's errors, at the user's lines
     for fn in functions(ps):           # FUNCTION_DECL definitions written in the user's source
-        accesses = find_accesses(ps, fn, dialect)      # analysis only: facts, no edits
-    edits = [...]                      # Edit(start, end, text, key) at byte offsets of ps.data
+        facts = c_checks.analyse_function(ps, fn, dialect, is_kernel=..., helpers=...)
+        # facts.accesses: list[Access] (analysis only); find_accesses() is the short form
+        edits += c_checks.access_edits(ps, facts, codes)   # codes: id(access) -> C literal
+        edits += barriers_c.ControlPlan(ps, fn, dialect, ...).edits("return;")
     text = apply_edits(ps, edits, prelude=dialect_prelude)   # + '#line 1 "file"', lines kept
     log, err = map_build_log(driver_log, ps.filename, prelude_lines(text))
 
@@ -20,21 +25,26 @@ API (stable; later additions only extend it):
 - `ParsedSource`: `.source` (str), `.data` (UTF-8 bytes; every offset is a byte offset into
   it), `.filename`, `.tu`; `offsets(cursor) -> (start, end)`, `text(cursor)`,
   `slice(start, end)`, `line_col(offset) -> (lineno 1-based, col 0-based in characters)`,
-  `source_line(lineno)`, `in_main_file(cursor)`, `macro_at(start, end)` (the macro whose
-  expansion covers a position strictly inside, else None), `macro_containing(start, end)`, `tokens_between(start, end)`,
-  `next_token(offset)`, `errors()` / `diagnostics()` -> list of `Diagnostic`.
+  `source_line(lineno)`, `in_main_file(cursor)`, `macro_at(*positions)` (the macro whose
+  expansion strictly contains a position), `macro_containing(start, end)`,
+  `tokens_between(start, end)`, `next_token(offset)`, `prev_token(offset)`,
+  `errors()` / `diagnostics()` -> list of `Diagnostic`, `error(problem, start, end)` -> a
+  CompilationError with the user's line and a caret.
 - Cursor helpers: `strip(cursor)` (skips implicit casts and parentheses), `children(cursor)`,
   `walk(cursor)` (pre-order, yields (cursor, parents-tuple)), `unary_op(ps, cursor)`,
   `binary_op(ps, cursor)` (operator spelling from tokens), `evaluate_int(cursor)`
-  (constant value or None), `functions(ps)`, `called_name(cursor)`.
-- `Access`: one memory access found by `find_accesses(ps, fn, dialect)`: its kind
-  ("subscript", "deref", "builtin"), status ("checked", "safe", "unchecked"), reason, the
-  byte ranges to wrap, the array/pointer it is checked against (`Base`), axis and constant
-  extent; `Access.site(ps, kind)` registers and returns its `safekern.failures.FailureSite`.
-- `Edit(start, end, text, key=(1, 0))`: replace data[start:end] with text (start == end
-  inserts). `insert_before(pos, text, depth)` / `insert_after(pos, text, depth)` order
-  insertions that meet at one offset (closing text of inner constructs first, then opening
-  text of outer constructs first). Edit text never contains a newline: line numbers stay.
+  (constant value or None), `functions(ps)`, `function_body(fn)`, `called_name(call)`,
+  `call_args(call)`.
+- `Access`: one memory access (see c_checks.analyse_function / `find_accesses`): its kind
+  ("subscript", "deref", "builtin", "vector", "argument"), status ("checked", "safe",
+  "unchecked"), reason, the byte ranges to wrap, the array/pointer it is checked against
+  (`Base`), axis and constant extent; `Access.site(ps, backend)` registers and returns its
+  `safekern.failures.FailureSite`.
+- `Edit(start, end, text, key)`: replace data[start:end] with text (start == end inserts).
+  Make them with `insert_before(pos, text, depth)`, `insert_after(pos, text, depth)` (these
+  order insertions that meet at one offset: closing text of inner constructs first, then
+  opening text of outer constructs first) and `replace(start, end, text)`. Edit text never
+  contains a newline: line numbers stay.
 - `apply_edits(ps, edits, *, prelude="") -> str`: prelude, then `#line 1 "<filename>"`, then
   the edited user text.
 - `map_build_log(log, filename, prelude_lines) -> (log, BuildError | None)`: rewrites raw line
@@ -396,18 +406,18 @@ def _is_constant_tree(cursor) -> bool:
 
 # -- edits ---------------------------------------------------------------------------------
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Edit:
-    """Replace data[start:end] with `text` (an insertion when start == end).
+    """Replace data[start:end] with `text` (an insertion when end == start).
 
     `key` orders edits that meet at one offset: insert_after() texts (which close constructs
     ending there) come first, innermost first; then insert_before() texts, outermost first.
     """
 
     start: int
-    key: tuple = (1, 0)
     end: int = -1
     text: str = ""
+    key: tuple = (1, 0)
 
     def __post_init__(self):
         if self.end < 0:
@@ -417,15 +427,15 @@ class Edit:
 
 
 def insert_before(pos: int, text: str, depth: int = 0) -> Edit:
-    return Edit(pos, (1, depth), pos, text)
+    return Edit(pos, pos, text, (1, depth))
 
 
 def insert_after(pos: int, text: str, depth: int = 0) -> Edit:
-    return Edit(pos, (0, -depth), pos, text)
+    return Edit(pos, pos, text, (0, -depth))
 
 
 def replace(start: int, end: int, text: str) -> Edit:
-    return Edit(start, (2, 0), end, text)
+    return Edit(start, end, text, (2, 0))
 
 
 def line_directive(lineno: int, filename: str) -> str:
@@ -598,19 +608,30 @@ class Access:
 class Dialect:
     """What differs between C kernel languages. Subclasses fill these in.
 
-    Attributes: `name` ("opencl", "cuda"); `barrier_functions` (names of group barriers:
-    "barrier", "work_group_barrier" / "__syncthreads", ...); `unsupported_collectives`
-    (name prefixes of group-wide calls that act as barriers but are not handled).
-    Hooks: `parse_args(options)`, `headers()`, `is_kernel(fn_cursor)`,
-    `address_space(type_spelling)`, `pointer_builtin(name)` -> (arg index, elements) or None
-    for built-ins that access memory through a pointer argument (atomics, vloadN), and the
-    code-generation hooks the language's rewriter uses (prelude text, failure recording,
-    thread/block id expressions, hidden parameter declarations).
+    Attributes:
+      name                 "opencl", "cuda"
+      barrier_functions    names of group barriers ("barrier", "work_group_barrier";
+                           "__syncthreads", ...): statements calling them are barrier points
+      pure_builtins        a container: `name in pure_builtins` for calls without side effects
+                           (get_global_id, min, ...), so expressions holding them may be
+                           evaluated twice by a check
+    Hooks:
+      parse_args(options) -> libclang arguments; headers() -> [(name, text)]
+      is_kernel(fn_cursor) -> bool
+      address_space(type_spelling) -> "__global", "__local", ... or "" (used in the
+                           `(const AS char *)` casts of byte-offset checks)
+      pointer_builtin(name) -> (pointer arg, elements touched, offset arg or None) for
+                           built-ins that access memory through a pointer (atomics, vloadN),
+                           "skip" for ones that do not, None: reported as unchecked
+      barrier_call_edits(ps, call) -> edits making a barrier also fence the group's flag
+      group_barrier_text() -> a statement that syncs the group (after collectives)
+    The language's rewriter adds the prelude (which defines __sk_ix, __sk_ixb,
+    __SK_UNLIKELY), hidden parameters and the kernel prologue (__sk_fp, __sk_lf, __sk_nb).
     """
 
     name = "c"
     barrier_functions: frozenset = frozenset()
-    unsupported_collectives: tuple = ()
+    pure_builtins = frozenset()
 
     def parse_args(self, options) -> list:
         raise NotImplementedError
@@ -627,9 +648,24 @@ class Dialect:
     def pointer_builtin(self, name: str):
         return None
 
+    def barrier_call_edits(self, ps, call) -> list:
+        return []
+
+    def group_barrier_text(self) -> str:
+        raise NotImplementedError
+
+
+def find_accesses(ps: ParsedSource, fn, dialect, *, is_kernel: bool = True,
+                  helpers=None) -> list:
+    """Every memory access of one function definition, classified (see c_checks)."""
+    from .c_checks import analyse_function
+
+    return analyse_function(ps, fn, dialect, is_kernel=is_kernel,
+                            helpers=helpers or {}).accesses
+
 
 __all__ = ["parse", "ParsedSource", "Diagnostic", "Edit", "insert_before", "insert_after",
            "replace", "apply_edits", "prelude_lines", "line_directive", "map_build_log",
-           "BuildError", "Access", "Base", "Dialect", "strip", "children", "walk",
+           "BuildError", "Access", "Base", "Dialect", "find_accesses", "strip", "children", "walk",
            "functions", "function_body", "called_name", "call_args", "unary_op",
            "binary_op", "evaluate_int", "kinds"]
