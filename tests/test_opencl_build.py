@@ -13,6 +13,8 @@ from safekern import config
 cl = pytest.importorskip("pyopencl")
 cla = pytest.importorskip("pyopencl.array")
 skcl = pytest.importorskip("safekern.opencl")
+
+pytestmark = pytest.mark.timeout(120, method="thread")   # a hang fails, never blocks CI
 from safekern.backends import opencl as backend  # noqa: E402
 
 GOOD = """__kernel void twice(__global const float *a, __global float *out) {

@@ -15,6 +15,8 @@ cl = pytest.importorskip("pyopencl")
 cla = pytest.importorskip("pyopencl.array")
 skcl = pytest.importorskip("safekern.opencl")
 
+pytestmark = pytest.mark.timeout(120, method="thread")   # a hang fails, never blocks CI
+
 N = 64          # work-items
 LSZ = 16        # work-group size: the last work-item is thread (15,0,0) block (3,0,0)
 LAST = ((LSZ - 1, 0, 0), (N // LSZ - 1, 0, 0))

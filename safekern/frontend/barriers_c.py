@@ -18,8 +18,10 @@ a failing work-item does then:
   of this interval.
 
 Barriers must sit in the function body or in loop bodies (possibly nested), never under if or
-switch, and neither a loop header holding a barrier nor a barrier's own statement may hold a
-checked access: those kernels are rejected at build time naming the barrier's line.
+switch, and neither a loop header holding a barrier nor a barrier() statement may hold a
+checked access: those kernels are rejected at build time naming the barrier's line. Group
+collectives (work_group_reduce_add, ...) and calls of helpers that hold barriers are barrier
+points too; every work-item completes them, then a barrier of ours publishes the flag.
 
     plan = ControlPlan(ps, facts, dialect, barrier_calls=[...], failure_offsets=[...])
     edits = plan.edits(exit_text)
@@ -169,7 +171,7 @@ class ControlPlan:
 
     def validate(self, anchors):
         for node, header in anchors:
-            if node.is_barrier:
+            if node.is_barrier and not node.barrier_call[1]:
                 call = node.barrier_call[0]
                 name = self.ps.text(call).split("(")[0].strip()
                 raise self._barrier_error(node.start, name,
@@ -266,7 +268,13 @@ class ControlPlan:
                 wrap(body)
                 out.append(insert_before(body.start, text, 2 * body.depth))
 
+        fail_inside = set()
         for node, header in anchors:
+            if node.is_barrier:
+                # A collective (or barrier helper) with a checked access in its statement:
+                # every work-item completes it; the flag is published before our own barrier.
+                fail_inside.add(node)
+                continue
             if header and node.is_loop:
                 at_body_start(node)
             after(node)
@@ -280,6 +288,8 @@ class ControlPlan:
                 wrap(b)
                 call, collective = b.barrier_call
                 sync = (" " + self.dialect.group_barrier_text()) if collective else ""
+                if b in fail_inside:
+                    sync = " if (__SK_UNLIKELY(*__sk_fp)) __sk_lf = __sk_nb + 1;" + sync
                 out.append(insert_after(b.end, f"{sync} __sk_nb++; if (__sk_lf != 0 && "
                                         f"__sk_lf <= __sk_nb) {self._group_exit()}",
                                         2 * b.depth))

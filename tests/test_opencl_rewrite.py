@@ -1,0 +1,290 @@
+"""Golden tests of the OpenCL rewrite (libclang only: no OpenCL platform needed)."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytest.importorskip("clang.cindex")
+
+from safekern import CompilationError, UnsupportedError  # noqa: E402
+from safekern.failures import TABLE, code32  # noqa: E402
+from safekern.frontend import opencl as O  # noqa: E402
+from safekern.frontend.clang import prelude_lines  # noqa: E402
+
+
+def rewrite(src, **kw):
+    return O.rewrite(src, filename="g.cl", **kw)
+
+
+def user_part(src, **kw):
+    """The rewritten user source, with failure codes replaced by CODE."""
+    text = rewrite(src, **kw).text
+    marker = '#line 1 "g.cl"\n'
+    assert text.count(marker) == 1
+    return re.sub(r"0x[0-9a-f]+L", "CODE", text[text.index(marker) + len(marker):])
+
+
+SAXPY = """__kernel void saxpy(__global const float *x, __global float *y, float a) {
+    int i = get_global_id(0);
+    y[i] = a * x[i] + y[i];
+}
+"""
+
+SAXPY_CHECKED = (
+    "__kernel void saxpy(__global const float *x, __global float *y, float a, "
+    "__global long *__sk_fb, long __sk_nb_x, long __sk_nb_y) { "
+    "if (__sk_pending(__sk_fb)) return; int __sk_f = 0; __private int *__sk_fp = &__sk_f; "
+    "const long __sk_n_x = __sk_nb_x / (long)sizeof(*x); "
+    "const long __sk_n_y = __sk_nb_y / (long)sizeof(*y);\n"
+    "    int i = get_global_id(0);\n"
+    "    y[__sk_ix((long)(i), __sk_n_y, CODE, 0, __sk_fb, __sk_fp)] = "
+    "a * x[__sk_ix((long)(i), __sk_n_x, CODE, 0, __sk_fb, __sk_fp)] + "
+    "y[__sk_ix((long)(i), __sk_n_y, CODE, 0, __sk_fb, __sk_fp)]; "
+    "if (__SK_UNLIKELY(*__sk_fp)) return;\n"
+    "}\n")
+
+
+def test_golden_saxpy():
+    assert user_part(SAXPY) == SAXPY_CHECKED
+
+
+REDUCE = """__kernel void reduce(__global float *x, __local float *s) {
+    int lid = get_local_id(0);
+    s[lid] = x[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = get_local_size(0) / 2; k > 0; k >>= 1) {
+        if (lid < k) s[lid] += s[lid + k];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        x[lid] = s[0];
+    }
+}
+"""
+
+GOTO_B1 = "if (__SK_UNLIKELY(*__sk_fp)) { __sk_lf = __sk_nb + 1; goto __sk_b1; }"
+GOTO_B2 = "if (__SK_UNLIKELY(*__sk_fp)) { __sk_lf = __sk_nb + 1; goto __sk_b2; }"
+AFTER_BARRIER = "__sk_nb++; if (__sk_lf != 0 && __sk_lf <= __sk_nb) return;"
+REDUCE_CHECKED = "\n".join([
+    "__kernel void reduce(__global float *x, __local float *s, __global long *__sk_fb, "
+    "long __sk_nb_x, long __sk_nb_s) { __local int __sk_lf; int __sk_nb = 0; "
+    "if (__sk_first_item()) __sk_lf = __sk_pending(__sk_fb) ? -1 : 0; "
+    "barrier(CLK_LOCAL_MEM_FENCE); if (__sk_lf < 0) return; int __sk_f = 0; "
+    "__private int *__sk_fp = &__sk_f; const long __sk_n_x = __sk_nb_x / (long)sizeof(*x); "
+    "const long __sk_n_s = __sk_nb_s / (long)sizeof(*s);",
+    "    int lid = get_local_id(0);",
+    "    s[__sk_ix((long)(lid), __sk_n_s, CODE, 0, __sk_fb, __sk_fp)] = "
+    "x[__sk_ix((long)(get_global_id(0)), __sk_n_x, CODE, 0, __sk_fb, __sk_fp)]; " + GOTO_B1,
+    "    __sk_b1: barrier((CLK_LOCAL_MEM_FENCE) | CLK_LOCAL_MEM_FENCE); " + AFTER_BARRIER,
+    "    for (int k = get_local_size(0) / 2; k > 0; k >>= 1) { " + GOTO_B2 + " ",
+    "        if (lid < k) { s[__sk_ix((long)(lid), __sk_n_s, CODE, 0, __sk_fb, __sk_fp)] += "
+    "s[__sk_ix((long)(lid + k), __sk_n_s, CODE, 0, __sk_fb, __sk_fp)]; " + GOTO_B2 + " }",
+    "        __sk_b2: barrier((CLK_LOCAL_MEM_FENCE) | CLK_LOCAL_MEM_FENCE); " + AFTER_BARRIER,
+    "        x[__sk_ix((long)(lid), __sk_n_x, CODE, 0, __sk_fb, __sk_fp)] = "
+    "s[__sk_ix((long)(0), __sk_n_s, CODE, 0, __sk_fb, __sk_fp)]; "
+    "if (__SK_UNLIKELY(*__sk_fp)) { __sk_lf = __sk_nb + 1; goto __sk_c3; }",
+    "     __sk_c3: ;} if (__SK_UNLIKELY(*__sk_fp)) return;",
+    "}",
+    ""])
+
+
+def test_golden_barrier_loop():
+    # After the loop body's last barrier a failing work-item goes round (continue label).
+    assert user_part(REDUCE) == REDUCE_CHECKED
+
+
+HELPERS = """float dot(__global const float *p, __global const float *q, int n) {
+    float s = 0.0f;
+    for (int k = 0; k < n; k++)
+        s += p[k] * *(q + k);
+    return s;
+}
+__kernel void rows(__global const float *a, __global const float *v, __global float *out,
+                   int ncols) {
+    int r = get_global_id(0);
+    __global const float *row = &a[r * ncols];
+    if (r % 2) out[r] = dot(row, v, ncols);
+    else out[r] = row[0];
+    do { r--; } while (a[r] > 0);
+}
+"""
+
+
+def test_helpers_get_hidden_arguments_and_derived_offsets():
+    out = user_part(HELPERS)
+    lines = out.split("\n")
+    assert lines[0] == ("float dot(__global const float *p, __global const float *q, int n, "
+                        "__global long *__sk_fb, __private int *__sk_fp, long __sk_o_p, "
+                        "long __sk_nb_p, long __sk_o_q, long __sk_nb_q) {")
+    assert lines[3] == (
+        "        { s += p[__sk_ixb((long)(k), __sk_o_p, (long)sizeof(*(p)), __sk_nb_p, CODE, "
+        "__sk_fb, __sk_fp)] * *(q + __sk_ixb((long)(k), __sk_o_q, (long)sizeof(*(q)), "
+        "__sk_nb_q, CODE, __sk_fb, __sk_fp)); if (__SK_UNLIKELY(*__sk_fp)) return (float)0; }")
+    # The call passes row's offset within a, and a's size.
+    assert ("dot(row, v, ncols, __sk_fb, __sk_fp, (long)((const __global char *)(row) - "
+            "(const __global char *)(a)), __sk_nb_a, 0L, __sk_nb_v); "
+            "if (__SK_UNLIKELY(*__sk_fp)) return; }") in lines[10]
+    assert lines[10].startswith("    if (r % 2) { out[")
+    assert lines[11].startswith("    else { out[") and lines[11].endswith("return; }")
+    # do-while: the condition's check is tested at the top of the body and after the loop.
+    assert lines[12].startswith("    do { if (__SK_UNLIKELY(*__sk_fp)) return;  r--; } while")
+
+
+def test_line_numbers_are_kept():
+    for src in (SAXPY, REDUCE, HELPERS):
+        r = rewrite(src)
+        n_prelude = prelude_lines(r.text)
+        body = r.text.split("\n")[n_prelude:]
+        assert len(body) == len(src.split("\n"))
+        # Every user token stays on its line.
+        for user, checked in zip(src.split("\n"), body):
+            for word in re.findall(r"[A-Za-z_]\w*", user):
+                assert word in checked
+
+
+def test_report_and_sites():
+    r = rewrite(HELPERS)
+    statuses = {(e.function, e.text): e.status for e in r.report}
+    assert statuses[("dot", "p[k]")] == "checked"
+    assert statuses[("dot", "*(q + k)")] == "checked"
+    assert statuses[("rows", "row[0]")] == "checked"
+    site = r.sites[0]
+    assert TABLE.lookup(site.code) == site and site.filename == "g.cl"
+    assert [e.lineno for e in r.report] == sorted(e.lineno for e in r.report)
+    assert r.kernels["rows"].n_user_args == 4
+    assert [p.name for p in r.kernels["rows"].pointer_params] == ["a", "v", "out"]
+
+
+def test_32bit_codes():
+    text = rewrite(SAXPY, int64_atomics=False).text
+    assert "atom_cmpxchg" not in text and "atomic_cmpxchg((volatile __global int *)fb" in text
+    codes = [int(c[:-1], 16) for c in re.findall(r"0x[0-9a-f]+L", text)]
+    assert codes and all(c < 2 ** 31 for c in codes)
+    sites = rewrite(SAXPY).sites
+    assert {code32(s.code) for s in sites} <= set(codes)
+
+
+def test_safe_and_unchecked_accesses():
+    src = """#define TILE 4
+__kernel void k(__global float *a, __global float *b, __global int *idx, int sel) {
+    float t[TILE][2 * TILE];
+    __global float *p = sel ? a : b;
+    for (int i = 0; i < TILE; i++)
+        for (int j = 0; j <= 2 * TILE - 1; j++)
+            t[i][j] = 0.0f;
+    p[0] = t[3][7] + t[idx[0]][0];
+    a[idx[1]++] = sizeof(b[100]);
+    float *q = (float *)0;
+}"""
+    by = {(e.text, e.status): e for e in rewrite(src).report}
+    assert by[("t[i]", "safe")].reason == "loop index in [0, 3]"
+    assert by[("t[i][j]", "safe")].reason == "loop index in [0, 7]"
+    assert by[("t[3]", "safe")].reason == "constant index"
+    assert ("t[idx[0]]", "checked") in by and ("idx[0]", "checked") in by
+    assert "different buffers" in by[("p[0]", "unchecked")].reason
+    assert ("a[idx[1]++]", "checked") in by          # the index is evaluated once
+    assert not any("b[100]" in e.text for e in rewrite(src).report)   # sizeof: no access
+
+
+def test_atomics_vload_and_builtins():
+    src = """__kernel void k(__global int *c, __global float *f, __global int *d) {
+    int i = get_global_id(0);
+    atomic_inc(c + i);
+    atomic_add(&c[i], 1);
+    float4 v = vload4(i, f + 1);
+    vstore2(v.xy, i, f);
+    float ip;
+    f[i] = fract(f[i], &ip);
+    prefetch(f, 4);
+}"""
+    r = rewrite(src)
+    checked = [e.text for e in r.report if e.status == "checked"]
+    assert "atomic_inc(c + i)" in checked or "c + i" in " ".join(checked)
+    assert "c[i]" in checked
+    assert "vload4(i, f + 1)" in checked and "vstore2(v.xy, i, f)" in checked
+    text = user_part(src)
+    assert "vload4(__sk_ixb((long)(i), (long)((const __global char *)(f + 1) - " \
+           "(const __global char *)(f)), 4L * (long)sizeof(*(f + 1)), __sk_nb_f" in text
+    assert "vstore2(v.xy, __sk_ixb((long)(i), 0L, 2L * (long)sizeof(*(f)), __sk_nb_f" in text
+
+
+def test_moved_parameter_is_saved():
+    src = """__kernel void k(__global float *a, int off) {
+    a += off;
+    a[get_global_id(0)] = 1.0f;
+}"""
+    text = user_part(src)
+    assert "__global float *__sk_orig_a = a;" in text
+    assert "(const __global char *)(a) - (const __global char *)(__sk_orig_a)" in text
+
+
+# -- rejected at build time ------------------------------------------------------------------
+
+def test_barrier_in_if_with_checks_is_rejected():
+    src = """__kernel void k(__global float *x, int n) {
+    x[get_global_id(0)] = 0.0f;
+    if (n > 0)
+        barrier(CLK_LOCAL_MEM_FENCE);
+}"""
+    with pytest.raises(UnsupportedError) as info:
+        rewrite(src)
+    assert info.value.lineno == 4 and "barrier() at line 4 is inside an if" in str(info.value)
+
+
+def test_checked_access_in_header_of_barrier_loop_is_rejected():
+    src = """__kernel void k(__global int *x) {
+    for (int i = 0; x[i] > 0; i++) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}"""
+    with pytest.raises(UnsupportedError, match=r"header of a loop that holds a barrier "
+                                                r"\(line 3\)") as info:
+        rewrite(src)
+    assert info.value.lineno == 2
+
+
+def test_barrier_in_helper_with_checks_is_rejected():
+    src = """void h(__local float *s) { s[0] = 1.0f; barrier(CLK_LOCAL_MEM_FENCE); }
+__kernel void k(__local float *s) { h(s); }"""
+    with pytest.raises(UnsupportedError, match="barrier in helper function 'h'"):
+        rewrite(src)
+
+
+def test_kernel_called_as_function_is_rejected():
+    src = """__kernel void a(__global float *x) { x[0] = 1.0f; }
+__kernel void b(__global float *x) { a(x); }"""
+    with pytest.raises(UnsupportedError, match="kernel 'a' is called as a function") as info:
+        rewrite(src)
+    assert info.value.lineno == 2
+
+
+def test_parse_errors_name_the_users_line():
+    src = "__kernel void k(__global float *x) {\n    x[0] = y;\n}\n"
+    with pytest.raises(O.ParseFailed) as info:
+        rewrite(src)
+    assert isinstance(info.value, CompilationError)
+    assert info.value.lineno == 2 and "y" in info.value.problem
+
+
+def test_options_reach_the_parser():
+    src = "__kernel void k(__global float *x) { x[0] = VALUE; }"
+    with pytest.raises(O.ParseFailed):
+        rewrite(src)
+    assert "x[__sk_ix" in rewrite(src, options=["-D", "VALUE=1.0f"]).text
+    assert "x[__sk_ix" in rewrite(src, options=["-DVALUE=1.0f", "-cl-std=CL2.0"]).text
+
+
+def test_opencl_c_2_and_3_features_parse():
+    src = """__kernel void k(__global float *f, __global atomic_int *ai) {
+    size_t i = get_global_id(0);
+    atomic_fetch_add_explicit(ai, 1, memory_order_relaxed, memory_scope_device);
+    f[i] = work_group_reduce_add(f[i]);
+    work_group_barrier(CLK_GLOBAL_MEM_FENCE);
+}"""
+    for std in ("CL2.0", "CL3.0"):
+        text = rewrite(src, options=[f"-cl-std={std}"]).text
+        # The collective is a barrier point: a failing work-item still takes part, and
+        # publishes its failure before the group's next barrier.
+        assert ("f[__sk_ix((long)(i), __sk_n_f, " in text and
+                "if (__SK_UNLIKELY(*__sk_fp)) __sk_lf = __sk_nb + 1; barrier(CLK_LOCAL_MEM_FENCE);"
+                " __sk_nb++; if (__sk_lf != 0 && __sk_lf <= __sk_nb) return;" in text)
+        assert "work_group_barrier((CLK_GLOBAL_MEM_FENCE) | CLK_LOCAL_MEM_FENCE)" in text
