@@ -185,8 +185,10 @@ static __device__ __forceinline__ T* __sk_ptr(T* p, const volatile void* base, l
   return p;
 }}
 #if __SK_BARRIERS
+// The flag is read after the barrier: a thread that failed before it has set the flag and
+// exited (which released the barrier), so the whole block sees it and leaves here.
 static __device__ __forceinline__ void __sk_sync() {{
-  if (__syncthreads_or(*(volatile int*)&__sk_bf)) __sk_leave();
+  __syncthreads(); if (*(volatile int*)&__sk_bf) __sk_leave();
 }}
 static __device__ __forceinline__ int __sk_sync_count(int p) {{
   int r = __syncthreads_count(p); if (*(volatile int*)&__sk_bf) __sk_leave(); return r;
@@ -249,7 +251,7 @@ class CudaRewrite:
     kernels: list[KernelInfo] = field(default_factory=list)
     accesses: list[C.Access] = field(default_factory=list)
     barriers: bool = False    # some kernel synchronises its block
-    notes: list[str] = field(default_factory=list)
+    includes: tuple = ()      # (path, sha256) of the real files the source includes
 
     def find_kernels(self, name: str) -> list[KernelInfo]:
         """Kernels a symbol, a name or a name expression (`ns::axpy<float>`) can mean."""
@@ -258,16 +260,20 @@ class CudaRewrite:
                or base in (k.name, k.qualified)]
         return out
 
-    def report(self) -> list[dict]:
-        ps_lines = self.original.split("\n")
-        out = []
-        for a in self.accesses:
-            line = a.extra.get("lineno")
-            out.append({"function": a.function, "line": line, "kind": a.kind, "array": a.array,
-                        "axis": a.axis, "status": a.status, "reason": a.reason,
-                        "code": a.extra.get("code"),
-                        "source": ps_lines[line - 1].strip() if line else None})
-        return out
+    def report(self):
+        """Every access, in source order: a c_checks.CheckReport of ReportEntry (the same
+        report as the OpenCL path's)."""
+        from .c_checks import CheckReport, ReportEntry
+
+        data = self.original.encode("utf-8")
+        entries = []
+        for a in sorted(self.accesses, key=lambda a: a.start):
+            line_start = data.rfind(b"\n", 0, a.start) + 1
+            col = len(data[line_start:a.start].decode("utf-8", "replace"))
+            text = " ".join(data[a.start:a.end].decode("utf-8", "replace").split())
+            entries.append(ReportEntry(a.function, a.extra.get("lineno") or 0, col, text,
+                                       a.array, a.status, a.reason))
+        return CheckReport(entries, filename=self.filename, checks=self.checked)
 
     @property
     def unchecked(self) -> list[C.Access]:

@@ -7,12 +7,17 @@ parameters at the signatures and call sites, the kernel preludes, the barrier re
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 from ..errors import UnsupportedError
 from . import clang as C
 from .cuda import (ADDRESS_BUILTINS, BACKEND, BARRIERS, UNSAFE_BARRIER_CALLS, _ASM_BARRIER,
                    CudaRewrite, KernelInfo, ParamInfo, device_prelude)
+
+# Functions that take pointers without touching arrays through them (or only strings).
+_NO_MEMORY_CALLS = frozenset(("printf", "__prefetch_global_l1", "__prefetch_global_l2",
+                              "__nanosleep", "assert", "__assertfail"))
 
 _ARRAY_KINDS = ("CONSTANTARRAY", "INCOMPLETEARRAY", "DEPENDENTSIZEDARRAY", "VARIABLEARRAY")
 _CASTS = ("CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR", "CXX_REINTERPRET_CAST_EXPR",
@@ -248,7 +253,21 @@ class ModuleRewriter:
             text = C.apply_edits(self.ps, [], prelude="")
         return CudaRewrite(source=text, original=self.ps.source, filename=self.ps.filename,
                            checked=self.checks, kernels=kernels, accesses=self.accesses,
-                           barriers=barriers)
+                           barriers=barriers, includes=self._includes())
+
+    def _includes(self) -> tuple:
+        """Real header files the source includes (their contents go into cache keys)."""
+        out = {}
+        for inc in self.ps.tu.get_includes():
+            path = inc.include.name if inc.include is not None else ""
+            if not path or path.startswith("/__safekern__") or path in out:
+                continue
+            try:
+                with open(path, "rb") as f:
+                    out[path] = hashlib.sha256(f.read()).hexdigest()
+            except OSError:
+                continue
+        return tuple(sorted(out.items()))
 
     def _propagate_barriers(self):
         changed = True
@@ -600,8 +619,12 @@ class FunctionRewriter:
         if kind == K.ARRAY_SUBSCRIPT_EXPR:
             return self.subscript(c, depth, ctx, access=True)
         if kind == K.UNARY_OPERATOR:
-            op = C.unary_op(self.ps, c)
+            op = self._unary(c)
             kids = C.children(c)
+            if op == "?" and kids:
+                s, e = self.ps.offsets(c)
+                self._record("deref", "unchecked", "inside a macro expansion", s, e,
+                             array=self.ps.text(c))
             if op == "*" and kids:
                 return self.deref(c, kids[0], depth, ctx)
             if op == "&" and kids:
@@ -633,6 +656,21 @@ class FunctionRewriter:
                                    "__syncthreads()")
         for ch in c.get_children():
             self.visit(ch, depth + 1, ctx)
+
+    def _unary(self, c) -> str:
+        """The operator of a UNARY_OPERATOR; inside a macro expansion (no tokens to read) a
+        dereference is told by its types, and "?" means one that cannot be edited."""
+        op = C.unary_op(self.ps, c)
+        kids = C.children(c)
+        if op or not kids:
+            return op
+        operand_t = C.strip(kids[0]).type
+        if _is_pointer_type(operand_t) or _is_array_type(operand_t):
+            pointee = operand_t.get_pointee() if _is_pointer_type(operand_t) else None
+            if pointee is not None and pointee.get_canonical().spelling.replace(
+                    "const ", "") == c.type.get_canonical().spelling.replace("const ", ""):
+                return "?"
+        return ""
 
     def _lambda(self, c, depth, ctx):
         s, _ = self.ps.offsets(c)
@@ -675,6 +713,25 @@ class FunctionRewriter:
 
     def _editable(self, *offsets) -> bool:
         return self.ps.macro_at(*offsets) is None
+
+    def _wrappable(self, kind: str, p0: int, p1: int) -> bool:
+        """The pointer expression p0..p1 is written out in the user's text, next to the
+        operator that uses it (not produced by a macro that expands to the whole access)."""
+        before, after = self.ps.prev_token(p0), self.ps.next_token(p1)
+        if p1 <= p0 or before is None or after is None or not self._editable(p0, p1):
+            return False
+        if kind == "deref":
+            return before[2] == "*" and before[1] <= p0
+        if kind == "arrow":
+            return after[2] == "->" and after[0] >= p1
+        return before[2] in ("(", ",") and after[2] in (",", ")")
+
+    def _bracketed(self, i0: int, i1: int) -> bool:
+        """The index i0..i1 is written between '[' and ']' in the user's text (not produced
+        by a macro that expands to the whole subscript)."""
+        before, after = self.ps.prev_token(i0), self.ps.next_token(i1)
+        return (i1 > i0 and before is not None and before[2] == "[" and after is not None and
+                after[2] == "]" and self._editable(i0, i1, before[0], after[0]))
 
     def _unchecked_ctx(self, ctx):
         return ctx.get("unchecked") or (self.uncheck_reason if not self.checked else "")
@@ -770,7 +827,7 @@ class FunctionRewriter:
             self._record("subscript", "safe", f"constant index {value} < {const}", s, e,
                          array=name, axis=axis, index=(i0, i1), extent=const)
             return
-        if not self._editable(i0, i1 - 1) or i1 <= i0:
+        if not self._bracketed(i0, i1):
             self._record("subscript", "unchecked", "inside a macro expansion", s, e,
                          array=name, axis=axis, index=(i0, i1))
             return
@@ -800,8 +857,8 @@ class FunctionRewriter:
             open_tok = self.ps.next_token(min(be, i1))
             close_tok = self.ps.next_token(max(be, i1))
             ok = (open_tok is not None and open_tok[2] == "[" and close_tok is not None and
-                  close_tok[2] == "]" and close_tok[1] == e and
-                  self._editable(bs, be - 1, i0, i1 - 1, open_tok[0], close_tok[0]))
+                  close_tok[2] == "]" and close_tok[1] == e and be > bs and i1 > i0 and
+                  self._editable(bs, be, i0, i1, open_tok[0], close_tok[0]))
             label = name if root.name == name else f"{name} (in {root.name})"
             if not ok:
                 self._record("subscript", "unchecked", "inside a macro expansion", s, e,
@@ -836,7 +893,7 @@ class FunctionRewriter:
         if reason or root is None or isinstance(root, Unknown):
             why = reason or (root.reason if root is not None else "a null pointer")
             self._record(kind, "unchecked", why, s, e, array=name, axis=0, index=(ps_, pe))
-        elif not self._editable(ps_, pe - 1) or pe <= ps_:
+        elif not self._wrappable(kind, ps_, pe):
             self._record(kind, "unchecked", "inside a macro expansion", s, e, array=name,
                          axis=0, index=(ps_, pe))
         else:
@@ -926,6 +983,8 @@ class FunctionRewriter:
             target = self.mod._resolve(c, name)
             if target is not None:
                 self._user_call(c, callee, target, args, ctx)
+            elif name not in _NO_MEMORY_CALLS:
+                self._foreign_call(name, args)
         for ch in args:
             self.visit(ch, depth + 1, ctx)
         if callee is not None and callee.kind != K.DECL_REF_EXPR:
@@ -1002,6 +1061,21 @@ class FunctionRewriter:
         self._wrap_pointer("atomic", arg, arg, depth + 1, ctx,
                            what=None)
         self.visit(arg, depth + 1, ctx)
+
+    def _foreign_call(self, name, args):
+        """Arrays passed to functions this source does not define (headers, CUDA's library)
+        are accessed there unchecked: say so."""
+        for arg in args:
+            a = C.strip(arg)
+            if not (_is_pointer_type(a.type) or _is_array_type(a.type)):
+                continue
+            root = self.root_of(arg, arg.extent.start.offset)
+            if root is None or isinstance(root, Unknown) or root.kind == "scalar":
+                continue
+            s, e = self.ps.offsets(arg)
+            self._record("argument", "unchecked",
+                         f"passed to '{name or 'a function'}', which is not defined in this "
+                         "source: its accesses are not checked", s, e, array=root.name)
 
     def _user_call(self, c, callee, target: Function, args, ctx):
         self.fn.calls.add(target)

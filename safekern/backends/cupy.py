@@ -1,0 +1,684 @@
+"""CuPy backend: checked `RawKernel` / `RawModule` for CUDA C, compiled with NVRTC, cubins cached.
+
+    k = RawKernel(code, "gather", options=("-std=c++17",))
+    k((blocks,), (threads,), (out, src, idx, np.int32(n)))     # as cupy.RawKernel
+    safekern.sync()
+
+The source is rewritten (frontend.cuda) for the current device's architecture, compiled by
+NVRTC (backends.nvrtc, not CuPy's compiler) to a cubin for exactly that architecture, stored in
+the kernel cache, and loaded with `cupy.cuda.function.Module.load`: a warm start reads the
+cubin back and never runs NVRTC. A launch appends the hidden arguments: the byte size of what
+each pointer parameter receives, then the device's failure buffer.
+
+CuPy is imported when first needed; building a RawKernel and `check_report()` work without it.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import config, runtime
+from ..errors import CompilationError, UnsupportedError
+from ..failures import BUFFER_LEN
+from ..frontend import cuda as frontend
+from . import nvrtc
+
+log = logging.getLogger("safekern.cupy")
+
+DEFAULT_ARCH = "sm_90"
+
+
+def _cupy():
+    try:
+        import cupy
+    except ImportError as err:
+        raise ImportError("safekern.cupy needs CuPy to launch kernels: pip install "
+                          "cupy-cuda13x (or the wheel for your CUDA)") from err
+    return cupy
+
+
+# -- pointers the user vouches for --------------------------------------------------------------
+
+class Unchecked:
+    """A pointer argument launched without a size: accesses through it are not checked."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __repr__(self):
+        return f"skcp.unchecked({self.value!r})"
+
+
+def unchecked(ptr) -> Unchecked:
+    """Mark a kernel argument (a raw address, or anything) as unchecked: the kernel still
+    runs its other checks; accesses through this parameter are not bounded. check_report()
+    lists such launches."""
+    return ptr if isinstance(ptr, Unchecked) else Unchecked(ptr)
+
+
+# -- failure buffers, one per device ------------------------------------------------------------
+
+class CupyFailureSource(runtime.FailureSource):
+    def __init__(self, device_id: int):
+        super().__init__()
+        cp = _cupy()
+        self.device_id = device_id
+        with cp.cuda.Device(device_id):
+            props = cp.cuda.runtime.getDeviceProperties(device_id)
+            name = props.get("name", b"")
+            self.name = f"CUDA device {device_id} " \
+                        f"({name.decode() if isinstance(name, bytes) else name})"
+            self.buffer = cp.zeros(BUFFER_LEN, dtype=np.int64)
+            cp.cuda.Device(device_id).synchronize()
+
+    def matches(self, target) -> bool:
+        if target is None:
+            return True
+        cp = _cupy()
+        if isinstance(target, cp.cuda.Stream):
+            return getattr(target, "device_id", self.device_id) == self.device_id
+        if isinstance(target, cp.cuda.Device):
+            return target.id == self.device_id
+        if isinstance(target, (int, np.integer)):
+            return int(target) == self.device_id
+        return False
+
+    def synchronize(self) -> None:
+        cp = _cupy()
+        cp.cuda.Device(self.device_id).synchronize()
+
+    def read(self) -> list[int]:
+        cp = _cupy()
+        with cp.cuda.Device(self.device_id):
+            return [int(v) for v in self.buffer.get()]
+
+    def reset(self) -> None:
+        cp = _cupy()
+        with cp.cuda.Device(self.device_id):
+            self.buffer.fill(0)
+            cp.cuda.Device(self.device_id).synchronize()
+
+
+_sources: dict[int, CupyFailureSource] = {}
+_sources_lock = threading.Lock()
+
+
+def failure_source(device_id: int) -> CupyFailureSource:
+    with _sources_lock:
+        src = _sources.get(device_id)
+        if src is None:
+            src = _sources[device_id] = CupyFailureSource(device_id)
+        return src
+
+
+def _plain_sync(target) -> None:
+    try:
+        import cupy as cp
+    except ImportError:
+        return
+    if isinstance(target, cp.cuda.Stream):
+        target.synchronize()
+    elif isinstance(target, cp.cuda.Device):
+        target.synchronize()
+    else:
+        for dev in range(cp.cuda.runtime.getDeviceCount()):
+            cp.cuda.Device(dev).synchronize()
+
+
+runtime.register_plain_sync(_plain_sync)
+
+
+# -- arguments ----------------------------------------------------------------------------------
+
+def pointer_bytes(arr) -> int:
+    """Bytes a kernel may reach from an array's data pointer (its span in memory)."""
+    if arr.size == 0:
+        return 0
+    if arr.flags.c_contiguous or arr.flags.f_contiguous:
+        return int(arr.nbytes)
+    if any(s < 0 for s in arr.strides):
+        raise ValueError("an array with negative strides reaches memory before its data "
+                         "pointer; pass cupy.ascontiguousarray(...) instead")
+    return int(sum((n - 1) * s for n, s in zip(arr.shape, arr.strides)) + arr.itemsize)
+
+
+def hidden_argument(value, param: str, kernel: str, position: int):
+    """(the value to pass, its size in bytes, -1 for unchecked) for a pointer parameter."""
+    cp = _cupy()
+    if isinstance(value, Unchecked):
+        return value.value, -1
+    if isinstance(value, cp.ndarray):
+        return value, pointer_bytes(value)
+    if value is None:
+        return None, 0
+    if isinstance(value, cp.cuda.MemoryPointer):
+        mem = value.mem
+        return value, max(0, int(mem.size) - (int(value.ptr) - int(mem.ptr)))
+    if hasattr(value, "__cuda_array_interface__"):
+        arr = cp.asarray(value)
+        return arr, pointer_bytes(arr)
+    what = type(value).__name__
+    hint = ("a raw address has no size" if isinstance(value, (int, np.integer))
+            else "it is not a CuPy array")
+    if isinstance(value, np.ndarray):
+        hint = "it is a NumPy (host) array; copy it to the device with cupy.asarray"
+    raise TypeError(f"argument {position} ('{param}') of kernel '{kernel}' is a pointer "
+                    f"parameter but got {what} ({hint}); pass a cupy.ndarray, or "
+                    f"skcp.unchecked(...) to launch without checking '{param}'")
+
+
+# -- compiling and loading ---------------------------------------------------------------------
+
+def device_arch(device_id: int | None = None) -> tuple[str, bool]:
+    """(arch, cubin) for a device: 'sm_90' and True when NVRTC can make a cubin for it; else
+    the newest architecture NVRTC knows below it, compiled to PTX for the driver to JIT."""
+    cp = _cupy()
+    dev = cp.cuda.Device(device_id) if device_id is not None else cp.cuda.Device()
+    cc = int(dev.compute_capability)
+    supported = nvrtc.supported_archs()
+    if cc in supported:
+        return f"sm_{cc}", True
+    lower = [a for a in supported if a <= cc]
+    if not lower:
+        raise CompilationError(f"NVRTC {nvrtc.version()} cannot compile for compute "
+                               f"capability {cc} (it supports {supported})")
+    return f"sm_{max(lower)}", False
+
+
+def compile_options(options) -> tuple[str, ...]:
+    """The options CuPy would use (its include paths, default C++ standard) and -ftz=true
+    after the user's, as CuPy appends it; without CuPy, the CUDA headers of the wheels."""
+    opts = tuple(options)
+    for opt in opts:
+        if opt in nvrtc.RELOCATABLE_OPTIONS:
+            raise UnsupportedError(f"option {opt!r} makes relocatable device code, which needs "
+                                   "a link step safekern does not do")
+    try:
+        from cupy._core import core as cupy_core
+
+        opts = tuple(cupy_core.assemble_cupy_compiler_options(opts))
+    except Exception:      # no CuPy, or a CuPy without the private helper
+        if not any("-std=" in o for o in opts):
+            opts += ("--std=c++17",)
+        opts += tuple(f"-I{d}" for d in nvrtc.include_dirs())
+    return nvrtc.strip_arch_options(opts) + ("-ftz=true",)
+
+
+def parse_include_dirs(options) -> list[str]:
+    """Directories libclang searches after safekern's stand-ins: CuPy's headers and the CUDA
+    headers, so `#include <cupy/complex.cuh>` parses."""
+    dirs = []
+    try:
+        from cupy._core import core as cupy_core
+
+        dirs.append(cupy_core._get_header_dir_path())
+    except Exception:
+        pass
+    return dirs + nvrtc.include_dirs()
+
+
+def _versions() -> dict:
+    out = {"nvrtc": ".".join(map(str, nvrtc.version()))}
+    try:
+        import cupy
+
+        out["cupy"] = cupy.__version__
+    except ImportError:
+        out["cupy"] = None
+    return out
+
+
+@dataclass
+class Binary:
+    cubin: bytes
+    ptx: bytes
+    lowered: dict
+    log: str
+
+
+def compile_rewrite(rw: frontend.CudaRewrite, *, options, arch: str, cubin: bool,
+                    name_expressions, device_fields: dict, log_stream=None):
+    """NVRTC through the kernel cache (a hit compiles nothing): the Binary, and what
+    `reject` needs, (cache, key fields), should the driver refuse it."""
+    from ..cache.kernels import get_kernel_cache, pack_payload, unpack_payload
+
+    fields = {
+        "kind": "cupy-rawmodule", "source": rw.source, "filename": rw.filename,
+        "options": tuple(options), "name_expressions": tuple(name_expressions), "arch": arch,
+        "cubin": cubin, "checks": rw.checked, "includes": rw.includes,
+        "env": tuple(config.environ_snapshot().items()), **_versions(), **device_fields,
+    }
+    describe = f"cupy module {rw.filename!r} ({', '.join(k.name for k in rw.kernels)})"
+
+    def build() -> bytes:
+        try:
+            out = nvrtc.compile_program(rw.source, filename=rw.filename, arch=arch,
+                                        options=options, name_expressions=name_expressions,
+                                        cubin=cubin)
+        except nvrtc.NvrtcError as err:
+            raise nvrtc.to_compilation_error(err, {rw.filename: rw.original},
+                                             rewritten=rw.checked) from None
+        return pack_payload({"lowered": out.lowered_names, "log": out.log, "arch": arch},
+                            {"cubin": out.cubin or b"", "ptx": out.ptx})
+
+    kc = get_kernel_cache()
+    payload = kc.get_or_compile(fields, build, describe=describe,
+                                meta={"kernel": describe, "backend": "cupy", "arch": arch}
+                                ) if kc is not None else build()
+    meta, blobs = unpack_payload(payload)
+    if log_stream is not None and meta.get("log"):
+        log_stream.write(meta["log"])
+    return Binary(blobs.get("cubin", b""), blobs.get("ptx", b""), dict(meta["lowered"]),
+                  meta.get("log", "")), (kc, fields)
+
+
+def load_module(binary: Binary):
+    """A cupy.cuda.function.Module from the cubin (or the PTX, which the driver compiles)."""
+    cp = _cupy()
+    errors = []
+    for image in (binary.cubin, binary.ptx):
+        if not image:
+            continue
+        mod = cp.cuda.function.Module()
+        try:
+            mod.load(bytes(image))
+            return mod
+        except Exception as err:     # CUDADriverError: the driver refused this image
+            errors.append(err)
+    raise RuntimeError(f"the CUDA driver refused the compiled module: {errors[-1] if errors else 'no image'}")
+
+
+def _device_fields(device_id: int) -> dict:
+    cp = _cupy()
+    props = cp.cuda.runtime.getDeviceProperties(device_id)
+    name = props.get("name", b"")
+    return {"device_name": name.decode() if isinstance(name, bytes) else str(name),
+            "compute_capability": str(cp.cuda.Device(device_id).compute_capability),
+            "driver": int(cp.cuda.runtime.driverGetVersion())}
+
+
+# -- programs: one source, rewritten per architecture, loaded per device ------------------------
+
+class _Loaded:
+    """A module loaded on one device, with the names NVRTC lowered."""
+
+    def __init__(self, module, lowered: dict, rewrite, source, device_id: int):
+        self.module = module
+        self.lowered = lowered
+        self.rewrite = rewrite
+        self.source = source
+        self.device_id = device_id
+        self._functions: dict[str, object] = {}
+        self._lock = threading.Lock()
+
+    def function(self, symbol: str):
+        with self._lock:
+            fn = self._functions.get(symbol)
+            if fn is None:
+                fn = self._functions[symbol] = self.module.get_function(symbol)
+            return fn
+
+
+class Program:
+    """A CUDA C source and its options, shared by a RawModule and the kernels it hands out."""
+
+    def __init__(self, code: str, options=(), name_expressions=(), filename: str = "kernel.cu"):
+        if not isinstance(code, str):
+            raise TypeError(f"code must be a str, not {type(code).__name__}")
+        self.code = code
+        self.options = tuple(options)
+        self.name_expressions = tuple(name_expressions or ())
+        self.filename = filename
+        self._rewrites: dict[tuple, frontend.CudaRewrite] = {}
+        self._loaded: dict[tuple, _Loaded] = {}
+        self._lock = threading.RLock()
+        self.launch_notes: dict[tuple, object] = {}   # unchecked arguments seen at launches
+
+    # -- rewriting -----------------------------------------------------------------------
+    def default_arch(self) -> str:
+        try:
+            import cupy as cp
+
+            if cp.cuda.runtime.getDeviceCount() > 0:
+                return device_arch()[0]
+        except Exception:
+            pass
+        return DEFAULT_ARCH
+
+    def rewrite(self, arch: str | None = None, checks: bool | None = None):
+        arch = nvrtc.normalize_arch(arch or self.default_arch())
+        checks = config.get().checks if checks is None else checks
+        with self._lock:
+            rw = self._rewrites.get((arch, checks))
+            if rw is None:
+                try:
+                    rw = frontend.rewrite(self.code, filename=self.filename,
+                                          options=self.options, arch=arch,
+                                          include_dirs=parse_include_dirs(self.options),
+                                          checks=checks)
+                except frontend.ParseError as err:
+                    self._explain_parse_error(err, arch)
+                    raise
+                self._rewrites[(arch, checks)] = rw
+                if checks:
+                    self._warn_unchecked(rw)
+            return rw
+
+    def _explain_parse_error(self, err, arch):
+        """When libclang cannot parse the source, NVRTC's verdict on the user's own source
+        decides what to show: its error if it fails too, else safekern's limitation."""
+        try:
+            nvrtc.compile_program(self.code, filename=self.filename, arch=arch,
+                                  options=compile_options(self.options), cubin=False)
+        except nvrtc.NvrtcError as nv:
+            raise nvrtc.to_compilation_error(nv, {self.filename: self.code},
+                                             rewritten=False) from None
+        except Exception:
+            return
+
+    def _warn_unchecked(self, rw):
+        unchecked = rw.unchecked
+        if unchecked:
+            first = unchecked[0]
+            warnings.warn_explicit(
+                f"safekern: {len(unchecked)} access(es) in {self.filename} are not checked "
+                f"(first: {first.reason}); see check_report()", UserWarning, self.filename,
+                first.extra.get("lineno") or 0)
+
+    def expressions(self, rw) -> tuple[str, ...]:
+        """The user's name expressions, plus the names of non-template C++ kernels (so that
+        get_function works with their plain or original mangled names)."""
+        exprs = list(self.name_expressions)
+        counts: dict[str, int] = {}
+        for k in rw.kernels:
+            counts[k.qualified] = counts.get(k.qualified, 0) + 1
+        for k in rw.kernels:
+            if not k.extern_c and not k.template and counts[k.qualified] == 1 and \
+                    k.qualified not in exprs:
+                exprs.append(k.qualified)
+        return tuple(exprs)
+
+    # -- loading -------------------------------------------------------------------------
+    def loaded(self, log_stream=None, *, fresh: bool = False) -> _Loaded:
+        cp = _cupy()
+        device_id = cp.cuda.Device().id
+        checks = config.get().checks
+        key = (device_id, checks)
+        with self._lock:
+            if not fresh and key in self._loaded:
+                return self._loaded[key]
+            arch, cubin = device_arch(device_id)
+            rw = self.rewrite(arch, checks)
+            options = compile_options(self.options)
+            exprs = self.expressions(rw)
+            fields = _device_fields(device_id)
+            binary, (kc, key_fields) = compile_rewrite(
+                rw, options=options, arch=arch, cubin=cubin, name_expressions=exprs,
+                device_fields=fields, log_stream=log_stream)
+            try:
+                module = load_module(binary)
+            except RuntimeError as err:
+                if kc is None:
+                    raise
+                # A cached binary this driver refuses: drop it and build it again.
+                kc.reject(key_fields, reason=str(err))
+                binary, _ = compile_rewrite(
+                    rw, options=options, arch=arch, cubin=cubin, name_expressions=exprs,
+                    device_fields=fields, log_stream=log_stream)
+                module = load_module(binary)
+            source = failure_source(device_id) if checks else None
+            loaded = _Loaded(module, binary.lowered, rw, source, device_id)
+            self._loaded[key] = loaded
+            return loaded
+
+    def resolve(self, rw, lowered: dict, name: str):
+        """(symbol in the module, KernelInfo) for a name as CuPy's get_function takes it: a
+        name expression, an extern "C" name, or the (original) mangled name."""
+        if name in lowered:
+            infos = rw.find_kernels(name)
+            symbol = lowered[name]
+        else:
+            infos = [k for k in rw.kernels if k.extern_c and k.name == name]
+            symbol = name
+            if not infos:
+                infos = [k for k in rw.kernels if not k.extern_c and not k.template and
+                         name in (k.mangled, k.name, k.qualified)]
+                symbol = lowered.get(infos[0].qualified) if infos else None
+        if not infos or symbol is None:
+            known = ", ".join(sorted({k.name for k in rw.kernels})) or "none"
+            templ = [k.name for k in rw.kernels if k.template]
+            hint = (f"; templates need name_expressions=['{templ[0]}<...>']" if templ else "")
+            raise ValueError(f"no kernel {name!r} in {self.filename} (kernels: {known}){hint}")
+        shapes = {tuple(p.pointer for p in k.params) for k in infos}
+        if len(shapes) > 1:
+            raise ValueError(f"{name!r} names overloaded kernels with different pointer "
+                             "parameters; use a name expression with the exact signature")
+        return symbol, infos[0]
+
+    def note_unchecked(self, info, param: str, position: int) -> None:
+        from ..frontend.c_checks import ReportEntry
+
+        key = (info.name, param)
+        if key not in self.launch_notes:
+            self.launch_notes[key] = ReportEntry(
+                info.name, info.lineno, 0, f"argument {position} ('{param}') of a launch",
+                param, "unchecked", "marked skcp.unchecked() at launch: accesses through "
+                f"'{param}' are not bounded")
+
+    def check_report(self):
+        rw = self.rewrite()
+        report = rw.report()
+        report.extend(self.launch_notes.values())
+        return report
+
+
+# -- the user-facing classes ------------------------------------------------------------------
+
+def _reject_options(*, backend, translate_cucomplex, enable_cooperative_groups, jitify):
+    if backend != "nvrtc":
+        raise UnsupportedError(f"backend={backend!r}: safekern.cupy compiles with NVRTC only "
+                               "(backend='nvrtc')")
+    if translate_cucomplex:
+        raise UnsupportedError("translate_cucomplex=True is not supported by safekern.cupy; "
+                               "include <cupy/complex.cuh> and use complex<float> instead")
+    if enable_cooperative_groups:
+        raise UnsupportedError(
+            "enable_cooperative_groups=True (grid-wide synchronisation) cannot be made safe: "
+            "a thread that fails a check exits and the grid would wait for it. Block-level "
+            "cooperative groups (this_thread_block().sync()) need no option")
+    if jitify:
+        raise UnsupportedError("jitify=True is not supported by safekern.cupy")
+
+
+_ATTRIBUTES = ("max_threads_per_block", "shared_size_bytes", "const_size_bytes",
+               "local_size_bytes", "num_regs", "ptx_version", "binary_version", "cache_mode_ca",
+               "max_dynamic_shared_size_bytes", "preferred_shared_memory_carveout")
+
+
+class RawKernel:
+    """Checked drop-in for `cupy.RawKernel`: same arguments, same call.
+
+    `filename=` names the source in messages (default: '<name>.cu'); line numbers are the
+    source string's own. Pointer parameters must receive CuPy arrays (their size bounds the
+    accesses) or `skcp.unchecked(ptr)`.
+    """
+
+    def __init__(self, code: str, name: str, options=(), backend: str = "nvrtc", *,
+                 translate_cucomplex: bool = False, enable_cooperative_groups: bool = False,
+                 jitify: bool = False, filename: str | None = None, _program=None):
+        _reject_options(backend=backend, translate_cucomplex=translate_cucomplex,
+                        enable_cooperative_groups=enable_cooperative_groups, jitify=jitify)
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, not {type(name).__name__}")
+        self.code = code
+        self.name = self.__name__ = name
+        self.options = tuple(options)
+        self.backend = backend
+        self.translate_cucomplex = translate_cucomplex
+        self.enable_cooperative_groups = enable_cooperative_groups
+        self.jitify = jitify
+        self._program = _program or Program(code, options, (), filename or f"{name}.cu")
+        self.filename = self._program.filename
+
+    # -- CuPy's interface ----------------------------------------------------------------
+    def __call__(self, grid, block, args, *, shared_mem: int = 0, stream=None,
+                 enable_cooperative_groups: bool = False):
+        if enable_cooperative_groups:
+            _reject_options(backend="nvrtc", translate_cucomplex=False,
+                            enable_cooperative_groups=True, jitify=False)
+        if not isinstance(args, (tuple, list)):
+            raise TypeError(f"kernel arguments must be a tuple, not {type(args).__name__}")
+        loaded = self._program.loaded()
+        symbol, info = self._program.resolve(loaded.rewrite, loaded.lowered, self.name)
+        func = loaded.function(symbol)
+        args = tuple(args)
+        if len(args) != len(info.params):
+            names = ", ".join(p.name or "?" for p in info.params)
+            raise TypeError(f"kernel '{info.name}' takes {len(info.params)} arguments "
+                            f"({names}), got {len(args)}")
+        if loaded.source is None:        # SAFEKERN_CHECKS=0: the user's own kernel
+            func(grid, block, args, shared_mem=shared_mem, stream=stream)
+            return
+        values, sizes = [], []
+        for i, (arg, param) in enumerate(zip(args, info.params)):
+            if param.pointer:
+                value, nbytes = hidden_argument(arg, param.name, info.name, i)
+                if nbytes < 0:
+                    self._program.note_unchecked(info, param.name, i)
+                values.append(value)
+                sizes.append(np.int64(nbytes))
+            else:
+                values.append(arg)
+        func(grid, block, tuple(values) + tuple(sizes) + (loaded.source.buffer,),
+             shared_mem=shared_mem, stream=stream)
+        runtime.after_launch(loaded.source)
+
+    @property
+    def kernel(self):
+        """The cupy.cuda.function.Function of the current device."""
+        loaded = self._program.loaded()
+        symbol, _ = self._program.resolve(loaded.rewrite, loaded.lowered, self.name)
+        return loaded.function(symbol)
+
+    def compile(self, log_stream=None):
+        self._program.loaded(log_stream, fresh=True)
+
+    @property
+    def attributes(self) -> dict:
+        return {name: getattr(self, name) for name in _ATTRIBUTES}
+
+    def _get_attr(self, name):
+        cp = _cupy()
+        attr = getattr(cp.cuda.driver, "CU_FUNC_ATTRIBUTE_" + name.upper(), None)
+        if attr is None:
+            return -1
+        return cp.cuda.driver.funcGetAttribute(attr, self.kernel.ptr)
+
+    def _set_attr(self, name, value):
+        cp = _cupy()
+        attr = getattr(cp.cuda.driver, "CU_FUNC_ATTRIBUTE_" + name.upper())
+        cp.cuda.driver.funcSetAttribute(self.kernel.ptr, attr, value)
+
+    # -- safekern's additions ------------------------------------------------------------
+    def check_report(self):
+        """Every access of the source: checked, proven safe, or unchecked with the reason;
+        and the pointer arguments launched as skcp.unchecked()."""
+        return self._program.check_report()
+
+    @property
+    def rewritten_source(self) -> str:
+        return self._program.rewrite().source
+
+    def __repr__(self):
+        return f"<safekern checked RawKernel {self.name!r} from {self.filename!r}>"
+
+
+def _attribute_property(name: str, settable: bool):
+    def getter(self):
+        return self._get_attr(name)
+
+    def setter(self, value):
+        self._set_attr(name, value)
+
+    return property(getter, setter if settable else None,
+                    doc=f"The kernel's {name} (as cupy.RawKernel.{name}).")
+
+
+for _name in _ATTRIBUTES:
+    setattr(RawKernel, _name, _attribute_property(
+        _name, _name in ("max_dynamic_shared_size_bytes", "preferred_shared_memory_carveout")))
+
+
+class RawModule:
+    """Checked drop-in for `cupy.RawModule(code=...)`: get_function, get_global,
+    name_expressions for templates (every instantiation asked for is checked)."""
+
+    def __init__(self, *, code: str | None = None, path: str | None = None, options=(),
+                 backend: str = "nvrtc", translate_cucomplex: bool = False,
+                 enable_cooperative_groups: bool = False, name_expressions=None,
+                 jitify: bool = False, filename: str | None = None):
+        if (code is None) == (path is None):
+            raise TypeError("Exactly one of `code` and `path` keyword arguments must be given.")
+        if path is not None:
+            raise UnsupportedError(
+                f"RawModule(path={path!r}): a compiled cubin/PTX cannot be checked; pass the "
+                "CUDA source as code=... (or use cupy.RawModule for unchecked binaries)")
+        _reject_options(backend=backend, translate_cucomplex=translate_cucomplex,
+                        enable_cooperative_groups=enable_cooperative_groups, jitify=jitify)
+        self.code = code
+        self.file_path = None
+        self.options = tuple(options)
+        self.backend = backend
+        self.translate_cucomplex = translate_cucomplex
+        self.enable_cooperative_groups = enable_cooperative_groups
+        self.jitify = jitify
+        self.name_expressions = (tuple(name_expressions) if name_expressions is not None
+                                 else None)
+        self._program = Program(code, options, self.name_expressions or (),
+                                filename or "rawmodule.cu")
+        self.filename = self._program.filename
+
+    @property
+    def module(self):
+        """The cupy.cuda.function.Module of the current device."""
+        return self._program.loaded().module
+
+    def compile(self, log_stream=None):
+        self._program.loaded(log_stream, fresh=True)
+
+    def get_function(self, name: str) -> RawKernel:
+        loaded = self._program.loaded()
+        self._program.resolve(loaded.rewrite, loaded.lowered, name)   # a clear error now
+        return RawKernel(self.code, name, self.options, self.backend,
+                         _program=self._program)
+
+    def get_global(self, name: str):
+        cp = _cupy()
+        from cupy.cuda.memory import MemoryPointer, UnownedMemory
+
+        mod = self.module
+        ptr = mod.get_global_var(name)
+        mem = UnownedMemory(ptr, 0, mod, cp.cuda.Device().id)
+        return MemoryPointer(mem, 0)
+
+    def check_report(self):
+        return self._program.check_report()
+
+    @property
+    def rewritten_source(self) -> str:
+        return self._program.rewrite().source
+
+    def __repr__(self):
+        return f"<safekern checked RawModule from {self.filename!r}>"
+
+
+__all__ = ["RawKernel", "RawModule", "Unchecked", "unchecked", "CupyFailureSource",
+           "failure_source", "pointer_bytes", "hidden_argument", "device_arch",
+           "compile_options", "compile_rewrite", "load_module", "parse_include_dirs", "Binary",
+           "Program"]
