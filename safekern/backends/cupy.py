@@ -407,7 +407,7 @@ class Program:
     # -- loading -------------------------------------------------------------------------
     def loaded(self, log_stream=None, *, fresh: bool = False) -> _Loaded:
         cp = _cupy()
-        device_id = cp.cuda.Device().id
+        device_id = cp.cuda.runtime.getDevice()
         checks = config.get().checks
         key = (device_id, checks)
         with self._lock:
@@ -525,6 +525,7 @@ class RawKernel:
         self.jitify = jitify
         self._program = _program or Program(code, options, (), filename or f"{name}.cu")
         self.filename = self._program.filename
+        self._launch_cache: dict = {}
 
     # -- CuPy's interface ----------------------------------------------------------------
     def __call__(self, grid, block, args, *, shared_mem: int = 0, stream=None,
@@ -534,9 +535,7 @@ class RawKernel:
                             enable_cooperative_groups=True, jitify=False)
         if not isinstance(args, (tuple, list)):
             raise TypeError(f"kernel arguments must be a tuple, not {type(args).__name__}")
-        loaded = self._program.loaded()
-        symbol, info = self._program.resolve(loaded.rewrite, loaded.lowered, self.name)
-        func = loaded.function(symbol)
+        loaded, func, info = self._bound()
         args = tuple(args)
         if len(args) != len(info.params):
             names = ", ".join(p.name or "?" for p in info.params)
@@ -559,14 +558,25 @@ class RawKernel:
              shared_mem=shared_mem, stream=stream)
         runtime.after_launch(loaded.source)
 
+    def _bound(self):
+        """(loaded module, function, KernelInfo) for the current device and check setting;
+        looked up once, then served from a small per-kernel table (launches are hot)."""
+        cp = _cupy()
+        key = (cp.cuda.runtime.getDevice(), config.get().checks)
+        hit = self._launch_cache.get(key)
+        if hit is None:
+            loaded = self._program.loaded()
+            symbol, info = self._program.resolve(loaded.rewrite, loaded.lowered, self.name)
+            hit = self._launch_cache[key] = (loaded, loaded.function(symbol), info)
+        return hit
+
     @property
     def kernel(self):
         """The cupy.cuda.function.Function of the current device."""
-        loaded = self._program.loaded()
-        symbol, _ = self._program.resolve(loaded.rewrite, loaded.lowered, self.name)
-        return loaded.function(symbol)
+        return self._bound()[1]
 
     def compile(self, log_stream=None):
+        self._launch_cache.clear()
         self._program.loaded(log_stream, fresh=True)
 
     @property
