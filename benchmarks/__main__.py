@@ -136,6 +136,22 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     run["cases"] = harness.run_cases(args.names, in_process, settings, log)
     run["phase_s"]["kernels"] = time.perf_counter() - t0
+    _save(run, args, complete=False)
+
+    # Cheapest first: a run stopped by a time limit loses the memcheck phase, not the others.
+    if not args.no_host and in_process:
+        t0 = time.perf_counter()
+        run["host_launch"] = overhead.host_launch(in_process, args.host_launches,
+                                                  args.host_batches, log=log)
+        run["phase_s"]["host_launch"] = time.perf_counter() - t0
+        _save(run, args, complete=False)
+
+    variants = [m for m in (modes.UNCHECKED, modes.CHECKED) if m in in_process]
+    if args.compile_reps and len(variants) == 2:
+        t0 = time.perf_counter()
+        run["compile"] = overhead.compile_times(args.names, args.compile_reps, args.seed, log=log)
+        run["phase_s"]["compile"] = time.perf_counter() - t0
+        _save(run, args, complete=False)
 
     if modes.SANITIZER in args.mode_names:
         t0 = time.perf_counter()
@@ -148,23 +164,21 @@ def main(argv=None) -> int:
         log(f"sanitizer: {run['sanitizer']['status']}"
             + (f" ({run['sanitizer']['note']})" if run["sanitizer"].get("note") else ""))
 
-    if not args.no_host and in_process:
-        t0 = time.perf_counter()
-        run["host_launch"] = overhead.host_launch(in_process, args.host_launches,
-                                                  args.host_batches, log=log)
-        run["phase_s"]["host_launch"] = time.perf_counter() - t0
-
-    variants = [m for m in (modes.UNCHECKED, modes.CHECKED) if m in in_process]
-    if args.compile_reps and len(variants) == 2:
-        t0 = time.perf_counter()
-        run["compile"] = overhead.compile_times(args.names, args.compile_reps, args.seed, log=log)
-        run["phase_s"]["compile"] = time.perf_counter() - t0
-
-    run["notes"] = _notes(run, args) + list(modes.notes)
-    run["summary"] = report.summarize(run)
-    paths = report.write(run, args.out)
+    paths = _save(run, args, complete=True)
     _print_summary(run, paths)
     return 1 if run["summary"]["failures"] else 0
+
+
+def _save(run, args, complete: bool) -> list:
+    """Write the report; also after each phase, so a run stopped by a time limit leaves one."""
+    from . import report
+
+    run["complete"] = complete
+    run["notes"] = _notes(run, args) + list(modes.notes)
+    if not complete:
+        run["notes"].append("incomplete: the run stopped before every phase had finished")
+    run["summary"] = report.summarize(run)
+    return report.write(run, args.out)
 
 
 def _notes(run, args) -> list:

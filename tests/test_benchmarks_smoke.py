@@ -49,7 +49,7 @@ def test_quick_run_verifies_every_kernel_and_writes_reports(tmp_path):
         assert set(checks) == set(case["kernels"])
         assert all(c["sites"] >= 1 for c in checks.values()), checks
         assert case["name"] in md
-    assert run["summary"]["failures"] == []
+    assert run["summary"]["failures"] == [] and run["complete"] is True
     assert run["summary"]["checked"]["kernels"] == len(cases.CASES)
     assert run["command"].startswith("python -m benchmarks --quick")
     assert run["machine"]["simulator"] is True
