@@ -202,7 +202,7 @@ def ascii_plot(run: dict, mode: str, width: int = 48) -> str:
             bar[col] = ch
         for col in range(max(1, round(pos(value) * (width - 1)))):
             bar[col] = "#" if bar[col] == " " else "+"
-        lines.append(f"{name:<16}{value:>8.3f}  {''.join(bar)}")
+        lines.append(f"{name:<16}{value:>8.3f}  {''.join(bar)}".rstrip())
     legend = "| = 1.00" + (", : = the 1.03 goal" if mode == "checked" else "") + \
              ", + = bar over a mark"
     return "\n".join(lines + [legend])
@@ -225,7 +225,11 @@ def _png_plot(run: dict, path: Path):
                              sharey=True, squeeze=False)
     for ax, (mode, label) in zip(axes[0], series):
         values = [r.get("ratios", {}).get(mode, float("nan")) for r in run["cases"]]
-        ax.barh(range(len(names)), values, color="#4477aa")
+        # bars grow from 1.0, so 1.01 and 1.03 look different
+        ax.barh(range(len(names)), [v - 1 for v in values], left=1.0, color="#4477aa")
+        finite = [v for v in values if v == v]
+        if finite:
+            ax.set_xlim(min(0.97, min(finite) * 0.98), max(1.1, max(finite) * 1.05))
         ax.axvline(1.0, color="black", linewidth=0.8)
         if mode == "checked":
             ax.axvline(1.03, color="#cc3311", linewidth=0.8, linestyle="--")
