@@ -51,8 +51,8 @@ def parse_args(argv):
                    help=f"kernels run under memcheck (default {','.join(sanitizer.DEFAULT_CASES)})")
     p.add_argument("--sanitizer-reps", type=int, default=None,
                    help="timed steps under memcheck, after one warm-up (default 3; quick 1)")
-    p.add_argument("--sanitizer-timeout", type=float, default=300.0,
-                   help="seconds before the memcheck worker is stopped (default 300)")
+    p.add_argument("--sanitizer-timeout", type=float, default=200.0,
+                   help="seconds before the memcheck worker is stopped (default 200)")
     p.add_argument("--host-launches", type=int, default=None,
                    help="launches per batch for host time per launch (default 2000; quick 20)")
     p.add_argument("--host-batches", type=int, default=None,

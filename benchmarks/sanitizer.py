@@ -8,10 +8,12 @@ the ratio to the main run's unchecked time.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -81,22 +83,28 @@ def run(names, *, quick, seed, reps, timeout, tool=None, log=None) -> dict:
         if log:
             log(f"sanitizer: {' '.join(command[:3])} ... on {', '.join(names)}")
         t0 = time.perf_counter()
+        # A session of its own: on timeout the sanitizer *and* the Python under it are stopped.
+        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
         try:
-            proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
-                                  timeout=timeout)
+            stdout, stderr = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            stdout, stderr = proc.communicate()
             return {"status": "timeout", "tool": path, "version": _version(path),
-                    "note": f"the memcheck worker ran past {timeout} s and was stopped"}
+                    "note": f"the memcheck worker ran past {timeout:g} s and was stopped",
+                    "output_tail": (stdout + stderr)[-4000:]}
         elapsed = time.perf_counter() - t0
         result = {"tool": path, "version": _version(path), "returncode": proc.returncode,
                   "wall_s": elapsed, "command": " ".join(command)}
-        summary = re.findall(r"ERROR SUMMARY:\s*(\d+)\s+error", proc.stdout + proc.stderr)
+        summary = re.findall(r"ERROR SUMMARY:\s*(\d+)\s+error", stdout + stderr)
         result["errors"] = int(summary[-1]) if summary else None
         if out.exists():
             result["cases"] = {c["name"]: c for c in json.loads(out.read_text())["cases"]}
         if proc.returncode != 0 or not out.exists():
             result["status"] = "failed"
-            result["output_tail"] = (proc.stdout + proc.stderr)[-4000:]
+            result["output_tail"] = (stdout + stderr)[-4000:]
         else:
             result["status"] = "ok"
         if result["errors"]:

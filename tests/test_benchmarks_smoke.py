@@ -166,3 +166,23 @@ def test_sanitizer_missing_is_a_note_not_a_failure(monkeypatch):
                            tool="/nonexistent/compute-sanitizer")
     assert result["status"] == "skipped" and "not found" in result["note"]
     assert report.summarize({"cases": [], "sanitizer": result})["failures"] == []
+
+
+def test_a_hung_memcheck_worker_is_stopped_with_everything_under_it(tmp_path, monkeypatch):
+    import time
+
+    from benchmarks import sanitizer
+
+    tool = tmp_path / "compute-sanitizer"
+    # the grandchild keeps the pipes open: communicate() returns only if it is killed too
+    tool.write_text('#!/bin/sh\n[ "$1" = "--version" ] && { echo "Version 0"; exit 0; }\n'
+                    'sleep 120 &\nwait\n')
+    tool.chmod(0o755)
+    monkeypatch.setattr(harness, "simulator", lambda: False)
+    t0 = time.perf_counter()
+    result = sanitizer.run(["vector_add"], quick=True, seed=1, reps=1, timeout=1.5,
+                           tool=str(tool))
+    assert result["status"] == "timeout" and "1.5 s" in result["note"]
+    assert time.perf_counter() - t0 < 30
+    failures = report.summarize({"cases": [], "sanitizer": result})["failures"]
+    assert [f["status"] for f in failures] == ["timeout"]
