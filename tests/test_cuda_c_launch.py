@@ -270,3 +270,17 @@ def test_checks_off_launches_the_users_kernel(fake_cupy, monkeypatch):
     (name, passed), = FakeCupy.launches
     assert passed == args
     assert b"__sk_" not in k.kernel.module.image
+
+
+def test_a_kernel_left_unchanged_gets_no_hidden_arguments(fake_cupy):
+    import safekern.cupy as skcp
+
+    src = ('#define K(T) extern "C" __global__ void twice_##T(T* a) { a[threadIdx.x] *= 2; }\n'
+           'K(float)\n')
+    cp = fake_cupy
+    k = skcp.RawKernel(src, "twice_float")
+    a = cp.zeros(4)
+    with pytest.warns(UserWarning, match="not checked"):
+        k((1,), (4,), (a,))
+    (name, args), = FakeCupy.launches
+    assert name == "twice_float" and args == (a,)

@@ -306,3 +306,30 @@ extern "C" __global__ void k(float* a, const float* b, int n) {
     unchecked = [(e.array, e.status) for e in rw.report() if e.status == "unchecked"]
     assert unchecked == [("a", "unchecked"), ("b", "unchecked")]
     assert "memcpy" in rw.unchecked[0].reason
+
+
+def test_kernels_generated_by_macros_are_left_unchanged_and_reported():
+    src = """
+#define SCALE_KERNEL(T) extern "C" __global__ void scale_##T(T* a, int n) { a[threadIdx.x] *= 2; }
+SCALE_KERNEL(float)
+extern "C" __global__ void ok(float* a) { a[0] = 1.0f; }
+"""
+    rw = cuda.rewrite(src, filename="m.cu")
+    kernels = {k.name: k for k in rw.kernels}
+    assert not kernels["scale_float"].checked and kernels["ok"].checked
+    (entry,) = [e for e in rw.report() if e.function == "scale_float"]
+    assert entry.status == "unchecked" and "macro 'SCALE_KERNEL'" in entry.reason
+    assert "void ok(float* a, long long __sk_bytes_0, long long* __sk_fb)" in rw.source
+
+
+def test_class_subscript_operators_are_reported():
+    src = """
+struct Vec { float* d; __device__ float& operator[](int i) { return d[i]; } };
+extern "C" __global__ void k(Vec v, float* out) { out[0] = v[3]; }
+"""
+    rw = cuda.rewrite(src, filename="c.cu")
+    by_text = {e.text: e for e in rw.report()}
+    assert by_text["v[3]"].status == "unchecked" and "operator[]" in by_text["v[3]"].reason
+    assert by_text["out[0]"].status == "checked"
+    (method,) = [e for e in rw.report() if e.function == "Vec::operator[]"]
+    assert method.text == "d[i]" and method.status == "unchecked"

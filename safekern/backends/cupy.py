@@ -541,8 +541,8 @@ class RawKernel:
             names = ", ".join(p.name or "?" for p in info.params)
             raise TypeError(f"kernel '{info.name}' takes {len(info.params)} arguments "
                             f"({names}), got {len(args)}")
-        if loaded.source is None:        # SAFEKERN_CHECKS=0: the user's own kernel
-            func(grid, block, args, shared_mem=shared_mem, stream=stream)
+        if loaded.source is None or not info.checked:   # SAFEKERN_CHECKS=0, or a kernel
+            func(grid, block, args, shared_mem=shared_mem, stream=stream)   # left unchanged
             return
         values, sizes = [], []
         for i, (arg, param) in enumerate(zip(args, info.params)):

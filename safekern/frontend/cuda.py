@@ -235,6 +235,7 @@ class KernelInfo:
     params: list[ParamInfo]
     lineno: int
     barriers: bool = False
+    checked: bool = True      # False: launched with the user's arguments only (see report)
 
     @property
     def pointer_params(self) -> list[str]:

@@ -117,7 +117,8 @@ class Function:
     extern_c: bool
     params: list                 # PARM_DECL cursors
     decls: list                  # every declaration in the user's source (prototypes too)
-    rewritable: bool = True      # False: referenced other than by direct calls
+    rewritable: bool = True      # False: keeps its signature (see `why`)
+    why: str = ""
     barriers: bool = False
     calls: set = field(default_factory=set)
     count_params: set = field(default_factory=set)    # kernel params with a fast count
@@ -169,6 +170,11 @@ class ModuleRewriter:
                 if ch.is_definition():
                     fn.cursor = ch
                     fn.params = self._params(ch)
+                macro = self.ps.macro_at(ch.location.offset, ch.location.offset + 1)
+                if macro is not None:
+                    fn.rewritable = False
+                    fn.why = (f"'{fn.name}' is defined by macro '{macro}', whose expansion "
+                              "safekern cannot edit")
                 self.by_location[ch.location.offset] = fn
                 if key is not None:
                     self.by_location.setdefault(key, fn)
@@ -232,6 +238,9 @@ class ModuleRewriter:
                 any(f.cursor == p for f, _ in bodies) for p in parents)
             if c.extent.start.offset not in callee_refs or not in_body:
                 fn.rewritable = False
+                fn.why = fn.why or (f"'{fn.name}' is used other than by direct calls (address "
+                                    "taken or called outside the kernels), so it keeps its "
+                                    "signature")
 
     # -- the module --------------------------------------------------------------------------
     def run(self) -> CudaRewrite:
@@ -240,11 +249,20 @@ class ModuleRewriter:
             self._mark_indirect_uses()
             for fn in self.functions:
                 body = C.function_body(fn.cursor)
+                if fn.kernel and not fn.rewritable:
+                    s, e = self.ps.offsets(fn.cursor)
+                    a = C.Access(function=fn.name, kind="kernel", status="unchecked",
+                                 reason=f"{fn.why}: launched unchecked", start=s,
+                                 end=min(e, s + len(fn.name)), array="")
+                    a.extra["lineno"] = self.ps.line_col(s)[0]
+                    self.accesses.append(a)
+                    continue
                 if body is not None and fn.cursor.is_definition():
                     FunctionRewriter(self, fn, body).run()
             self._propagate_barriers()
             for fn in self.functions:
                 self._signature_edits(fn)
+            self._report_methods()
         kernels = [self._kernel_info(fn) for fn in self.functions if fn.kernel]
         barriers = any(k.barriers for k in kernels) or any(f.barriers for f in self.functions)
         if self.checks:
@@ -269,6 +287,30 @@ class ModuleRewriter:
                 continue
         return tuple(sorted(out.items()))
 
+    def _report_methods(self):
+        """Member functions (operator[] of a user struct, constructors) are not rewritten;
+        their accesses are listed as unchecked."""
+        K = self.K
+        kinds = (K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR, K.CONVERSION_FUNCTION)
+        for c, parents in C.walk(self.ps.tu.cursor):
+            if c.kind not in kinds or not c.is_definition() or not self.ps.in_main_file(c):
+                continue
+            body = C.function_body(c)
+            if body is None:
+                continue
+            owner = c.semantic_parent.spelling if c.semantic_parent is not None else ""
+            name = f"{owner}::{c.spelling}" if owner else c.spelling
+            for node, _ in C.walk(body):
+                is_access = node.kind == K.ARRAY_SUBSCRIPT_EXPR or (
+                    node.kind == K.UNARY_OPERATOR and C.unary_op(self.ps, node) == "*")
+                if is_access:
+                    s, e = self.ps.offsets(node)
+                    a = C.Access(function=name, kind="subscript", status="unchecked",
+                                 reason="inside a member function, which safekern does not "
+                                 "rewrite", start=s, end=e, array="")
+                    a.extra["lineno"] = self.ps.line_col(s)[0]
+                    self.accesses.append(a)
+
     def _propagate_barriers(self):
         changed = True
         while changed:
@@ -286,7 +328,7 @@ class ModuleRewriter:
         lineno = self.ps.line_col(fn.cursor.location.offset)[0]
         return KernelInfo(name=fn.name, qualified=fn.qualified, extern_c=fn.extern_c,
                           template=fn.template, mangled=mangled, params=params, lineno=lineno,
-                          barriers=fn.barriers)
+                          barriers=fn.barriers, checked=self.checks and fn.rewritable)
 
     # -- signatures and preludes -------------------------------------------------------------
     def _param_list(self, decl):
@@ -325,10 +367,6 @@ class ModuleRewriter:
         if not fn.rewritable:
             return
         for decl in fn.decls:
-            if ps_macro := self.ps.macro_at(decl.location.offset + 1):
-                raise self.ps.error(f"this function's name comes from macro '{ps_macro}'; "
-                                    "safekern cannot add its hidden parameters",
-                                    decl.location.offset, cls=UnsupportedError)
             open_at, close_at, has_params, void_range = self._param_list(decl)
             idx = fn.pointer_indexes
             if fn.kernel:
@@ -377,9 +415,7 @@ class FunctionRewriter:
         self.modified_params: set[int] = set()
         self.arrays: dict[int, Root] = {}
         self.checked = fn.rewritable
-        self.uncheck_reason = "" if fn.rewritable else (
-            f"'{fn.name}' is used other than by direct calls (address taken or called "
-            "outside the kernels), so it keeps its signature")
+        self.uncheck_reason = "" if fn.rewritable else fn.why
 
     # -- roots -------------------------------------------------------------------------------
     def run(self):
@@ -644,6 +680,11 @@ class FunctionRewriter:
                     return self.subscript(inner, depth + 1, ctx, access=False)
                 return self.visit(operand, depth + 1, ctx)
             if opcall is not None:
+                if opcall[0] == "[]" and opcall[1]:
+                    s, e = self.ps.offsets(c)
+                    self._record("subscript", "unchecked",
+                                 "operator[] of a class (e.g. CuPy's CArray): its own code "
+                                 "decides", s, e, array=self.ps.text(opcall[1][0]))
                 for ch in opcall[1]:
                     self.visit(ch, depth + 1, ctx)
                 return
