@@ -10,31 +10,37 @@ import sys
 from pathlib import Path
 
 import pytest
-from numba import cuda
+from numba import cuda  # noqa: F401  (the kernels in this file use it)
 
 ROOT = Path(__file__).resolve().parent.parent
 
 from benchmarks import cases, harness, modes, report  # noqa: E402
 
 
-def test_quick_run_verifies_every_kernel_and_writes_reports(tmp_path):
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", SAFEKERN_CACHE=str(tmp_path / "k.cache"),
+def _quick_run(tmp_path, *args, simulator=True, timeout=240):
+    """`python -m benchmarks --quick ARGS` in a subprocess; (run JSON, markdown, stem)."""
+    env = dict(os.environ, SAFEKERN_CACHE=str(tmp_path / "k.cache"),
                PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     env.pop("SAFEKERN_CHECKS", None)
+    env.pop("SAFEKERN_SYNC_EVERY_LAUNCH", None)
+    if simulator:
+        env["NUMBA_ENABLE_CUDASIM"] = "1"
+    else:
+        env.pop("NUMBA_ENABLE_CUDASIM", None)
     out = tmp_path / "results"
-    proc = subprocess.run(
-        [sys.executable, "-m", "benchmarks", "--quick", "--modes", "unchecked,checked",
-         "--reps", "1", "--out", str(out)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
+    proc = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", *args, "--out", str(out)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-
     written = sorted(p.name for p in out.iterdir())
     stems = {Path(name).stem for name in written}
     assert len(stems) == 1 and {f"{s}.json" for s in stems} <= set(written)
     stem = stems.pop()
+    return json.loads((out / f"{stem}.json").read_text()), (out / f"{stem}.md").read_text(), stem
+
+
+def test_quick_run_verifies_every_kernel_and_writes_reports(tmp_path):
+    run, md, stem = _quick_run(tmp_path, "--modes", "unchecked,checked", "--reps", "1")
     assert stem.endswith("-cuda-simulator-quick")
-    run = json.loads((out / f"{stem}.json").read_text())
-    md = (out / f"{stem}.md").read_text()
 
     assert [c["name"] for c in run["cases"]] == list(cases.CASES)
     for case in run["cases"]:
@@ -186,3 +192,24 @@ def test_a_hung_memcheck_worker_is_stopped_with_everything_under_it(tmp_path, mo
     assert time.perf_counter() - t0 < 30
     failures = report.summarize({"cases": [], "sanitizer": result})["failures"]
     assert [f["status"] for f in failures] == ["timeout"]
+
+
+@pytest.mark.gpu
+def test_quick_run_on_the_gpu_in_every_mode(tmp_path):
+    """On a real GPU: every mode, memcheck on one kernel if compute-sanitizer is installed."""
+    run, md, stem = _quick_run(tmp_path, "--modes", "unchecked,checked,sync,sanitizer",
+                               "--sanitizer-kernels", "vector_add", simulator=False, timeout=540)
+    assert not run["machine"]["simulator"] and "simulator" not in stem
+    for case in run["cases"]:
+        for mode in ("unchecked", "checked", "sync"):
+            assert case["modes"][mode]["status"] == "ok", (case["name"], mode)
+            assert case["modes"][mode]["ms_per_step"]["median"] > 0
+        assert "warning" not in case["modes"]["checked"], case["modes"]["checked"]["warning"]
+        assert "warning" not in case["modes"]["sync"], case["modes"]["sync"]["warning"]
+    san = run["sanitizer"]
+    assert san["status"] in ("ok", "skipped"), san
+    if san["status"] == "ok":
+        assert san["errors"] == 0
+        assert run["cases"][0]["ratios"]["sanitizer"] > 0
+    assert run["host_launch"]["overhead_us"] is not None
+    assert run["compile"]["ratio_of_totals"] > 0
