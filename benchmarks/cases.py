@@ -278,7 +278,8 @@ def gather_scatter(quick, rng):
         return {"gathered": x[gidx], "scattered": scattered}
 
     return Case(
-        "gather_scatter", "gathered[i] = x[gidx[i]]; scattered[sidx[i]] = x[i] (sidx a permutation)",
+        "gather_scatter",
+        "gathered[i] = x[gidx[i]]; scattered[sidx[i]] = x[i] (sidx a permutation)",
         f"n={n:,} float32, int32 indices", {"gather_scatter": K.gather_scatter}, arrays,
         ("gathered", "scattered"),
         lambda d: [("gather_scatter", _blocks(n, bs), bs,

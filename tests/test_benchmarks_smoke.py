@@ -131,7 +131,7 @@ def test_ascii_plot_marks_one_and_the_goal():
 
 FAKE_SANITIZER = """#!/bin/sh
 # Stands in for compute-sanitizer: runs the command after its six option words.
-if [ "$1" = "--version" ]; then echo "NVIDIA (R) Compute Sanitizer"; echo "Version 0.0.test"; exit 0; fi
+if [ "$1" = "--version" ]; then echo "Compute Sanitizer"; echo "Version 0.0.test"; exit 0; fi
 [ "$1 $2 $3 $4 $5" = "--tool memcheck --leak-check no --print-limit" ] || exit 97
 shift 6
 "$@"
