@@ -145,6 +145,15 @@ def check_record(data: bytes) -> str | None:
     return None
 
 
+def looks_torn(tail: bytes) -> bool:
+    """Whether the bytes after the last complete record (up to a header's worth) can be the
+    start of an interrupted append, which writes a valid header first, rather than damage."""
+    if len(tail) >= RECORD_HEADER_SIZE:
+        return parse_record_header(tail) is not None
+    n = min(len(tail), len(RECORD_MAGIC))
+    return tail[:n] == RECORD_MAGIC[:n]
+
+
 def split_record(data: bytes, header: RecordHeader) -> tuple[bytes, bytes, bytes]:
     """(key, meta, payload) of a whole record."""
     a = RECORD_HEADER_SIZE

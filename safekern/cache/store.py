@@ -139,6 +139,7 @@ class Cache:
         self.lock_timeout = float(lock_timeout)
         self._lock = threading.RLock()
         self._filelock: filelock.FileLock | None = None
+        self._swept = False                  # orphaned temporary files removed yet?
         self._fd: int | None = None
         self._ident = None                  # (st_dev, st_ino) of the open file
         self._generation: bytes | None = None
@@ -477,6 +478,10 @@ class Cache:
                     item = next(scanner)
                 except StopIteration as stop:
                     report.torn_tail = report.size - stop.value
+                    if report.torn_tail and not fmt.looks_torn(
+                            fmt.pread(fd, fmt.RECORD_HEADER_SIZE, stop.value)):
+                        report.problems.append((stop.value, "damaged data at the end"))
+                        report.torn_tail = 0
                     break
                 report.records += 1
                 problem = item.problem
@@ -516,12 +521,14 @@ class Cache:
                         if self.problem:
                             return False
                         if self._header_damaged:
-                            log.warning("starting a new cache file over the damaged one at %s",
+                            log.info("starting a new cache file over the damaged one at %s",
                                         self.path)
                         os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
                         self._write_file([])
                     self._refresh()
                     self._cut_torn_tail()
+                    if not self._swept:
+                        self._sweep()
                     return action()
             except filelock.Timeout:
                 self._stop_writing(f"timed out after {self.lock_timeout:g} s waiting for the "
@@ -531,6 +538,19 @@ class Cache:
                     else f"{what} failed ({exc.strerror or exc})"
                 self._stop_writing(reason)
             return False
+
+    def _sweep(self) -> None:
+        """Remove temporary files of compactions whose writer died. Call under the write lock:
+        temporary files are only made under it, so any that exist now are orphans."""
+        pattern = os.path.join(glob.escape(os.path.dirname(self.path)),
+                               f".{glob.escape(os.path.basename(self.path))}.*.tmp")
+        for stale in glob.glob(pattern):
+            try:
+                os.unlink(stale)
+                log.info("removed %s, left by an interrupted compaction", stale)
+            except OSError:
+                pass
+        self._swept = True
 
     def _cut_torn_tail(self) -> None:
         size = os.fstat(self._fd).st_size
@@ -643,13 +663,7 @@ class Cache:
         returns how many were written."""
         directory = os.path.dirname(self.path)
         base = os.path.basename(self.path)
-        # Temporary files are only made under the write lock, so any left are from a writer
-        # that died: remove them.
-        for stale in glob.glob(os.path.join(glob.escape(directory), f".{glob.escape(base)}.*.tmp")):
-            try:
-                os.unlink(stale)
-            except OSError:
-                pass
+        self._sweep()
         fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=directory)
         count = 0
         try:
