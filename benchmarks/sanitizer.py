@@ -65,6 +65,8 @@ def run(names, *, quick, seed, reps, timeout, tool=None, log=None) -> dict:
 
     if simulator():
         return {"status": "skipped", "note": "the CUDA simulator has no device to sanitize"}
+    if not names:
+        return {"status": "skipped", "note": "none of the --sanitizer-kernels is in this run"}
     path = find(tool)
     if path is None:
         return {"status": "skipped",
