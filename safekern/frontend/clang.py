@@ -58,6 +58,7 @@ import bisect
 import ctypes
 import os
 import re
+import threading
 from dataclasses import dataclass, field
 
 from ..errors import CompilationError
@@ -77,6 +78,7 @@ def _cindex():
 
 
 _INDEX = None
+_PARSE_LOCK = threading.RLock()
 
 
 def _index():
@@ -249,7 +251,8 @@ def parse(source: str, *, filename: str, args, headers=(), include_dirs=()) -> P
     full_args += ["-I", os.getcwd()]
     opts = (ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
             | ci.TranslationUnit.PARSE_INCOMPLETE)
-    tu = _index().parse(path, args=full_args, unsaved_files=unsaved, options=opts)
+    with _PARSE_LOCK:    # one libclang index for the process; parses one at a time
+        tu = _index().parse(path, args=full_args, unsaved_files=unsaved, options=opts)
     return ParsedSource(source, filename, tu, path)
 
 

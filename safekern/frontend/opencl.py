@@ -15,7 +15,7 @@ memory each pointer parameter points into).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..errors import CompilationError, UnsupportedError
 from ..failures import code32
@@ -407,8 +407,10 @@ class _Rewriter:
             edits += self._prologue_edits(f, fa, is_kernel, plan.has_barriers,
                                           bool(failure_offsets))
             if is_kernel:
-                ptrs = [p for p in fa.params if p.is_pointer]
-                kernels[f.spelling] = KernelInfo(f.spelling, len(fa.params), fa.params, ptrs,
+                # Plain data only: libclang cursors would keep the whole parse alive.
+                params = [replace(p, cursor=None, base=None) for p in fa.params]
+                kernels[f.spelling] = KernelInfo(f.spelling, len(params), params,
+                                                 [p for p in params if p.is_pointer],
                                                  plan.barrier_mode)
         text = C.apply_edits(ps, edits, prelude=self.dialect.prelude())
         return Rewritten(text, kernels, report, sites)
