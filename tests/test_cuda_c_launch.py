@@ -130,7 +130,9 @@ def fake_cupy(monkeypatch):
     from safekern.backends import cupy as backend
 
     monkeypatch.setattr(backend, "_sources", {})
+    backend._MODULES.clear()      # modules "loaded" by an earlier test's stand-in
     yield cp
+    backend._MODULES.clear()
     try:
         safekern.sync()
     except safekern.KernelError:
@@ -248,11 +250,15 @@ def test_a_refused_cached_binary_is_rebuilt(fake_cupy):
     cp = fake_cupy
     skcp.RawKernel(K.SKIP_TARGET, "fill")((1,), (1,), (cp.zeros(1), np.float32(1), np.int32(1)))
     before = nvrtc.compile_calls()
+    from safekern.backends import cupy as backend
+
+    backend._MODULES.clear()               # as in a new process: load from the cache file
     FakeCupy.refuse_next_load = 2          # the cached cubin and its PTX are both refused
     k = skcp.RawKernel(K.SKIP_TARGET, "fill")
     k((1,), (1,), (cp.zeros(1), np.float32(1), np.int32(1)))
     assert nvrtc.compile_calls() == before + 1
     # ... and the rebuilt entry serves the next process-equivalent without NVRTC.
+    backend._MODULES.clear()
     skcp.RawKernel(K.SKIP_TARGET, "fill")((1,), (1,), (cp.zeros(1), np.float32(1),
                                                         np.int32(1)))
     assert nvrtc.compile_calls() == before + 1

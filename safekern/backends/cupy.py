@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 import warnings
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -325,6 +326,38 @@ class _Loaded:
             return fn
 
 
+class _LRU:
+    """A small process-wide memo (CuPy memoizes its raw modules per device the same way):
+    constructing the same RawKernel again neither parses nor loads again."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.items: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key):
+        with self.lock:
+            value = self.items.get(key)
+            if value is not None:
+                self.items.move_to_end(key)
+            return value
+
+    def put(self, key, value):
+        with self.lock:
+            self.items[key] = value
+            self.items.move_to_end(key)
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+    def clear(self):
+        with self.lock:
+            self.items.clear()
+
+
+_REWRITES = _LRU(256)     # (source, options, arch, checks, filename) -> CudaRewrite
+_MODULES = _LRU(256)      # (device, checks, source, options, expressions, filename) -> _Loaded
+
+
 class Program:
     """A CUDA C source and its options, shared by a RawModule and the kernels it hands out."""
 
@@ -355,7 +388,8 @@ class Program:
         arch = nvrtc.normalize_arch(arch or self.default_arch())
         checks = config.get().checks if checks is None else checks
         with self._lock:
-            rw = self._rewrites.get((arch, checks))
+            memo = (self.code, self.options, arch, checks, self.filename)
+            rw = self._rewrites.get((arch, checks)) or _REWRITES.get(memo)
             if rw is None:
                 try:
                     rw = frontend.rewrite(self.code, filename=self.filename,
@@ -365,9 +399,10 @@ class Program:
                 except frontend.ParseError as err:
                     self._explain_parse_error(err, arch)
                     raise
-                self._rewrites[(arch, checks)] = rw
                 if checks:
                     self._warn_unchecked(rw)
+                _REWRITES.put(memo, rw)
+            self._rewrites[(arch, checks)] = rw
             return rw
 
     def _explain_parse_error(self, err, arch):
@@ -410,9 +445,14 @@ class Program:
         device_id = cp.cuda.runtime.getDevice()
         checks = config.get().checks
         key = (device_id, checks)
+        memo = (device_id, checks, self.code, self.options, self.name_expressions,
+                self.filename)
         with self._lock:
-            if not fresh and key in self._loaded:
-                return self._loaded[key]
+            if not fresh:
+                hit = self._loaded.get(key) or _MODULES.get(memo)
+                if hit is not None:
+                    self._loaded[key] = hit
+                    return hit
             arch, cubin = device_arch(device_id)
             rw = self.rewrite(arch, checks)
             options = compile_options(self.options)
@@ -435,6 +475,7 @@ class Program:
             source = failure_source(device_id) if checks else None
             loaded = _Loaded(module, binary.lowered, rw, source, device_id)
             self._loaded[key] = loaded
+            _MODULES.put(memo, loaded)
             return loaded
 
     def resolve(self, rw, lowered: dict, name: str):
