@@ -48,10 +48,26 @@ def _state(ops, n):
     return state
 
 
-def _write(path, data):
-    with open(path, "wb") as f:
-        f.write(data)
-    os.chmod(path, 0o600)
+class Scratch:
+    """A new file for every damaged copy: rewriting one file in place (O_TRUNC) makes ext4
+    flush it to disk each time, which would make these tests disk-bound."""
+
+    def __init__(self, directory):
+        self.directory = directory
+        self.count = 0
+        self.path = None
+
+    def write(self, data: bytes) -> str:
+        if self.path:
+            for leftover in (self.path, self.path + ".lock"):
+                if os.path.exists(leftover):
+                    os.unlink(leftover)
+        self.count += 1
+        self.path = os.path.join(self.directory, f"damaged-{self.count}.cache")
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.write(fd, data)
+        os.close(fd)
+        return self.path
 
 
 def test_truncation_at_every_offset(tmp_path):
@@ -60,10 +76,10 @@ def test_truncation_at_every_offset(tmp_path):
     with open(src, "rb") as f:
         original = f.read()
     keys_ = sorted(stored)
-    damaged = str(tmp_path / "cut.cache")
+    scratch = Scratch(str(tmp_path))
     with cache_warnings():
         for n in range(len(original) + 1):
-            _write(damaged, original[:n])
+            damaged = scratch.write(original[:n])
             expected = _state(ops, n)
             reader = Cache(damaged, readonly=True)
             got = {k: reader.get(k) for k in keys_}
@@ -100,7 +116,7 @@ def test_random_bit_flips_are_detected_and_never_give_a_wrong_payload(tmp_path, 
         original = f.read()
     mutable = _mutable_bytes(ops)
     rng = random.Random(1234 + burst)
-    damaged = str(tmp_path / "flipped.cache")
+    scratch = Scratch(str(tmp_path))
     trials = 1500 if burst == 1 else 300
     with cache_warnings():
         for trial in range(trials):
@@ -110,7 +126,7 @@ def test_random_bit_flips_are_detected_and_never_give_a_wrong_payload(tmp_path, 
                               for _ in range(burst - 1)}
             for bit in bits:
                 data[bit // 8] ^= 1 << (bit % 8)
-            _write(damaged, bytes(data))
+            damaged = scratch.write(bytes(data))
             reader = Cache(damaged, readonly=True)
             for k, values in stored.items():
                 got = reader.get(k)

@@ -42,7 +42,11 @@ def default_path() -> str:
     """`<user cache dir>/safekern/kernels-v<format>.cache`."""
     import platformdirs
 
-    directory = platformdirs.user_cache_dir("safekern", appauthor=False)
+    try:
+        directory = platformdirs.user_cache_dir("safekern", appauthor=False)
+    except Exception as exc:   # noqa: BLE001 - newer platformdirs raise without a home
+        raise CacheUnavailable(f"no user cache directory ({exc}); set SAFEKERN_CACHE to a "
+                               "file path") from None
     # With neither HOME nor a passwd entry, expanduser leaves "~" and the path is relative.
     if not os.path.isabs(directory) or directory.startswith("~"):
         raise CacheUnavailable(f"no user cache directory (HOME is not set; got {directory!r}); "
@@ -112,6 +116,19 @@ def unpack_payload(payload: bytes) -> tuple[dict, dict[str, bytes]]:
 
 # -- the kernel cache ------------------------------------------------------------------------
 
+def kernel_key(fields: Mapping) -> bytes:
+    """The key material of `fields` plus safekern's version and the cache format."""
+    from .. import __version__
+
+    clash = [name for name in _ADDED_FIELDS if name in fields]
+    if clash:
+        raise ValueError(f"cache key fields {clash} are reserved; the cache adds them")
+    full = dict(fields)
+    full["safekern_version"] = __version__
+    full["cache_format"] = FORMAT_VERSION
+    return keys.encode(full)
+
+
 class _Flight:
     """One compile in progress in this process; other threads wanting the key wait on it."""
 
@@ -149,16 +166,7 @@ class KernelCache:
         return self.store.path
 
     def key(self, fields: Mapping) -> bytes:
-        """The key material of `fields` plus safekern's version and the cache format."""
-        from .. import __version__
-
-        clash = [name for name in _ADDED_FIELDS if name in fields]
-        if clash:
-            raise ValueError(f"cache key fields {clash} are reserved; the cache adds them")
-        full = dict(fields)
-        full["safekern_version"] = __version__
-        full["cache_format"] = FORMAT_VERSION
-        return keys.encode(full)
+        return kernel_key(fields)
 
     def _guarded(self, what: str, action, default):
         """Run a store operation; a bug or surprise in the cache must not stop the kernel."""
@@ -301,18 +309,21 @@ def get_kernel_cache() -> KernelCache | None:
     cfg = config.get()
     if not cfg.cache_enabled:
         return None
-    ident = (cfg.cache, cfg.cache_max_bytes, cfg.cache_readonly, cfg.cache_lock_timeout)
+    try:
+        path, problem = resolve_path(cfg.cache), None
+    except CacheUnavailable as exc:
+        path, problem = None, str(exc)
+    # The default path depends on HOME / XDG_CACHE_HOME, so the resolved path is part of this.
+    ident = (path, problem, cfg.cache_max_bytes, cfg.cache_readonly, cfg.cache_lock_timeout)
     with _instance_lock:
         if ident != _instance_ident:
-            _instance, _instance_ident = _open(cfg), ident
+            _instance, _instance_ident = _open(path, problem, cfg), ident
         return _instance
 
 
-def _open(cfg) -> KernelCache | None:
-    try:
-        path = resolve_path(cfg.cache)
-    except CacheUnavailable as exc:
-        warn_once(("path",), f"safekern kernel cache not used: {exc}; kernels run uncached")
+def _open(path, problem, cfg) -> KernelCache | None:
+    if problem:
+        warn_once(("path",), f"safekern kernel cache not used: {problem}; kernels run uncached")
         return None
     if cfg.cache_readonly and not os.path.exists(path):
         warn_once(("missing", path), f"safekern kernel cache not used: SAFEKERN_CACHE_READONLY "

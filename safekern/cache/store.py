@@ -57,13 +57,18 @@ def _euid() -> int | None:
     return os.geteuid() if hasattr(os, "geteuid") else None
 
 
+#: the owner besides yourself whose files a read-only cache may use: a pre-seeded shared cache
+#: typically belongs to root, who can replace any file anyway
+_SHARED_OWNER = 0
+
+
 def _trust_problem(st: os.stat_result, readonly: bool) -> str | None:
     """Why a file must not be trusted as a cache, or None. A file another user can write could
     hold any binary; a read-only shared cache may belong to root."""
     if not stat.S_ISREG(st.st_mode):
         return "not a regular file"
     uid = _euid()
-    if uid is not None and st.st_uid != uid and not (readonly and st.st_uid == 0):
+    if uid is not None and st.st_uid != uid and not (readonly and st.st_uid == _SHARED_OWNER):
         return f"owned by another user (uid {st.st_uid}; you are uid {uid})"
     if os.name == "posix" and st.st_mode & 0o022:
         return f"writable by group or others (mode {stat.S_IMODE(st.st_mode):04o})"
@@ -216,6 +221,20 @@ class Cache:
             self._close()
             self._reset_index()
 
+    def __del__(self):
+        fd = getattr(self, "_fd", None)
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
     def _reset_index(self) -> None:
         self._index = {}
         self._end = fmt.HEADER_SIZE
@@ -246,7 +265,9 @@ class Cache:
                          getattr(os, "O_BINARY", 0))
         except FileNotFoundError:
             return False
-        except PermissionError:
+        except OSError as exc:
+            if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+                raise
             fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) |
                          getattr(os, "O_BINARY", 0))
             if not self.readonly:
