@@ -270,10 +270,17 @@ def test_cache_off_creates_nothing_and_says_nothing(tmp_path, monkeypatch):
     assert not caught and not os.path.exists(tmp_path / "xdg")
 
 
-def test_a_directory_where_the_file_should_be(tmp_path, monkeypatch):
-    (tmp_path / "k.cache").mkdir()
-    use_cache_file(monkeypatch, tmp_path / "k.cache")
-    expect_one_warning("directory")
+@pytest.mark.parametrize("make", ["directory", "fifo"])
+def test_something_else_where_the_file_should_be(tmp_path, monkeypatch, make):
+    path = tmp_path / "k.cache"
+    if make == "directory":
+        path.mkdir()
+    elif hasattr(os, "mkfifo"):
+        os.mkfifo(path)          # opening it for reading would block forever
+    else:
+        pytest.skip("no FIFOs here")
+    use_cache_file(monkeypatch, path)
+    expect_one_warning("not a regular file")
 
 
 def test_warning_reaches_a_plain_python_process(tmp_path):

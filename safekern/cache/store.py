@@ -257,6 +257,9 @@ class Cache:
             return False
         if (st.st_dev, st.st_ino) == self._ident:
             return True
+        if not stat.S_ISREG(st.st_mode):     # before open(): a FIFO would block it
+            self._refuse(f"{self.path} is not a regular file")
+            return False
         self._close()
         self._reset_index()
         flags = os.O_RDONLY if self.write_problem else os.O_RDWR
@@ -333,7 +336,7 @@ class Cache:
 
     def _drop(self, digest: bytes, offset: int) -> None:
         slot = self._index.get(digest)
-        if slot is not None and slot.offset <= offset:
+        if slot is not None and slot.offset == offset:
             del self._index[digest]
 
     def _note_damage(self, offset: int, problem: str) -> None:
@@ -398,6 +401,7 @@ class Cache:
                   f"failed ({exc.strerror or exc}); going on without it")
 
     def __contains__(self, key) -> bool:
+        """Whether an entry for `key` is indexed (its payload checksum is checked by get)."""
         key = bytes(key)
         with self._lock:
             try:
@@ -657,7 +661,9 @@ class Cache:
             if slot.header.digest == digest:
                 continue
             word = fmt.pread(self._fd, 8, slot.offset + fmt.LAST_USED_OFFSET)
-            slot.last_used = struct.unpack("<q", word)[0] if len(word) == 8 else 0
+            used = struct.unpack("<q", word)[0] if len(word) == 8 else 0
+            # The field is outside the checksums: keep a damaged value from pinning an entry.
+            slot.last_used = min(max(used, slot.header.created), now)
             slots.append(slot)
         slots.sort(key=lambda s: (s.last_used, s.offset), reverse=True)
         keep, used = [], 0
