@@ -11,6 +11,7 @@ import os
 import struct
 import zlib
 from dataclasses import dataclass
+from typing import NamedTuple
 
 FORMAT_VERSION = 1
 
@@ -23,14 +24,14 @@ RECORD_MAGIC = b"SKRC"
 COMMIT_MARKER = b"SKCOMMIT"
 KIND_ENTRY = 1
 KIND_TOMBSTONE = 2
-# magic, kind, flags, reserved, last_used, created, digest, key_len, meta_len, payload_len,
-# reserved, crc32 of bytes 0..76 with last_used zeroed
-_RECORD_HEADER = struct.Struct("<4sBBHqq32sIIQII")
+# magic, kind, flags, reserved, created, digest, key_len, meta_len, payload_len, reserved,
+# crc32 of bytes 0..67, last_used
+_RECORD_HEADER = struct.Struct("<4sBBHq32sIIQIIq")
 RECORD_HEADER_SIZE = _RECORD_HEADER.size  # 80
-LAST_USED_OFFSET = 8          # within a record; excluded from both checksums
+HEADER_CRC_SPAN = 68          # the header crc covers bytes 0..67 of a record
+LAST_USED_OFFSET = 72         # within a record; mutable, so outside both checksums
 CHECKSUM_SIZE = 16            # blake2b, digest_size=16
 TRAILER_SIZE = CHECKSUM_SIZE + len(COMMIT_MARKER)  # 24
-_ZERO8 = bytes(8)
 
 assert HEADER_SIZE == 64 and RECORD_HEADER_SIZE == 80
 
@@ -46,8 +47,7 @@ class FileHeader:
     created: int
 
 
-@dataclass(frozen=True)
-class RecordHeader:
+class RecordHeader(NamedTuple):     # a tuple: indexing 10 000 records must be cheap
     kind: int
     last_used: int
     created: int
@@ -55,10 +55,6 @@ class RecordHeader:
     key_len: int
     meta_len: int
     payload_len: int
-
-    @property
-    def body_len(self) -> int:
-        return self.key_len + self.meta_len + self.payload_len
 
     @property
     def length(self) -> int:
@@ -97,35 +93,32 @@ def parse_file_header(data: bytes) -> FileHeader:
     return FileHeader(version, generation, created)
 
 
-def _header_crc(packed: bytes) -> int:
-    return zlib.crc32(packed[:LAST_USED_OFFSET] + _ZERO8 + packed[LAST_USED_OFFSET + 8:76])
 
 
 def pack_record(kind: int, digest: bytes, key: bytes, meta: bytes, payload: bytes,
                 created: int, last_used: int) -> tuple[bytes, bytes]:
     """(everything but the commit marker, the commit marker): the writer writes them in that
     order, so a record whose marker is on disk was complete before the marker was written."""
-    head = _RECORD_HEADER.pack(RECORD_MAGIC, kind, 0, 0, last_used, created, digest, len(key),
-                               len(meta), len(payload), 0, 0)
-    head = head[:76] + struct.pack("<I", _header_crc(head))
+    head = _RECORD_HEADER.pack(RECORD_MAGIC, kind, 0, 0, created, digest, len(key), len(meta),
+                               len(payload), 0, 0, last_used)
+    crc = struct.pack("<I", zlib.crc32(head[:HEADER_CRC_SPAN]))
+    head = head[:HEADER_CRC_SPAN] + crc + head[HEADER_CRC_SPAN + 4:]
     body_len = len(key) + len(meta) + len(payload)
     pad = bytes(_pad8(body_len) - body_len)
-    h = hashlib.blake2b(digest_size=CHECKSUM_SIZE)
-    h.update(head[:LAST_USED_OFFSET])
-    h.update(_ZERO8)
-    h.update(head[LAST_USED_OFFSET + 8:])
+    h = hashlib.blake2b(head[:LAST_USED_OFFSET], digest_size=CHECKSUM_SIZE)
     for part in (key, meta, payload, pad):
         h.update(part)
     return b"".join((head, key, meta, payload, pad, h.digest())), COMMIT_MARKER
 
 
-def parse_record_header(data: bytes) -> RecordHeader | None:
-    """The header at the start of `data`, or None when it is not a valid record header."""
-    if len(data) < RECORD_HEADER_SIZE or data[:4] != RECORD_MAGIC:
+def parse_record_header(data, at: int = 0) -> RecordHeader | None:
+    """The header at data[at:], or None when it is not a valid record header."""
+    if len(data) < at + RECORD_HEADER_SIZE or data[at:at + 4] != RECORD_MAGIC:
         return None
-    (_, kind, _, _, last_used, created, digest, key_len, meta_len, payload_len, _,
-     crc) = _RECORD_HEADER.unpack(data[:RECORD_HEADER_SIZE])
-    if crc != _header_crc(data[:RECORD_HEADER_SIZE]) or kind not in (KIND_ENTRY, KIND_TOMBSTONE):
+    (_, kind, _, _, created, digest, key_len, meta_len, payload_len, _, crc,
+     last_used) = _RECORD_HEADER.unpack_from(data, at)
+    if crc != zlib.crc32(data[at:at + HEADER_CRC_SPAN]) or kind not in (KIND_ENTRY,
+                                                                         KIND_TOMBSTONE):
         return None
     return RecordHeader(kind, last_used, created, digest, key_len, meta_len, payload_len)
 
@@ -135,11 +128,9 @@ def check_record(data: bytes) -> str | None:
     if data[-len(COMMIT_MARKER):] != COMMIT_MARKER:
         return "no commit marker"
     end = len(data) - TRAILER_SIZE
-    h = hashlib.blake2b(digest_size=CHECKSUM_SIZE)
     view = memoryview(data)
-    h.update(view[:LAST_USED_OFFSET])
-    h.update(_ZERO8)
-    h.update(view[LAST_USED_OFFSET + 8:end])
+    h = hashlib.blake2b(view[:LAST_USED_OFFSET], digest_size=CHECKSUM_SIZE)
+    h.update(view[RECORD_HEADER_SIZE:end])
     if h.digest() != data[end:end + CHECKSUM_SIZE]:
         return "checksum mismatch"
     return None
@@ -184,40 +175,46 @@ def pread(fd: int, n: int, offset: int) -> bytes:
     return b"".join(chunks)
 
 
-@dataclass
-class ScanItem:
-    offset: int
-    header: RecordHeader | None   # None: a damaged region [offset, offset + length)
-    length: int
-    problem: str | None = None    # why a region or record is not usable
+_SCAN_CHUNK = 8192
 
 
 def scan(fd: int, start: int, size: int):
-    """Walk the records in [start, size), yielding ScanItems; return where the walk stopped.
+    """Walk the records in [start, size); return where the walk stopped.
 
-    Only headers and commit markers are read (payload checksums are checked when a record is
-    read), so indexing a large file costs two small reads per record. A record header that is
-    damaged is skipped by searching for the next valid header at an 8-aligned offset. The walk
-    stops at the torn tail: a record that does not fit in the file, or bytes after the last
-    valid record that contain no valid header. Use as `stop = yield from scan(...)`.
+    Yields plain tuples (offset, header, length, problem): header is None for a damaged region
+    [offset, offset + length); problem says why a region or record is not usable, else None.
+
+    Only headers (and commit markers that happen to be in the bytes read) are looked at; a
+    record's checksum and commit marker are checked when it is read, so indexing a large file
+    costs about one small read per record, and one read serves every record within 8 KiB. A
+    damaged record header is skipped by searching for the next valid header at an 8-aligned
+    offset. The walk stops at the torn tail: a record that does not fit in the file, or bytes
+    after the last valid record that contain no valid header. Use as
+    `stop = yield from scan(...)`.
     """
     pos = start
+    buf, buf_start = b"", start
     while pos + RECORD_HEADER_SIZE <= size:
-        header = parse_record_header(pread(fd, RECORD_HEADER_SIZE, pos))
+        at = pos - buf_start
+        if at + RECORD_HEADER_SIZE > len(buf):
+            buf, buf_start, at = pread(fd, min(_SCAN_CHUNK, size - pos), pos), pos, 0
+        header = parse_record_header(buf, at)
         if header is None:
             nxt = _resync(fd, pos + 8, size)
             if nxt is None:
                 return pos
-            yield ScanItem(pos, None, nxt - pos, "damaged record header")
+            yield pos, None, nxt - pos, "damaged record header"
             pos = nxt
             continue
         length = header.length
         if pos + length > size:
             return pos
-        if pread(fd, len(COMMIT_MARKER), pos + length - len(COMMIT_MARKER)) != COMMIT_MARKER:
-            yield ScanItem(pos, header, length, "no commit marker")
+        marker_at = at + length - len(COMMIT_MARKER)
+        if marker_at + len(COMMIT_MARKER) <= len(buf) and \
+                buf[marker_at:marker_at + len(COMMIT_MARKER)] != COMMIT_MARKER:
+            yield pos, header, length, "no commit marker"
         else:
-            yield ScanItem(pos, header, length)
+            yield pos, header, length, None
         pos += length
     return pos
 

@@ -106,7 +106,7 @@ class VerifyReport:
         return self.header_problem is None and not self.problems
 
 
-@dataclass
+@dataclass(slots=True)
 class _Slot:
     offset: int
     header: fmt.RecordHeader
@@ -312,27 +312,28 @@ class Cache:
         if st.st_size <= self._end or self._stuck == (st.st_size, st.st_mtime_ns):
             return True
         scanner = fmt.scan(self._fd, self._end, st.st_size)
+        apply = self._apply
         while True:
             try:
                 item = next(scanner)
             except StopIteration as stop:
                 self._end = stop.value
                 break
-            self._apply(item)
+            apply(*item)
         self._stuck = (st.st_size, st.st_mtime_ns) if self._end < st.st_size else None
         return True
 
-    def _apply(self, item: fmt.ScanItem) -> None:
-        header = item.header
-        if item.problem:
-            self._note_damage(item.offset, item.problem)
+    def _apply(self, offset: int, header: fmt.RecordHeader | None, length: int,
+               problem: str | None) -> None:
+        if problem:
+            self._note_damage(offset, problem)
             return
         if self._index.pop(header.digest, None) is not None:
             self._dead += 1
         if header.kind == fmt.KIND_TOMBSTONE:
             self._dead += 1
         else:
-            self._index[header.digest] = _Slot(item.offset, header, header.last_used)
+            self._index[header.digest] = _Slot(offset, header, header.last_used)
 
     def _drop(self, digest: bytes, offset: int) -> None:
         slot = self._index.get(digest)
@@ -508,17 +509,17 @@ class Cache:
                         report.problems.append((stop.value, "damaged data at the end"))
                         report.torn_tail = 0
                     break
+                offset, header, length, problem = item
                 report.records += 1
-                problem = item.problem
                 if problem is None:
-                    problem = fmt.check_record(fmt.pread(fd, item.length, item.offset))
+                    problem = fmt.check_record(fmt.pread(fd, length, offset))
                 if problem:
-                    report.problems.append((item.offset, problem))
+                    report.problems.append((offset, problem))
                     continue
-                if item.header.kind == fmt.KIND_TOMBSTONE:
-                    live.pop(item.header.digest, None)
+                if header.kind == fmt.KIND_TOMBSTONE:
+                    live.pop(header.digest, None)
                 else:
-                    live[item.header.digest] = item.offset
+                    live[header.digest] = offset
             report.live = len(live)
             report.dead = report.records - len(report.problems) - report.live
         except OSError as exc:
@@ -644,8 +645,7 @@ class Cache:
             except OSError:
                 pass
             raise
-        self._apply(fmt.ScanItem(offset, fmt.parse_record_header(record), len(record) +
-                                 len(marker)))
+        self._apply(offset, fmt.parse_record_header(record), len(record) + len(marker), None)
         self._end = offset + len(record) + len(marker)
         self._stuck = None
 
