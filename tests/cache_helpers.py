@@ -8,7 +8,7 @@ import warnings
 
 import pytest
 
-from safekern.cache import store
+from safekern.cache import trust
 
 
 def key(*parts) -> bytes:
@@ -26,9 +26,9 @@ def payload(*parts, size: int | None = None, max_size: int = 4096) -> bytes:
 @pytest.fixture(autouse=True)
 def fresh_cache_warnings():
     """Each test sees the once-per-process cache warnings afresh."""
-    store._warned.clear()
+    trust._warned.clear()
     yield
-    store._warned.clear()
+    trust._warned.clear()
 
 
 @contextlib.contextmanager
@@ -39,4 +39,4 @@ def cache_warnings():
         warnings.simplefilter("always")
         got = []
         yield got
-    got.extend(w for w in caught if issubclass(w.category, store.CacheWarning))
+    got.extend(w for w in caught if issubclass(w.category, trust.CacheWarning))

@@ -22,7 +22,7 @@ import pytest
 
 from tests.cache_helpers import cache_warnings, fresh_cache_warnings  # noqa: F401
 from safekern import config
-from safekern.cache import Cache, store
+from safekern.cache import Cache, files, trust
 from safekern.cache.kernels import get_kernel_cache, kernel_key
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
@@ -149,7 +149,7 @@ def test_disk_full_on_append_simulated(monkeypatch):
     kc = get_kernel_cache()
     kc.get_or_compile({"kernel": "k0", "source": "..."}, lambda: b"binary 0")
     size = os.path.getsize(kc.path)
-    monkeypatch.setattr(store, "_pwrite_all", _fail_after_half(store._pwrite_all))
+    monkeypatch.setattr(files, "pwrite_all", _fail_after_half(files.pwrite_all))
     with cache_warnings() as caught:
         assert run_kernels(4) == [b"binary %d" % i for i in range(4)]
     assert len(caught) == 1 and "disk is full" in str(caught[0].message)
@@ -164,7 +164,7 @@ def test_disk_full_during_compaction_simulated(monkeypatch, tmp_path):
     for i in range(6):
         assert c.put(b"k%d" % i, bytes(1000))
     before = open(path, "rb").read()
-    monkeypatch.setattr(store, "_pwrite_all", _fail_after_half(store._pwrite_all))
+    monkeypatch.setattr(files, "pwrite_all", _fail_after_half(files.pwrite_all))
     with cache_warnings() as caught:
         assert not c.put(b"k-new", bytes(2000))      # needs a compaction, which fails
     assert len(caught) == 1 and "disk is full" in str(caught[0].message)
@@ -215,7 +215,7 @@ def _other_owner(path, monkeypatch):
     if IS_ROOT:
         os.chown(path, 65534, 65534)
     else:
-        monkeypatch.setattr(store, "_euid", lambda: os.getuid() + 1)
+        monkeypatch.setattr(trust, "_euid", lambda: os.getuid() + 1)
 
 
 def test_a_file_owned_by_another_user_is_refused(tmp_path, monkeypatch):
@@ -244,8 +244,8 @@ def test_read_only_shared_file_may_belong_to_the_shared_owner(tmp_path, monkeypa
     Cache(str(path)).put(_key("k0"), b"binary 0 (shared)")
     os.chmod(path, 0o644)
     # The file's owner plays the shared owner (root in real life); this process is someone else.
-    monkeypatch.setattr(store, "_SHARED_OWNER", os.stat(path).st_uid)
-    monkeypatch.setattr(store, "_euid", lambda: os.stat(path).st_uid + 1)
+    monkeypatch.setattr(trust, "_SHARED_OWNER", os.stat(path).st_uid)
+    monkeypatch.setattr(trust, "_euid", lambda: os.stat(path).st_uid + 1)
     use_cache_file(monkeypatch, path, SAFEKERN_CACHE_READONLY="1")
     before = path.read_bytes()
     with cache_warnings() as caught:

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from tests.cache_helpers import cache_warnings, fresh_cache_warnings, key, payload  # noqa: F401
+from tests.cache_helpers import fresh_cache_warnings, key, payload  # noqa: F401
 from safekern.cache import Cache, store
 from safekern.cache import format as fmt
 

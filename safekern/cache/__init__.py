@@ -3,6 +3,8 @@
 `Cache` is the single-file store (bytes keys to bytes payloads); `safekern.cache.kernels` builds
 the kernel cache on it. Importing this package imports no GPU library.
 """
-from .store import Cache, CacheWarning, Entry, VerifyReport
+from .store import Cache, Entry
+from .trust import CacheWarning
+from .verify import VerifyReport
 
 __all__ = ["Cache", "CacheWarning", "Entry", "VerifyReport"]

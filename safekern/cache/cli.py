@@ -15,7 +15,8 @@ import warnings
 from .. import config
 from .format import FORMAT_VERSION
 from .kernels import CacheUnavailable, resolve_path
-from .store import Cache, CacheWarning, _trust_problem
+from .store import Cache
+from .trust import CacheWarning, trust_problem
 
 
 def _size(n: int) -> str:
@@ -75,7 +76,7 @@ def _info(path, cfg, args) -> int:
     if not os.path.exists(path):
         print("status:   no file yet (it is created when the first kernel is compiled)")
         return 0
-    trust = _trust_problem(os.stat(path), cfg.cache_readonly)
+    trust = trust_problem(os.stat(path), cfg.cache_readonly)
     cache = _open_for_reading(path)
     stats = cache.stats()
     if trust or stats["problem"]:

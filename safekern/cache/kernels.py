@@ -26,7 +26,8 @@ from .. import config
 from . import keys
 from .format import FORMAT_VERSION
 from .locks import key_lock
-from .store import Cache, warn_once
+from .store import Cache
+from .trust import warn_once
 
 log = logging.getLogger("safekern.cache")
 

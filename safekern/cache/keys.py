@@ -68,7 +68,8 @@ def _encode_mapping(fields: Mapping, where: str, out: list, tag: bytes) -> None:
     names = list(fields)
     for name in names:
         if not isinstance(name, str):
-            raise TypeError(f"cache key field names must be str, got {name!r} in {where or 'fields'}")
+            raise TypeError(f"cache key field names must be str, got {name!r} in "
+                            f"{where or 'fields'}")
     names.sort()
     out.append(tag + _U32.pack(len(names)))
     for name in names:

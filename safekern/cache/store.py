@@ -14,65 +14,25 @@ Cache problems never raise: `get` returns None, `put` returns False, the problem
 from __future__ import annotations
 
 import errno
-import glob
 import json
 import logging
 import os
 import stat
 import struct
-import tempfile
 import threading
 import time
-import warnings
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import filelock
 
+from . import files
 from . import format as fmt
 from .keys import digest as _key_digest
+from .trust import trust_problem, warn_once
+from .verify import VerifyReport, verify_file  # noqa: F401 (VerifyReport: API)
 
 log = logging.getLogger("safekern.cache")
-
-
-class CacheWarning(UserWarning):
-    """The kernel cache cannot be used (fully); kernels still run, compiled in this process."""
-
-
-_warned: set = set()
-_warned_lock = threading.Lock()
-
-
-def warn_once(topic: tuple, message: str) -> None:
-    """Log `message` every time and show it as a CacheWarning the first time for `topic`."""
-    log.info("%s", message)
-    with _warned_lock:
-        if topic in _warned:
-            return
-        _warned.add(topic)
-    warnings.warn(message, CacheWarning, stacklevel=3)
-
-
-def _euid() -> int | None:
-    return os.geteuid() if hasattr(os, "geteuid") else None
-
-
-#: the owner besides yourself whose files a read-only cache may use: a pre-seeded shared cache
-#: typically belongs to root, who can replace any file anyway
-_SHARED_OWNER = 0
-
-
-def _trust_problem(st: os.stat_result, readonly: bool) -> str | None:
-    """Why a file must not be trusted as a cache, or None. A file another user can write could
-    hold any binary; a read-only shared cache may belong to root."""
-    if not stat.S_ISREG(st.st_mode):
-        return "not a regular file"
-    uid = _euid()
-    if uid is not None and st.st_uid != uid and not (readonly and st.st_uid == _SHARED_OWNER):
-        return f"owned by another user (uid {st.st_uid}; you are uid {uid})"
-    if os.name == "posix" and st.st_mode & 0o022:
-        return f"writable by group or others (mode {stat.S_IMODE(st.st_mode):04o})"
-    return None
 
 
 @dataclass(frozen=True)
@@ -86,24 +46,6 @@ class Entry:
     created: int         # unix seconds
     last_used: int       # unix seconds, updated in place on hits
     offset: int
-
-
-@dataclass
-class VerifyReport:
-    path: str
-    exists: bool
-    size: int = 0
-    header_problem: str | None = None
-    records: int = 0     # every record found, damaged ones included
-    live: int = 0        # entries a lookup can hit
-    dead: int = 0        # intact records that are superseded entries or deletions
-    problems: list = field(default_factory=list)   # (offset, what is wrong)
-    torn_tail: int = 0   # bytes after the last complete record: an interrupted or ongoing write
-
-    @property
-    def ok(self) -> bool:
-        """No damage. A torn tail is not damage: the next write removes it."""
-        return self.header_problem is None and not self.problems
 
 
 @dataclass(slots=True)
@@ -276,7 +218,7 @@ class Cache:
             if not self.readonly:
                 self._stop_writing("the file is not writable")
         fst = os.fstat(fd)
-        problem = _trust_problem(fst, self.readonly)
+        problem = trust_problem(fst, self.readonly)
         if problem:
             os.close(fd)
             self._refuse(f"{self.path} is {problem}")
@@ -482,51 +424,7 @@ class Cache:
 
     def verify(self) -> VerifyReport:
         """Check every record of the file, checksums included (reads the whole file)."""
-        report = VerifyReport(self.path, os.path.exists(self.path))
-        if not report.exists:
-            return report
-        try:
-            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-        except OSError as exc:
-            report.header_problem = f"cannot open: {exc.strerror or exc}"
-            return report
-        try:
-            report.size = os.fstat(fd).st_size
-            try:
-                fmt.parse_file_header(fmt.pread(fd, fmt.HEADER_SIZE, 0))
-            except (fmt.FormatError, ValueError) as exc:
-                report.header_problem = str(exc)
-                return report
-            live: dict[bytes, int] = {}
-            scanner = fmt.scan(fd, fmt.HEADER_SIZE, report.size)
-            while True:
-                try:
-                    item = next(scanner)
-                except StopIteration as stop:
-                    report.torn_tail = report.size - stop.value
-                    if report.torn_tail and not fmt.looks_torn(
-                            fmt.pread(fd, fmt.RECORD_HEADER_SIZE, stop.value)):
-                        report.problems.append((stop.value, "damaged data at the end"))
-                        report.torn_tail = 0
-                    break
-                offset, header, length, problem = item
-                report.records += 1
-                if problem is None:
-                    problem = fmt.check_record(fmt.pread(fd, length, offset))
-                if problem:
-                    report.problems.append((offset, problem))
-                    continue
-                if header.kind == fmt.KIND_TOMBSTONE:
-                    live.pop(header.digest, None)
-                else:
-                    live[header.digest] = offset
-            report.live = len(live)
-            report.dead = report.records - len(report.problems) - report.live
-        except OSError as exc:
-            report.problems.append((-1, f"read failed: {exc.strerror or exc}"))
-        finally:
-            os.close(fd)
-        return report
+        return verify_file(self.path)
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -554,7 +452,8 @@ class Cache:
                     self._refresh()
                     self._cut_torn_tail()
                     if not self._swept:
-                        self._sweep()
+                        files.sweep_orphans(self.path)
+                        self._swept = True
                     return action()
             except filelock.Timeout:
                 self._stop_writing(f"timed out after {self.lock_timeout:g} s waiting for the "
@@ -564,19 +463,6 @@ class Cache:
                     else f"{what} failed ({exc.strerror or exc})"
                 self._stop_writing(reason)
             return False
-
-    def _sweep(self) -> None:
-        """Remove temporary files of compactions whose writer died. Call under the write lock:
-        temporary files are only made under it, so any that exist now are orphans."""
-        pattern = os.path.join(glob.escape(os.path.dirname(self.path)),
-                               f".{glob.escape(os.path.basename(self.path))}.*.tmp")
-        for stale in glob.glob(pattern):
-            try:
-                os.unlink(stale)
-                log.info("removed %s, left by an interrupted compaction", stale)
-            except OSError:
-                pass
-        self._swept = True
 
     def _cut_torn_tail(self) -> None:
         size = os.fstat(self._fd).st_size
@@ -637,8 +523,8 @@ class Cache:
         record, marker = fmt.pack_record(kind, digest, key, meta, payload, now, now)
         offset = self._end
         try:
-            _pwrite_all(self._fd, record, offset)
-            _pwrite_all(self._fd, marker, offset + len(record))
+            files.pwrite_all(self._fd, record, offset)
+            files.pwrite_all(self._fd, marker, offset + len(record))
         except OSError:
             try:
                 os.ftruncate(self._fd, offset)
@@ -686,35 +572,9 @@ class Cache:
                  "(%d bytes)", dropped, self.path, self.max_bytes, kept, used)
 
     def _write_file(self, records) -> int:
-        """Replace the file with a new generation holding `records` (whole records, bytes);
-        returns how many were written."""
-        directory = os.path.dirname(self.path)
-        base = os.path.basename(self.path)
-        self._sweep()
-        fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=directory)
-        count = 0
-        try:
-            if hasattr(os, "fchmod"):
-                os.fchmod(fd, 0o600)
-            offset = fmt.HEADER_SIZE
-            _pwrite_all(fd, fmt.pack_file_header(os.urandom(16), int(time.time())), 0)
-            for data in records:
-                _pwrite_all(fd, data, offset)
-                offset += len(data)
-                count += 1
-            os.fsync(fd)
-            os.close(fd)
-            fd = None
-            os.replace(tmp, self.path)
-        except BaseException:
-            if fd is not None:
-                os.close(fd)
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-        _fsync_dir(directory)
+        """Replace the file with a new generation holding `records`; returns how many."""
+        count = files.replace_with(self.path, records)
+        self._swept = True
         self._close()
         self._reset_index()
         self._open_current()
@@ -727,26 +587,3 @@ def _same_record(a: fmt.RecordHeader | None, b: fmt.RecordHeader) -> bool:
     return a is not None and (a.kind, a.created, a.digest, a.key_len, a.meta_len,
                               a.payload_len) == (b.kind, b.created, b.digest, b.key_len,
                                                  b.meta_len, b.payload_len)
-
-
-def _pwrite_all(fd: int, data: bytes, offset: int) -> None:
-    view = memoryview(data)
-    while view:
-        n = os.pwrite(fd, view, offset)
-        if n <= 0:
-            raise OSError(errno.EIO, "short write")
-        view = view[n:]
-        offset += n
-
-
-def _fsync_dir(directory: str) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
