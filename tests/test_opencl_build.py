@@ -56,6 +56,22 @@ def test_driver_errors_in_checked_source_map_to_user_lines(clenv):
     assert info.value.lineno == 2 and info.value.filename == "opts.cl"
 
 
+def test_driver_error_in_the_rewritten_source_is_at_the_users_line(clenv):
+    # libclang parses for the SPIR target (__SPIR__ defined), the driver does not: only the
+    # driver sees line 4, in the rewritten source, behind safekern's prelude.
+    src = """__kernel void only_driver(__global float *x) {
+    x[get_global_id(0)] = 1.0f;
+#ifndef __SPIR__
+    x[0] = not_declared_anywhere;
+#endif
+}"""
+    with pytest.raises(safekern.CompilationError) as info:
+        skcl.Program(clenv.ctx, src, filename="drv.cl").build()
+    e = info.value
+    assert (e.filename, e.lineno) == ("drv.cl", 4), str(e)
+    assert "not_declared_anywhere" in str(e) and "x[0] = not_declared_anywhere;" in str(e)
+
+
 def test_build_errors_map_raw_lines_of_drivers_that_ignore_line_directives():
     from safekern.frontend.clang import map_build_log
 
