@@ -17,10 +17,19 @@ from . import format as fmt
 log = logging.getLogger("safekern.cache")
 
 
+def _pwrite_fallback(fd: int, data, offset: int) -> int:
+    # Platforms without os.pwrite (Windows); callers hold the store's lock.
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.write(fd, data)
+
+
+pwrite = getattr(os, "pwrite", _pwrite_fallback)
+
+
 def pwrite_all(fd: int, data: bytes, offset: int) -> None:
     view = memoryview(data)
     while view:
-        n = os.pwrite(fd, view, offset)
+        n = pwrite(fd, view, offset)
         if n <= 0:
             raise OSError(errno.EIO, "short write")
         view = view[n:]

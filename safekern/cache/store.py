@@ -334,9 +334,9 @@ class Cache:
         if self.write_problem or now - slot.last_used < self.touch_interval:
             return
         try:   # one aligned 8-byte word, outside every checksum: needs no lock
-            os.pwrite(self._fd, struct.pack("<q", now), slot.offset + fmt.LAST_USED_OFFSET)
+            files.pwrite(self._fd, struct.pack("<q", now), slot.offset + fmt.LAST_USED_OFFSET)
             slot.last_used = now
-        except (OSError, AttributeError) as exc:
+        except OSError as exc:
             log.debug("could not record last use in %s: %s", self.path, exc)
 
     def _io_problem(self, what: str, exc: OSError) -> None:
