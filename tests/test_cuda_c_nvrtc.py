@@ -251,3 +251,15 @@ def test_unchecked_marker():
     assert isinstance(marked, skcp.Unchecked) and marked.value == 1234
     assert skcp.unchecked(marked) is marked
     assert repr(marked) == "skcp.unchecked(1234)"
+
+
+def test_ptx_shape_of_the_checks():
+    _, out = compile_checked("block_sum", K.EXTERN_SHARED)
+    ptx = out.ptx.decode()
+    # One out-of-line recording function, reached by calls on the unlikely path.
+    assert ptx.count(".func") == 1 and "call.uni" in ptx
+    assert "atom.global.cas.b64" in ptx        # first failure wins the CODE slot
+    assert "%dynamic_smem_size" in ptx         # extern __shared__ against the launch's bytes
+    assert "exit;" in ptx                      # the failing thread leaves
+    assert "atom.global.add.u64" in ptx        # the skipped-launch count
+    assert "bar.red.or.pred" in ptx            # the block-wide prelude of a barrier kernel

@@ -498,3 +498,12 @@ def test_warm_start_in_a_new_process_runs_no_nvrtc(tmp_path):
     # The failure codes compiled into the cached cubin still name the right site.
     line = K.TEMPLATES.count("\n") + K.line(K.GATHER, "gather")
     assert warm["error"] == cold["error"] == ["gather", line, "src", 260, 256, [9, 0, 0]]
+
+
+@pytest.mark.parametrize("name", sorted(K.REJECTED))
+def test_unsafe_barriers_are_rejected_before_launch(name):
+    src, marker, words = K.REJECTED[name]
+    k = skcp.RawKernel(src, src.split("void ")[1].split("(")[0], options=CXX17)
+    with pytest.raises(safekern.UnsupportedError) as info:
+        k((1,), (32,), (cp.zeros(32, cp.float32), np.int32(32)))
+    assert info.value.lineno == K.line(src, marker) and words in str(info.value)
