@@ -71,11 +71,15 @@ def test_template_instantiations_get_lowered_names_with_hidden_parameters():
 def test_the_exact_architecture_is_honoured():
     _, out = compile_checked("gather", K.GATHER)
     assert out.arch == "sm_90"
-    _, out80 = (lambda rw: (rw, nvrtc.compile_program(
-        rw.source, filename="g.cu", arch="sm_80", options=backend.compile_options(()))))(
-        cuda.rewrite(K.GATHER, filename="g.cu", arch="sm_80"))
-    assert ".target sm_80" in out80.ptx.decode()
+    rw80 = cuda.rewrite(K.GATHER, filename="g.cu", arch="sm_80")
+    out80 = nvrtc.compile_program(rw80.source, filename="g.cu", arch="sm_80",
+                                  options=backend.compile_options(()))
+    assert ".target sm_80" in out80.ptx.decode() and out80.cubin[:4] == b"\x7fELF"
+    ptx_only = nvrtc.compile_program(rw80.source, filename="g.cu", arch="sm_80", cubin=False,
+                                     options=backend.compile_options(()))
+    assert ptx_only.cubin is None and b".target sm_80" in ptx_only.ptx
     assert nvrtc.normalize_arch(90) == nvrtc.normalize_arch("compute_90") == "sm_90"
+    assert nvrtc.normalize_arch((8, 6)) == "sm_86"
     assert nvrtc.strip_arch_options(["-arch=sm_70", "-std=c++17", "-arch", "sm_75"]) == \
         ("-std=c++17",)
 
