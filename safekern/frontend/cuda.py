@@ -361,7 +361,7 @@ def rewrite(source: str, *, filename: str = "kernel.cu", options=(), arch="sm_90
     `checks=False`, the user's source with the kernel facts the launch needs)."""
     ps = parse_cuda(source, filename=filename, options=options, arch=arch,
                     include_dirs=include_dirs)
-    from .cuda_rewrite import ModuleRewriter
+    from .cuda_rewrite import ModuleRewriter   # cuda_rewrite imports this module
 
     return ModuleRewriter(ps, checks=checks).run()
 
