@@ -128,8 +128,9 @@ def fake_cupy(monkeypatch):
     FakeCupy.refuse_next_load = 0
     monkeypatch.setitem(sys.modules, "cupy", cp)
     from safekern.backends import cupy as backend
+    from safekern.backends import cupy_support
 
-    monkeypatch.setattr(backend, "_sources", {})
+    monkeypatch.setattr(cupy_support, "_sources", {})
     backend._MODULES.clear()      # modules "loaded" by an earlier test's stand-in
     yield cp
     backend._MODULES.clear()
