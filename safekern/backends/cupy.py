@@ -262,9 +262,15 @@ def _reject_options(*, backend, translate_cucomplex, enable_cooperative_groups, 
         raise UnsupportedError("jitify=True is not supported by safekern.cupy")
 
 
+# CUfunction_attribute, in CUDA's order (its values are 0..9).
 _ATTRIBUTES = ("max_threads_per_block", "shared_size_bytes", "const_size_bytes",
                "local_size_bytes", "num_regs", "ptx_version", "binary_version", "cache_mode_ca",
                "max_dynamic_shared_size_bytes", "preferred_shared_memory_carveout")
+
+
+def _attribute_id(cp, name: str) -> int:
+    return getattr(cp.cuda.driver, "CU_FUNC_ATTRIBUTE_" + name.upper(),
+                   _ATTRIBUTES.index(name))
 
 
 class RawKernel:
@@ -351,15 +357,11 @@ class RawKernel:
 
     def _get_attr(self, name):
         cp = _cupy()
-        attr = getattr(cp.cuda.driver, "CU_FUNC_ATTRIBUTE_" + name.upper(), None)
-        if attr is None:
-            return -1
-        return cp.cuda.driver.funcGetAttribute(attr, self.kernel.ptr)
+        return cp.cuda.driver.funcGetAttribute(_attribute_id(cp, name), self.kernel.ptr)
 
     def _set_attr(self, name, value):
         cp = _cupy()
-        attr = getattr(cp.cuda.driver, "CU_FUNC_ATTRIBUTE_" + name.upper())
-        cp.cuda.driver.funcSetAttribute(self.kernel.ptr, attr, value)
+        cp.cuda.driver.funcSetAttribute(self.kernel.ptr, _attribute_id(cp, name), value)
 
     # -- safekern's additions ------------------------------------------------------------
     def check_report(self):
