@@ -43,3 +43,20 @@ def _fresh_safekern_config(tmp_path, monkeypatch):
     yield
     monkeypatch.undo()
     config.reload()
+
+
+def _drain_failures():
+    import safekern
+
+    try:
+        safekern.sync()
+    except safekern.KernelError:
+        pass
+
+
+@pytest.fixture
+def no_pending_failure():
+    """A failure left pending by one test must not leak into the next one."""
+    _drain_failures()
+    yield
+    _drain_failures()

@@ -12,7 +12,7 @@ import sys
 import threading
 
 from . import config
-from .failures import BUFFER_LEN, exception_from_buffer
+from .failures import BUFFER_LEN, SKIPPED, exception_from_buffer
 
 log = logging.getLogger("safekern.runtime")
 
@@ -54,7 +54,7 @@ class FailureSource:
         values = self.read()
         self.dirty = False
         exc = exception_from_buffer(values, source=self.name)
-        if exc is not None or int(values[10]):
+        if exc is not None or int(values[SKIPPED]):
             self.reset()
         return exc
 

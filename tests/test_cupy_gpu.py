@@ -39,16 +39,8 @@ CXX17 = ("--std=c++17",)
 
 
 @pytest.fixture(autouse=True)
-def _no_pending_failure():
-    try:
-        safekern.sync()
-    except safekern.KernelError:
-        pass
+def _clean_state(no_pending_failure):
     yield
-    try:
-        safekern.sync()
-    except safekern.KernelError:
-        pass
 
 
 def expect_bounds(src, marker, *, kernel, array, index, size, axis=0, thread=None, block=None,

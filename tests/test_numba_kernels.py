@@ -14,17 +14,8 @@ FILE = K.__file__
 
 
 @pytest.fixture(autouse=True)
-def _clean_state():
-    # A failure left pending by a test must not leak into the next one.
-    try:
-        safekern.sync()
-    except safekern.KernelError:
-        pass
+def _clean_state(no_pending_failure):
     yield
-    try:
-        safekern.sync()
-    except safekern.KernelError:
-        pass
 
 
 def dev(x):

@@ -15,7 +15,6 @@ import numpy as np
 from numba import cuda
 
 from .. import config, runtime
-from ..errors import CompilationError
 from ..failures import BUFFER_LEN
 from ..frontend import python as pyfront
 from ..frontend.python import INDEXED_ATOMICS
@@ -227,14 +226,11 @@ class _CheckedFunction:
             options = _supported_options(self._options)
             if self.device:
                 options["device"] = True
-            try:
-                if self._sigs is not None and not SIMULATOR:
-                    sigs = [_with_hidden(s, self.device) for s in self._sigs]
-                    self._numba = cuda.jit(sigs if len(sigs) > 1 else sigs[0], **options)(fn)
-                else:
-                    self._numba = cuda.jit(**options)(fn)
-            except CompilationError:
-                raise
+            if self._sigs is not None and not SIMULATOR:
+                sigs = [_with_hidden(s, self.device) for s in self._sigs]
+                self._numba = cuda.jit(sigs if len(sigs) > 1 else sigs[0], **options)(fn)
+            else:
+                self._numba = cuda.jit(**options)(fn)
             return self._numba
 
     def check_report(self) -> list[dict]:
