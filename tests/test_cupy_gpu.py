@@ -438,14 +438,17 @@ def test_checks_off_runs_the_users_kernel(monkeypatch):
 # -- warm start: the cache serves the cubin, NVRTC does not run ------------------------------
 
 def test_warm_start_in_process_runs_no_nvrtc():
+    from safekern.backends import cupy as backend
+
     n = 64
     args = lambda: (cp.zeros(n, cp.float32), f32(n), cp.arange(n, dtype=cp.int32),  # noqa
                     np.int32(n))
+    # The process-wide module memo may hold this source from an earlier test, compiled into
+    # that test's cache file: forget it so the first launch stores into this test's file.
+    backend._MODULES.clear()
     skcp.RawKernel(K.GATHER, "gather")((1,), (n,), args())
     safekern.sync()
     before = nvrtc.compile_calls()
-    from safekern.backends import cupy as backend
-
     backend._MODULES.clear()      # forget the loaded module: it comes from the cache file
     again = skcp.RawKernel(K.GATHER, "gather")
     out, src_arr, idx, nn = args()
