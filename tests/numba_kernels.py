@@ -288,3 +288,51 @@ def expected_line(name: str) -> int:
 
 def numpy_ref(x):
     return np.asarray(x)
+
+
+# -- check elimination and loop versioning: kernels whose checks are (partly) proven ------------
+
+@safekern.jit
+def guarded_copy(out, a):
+    i = cuda.grid(1)
+    if i < a.shape[0] and i < out.shape[0]:
+        out[i] = a[i]          # both checks eliminated: no failure path at all
+
+
+@safekern.jit
+def row_sums(out, a, n):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        acc = float32(0.0)
+        for k in range(n):
+            acc += a[i, k]  # site: row_sums
+        out[i] = acc
+
+
+@safekern.jit
+def window_sum(out, a, lo, hi):
+    i = cuda.grid(1)
+    if i >= out.shape[0]:
+        return
+    acc = float32(0.0)
+    for k in range(lo, hi):
+        acc += a[i + k]  # site: window_sum
+    out[i] = acc
+
+
+TILE_E = 8
+
+
+@safekern.jit
+def tile_dot(out, a, b):
+    sa = cuda.shared.array((TILE_E, TILE_E), float32)
+    sb = cuda.shared.array((TILE_E, TILE_E), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    sa[ty, tx] = a[ty, tx]  # site: tile_dot_fill
+    sb[ty, tx] = b[ty, tx]
+    cuda.syncthreads()
+    acc = float32(0.0)
+    for k in range(TILE_E):
+        acc += sa[ty, k] * sb[k, tx]
+    out[ty, tx] = acc

@@ -13,6 +13,9 @@ CASES = {
     "histogram": "void(int32[::1], int64[::1], int64)",
     "calls_device": "void(float32[::1], float32[::1], int64)",
     "rowview": "void(float32[::1], float32[:, ::1], int64)",
+    "guarded_copy": "void(float32[::1], float32[::1])",
+    "row_sums": "void(float32[::1], float32[:, ::1], int64)",
+    "window_sum": "void(float32[::1], float32[::1], int64, int64)",
 }
 
 

@@ -382,3 +382,57 @@ def test_numpy_arrays_directly():
     K.gather[1, 8](out, src, np.arange(8, dtype=np.int64)[::-1].copy())
     safekern.sync()
     np.testing.assert_array_equal(out, src[::-1])
+
+
+# -- eliminated and versioned checks still catch every failing access ---------------------------
+
+def test_eliminated_checks_compute_the_same():
+    a = np.arange(100, dtype=np.float32)
+    out = dev(np.zeros(100, np.float32))
+    K.guarded_copy[4, 32](out, dev(a))
+    safekern.sync()
+    np.testing.assert_array_equal(out.copy_to_host(), a)
+    assert {r["status"] for r in K.guarded_copy.check_report()} == {"eliminated"}
+
+
+def test_versioned_loop_in_bounds_runs_and_out_of_bounds_reports_the_iteration():
+    a = np.arange(6 * 5, dtype=np.float32).reshape(6, 5)
+    out = dev(np.zeros(6, np.float32))
+    K.row_sums[1, 8](out, dev(a), 5)          # n == a.shape[1]: the unchecked copy runs
+    safekern.sync()
+    np.testing.assert_allclose(out.copy_to_host(), a.sum(axis=1))
+    K.row_sums[1, 8](out, dev(a), 7)          # k reaches 5 and 6: the checked copy reports k=5
+    expect_bounds("row_sums", array="a", axis=1, index=5, size=5, kernel="row_sums")
+    report = {r["array"]: r for r in K.row_sums.check_report()}
+    assert report["a"]["status"] == "hoisted" and "before the loop" in report["a"]["reason"]
+
+
+def test_versioned_loop_with_offsets_reports_the_first_bad_index():
+    a = np.arange(40, dtype=np.float32)
+    out = dev(np.zeros(32, np.float32))
+    K.window_sum[1, 32](out, dev(a), 0, 9)    # i + k <= 31 + 8 < 40: in bounds
+    safekern.sync()
+    ref = np.array([a[i:i + 9].sum() for i in range(32)], dtype=np.float32)
+    np.testing.assert_allclose(out.copy_to_host(), ref)
+    K.window_sum[1, 32](out, dev(a), -2, 3)   # thread 0 reads a[-2]: negative indices wrap
+    safekern.sync()
+    K.window_sum[1, 32](out, dev(a), 0, 10)   # thread 31 reads a[40]
+    expect_bounds("window_sum", array="a", axis=0, index=40, size=40, thread=(31, 0, 0))
+    K.window_sum[1, 32](out, dev(a), -50, 0)  # threads 0..9 start below -40
+    with pytest.raises(safekern.BoundsError) as info:
+        safekern.sync()
+    assert info.value.array == "a" and info.value.index < -40
+
+
+def test_versioned_tile_loop_and_checked_fill():
+    a = np.arange(64, dtype=np.float32).reshape(8, 8)
+    b = np.eye(8, dtype=np.float32)
+    out = dev(np.zeros((8, 8), np.float32))
+    K.tile_dot[1, (8, 8)](out, dev(a), dev(b))
+    safekern.sync()
+    np.testing.assert_allclose(out.copy_to_host(), a @ b)
+    small = np.zeros((8, 4), np.float32)      # the fill reads a[ty, tx] with tx up to 7
+    K.tile_dot[1, (8, 8)](out, dev(small), dev(b))
+    expect_bounds("tile_dot_fill", array="a", axis=1, index=4, size=4)
+    report = {(r["array"], r["kind"]): r["status"] for r in K.tile_dot.check_report()}
+    assert report[("sa", "load")] == "hoisted" and report[("sb", "load")] == "hoisted"

@@ -27,7 +27,21 @@ def ptx_summary():
 
 def test_all_kernels_compile(ptx_summary):
     assert set(ptx_summary) == {"gather", "tiled_matmul", "tree_reduce", "histogram",
-                                "calls_device", "rowview"}
+                                "calls_device", "rowview", "guarded_copy", "row_sums",
+                                "window_sum"}
+
+
+def test_proven_checks_leave_no_failure_path(ptx_summary):
+    # Both accesses are proven by the guard: no compare-and-swap, so no failure path at all.
+    assert not ptx_summary["guarded_copy"]["cas64"]
+    assert not ptx_summary["guarded_copy"]["local"]
+
+
+@pytest.mark.parametrize("name", ["row_sums", "window_sum"])
+def test_versioned_loops_compile_with_their_checked_copy(ptx_summary, name):
+    # The loop runs unchecked when its bounds pass, else with checks: the failure path stays.
+    assert ptx_summary[name]["cas64"] and not ptx_summary[name]["local"]
+    assert ptx_summary[name]["calls"] == 0
 
 
 @pytest.mark.parametrize("name", ["gather", "tiled_matmul", "tree_reduce", "histogram",

@@ -68,6 +68,20 @@ assert failures.SKIPPED == 10 and failures.INDEX == 1 and failures.BLOCK == 7
 # -- stubs the rewritten code calls -----------------------------------------------------------
 
 
+def _sk_extent(arr, axis):
+    raise NotImplementedError("only callable inside a kernel")
+
+
+@overload(_sk_extent, target="cuda")
+def _ov_extent(arr, axis):
+    # Loop versioning compares indices with extents; for something that is not an array
+    # (a tuple indexed in the loop) the comparison fails and the checked loop runs.
+    if isinstance(arr, types.Array):
+        return lambda arr, axis: arr.shape[axis]
+    return lambda arr, axis: -1
+
+
+
 @intrinsic
 def _sk_buffer(typingctx, address):
     """The failure buffer (int64[16], C order) at a device address passed as a scalar."""
@@ -335,7 +349,7 @@ for _op in INDEXED_ATOMICS:
 def namespace() -> dict:
     """What the rewritten code's names are bound to, for real numba-cuda kernels."""
     ns = {"_sk_load": _sk_load, "_sk_store": _sk_store, "_sk_skip": _sk_skip,
-          "_sk_buffer": _sk_buffer,
+          "_sk_buffer": _sk_buffer, "_sk_extent": _sk_extent,
           "_sk_cuda": cuda, "_sk_int32": types.int32, "_sk_slice": slice}
     for op, stub in ATOMIC_STUBS.items():
         ns[f"_sk_atomic_{op}"] = stub

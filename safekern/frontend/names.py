@@ -12,6 +12,7 @@ ATOMIC = "_sk_atomic_"   # _sk_atomic_<op>(array, index, *values, code, fb, flag
 SKIP = "_sk_skip"        # _sk_skip(fb): count a skipped launch (one thread per launch)
 CUDA = "_sk_cuda"        # numba.cuda (or the simulator's), bound by the backend
 INT32 = "_sk_int32"
+EXTENT = "_sk_extent"    # _sk_extent(x, axis): x.shape[axis] for an array, else -1
 SLICE = "_sk_slice"      # builtins.slice
 DEVICE = "_sk_dev"       # _sk_dev<n>: a checked device function called from this function
 TEMP = "_sk_t"           # temporaries that keep evaluation order and evaluate once

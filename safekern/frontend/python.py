@@ -3,6 +3,7 @@
 Stages (each a function; the rewrite passes return new trees):
     parse_function(pyfunc)        -> ParsedFunction   (source, absolute lines, globals, closure)
     BoundsCheckRewriter           loads/stores/atomics -> calls of check helpers, one site each
+    eliminate.eliminate_checks    drop checks proven in bounds, version loops (check once)
     barriers.add_failure_exits    where a failing thread goes (return / break / skip to barrier)
     rewrite_function(...)         the whole pipeline, returns a RewrittenFunction
 
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 
 from ..errors import CompilationError, UnsupportedError
 from ..failures import TABLE, FailureSite, site_code
-from . import barriers, names
+from . import barriers, eliminate, names
 
 # Atomic functions of numba.cuda.atomic whose second argument is an index.
 INDEXED_ATOMICS = ("add", "sub", "and_", "or_", "xor", "inc", "dec", "exch", "max", "min",
@@ -453,8 +454,12 @@ def _check_reserved_names(parsed: ParsedFunction) -> None:
                 kernel=p.name)
 
 
-def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver) -> RewrittenFunction:
+def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
+                     eliminate_checks: bool = True) -> RewrittenFunction:
     """The checked version of a kernel (device=False) or device function (device=True).
+
+    With `eliminate_checks`, checks proven unable to fail are dropped and loop accesses are
+    checked once before the loop where possible (see eliminate.py).
 
     Kernels get one hidden parameter (the failure buffer) and a prelude; device functions get
     two (the failure buffer and the calling thread's failure flag).
@@ -469,6 +474,12 @@ def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver) -> Rewri
         new = rewriter.visit(stmt)
         body += new if isinstance(new, list) else [new]
     bound = _BoundResolver(resolver, ctx.device_calls)
+    if eliminate_checks:
+        is_cuda_module = getattr(resolver, "is_cuda_module", None)
+        body = eliminate.eliminate_checks(
+            fn, body, ctx=ctx, sites=ctx.sites, parsed=parsed, resolver=bound,
+            is_cuda=(lambda e: is_cuda_module(e, parsed)) if is_cuda_module else
+            (lambda e: False))
     has_barriers = barriers.contains_barrier(body, bound, parsed)
     body = barriers.add_failure_exits(body, kind="device" if device else "kernel",
                                       has_barriers=has_barriers, resolver=bound, parsed=parsed)
