@@ -67,6 +67,10 @@ class NumbaResolver:
     def _is_cuda(self, expr, parsed) -> bool:
         return self.resolve(expr, parsed) is cuda
 
+    def is_cuda_module(self, expr, parsed) -> bool:
+        """Does `expr` name the numba.cuda module (for cuda.threadIdx.x, cuda.grid, ...)?"""
+        return self._is_cuda(expr, parsed)
+
     def classify_call(self, func, parsed):
         if isinstance(func, ast.Attribute):
             # cuda.atomic.add / cuda.syncthreads / cuda.cg.this_grid, by the module they hang on
