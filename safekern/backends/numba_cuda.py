@@ -4,6 +4,11 @@
 A CheckedKernel rewrites its source at decoration (so unsupported constructs fail there, naming
 file:line), and builds numba's dispatcher from the rewritten function on first use, or at once
 when signatures are given (as numba compiles eagerly then).
+
+On a real GPU a launch first tries the kernel's `numba_binary.BinaryLauncher`: the cubin for the
+arguments' types from the kernel cache (or compiled by numba's dispatcher and stored), launched
+without numba's typing or dispatch; a warm start creates no numba dispatcher at all. Kernels that
+need numba's own launch (debug=True, NRT, ...) fall through to the dispatcher as before.
 """
 from __future__ import annotations
 
@@ -192,6 +197,28 @@ def _with_hidden(sig, device: bool):
     return ret(*args, *hidden) if ret is not None else tuple(args) + hidden
 
 
+_SCALAR_TYPES = (int, float, bool, str, complex, bytes, type(None))
+
+
+def _scope_snapshot(parsed) -> tuple:
+    """What each name in the function's source means now: data by value, other objects by
+    identity (held, so an identity cannot be reused)."""
+    names = sorted({n.id for n in ast.walk(parsed.tree) if isinstance(n, ast.Name)})
+    return tuple((name, parsed.closure.get(name, parsed.globals.get(name, _MISSING)))
+                 for name in names)
+
+
+def _same_scope(a, b) -> bool:
+    if len(a) != len(b):
+        return False
+    for (name_a, x), (name_b, y) in zip(a, b):
+        if name_a != name_b or type(x) is not type(y):
+            return False
+        if x is not y and not (type(x) in _SCALAR_TYPES and x == y):
+            return False
+    return True
+
+
 class _CheckedFunction:
     """What kernels and device functions share: source, rewrite, lazily built numba function."""
 
@@ -209,22 +236,33 @@ class _CheckedFunction:
         self._numba = None
         self.parsed = pyfront.parse_function(pyfunc)
         # Rewrite now: an unsupported construct is an error at decoration time.
+        self._scope = _scope_snapshot(self.parsed)
         self.rewritten = pyfront.rewrite_function(self.parsed, device=self.device,
                                                   resolver=_resolver())
+        self._final = None
 
     @property
     def has_barriers(self) -> bool:
         return self.rewritten.has_barriers
 
+    def _final_rewrite(self):
+        """The rewrite a build compiles (and the kernel cache keys on): the decoration's, or a
+        new one if a name the function uses means something else now (a device function
+        defined after this function, a global constant rebound)."""
+        with self._lock:
+            if self._final is None:
+                if not _same_scope(_scope_snapshot(self.parsed), self._scope):
+                    self.rewritten = pyfront.rewrite_function(self.parsed, device=self.device,
+                                                              resolver=_resolver())
+                _warn_plain_calls(self.rewritten)
+                self._final = self.rewritten
+            return self._final
+
     def _build(self):
         with self._lock:
             if self._numba is not None:
                 return self._numba
-            # Again at build time: device functions defined after this one are visible now.
-            rewritten = pyfront.rewrite_function(self.parsed, device=self.device,
-                                                 resolver=_resolver())
-            self.rewritten = rewritten
-            _warn_plain_calls(rewritten)
+            rewritten = self._final_rewrite()
             impls = {name: dev._build() for name, dev in rewritten.device_calls.items()}
             fn = _compile_rewritten(rewritten, impls)
             options = _supported_options(self._options)
@@ -285,10 +323,19 @@ class CheckedDeviceFunction(_CheckedFunction):
 
 
 class CheckedKernel(_CheckedFunction):
+    _binary = None       # numba_binary.BinaryLauncher: cached cubins, launched directly
+
     def __init__(self, pyfunc, sigs, options):
         super().__init__(pyfunc, sigs, options)
+        if not SIMULATOR:
+            from .numba_binary import BinaryLauncher
+
+            self._binary = BinaryLauncher(self)
         if sigs is not None and (SIMULATOR or cuda.is_available()):
-            self._build()      # eager, like numba; without a GPU, deferred (PTX still works)
+            # Eager, like numba (from the kernel cache when it has every signature); without a
+            # GPU, deferred (PTX still works).
+            if self._binary is None or not self._binary.prepare_signatures():
+                self._build()
 
     def __getitem__(self, launch_config):
         return _Launch(self, launch_config)
@@ -309,6 +356,9 @@ class _Launch:
         self.config = config
 
     def __call__(self, *args):
+        binary = self.kernel._binary
+        if binary is not None and binary.launch(self.config, args):
+            return
         numba_kernel = self.kernel._numba or self.kernel._build()
         source = current_source()
         numba_kernel[self.config](*args, source.argument)
@@ -320,6 +370,9 @@ class _ForAll:
         self.kernel, self.args = kernel, (ntasks, tpb, stream, sharedmem)
 
     def __call__(self, *args):
+        binary = self.kernel._binary
+        if binary is not None and binary.forall(*self.args, args):
+            return
         numba_kernel = self.kernel._numba or self.kernel._build()
         source = current_source()
         numba_kernel.forall(*self.args)(*args, source.argument)
