@@ -345,7 +345,7 @@ def _occupancy_warning(griddim) -> None:
 
             warnings.warn(NumbaPerformanceWarning(
                 f"Grid size {size} will likely result in GPU under-utilization due to low "
-                "occupancy."), stacklevel=4)
+                "occupancy."), stacklevel=6)      # the user's launch
 
 
 _by_handle: dict = {}
@@ -464,6 +464,8 @@ class BinaryLauncher:
         """`kernel.forall(ntasks, tpb, stream, sharedmem)(*args)` as numba's ForAll does it."""
         if not isinstance(ntasks, int) or ntasks < 0:
             return False
+        if ntasks == 0:
+            return True                  # numba's ForAll launches nothing
         source = fast_source()
         table = self._tables.get(source)
         if table is None:
@@ -478,8 +480,6 @@ class BinaryLauncher:
             spec = self._resolve(table, key, argtypes, source)
         if spec is NUMBA:
             return False
-        if ntasks == 0:
-            return True
         blockdim = tpb or spec.threads_per_block(source.context, sharedmem)
         griddim = (ntasks + blockdim - 1) // blockdim
         params = launch_params((griddim, blockdim, stream, sharedmem))
@@ -507,6 +507,10 @@ class BinaryLauncher:
                     return False
         except _Failed:
             return False
+        except Exception as err:         # noqa: BLE001 - numba's build reports its own errors
+            if self.kernel._numba is None:
+                _warn(self.kernel, "loading its signatures from the cache", err)
+            return False
         return True
 
     # -- finding the kernel for a tuple of argument types -----------------------------------------
@@ -525,6 +529,9 @@ class BinaryLauncher:
                 try:
                     spec = self._specialise(table, full, source)
                 except _Failed:
+                    spec = NUMBA
+                except Exception as err:     # noqa: BLE001 - never stops a kernel numba can run
+                    _warn(self.kernel, "finding its cached or compiled binary", err)
                     spec = NUMBA
         table.keep.append(argtypes)
         table.by_key[key] = spec
@@ -605,13 +612,14 @@ class BinaryLauncher:
             if not compiled or compiled[0] is NUMBA:
                 return NUMBA
             return self._spec(compiled[0], argtypes, source, from_cache=False)
-        STATS["store" if compiled else "hit"] += 1
         if compiled:
+            STATS["miss"] += 1
             return self._spec(compiled[0], argtypes, source, from_cache=False)
         return self._from_payload(payload, argtypes, source, kc, fields, describe,
                                   retry=retry)
 
     def _from_payload(self, payload, argtypes, source, kc, fields, describe, retry=True):
+        STATS["hit"] += 1
         try:
             meta, cubin, ptx = unpack_kernel(payload, argtypes)
             kernel = rebuild_kernel(meta, cubin, ptx, argtypes, self.kernel.py_func)
