@@ -403,6 +403,8 @@ def test_versioned_loop_in_bounds_runs_and_out_of_bounds_reports_the_iteration()
     np.testing.assert_allclose(out.copy_to_host(), a.sum(axis=1))
     K.row_sums[1, 8](out, dev(a), 7)          # k reaches 5 and 6: the checked copy reports k=5
     expect_bounds("row_sums", array="a", axis=1, index=5, size=5, kernel="row_sums")
+    # The failing threads ran their loop to its end without exiting, then left: no store.
+    np.testing.assert_allclose(out.copy_to_host(), a.sum(axis=1))
     report = {r["array"]: r for r in K.row_sums.check_report()}
     assert report["a"]["status"] == "hoisted" and "before the loop" in report["a"]["reason"]
 

@@ -214,6 +214,35 @@ def _resolve(typingctx, op, argtys):
         return None
 
 
+def _special_register(builder, name):
+    """%tid.x and friends, read where the failure is recorded. A volatile read: LLVM cannot
+    share it with reads on the fast path, so the cold path keeps no thread or block index
+    alive in registers across the kernel (which would cost occupancy)."""
+    fnty = ir.FunctionType(ir.IntType(32), [])
+    asm = ir.InlineAsm(fnty, f"mov.u32 $0, %{name};", "=r", side_effect=True)
+    return builder.zext(builder.call(asm, []), ir.IntType(64))
+
+
+def _emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, axis):
+    """The cold path: set the thread's flag; the first failure on the device (a 64-bit
+    compare-and-swap on slot 0) writes its index, size, axis, thread and block."""
+    i64 = ir.IntType(64)
+    flag_ary = context.make_array(flag_ty)(context, builder, flag)
+    builder.store(ir.Constant(flag_ary.data.type.pointee, 1), flag_ary.data)
+    data = context.make_array(fb_ty)(context, builder, fb).data
+    result = builder.cmpxchg(data, ir.Constant(i64, 0), code, "monotonic", "monotonic")
+    with builder.if_then(builder.extract_value(result, 1), likely=True):
+        slot = failures.INDEX
+        for value in (index, size, ir.Constant(i64, axis)):
+            builder.store(value, builder.gep(data, [ir.Constant(i64, slot)]))
+            slot += 1
+        # One register read, one store: a few registers at most, even on this path.
+        for reg in ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"):
+            builder.store(_special_register(builder, reg),
+                          builder.gep(data, [ir.Constant(i64, slot)]))
+            slot += 1
+
+
 def _emit_checks(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_ty, flag_ty):
     """Compare each integer index component with its axis; record failures (cold). -> i1 ok"""
     checks, _, _, tupled = _plan(arr_ty, idx_ty)
@@ -223,20 +252,18 @@ def _emit_checks(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_
     ary = context.make_array(arr_ty)(context, builder, arr)
     shapes = cgutils.unpack_tuple(builder, ary.shape, arr_ty.ndim)
     i64 = ir.IntType(64)
-    record_sig = types.none(fb_ty, flag_ty, types.int64, types.int64, types.int64, types.int64)
     for pos, axis, comp in checks:
         value = builder.extract_value(idx, pos) if tupled else idx
         value = context.cast(builder, value, comp, types.int64)
         size = shapes[axis]
         if comp.signed:
-            bad = builder.or_(builder.icmp_signed("<", value, builder.neg(size)),
-                              builder.icmp_signed(">=", value, size))
+            # -size <= value < size, as one unsigned comparison of value + size with 2*size
+            bad = builder.icmp_unsigned(">=", builder.add(value, size), builder.add(size, size))
         else:
             bad = builder.icmp_unsigned(">=", value, size)
         with builder.if_then(bad, likely=False):
-            context.compile_internal(builder, _record_py, record_sig, [
-                fb, flag, builder.add(code, ir.Constant(i64, pos)), value, size,
-                ir.Constant(i64, axis)])
+            _emit_record(context, builder, fb_ty, flag_ty, fb, flag,
+                         builder.add(code, ir.Constant(i64, pos)), value, size, axis)
         ok = builder.and_(ok, builder.not_(bad))
     return ok
 
@@ -286,9 +313,11 @@ def _sk_load(typingctx, arr, idx, code, fb, flag):
         gi = context.cast(builder, i, idx, gsig.args[1])
         if isinstance(result, types.Array):
             # A view only computes a pointer; nothing is read until it is indexed, and those
-            # accesses test the flag. So no branch is needed here.
+            # accesses are checked. So no branch is needed here.
             return getitem(builder, (a, gi))
-        ok = builder.and_(ok, _flag_clear(context, builder, flag, flagv))
+        # Loads do not test the flag: an in-bounds read is harmless after a failure (its
+        # value is never stored: stores and atomics test the flag), and the test would cost
+        # a branch per load.
         with builder.if_else(ok, likely=True) as (then, otherwise):
             with then:
                 good = getitem(builder, (a, gi))
@@ -330,6 +359,26 @@ def _sk_store(typingctx, arr, idx, value, code, fb, flag):
     return types.none(arr, idx, value, code, fb, flag), codegen
 
 
+@intrinsic
+def _sk_put(typingctx, arr, idx, value, flag):
+    """A store proven in bounds whose value may come from a failed check: done only while
+    the thread's flag is clear (no bounds check)."""
+    ssig = _resolve(typingctx, operator.setitem, (arr, idx, value))
+    if ssig is None:
+        return None
+
+    def codegen(context, builder, sig, args):
+        a, i, v, flagv = args
+        v = context.cast(builder, v, value, ssig.args[2])
+        si = context.cast(builder, i, idx, ssig.args[1])
+        setitem = context.get_function(operator.setitem, ssig)
+        with builder.if_then(_flag_clear(context, builder, flag, flagv), likely=True):
+            setitem(builder, (a, si, v))
+        return context.get_dummy_value()
+
+    return types.none(arr, idx, value, flag), codegen
+
+
 def _register_atomic(op):
     if op == "cas":
         def typer(arr, idx, old, val, code, fb, flag):
@@ -348,7 +397,7 @@ for _op in INDEXED_ATOMICS:
 
 def namespace() -> dict:
     """What the rewritten code's names are bound to, for real numba-cuda kernels."""
-    ns = {"_sk_load": _sk_load, "_sk_store": _sk_store, "_sk_skip": _sk_skip,
+    ns = {"_sk_load": _sk_load, "_sk_store": _sk_store, "_sk_skip": _sk_skip, "_sk_put": _sk_put,
           "_sk_buffer": _sk_buffer, "_sk_extent": _sk_extent,
           "_sk_cuda": cuda, "_sk_int32": types.int32, "_sk_slice": slice}
     for op, stub in ATOMIC_STUBS.items():

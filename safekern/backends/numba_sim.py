@@ -120,6 +120,11 @@ def _sk_skip(fb):
             fb[failures.SKIPPED] = int(fb[failures.SKIPPED]) + 1
 
 
+def _sk_put(arr, idx, value, flag):
+    if flag[0] == 0:
+        arr[idx] = value
+
+
 def _sk_extent(arr, axis):
     return arr.shape[axis] if _is_array(arr) and axis < len(arr.shape) else -1
 
@@ -130,7 +135,7 @@ def namespace() -> dict:
     ns = {"_sk_load": _sk_load, "_sk_store": _sk_store, "_sk_skip": _sk_skip,
           "_sk_buffer": lambda buffer: buffer,     # the simulator passes the array itself
           "_sk_cuda": cuda, "_sk_int32": np.int32, "_sk_slice": slice,
-          "_sk_extent": _sk_extent}
+          "_sk_extent": _sk_extent, "_sk_put": _sk_put}
     for op in INDEXED_ATOMICS:
         ns[f"_sk_atomic_{op}"] = _make_atomic(op)
     return ns

@@ -2,7 +2,10 @@
 
 A failing check sets the thread's flag (`_sk_flag[0] = 1`) and the access is skipped. Then:
 - a kernel without barriers returns right after the statement that failed;
-- inside a loop without barriers the thread leaves the loop (`break`);
+- a `for` loop without barriers runs to its end with the flag set (loads give 0, stores and
+  atomics are skipped: cheap, and no exit test per iteration) and the thread leaves after it,
+  unless the loop has stores without checks (proven in bounds), which do not test the flag;
+  other loops without barriers (while loops, which might not end on zeros) `break` at once;
 - elsewhere, in a kernel with barriers or in a device function, the thread skips every
   statement up to the next barrier (`if not _sk_flag[0]: ...` around them);
 - every block barrier becomes `if syncthreads_or(flag): return`: one barrier that also tells
@@ -183,7 +186,13 @@ class _ExitPlanner:
             stmt.orelse = self._branch(stmt.orelse, in_free_loop, failing or header_fails)
         elif isinstance(stmt, (ast.For, ast.While)):
             free = not self.has_barrier(stmt)
-            if free:
+            if free and self._finite(stmt):
+                # Run the loop to its end with the flag set (loads give 0, stores and atomics
+                # are skipped) and leave after it: no exit test per iteration, so the loop
+                # keeps one exit and the compiler may unroll it.
+                if header_fails or failing:
+                    stmt.body = [_bail("break", stmt)] + stmt.body
+            elif free:
                 body = self.block(stmt.body, in_free_loop=True, failing=False)
                 stmt.body = ([_bail("break", stmt)] if (header_fails or failing) else []) + body
             else:
@@ -202,10 +211,41 @@ class _ExitPlanner:
         return self.block(body, in_free_loop=in_free_loop, failing=failing)
 
     # -- kernels without barriers: leave at once -----------------------------------------------
+    def _finite(self, loop) -> bool:
+        """A `for` loop that ends by itself whatever its accesses read: no `while` inside (a
+        while on values read after a failure, all zero, might never end) and no calls of
+        unchecked device functions (which would run on garbage)."""
+        if not isinstance(loop, ast.For):
+            return False
+        for n in ast.walk(loop):
+            if isinstance(n, ast.While):
+                return False
+            # A store whose check was eliminated does not test the flag: it must not run
+            # after a failure (it would write what failed loads gave).
+            if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store):
+                return False
+            if isinstance(n, ast.Attribute) and n.attr == "atomic" and \
+                    isinstance(n.value, ast.Name) and n.value.id == names.CUDA:
+                return False
+            if isinstance(n, ast.Call):
+                role = self.resolver.classify_call(n.func, self.parsed)
+                if role is not None and role[0] == "plain_device":
+                    return False
+        return True
+
     def _return_block(self, stmts) -> list:
         out = []
         for stmt in stmts:
             header_fails = any(may_fail(h) for h in _header(stmt))
+            if isinstance(stmt, ast.For) and self._finite(stmt):
+                # As in `_compound`: no exit per iteration; leave after the loop.
+                if header_fails:
+                    stmt.body = [_bail("return", stmt)] + stmt.body
+                stmt.orelse = self._return_block(stmt.orelse)
+                out.append(stmt)
+                if may_fail(stmt):
+                    out.append(_bail("return", stmt))
+                continue
             if isinstance(stmt, (ast.If, ast.For, ast.While, ast.With)):
                 stmt.body = self._return_block(stmt.body)
                 if header_fails:

@@ -312,8 +312,7 @@ class _Eliminator:
             reason = self._proof(call, facts)
             if reason is not None and isinstance(call.args[0], ast.Name):
                 self._mark(call, "eliminated", reason)
-                target = ast.Subscript(call.args[0], call.args[1], ast.Store())
-                return [ast.copy_location(ast.Assign([target], call.args[2]), stmt)], []
+                return [_plain_store(call, stmt)], []
             return [stmt], []
         if isinstance(stmt, ast.Assign):
             stmt.value = self.expr(stmt.value, facts)
@@ -419,7 +418,11 @@ class _Eliminator:
             elif isinstance(value, list):
                 setattr(node, fld, [self.expr(v, facts) if isinstance(v, ast.expr) else v
                                     for v in value])
-        if _is_check_call(node) and node.func.id != names.STORE:
+        if _is_check_call(node) and node.func.id != names.STORE and not (
+                node.func.id.startswith(names.ATOMIC) and
+                any(_has_check(a) for a in node.args[2:-3])):
+            # (an atomic whose operands may come from a failed check keeps its check: the
+            # checked atomic also tests the flag)
             reason = self._proof(node, facts)
             if reason is not None:
                 self._mark(node, "eliminated", reason)
@@ -528,6 +531,9 @@ class _Eliminator:
         """Conditions (before the loop) under which `call` cannot fail, or None."""
         if not isinstance(call.args[0], ast.Name) or call.args[0].id in bound:
             return None
+        if call.func.id.startswith(names.ATOMIC) and any(_has_check(a)
+                                                         for a in call.args[2:-3]):
+            return None
         comps = self._components(call)
         if comps is None:
             return None
@@ -584,6 +590,24 @@ def _substitute(expr, name, value):
     return Sub().visit(copy.deepcopy(expr))
 
 
+def _has_check(node) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and
+               n.func.id.startswith(names.CHECK_HELPERS) for n in ast.walk(node))
+
+
+def _plain_store(call: ast.Call, like) -> ast.stmt:
+    """A store without its check. If its value may come from a failed check in the same
+    statement, the store still must not happen then: `_sk_put` tests the flag."""
+    array, index, value = call.args[0], call.args[1], call.args[2]
+    if _has_check(value):
+        put = ast.Call(ast.Name(names.PUT, ast.Load()),
+                       [array, index, value, ast.Name(names.FLAG, ast.Load())], [])
+        for n in ast.walk(put):
+            ast.copy_location(n, call)
+        return ast.copy_location(ast.Expr(put), like)
+    return ast.copy_location(ast.Assign([ast.Subscript(array, index, ast.Store())], value), like)
+
+
 def _plain(call: ast.Call) -> ast.expr:
     """A check call without its check: the subscript, or numba's atomic."""
     fn = call.func.id
@@ -612,8 +636,7 @@ class _Unchecker(ast.NodeTransformer):
         self.generic_visit(node)
         call = node.value
         if _is_check_call(call) and call.func.id == names.STORE and self._covered(call):
-            target = ast.Subscript(call.args[0], call.args[1], ast.Store())
-            return ast.copy_location(ast.Assign([target], call.args[2]), node)
+            return _plain_store(call, node)
         return node
 
     def visit_Call(self, node):

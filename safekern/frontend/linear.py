@@ -19,6 +19,10 @@ from dataclasses import dataclass, field
 
 # cuda.<attr>.<axis> with a known lower bound (and the warp size, a constant).
 _CUDA_DIMS = {"threadIdx": 0, "blockIdx": 0, "blockDim": 1, "gridDim": 1}
+# What the hardware guarantees (every CUDA GPU): blockDim <= (1024, 1024, 64), so threadIdx
+# is below that; a `cuda.shared.array(1024, ...)` indexed by threadIdx.x needs no check.
+_CUDA_MAX = {("threadIdx", "x"): 1023, ("threadIdx", "y"): 1023, ("threadIdx", "z"): 63,
+             ("blockDim", "x"): 1024, ("blockDim", "y"): 1024, ("blockDim", "z"): 64}
 _MAX_FACTS_PER_PROOF = 2
 
 
@@ -94,15 +98,29 @@ class Atoms:
             out |= self.deps.get(a, frozenset())
         return frozenset(out)
 
-    def minimum(self, form: Form):
-        """The least value of `form` by the atoms' own bounds, or None if unbounded below."""
+    def bound(self, atom, local, upper: bool):
+        """The atom's own bound, tightened by local (fact-derived) bounds."""
+        own = (self.upper if upper else self.lower).get(atom)
+        extra = (local or {}).get(atom, (None, None))[1 if upper else 0]
+        if own is None:
+            return extra
+        if extra is None:
+            return own
+        return min(own, extra) if upper else max(own, extra)
+
+    def minimum(self, form: Form, local=None):
+        """The least value of `form` by the atoms' bounds, or None if unbounded below."""
         total = form.const
         for a, c in form.terms:
-            bound = self.lower.get(a) if c > 0 else self.upper.get(a)
-            if bound is None:
+            b = self.bound(a, local, upper=c < 0)
+            if b is None:
                 return None
-            total += c * bound
+            total += c * b
         return total
+
+    def maximum(self, form: Form, local=None):
+        low = self.minimum(form.scale(-1), local)
+        return None if low is None else -low
 
 
 class Linearizer:
@@ -140,7 +158,8 @@ class Linearizer:
                 isinstance(node.value, ast.Attribute) and node.value.attr in _CUDA_DIMS and \
                 self.is_cuda(node.value.value):
             atom = ("cuda", node.value.attr, node.attr)
-            return self.atoms.add(atom, lower=_CUDA_DIMS[node.value.attr])
+            return self.atoms.add(atom, lower=_CUDA_DIMS[node.value.attr],
+                                  upper=_CUDA_MAX.get((node.value.attr, node.attr)))
         if isinstance(node, ast.Attribute) and node.attr in ("warpsize", "laneid") and \
                 self.is_cuda(node.value):
             if node.attr == "warpsize":
@@ -226,9 +245,37 @@ class Linearizer:
                 return self._opaque(node, left, right, nonneg=self._nonneg(left))
         return None
 
-    def _nonneg(self, form: Form) -> bool:
-        low = self.atoms.minimum(form)
+    def _nonneg(self, form: Form, local=None) -> bool:
+        low = self.atoms.minimum(form, local)
         return low is not None and low >= 0
+
+    def local_bounds(self, facts: list[Fact]) -> dict:
+        """Bounds of atoms that the facts imply ({atom: (lower, upper)}), by a few rounds of
+        propagation: from `c*x + rest >= 0` and bounds of `rest`, a bound of x (so from
+        k == 16*t + tx and t >= 0, k >= 0)."""
+        bounds: dict = {}
+        for _ in range(3):
+            changed = False
+            for fact in facts:
+                for atom, c in fact.form.terms:
+                    rest = fact.form.without(atom)
+                    top = self.atoms.maximum(rest, bounds)
+                    if top is None:
+                        continue
+                    lo, hi = bounds.get(atom, (None, None))
+                    if c > 0:        # c*x >= -rest >= -top
+                        new = -(top // c)
+                        if lo is None or new > lo:
+                            bounds[atom] = (new, hi)
+                            changed = True
+                    else:            # -|c|*x >= -top  ->  x <= top // |c|
+                        new = top // -c
+                        if hi is None or new < hi:
+                            bounds[atom] = (lo, new)
+                            changed = True
+            if not changed:
+                break
+        return bounds
 
     def _opaque(self, node, left: Form, right: Form, *, nonneg: bool, upper=None) -> Form:
         deps = self.atoms.deps_of(left) | self.atoms.deps_of(right)
@@ -299,13 +346,17 @@ class Linearizer:
         if self._nonneg(goal):
             return []
         useful = list({f.form: f for f in facts}.values())     # one fact per form
-        for size in range(1, _MAX_FACTS_PER_PROOF + 1):
+        local = self.local_bounds(useful)
+        for size in range(0, _MAX_FACTS_PER_PROOF + 1):
             for combo in itertools.combinations(useful, size):
                 rest = goal
                 for f in combo:
                     rest = rest - f.form
-                if self._nonneg(rest):
-                    return list(combo)
+                if self._nonneg(rest, local):
+                    # the facts that gave local bounds of the atoms left count too
+                    extra = [f for f in useful if f not in combo and set(f.form.atoms) &
+                             set(rest.atoms)] if rest.terms else []
+                    return list(combo) + extra
         return None
 
     def in_bounds(self, index: Form, extent: Form, facts: list[Fact]):
