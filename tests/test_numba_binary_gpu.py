@@ -223,9 +223,10 @@ def test_layouts_streams_and_dynamic_shared_memory(kmods):
 
     def layouts(k):
         res = []
-        for src in (a, np.asfortranarray(a), a[::2, 1:]):    # C, F and A layouts
-            d_src = cuda.to_device(src)
-            out = cuda.device_array((src.shape[1], src.shape[0]), np.float32)
+        # C, F and A (a strided view of a device array) layouts
+        for d_src in (cuda.to_device(a), cuda.to_device(np.asfortranarray(a)),
+                      cuda.to_device(a)[::2, 1:]):
+            out = cuda.device_array((d_src.shape[1], d_src.shape[0]), np.float32)
             k[(2, 2), (8, 8)](out, d_src)
             res.append(out.copy_to_host())
         return res
