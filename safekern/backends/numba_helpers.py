@@ -243,15 +243,14 @@ def _emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, 
             slot += 1
 
 
-def _emit_checks(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_ty, flag_ty):
-    """Compare each integer index component with its axis; record failures (cold). -> i1 ok"""
+def _compare(context, builder, arr_ty, idx_ty, arr, idx):
+    """[(position, axis, index as int64, size, bad)] for each integer index component."""
     checks, _, _, tupled = _plan(arr_ty, idx_ty)
-    ok = cgutils.true_bit
     if not checks:
-        return ok
+        return []
     ary = context.make_array(arr_ty)(context, builder, arr)
     shapes = cgutils.unpack_tuple(builder, ary.shape, arr_ty.ndim)
-    i64 = ir.IntType(64)
+    out = []
     for pos, axis, comp in checks:
         value = builder.extract_value(idx, pos) if tupled else idx
         value = context.cast(builder, value, comp, types.int64)
@@ -261,11 +260,72 @@ def _emit_checks(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_
             bad = builder.icmp_unsigned(">=", builder.add(value, size), builder.add(size, size))
         else:
             bad = builder.icmp_unsigned(">=", value, size)
+        out.append((pos, axis, value, size, bad))
+    return out
+
+
+def _emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty):
+    """The cold branches: record each failing component. -> i1 ok (no component failed)"""
+    ok = cgutils.true_bit
+    i64 = ir.IntType(64)
+    for pos, axis, value, size, bad in compared:
         with builder.if_then(bad, likely=False):
             _emit_record(context, builder, fb_ty, flag_ty, fb, flag,
                          builder.add(code, ir.Constant(i64, pos)), value, size, axis)
         ok = builder.and_(ok, builder.not_(bad))
     return ok
+
+
+def _emit_checks(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_ty, flag_ty):
+    """Compare each integer index component with its axis; record failures (cold). -> i1 ok"""
+    compared = _compare(context, builder, arr_ty, idx_ty, arr, idx)
+    return _emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty)
+
+
+def _select_load(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_ty, flag_ty):
+    """A scalar load without a branch before it: the address is the element's when every
+    component is in bounds, else a slot of the failure buffer (always readable); the failure
+    is recorded after the load. So loads of later iterations are not held behind a branch
+    and stay in flight together, as in the unchecked loop."""
+    compared = _compare(context, builder, arr_ty, idx_ty, arr, idx)
+    ok = cgutils.true_bit
+    for *_, bad in compared:
+        ok = builder.and_(ok, builder.not_(bad))
+    ary = context.make_array(arr_ty)(context, builder, arr)
+    shapes = cgutils.unpack_tuple(builder, ary.shape, arr_ty.ndim)
+    strides = cgutils.unpack_tuple(builder, ary.strides, arr_ty.ndim)
+    comps = _components(idx_ty)
+    tupled = isinstance(idx_ty, types.BaseTuple)
+    inds = []
+    for pos, comp in enumerate(comps):
+        value = builder.extract_value(idx, pos) if tupled else idx
+        value = context.cast(builder, value, comp, types.intp)
+        if comp.signed:
+            value = builder.select(builder.icmp_signed("<", value, ir.Constant(value.type, 0)),
+                                   builder.add(value, shapes[pos]), value)
+        inds.append(value)
+    ptr = cgutils.get_item_pointer2(context, builder, ary.data, shapes, strides, arr_ty.layout,
+                                    inds, wraparound=False)
+    spare = context.make_array(fb_ty)(context, builder, fb).data
+    spare = builder.gep(spare, [ir.Constant(ir.IntType(64), failures.BUFFER_LEN - 2)])
+    ptr = builder.select(ok, ptr, builder.bitcast(spare, ptr.type))
+    from numba.cuda.np.arrayobj import load_item
+
+    value = load_item(context, builder, arr_ty, ptr)
+    _emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty)
+    return value
+
+
+def _selectable(context, arr_ty, idx_ty) -> bool:
+    """A full integer index of an array whose element fits the failure buffer's spare slots."""
+    comps = _components(idx_ty)
+    if len(comps) != arr_ty.ndim or not all(isinstance(c, types.Integer) for c in comps):
+        return False
+    try:
+        size = context.get_abi_sizeof(context.get_data_type(arr_ty.dtype))
+    except Exception:
+        return False
+    return size <= 16
 
 
 def _flag_clear(context, builder, flag_ty, flag):
@@ -282,8 +342,7 @@ def _static_tuple_index(container, index):
     return None
 
 
-@intrinsic
-def _sk_load(typingctx, arr, idx, code, fb, flag):
+def _load_typer(typingctx, arr, idx, code, fb, flag, select: bool):
     if not isinstance(arr, types.Array):
         position = _static_tuple_index(arr, idx)
         if position is not None:           # a heterogeneous tuple needs a constant index
@@ -308,6 +367,9 @@ def _sk_load(typingctx, arr, idx, code, fb, flag):
     def codegen(context, builder, sig, args):
         a, i, c, fbv, flagv = args
         c = context.cast(builder, c, sig.args[2], types.int64)
+        if select and not isinstance(result, types.Array) and _selectable(context, arr, idx):
+            value = _select_load(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
+            return context.cast(builder, value, arr.dtype, result)
         ok = _emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
         getitem = context.get_function(operator.getitem, gsig)
         gi = context.cast(builder, i, idx, gsig.args[1])
@@ -331,6 +393,19 @@ def _sk_load(typingctx, arr, idx, code, fb, flag):
         return phi
 
     return result(arr, idx, code, fb, flag), codegen
+
+
+@intrinsic
+def _sk_load(typingctx, arr, idx, code, fb, flag):
+    """A checked load: the load on the likely side of a branch (no extra registers)."""
+    return _load_typer(typingctx, arr, idx, code, fb, flag, select=False)
+
+
+@intrinsic
+def _sk_loadv(typingctx, arr, idx, code, fb, flag):
+    """A checked load in a loop: no branch before the load (see _select_load), so loads of
+    successive iterations overlap as in the unchecked loop; costs a few registers."""
+    return _load_typer(typingctx, arr, idx, code, fb, flag, select=True)
 
 
 @intrinsic
@@ -397,7 +472,7 @@ for _op in INDEXED_ATOMICS:
 
 def namespace() -> dict:
     """What the rewritten code's names are bound to, for real numba-cuda kernels."""
-    ns = {"_sk_load": _sk_load, "_sk_store": _sk_store, "_sk_skip": _sk_skip, "_sk_put": _sk_put,
+    ns = {"_sk_load": _sk_load, "_sk_loadv": _sk_loadv, "_sk_store": _sk_store, "_sk_skip": _sk_skip, "_sk_put": _sk_put,
           "_sk_buffer": _sk_buffer, "_sk_extent": _sk_extent,
           "_sk_cuda": cuda, "_sk_int32": types.int32, "_sk_slice": slice}
     for op, stub in ATOMIC_STUBS.items():

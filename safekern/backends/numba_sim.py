@@ -132,7 +132,7 @@ def _sk_extent(arr, axis):
 def namespace() -> dict:
     from numba import cuda
 
-    ns = {"_sk_load": _sk_load, "_sk_store": _sk_store, "_sk_skip": _sk_skip,
+    ns = {"_sk_load": _sk_load, "_sk_loadv": _sk_load, "_sk_store": _sk_store, "_sk_skip": _sk_skip,
           "_sk_buffer": lambda buffer: buffer,     # the simulator passes the array itself
           "_sk_cuda": cuda, "_sk_int32": np.int32, "_sk_slice": slice,
           "_sk_extent": _sk_extent, "_sk_put": _sk_put}

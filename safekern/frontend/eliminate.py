@@ -499,6 +499,7 @@ class _Eliminator:
             return fast
         test = ast.BoolOp(ast.Or(), [empty, ast.BoolOp(ast.And(), conditions)
                                      if len(conditions) > 1 else conditions[0]])
+        loop.checked_copy = True       # (not worth registers for branch-free loads)
         out = ast.If(test=test, body=[fast], orelse=[loop])
         for n in ast.walk(out.test):
             ast.copy_location(n, loop)
@@ -646,13 +647,40 @@ class _Unchecker(ast.NodeTransformer):
         return node
 
 
+class _LoopLoads(ast.NodeTransformer):
+    """Checked loads in innermost `for` loops (not the checked copies of versioned loops)
+    become `_sk_loadv`: the load does not wait behind its check's branch, so the loads of
+    successive iterations stay in flight together (CSR SpMV's x[indices[k]])."""
+
+    def __init__(self):
+        self.depth_inner = 0
+
+    def visit_For(self, node):
+        innermost = not any(isinstance(n, (ast.For, ast.While)) for s in node.body
+                            for n in ast.walk(s))
+        if innermost and not getattr(node, "checked_copy", False):
+            self.depth_inner += 1
+            self.generic_visit(node)
+            self.depth_inner -= 1
+            return node
+        return self.generic_visit(node)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if self.depth_inner and isinstance(node.func, ast.Name) and node.func.id == names.LOAD:
+            node.func = ast.copy_location(ast.Name(names.LOADV, ast.Load()), node.func)
+        return node
+
+
 def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, resolver,
                      is_cuda) -> list:
     """The statement list with provably safe checks removed and loops versioned (see above)."""
     analysis = _Analysis(fn, body, parsed, is_cuda)
     lin = _GridLinearizer(defs=analysis.defs, constants=analysis.constants,
                           shapes=analysis.shapes, is_cuda=is_cuda)
-    return _Eliminator(analysis, lin, ctx, sites, resolver, parsed).block(body, [])
+    body = _Eliminator(analysis, lin, ctx, sites, resolver, parsed).block(body, [])
+    loads = _LoopLoads()
+    return [loads.visit(stmt) for stmt in body]
 
 
 __all__ = ["eliminate_checks", "assigned"]

@@ -7,6 +7,7 @@ FB_ADDRESS = "_sk_fbp"   # kernels' hidden parameter: the buffer's address (a sc
 BUFFER = "_sk_buffer"    # _sk_buffer(address) -> int64[16] array
 FLAG = "_sk_flag"        # per-thread failure flag (a 1-element local int32 array)
 LOAD = "_sk_load"        # _sk_load(array, index, code, fb, flag) -> array[index]
+LOADV = "_sk_loadv"      # the same, for loads in loops: no branch before the load
 STORE = "_sk_store"      # _sk_store(array, index, value, code, fb, flag)
 PUT = "_sk_put"          # _sk_put(array, index, value, flag): a proven store, if flag is clear
 ATOMIC = "_sk_atomic_"   # _sk_atomic_<op>(array, index, *values, code, fb, flag)
