@@ -7,6 +7,7 @@
 
 `safekern.opencl` (PyOpenCL) and `safekern.cupy` (CuPy RawKernel/RawModule) wrap C kernels.
 Backends are imported when first used: importing safekern imports no GPU library.
+`safekern.CacheWarning` (a UserWarning) says once per process why the kernel cache is not used.
 """
 from .errors import (BoundsError, CompilationError, KernelError, SafekernError,
                      UnsupportedError)
@@ -22,5 +23,15 @@ def jit(*args, **kwargs):
     return _jit(*args, **kwargs)
 
 
+def __getattr__(name):
+    # safekern.CacheWarning is safekern.cache.CacheWarning, imported on first use so that
+    # `import safekern` stays light (the cache package brings filelock).
+    if name == "CacheWarning":
+        from .cache.trust import CacheWarning
+
+        return CacheWarning
+    raise AttributeError(f"module 'safekern' has no attribute {name!r}")
+
+
 __all__ = ["jit", "sync", "KernelError", "BoundsError", "CompilationError", "UnsupportedError",
-           "SafekernError", "__version__"]
+           "SafekernError", "CacheWarning", "__version__"]

@@ -5,7 +5,10 @@ change the environment at run time) call `reload()` to read it again.
 """
 from __future__ import annotations
 
+import logging
+import math
 import os
+import threading
 from dataclasses import dataclass
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -64,9 +67,26 @@ def _int(raw: str, name: str) -> int:
 
 def _float(raw: str, name: str) -> float:
     try:
-        return float(raw.strip())
+        value = float(raw.strip())
     except ValueError:
         raise ValueError(f"{name}={raw!r}: expected a number of seconds") from None
+    if not math.isfinite(value) or value < 0:     # a negative timeout means "wait forever"
+        raise ValueError(f"{name}={raw!r}: expected a finite, non-negative number of seconds")
+    return value
+
+
+_LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+
+
+def _log_level(environ) -> str | None:
+    """SAFEKERN_LOG as a level name, or None when it is unset (or empty)."""
+    raw = environ.get("SAFEKERN_LOG", "")
+    level = raw.strip().lower()
+    if not level:
+        return None
+    if level not in _LOG_LEVELS:
+        raise ValueError(f"SAFEKERN_LOG={raw!r}: expected debug, info, warning or error")
+    return level
 
 
 @dataclass(frozen=True)
@@ -77,7 +97,11 @@ class Config:
     cache_max_bytes: int
     cache_readonly: bool
     cache_lock_timeout: float
-    log: str
+    log: str | None            # None: SAFEKERN_LOG unset, logging is left to the application
+    #: Why the SAFEKERN_CACHE_* settings are invalid (each bad variable and its value), or None.
+    #: The kernel cache is then not used (one CacheWarning says why) and the cache_* fields above
+    #: hold the defaults in place of the bad values. Every other variable raises ValueError.
+    cache_problem: str | None = None
 
     @property
     def cache_enabled(self) -> bool:
@@ -85,25 +109,34 @@ class Config:
 
 
 def _read(environ) -> Config:
+    def default(name):
+        return next(v.default for v in VARIABLES if v.name == name)
+
     def raw(name):
-        default = next(v.default for v in VARIABLES if v.name == name)
-        return environ.get(name, default)
+        return environ.get(name, default(name))
+
+    cache_problems = []
+
+    def cache_setting(parse, name):
+        # A bad cache setting must not stop kernels: it disables the cache (kernels.py warns).
+        try:
+            return parse(raw(name), name)
+        except ValueError as exc:
+            cache_problems.append(str(exc))
+            return parse(default(name), name)
 
     cache = raw("SAFEKERN_CACHE").strip()
     if cache.lower() in {"off", "0", "none", "false"}:
         cache = "off"
-    log = raw("SAFEKERN_LOG").strip().lower() or "warning"
-    if log not in {"debug", "info", "warning", "error", "critical"}:
-        raise ValueError(f"SAFEKERN_LOG={log!r}: expected debug, info, warning or error")
     return Config(
         checks=_flag(raw("SAFEKERN_CHECKS"), "SAFEKERN_CHECKS"),
         sync_every_launch=_flag(raw("SAFEKERN_SYNC_EVERY_LAUNCH"), "SAFEKERN_SYNC_EVERY_LAUNCH"),
         cache=cache or None,
-        cache_max_bytes=_int(raw("SAFEKERN_CACHE_MAX_BYTES"), "SAFEKERN_CACHE_MAX_BYTES"),
-        cache_readonly=_flag(raw("SAFEKERN_CACHE_READONLY"), "SAFEKERN_CACHE_READONLY"),
-        cache_lock_timeout=_float(raw("SAFEKERN_CACHE_LOCK_TIMEOUT"),
-                                  "SAFEKERN_CACHE_LOCK_TIMEOUT"),
-        log=log,
+        cache_max_bytes=cache_setting(_int, "SAFEKERN_CACHE_MAX_BYTES"),
+        cache_readonly=cache_setting(_flag, "SAFEKERN_CACHE_READONLY"),
+        cache_lock_timeout=cache_setting(_float, "SAFEKERN_CACHE_LOCK_TIMEOUT"),
+        log=_log_level(environ),
+        cache_problem="; ".join(cache_problems) or None,
     )
 
 
@@ -114,7 +147,7 @@ def get() -> Config:
     global _current
     if _current is None:
         _current = _read(os.environ)
-        _apply_logging(_current)
+        _apply_logging(_current.log)
     return _current
 
 
@@ -154,15 +187,51 @@ def use_cuda_simulator_without_gpu() -> bool:
     return os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 
 
-def _apply_logging(cfg: Config) -> None:
-    import logging
+# -- logging: the one place safekern configures it ------------------------------------------
 
-    logger = logging.getLogger("safekern")
-    logger.setLevel(cfg.log.upper())
-    if cfg.log == "debug" and not logger.handlers:
-        handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(name)s: %(levelname)s: %(message)s"))
-        logger.addHandler(handler)
+_logger = logging.getLogger("safekern")
+if not any(isinstance(h, logging.NullHandler) for h in _logger.handlers):
+    _logger.addHandler(logging.NullHandler())   # library etiquette: no output unless asked for
+_handler: logging.Handler | None = None           # the StreamHandler SAFEKERN_LOG attached
+_level_set = False                                # whether SAFEKERN_LOG set the logger's level
+_logging_lock = threading.Lock()
+
+
+def _apply_logging(level: str | None) -> None:
+    """SAFEKERN_LOG=<level> sets the "safekern" logger's level and, when the logger has no
+    handler of its own (the application configured none), attaches one StreamHandler on stderr
+    ("safekern.cache: hit: ..."). Unset, logging is the application's business: nothing is
+    touched (whatever an earlier setting attached is taken away again)."""
+    global _handler, _level_set
+    with _logging_lock:
+        if level is None:
+            if _handler is not None:
+                _logger.removeHandler(_handler)
+                _handler = None
+            if _level_set:
+                _logger.setLevel(logging.NOTSET)
+                _level_set = False
+            return
+        _logger.setLevel(level.upper())
+        _level_set = True
+        if _handler is None and all(isinstance(h, logging.NullHandler)
+                                    for h in _logger.handlers):
+            _handler = logging.StreamHandler()      # sys.stderr
+            _handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+            _logger.addHandler(_handler)
+
+
+def _apply_logging_at_import() -> None:
+    # Also at import, so that SAFEKERN_LOG covers code that never reads the rest of the
+    # configuration (safekern.cache.Cache used directly). A bad value is left for get() to report.
+    try:
+        level = _log_level(os.environ)
+    except ValueError:
+        return
+    _apply_logging(level)
+
+
+_apply_logging_at_import()
 
 
 __all__ = ["Config", "VARIABLES", "get", "reload", "environ_snapshot", "has_nvidia_gpu",

@@ -1,5 +1,8 @@
 """Many processes on one cache file: nothing lost, nothing corrupt, the bound holds, and each
-kernel is compiled once across processes started together."""
+kernel is compiled once across processes started together.
+
+The worker processes never outlive their test (tests/child_procs.py): own process group, a hard
+lifetime, killed as a group when the test ends however it ends, and a pytest timeout."""
 import multiprocessing
 import os
 import random
@@ -8,16 +11,22 @@ import time
 import pytest
 
 from tests.cache_helpers import cache_warnings, fresh_cache_warnings, key, payload  # noqa: F401
+from tests.child_procs import Children
 from safekern.cache import Cache
 from safekern.cache.kernels import KernelCache
 from safekern.cache.locks import key_lock
 from safekern.cache import keys
 
 HAS_FORK = "fork" in multiprocessing.get_all_start_methods()
-pytestmark = pytest.mark.skipif(not HAS_FORK, reason="uses the fork start method")
+#: seconds for each test (pytest-timeout; the signal method, so that the cleanup runs)
+TEST_TIMEOUT = 240
+pytestmark = [pytest.mark.skipif(not HAS_FORK, reason="uses the fork start method"),
+              pytest.mark.timeout(TEST_TIMEOUT, method="signal")]
 ctx = multiprocessing.get_context("fork") if HAS_FORK else None
 
 PROCESSES, KEYS = 16, 50
+#: hard lifetime of every worker process, and how long any one wait in a test may take
+LIFETIME, WAIT = 200, 120
 
 
 def _worker(path, max_bytes, proc, barrier, results):
@@ -25,7 +34,7 @@ def _worker(path, max_bytes, proc, barrier, results):
     c = Cache(path, max_bytes=max_bytes, lock_timeout=120)
     c.touch_interval = 0
     failed_puts, wrong, over_bound = [], [], 0
-    barrier.wait()
+    barrier.wait(WAIT)
     for j in range(KEYS):
         if not c.put(key(proc, j), payload(proc, j)):
             failed_puts.append(j)
@@ -41,21 +50,21 @@ def _worker(path, max_bytes, proc, barrier, results):
 
 
 def _run_writers(path, max_bytes):
-    barrier = ctx.Barrier(PROCESSES)
-    results = ctx.Queue()
-    procs = [ctx.Process(target=_worker, args=(path, max_bytes, p, barrier, results))
-             for p in range(PROCESSES)]
-    for p in procs:
-        p.start()
-    sizes = []
-    while any(p.is_alive() for p in procs) and len(sizes) < 100000:
-        if os.path.exists(path):
-            sizes.append(os.path.getsize(path))
-        time.sleep(0.002)
-    out = [results.get(timeout=120) for _ in procs]
-    for p in procs:
-        p.join(timeout=60)
-        assert p.exitcode == 0
+    with Children() as kids:
+        barrier = ctx.Barrier(PROCESSES)
+        results = ctx.Queue()
+        procs = [kids.process(ctx, _worker, (path, max_bytes, p, barrier, results),
+                              lifetime=LIFETIME) for p in range(PROCESSES)]
+        sizes = []
+        deadline = time.monotonic() + WAIT
+        while any(p.is_alive() for p in procs) and time.monotonic() < deadline:
+            if os.path.exists(path):
+                sizes.append(os.path.getsize(path))
+            time.sleep(0.002)
+        out = [results.get(timeout=WAIT) for _ in procs]
+        for p in procs:
+            p.join(timeout=WAIT)
+            assert p.exitcode == 0
     return out, sizes
 
 
@@ -94,7 +103,7 @@ def test_16_processes_keep_the_bound(tmp_path):
 
 def _compile_worker(path, log_path, barrier, results):
     kc = KernelCache(Cache(path, lock_timeout=120), lock_timeout=120)
-    barrier.wait()
+    barrier.wait(WAIT)
     got = {}
     for k in range(20):
         fields = {"kernel": f"k{k}", "source": f"source {k}"}
@@ -112,14 +121,14 @@ def _compile_worker(path, log_path, barrier, results):
 def test_each_kernel_is_compiled_once_across_processes(tmp_path):
     path, log_path = str(tmp_path / "k.cache"), str(tmp_path / "compiles.log")
     n = 8
-    barrier, results = ctx.Barrier(n), ctx.Queue()
-    procs = [ctx.Process(target=_compile_worker, args=(path, log_path, barrier, results))
-             for _ in range(n)]
-    for p in procs:
-        p.start()
-    oks = [results.get(timeout=120) for _ in procs]
-    for p in procs:
-        p.join(timeout=60)
+    with Children() as kids:
+        barrier, results = ctx.Barrier(n), ctx.Queue()
+        procs = [kids.process(ctx, _compile_worker, (path, log_path, barrier, results),
+                              lifetime=LIFETIME) for _ in range(n)]
+        oks = [results.get(timeout=WAIT) for _ in procs]
+        for p in procs:
+            p.join(timeout=WAIT)
+            assert p.exitcode == 0
     assert all(oks)
     with open(log_path) as log:
         compiled = log.read().split()
@@ -137,11 +146,10 @@ def test_a_waiter_compiles_itself_after_the_key_lock_timeout(tmp_path):
     kc = KernelCache(Cache(path), lock_timeout=0.3)
     fields = {"kernel": "slow"}
     digest = keys.digest(kc.key(fields))
-    ready, release = ctx.Event(), ctx.Event()
-    holder = ctx.Process(target=_hold, args=(lambda: key_lock(path + ".keylock", digest, 5),
-                                             ready, release))
-    holder.start()
-    try:
+    with Children() as kids:
+        ready, release = ctx.Event(), ctx.Event()
+        holder = kids.process(ctx, _hold, (lambda: key_lock(path + ".keylock", digest, 5),
+                                           ready, release), lifetime=60)
         assert ready.wait(30)
         with cache_warnings() as caught:
             start = time.monotonic()
@@ -151,9 +159,9 @@ def test_a_waiter_compiles_itself_after_the_key_lock_timeout(tmp_path):
         assert 0.25 <= waited < 5
         assert len(caught) == 1 and "compiling it here too" in str(caught[0].message)
         assert kc.get_or_compile(fields, lambda: b"again") == b"local"    # it was stored
-    finally:
         release.set()
         holder.join(30)
+        assert holder.exitcode == 0
 
 
 def test_write_lock_timeout_runs_uncached_with_one_warning(tmp_path):
@@ -161,11 +169,10 @@ def test_write_lock_timeout_runs_uncached_with_one_warning(tmp_path):
 
     path = str(tmp_path / "k.cache")
     Cache(path)
-    ready, release = ctx.Event(), ctx.Event()
-    holder = ctx.Process(target=_hold, args=(lambda: filelock.FileLock(path + ".lock"),
-                                             ready, release))
-    holder.start()
-    try:
+    with Children() as kids:
+        ready, release = ctx.Event(), ctx.Event()
+        holder = kids.process(ctx, _hold, (lambda: filelock.FileLock(path + ".lock"),
+                                           ready, release), lifetime=60)
         assert ready.wait(30)
         kc = KernelCache(Cache(path, lock_timeout=0.2), lock_timeout=0.2)
         with cache_warnings() as caught:
@@ -173,6 +180,6 @@ def test_write_lock_timeout_runs_uncached_with_one_warning(tmp_path):
                 assert kc.get_or_compile({"k": i}, lambda i=i: b"bin%d" % i) == b"bin%d" % i
         assert len(caught) == 1 and "timed out" in str(caught[0].message)
         assert len(Cache(path)) == 0
-    finally:
         release.set()
         holder.join(30)
+        assert holder.exitcode == 0

@@ -4,6 +4,10 @@ After every kill the file opens, every entry whose put() returned before the kil
 no reader -- the killed writer itself, a reader process running throughout, the test process --
 ever gets a wrong payload. The first 140 kills hit an unbounded file (nothing may be lost); the
 last 60 hit a small bound, so many land in the middle of a compaction.
+
+The children never outlive the test (tests/child_procs.py): each runs in its own process group with
+a hard lifetime, is killed as a group, and whatever is left is killed when the test ends, however
+it ends (an assertion, or the pytest timeout below).
 """
 import os
 import random
@@ -15,9 +19,17 @@ import time
 import pytest
 
 from tests.cache_helpers import fresh_cache_warnings, key, payload  # noqa: F401
+from tests.child_procs import Children
 from safekern.cache import Cache
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+
+#: seconds for a whole test (pytest-timeout; the signal method, so that the cleanup runs)
+TEST_TIMEOUT = 240
+#: hard lifetimes of the children: a writer is killed within 20 ms; the reader runs throughout
+WRITER_LIFETIME, READER_LIFETIME = 60, TEST_TIMEOUT + 30
+#: how long a killed writer, or the reader once told to stop, may take to be gone
+REAP_TIMEOUT = 30
 
 ROUNDS_UNBOUNDED, ROUNDS_BOUNDED = 140, 60
 BOUND = 256 * 1024
@@ -64,14 +76,29 @@ def _reader(paths, stop_file):
     os._exit(1 if wrong else 0)
 
 
-def _fork(fn, *args):
-    pid = os.fork()
-    if pid == 0:
-        try:
-            fn(*args)
-        finally:
-            os._exit(3)
-    return pid
+def _start_writer(kids, path, max_bytes, first):
+    """A writer child (see _writer); returns its pid and the read end of its report pipe."""
+    r, w = os.pipe()
+
+    def run():
+        os.close(r)
+        _writer(path, max_bytes, first, w)
+
+    try:
+        pid = kids.fork(run, lifetime=WRITER_LIFETIME)
+    finally:
+        os.close(w)
+    return pid, r
+
+
+def _kill_writer(kids, pid, r):
+    """SIGKILL the writer's process group; return its reports (committed keys, wrong reads)."""
+    kids.kill(pid)
+    status = kids.reap(pid, REAP_TIMEOUT)
+    reports = _read_reports(r)      # EOF: the only write end died with the writer
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, \
+        f"the writer ended by itself (wait status {status:#x}) instead of being killed"
+    return reports
 
 
 def _read_reports(fd):
@@ -86,19 +113,23 @@ def _read_reports(fd):
     return [n for n in numbers if n >= 0], [-1 - n for n in numbers if n < 0]
 
 
+@pytest.mark.timeout(TEST_TIMEOUT, method="signal")
 def test_sigkill_writer_200_times(tmp_path):
     paths = {False: str(tmp_path / "unbounded.cache"), True: str(tmp_path / "bounded.cache")}
     for p in paths.values():
         Cache(p)                                 # the files exist before the reader starts
     rng = random.Random(2024)
     stop_file = str(tmp_path / "stop")
-    reader_pid = _fork(_reader, list(paths.values()), stop_file)
-    try:
-        stats = _kill_writers(tmp_path, paths, rng)
-    finally:
-        open(stop_file, "w").close()
-        _, status = os.waitpid(reader_pid, 0)
-    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, "the reader got a wrong payload"
+    with Children() as kids:
+        reader_pid = kids.fork(_reader, list(paths.values()), stop_file,
+                               lifetime=READER_LIFETIME)
+        try:
+            stats = _kill_writers(kids, tmp_path, paths, rng)
+        finally:
+            open(stop_file, "w").close()
+        status = kids.reap(reader_pid, REAP_TIMEOUT)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, \
+        f"the reader got a wrong payload or failed (wait status {status:#x})"
     # A last write cleans up: no torn tail, no temporary file of a killed compaction.
     for bounded, path in paths.items():
         final = Cache(path, max_bytes=BOUND if bounded else None)
@@ -110,7 +141,7 @@ def test_sigkill_writer_200_times(tmp_path):
           .format(*stats), file=sys.stderr)
 
 
-def _kill_writers(tmp_path, paths, rng):
+def _kill_writers(kids, tmp_path, paths, rng):
     watchers = {b: Cache(p) for b, p in paths.items()}   # long-lived readers in this process
     committed_all = {False: [], True: []}
     torn_tails = interrupted_compactions = 0
@@ -118,19 +149,9 @@ def _kill_writers(tmp_path, paths, rng):
         bounded = round_ >= ROUNDS_UNBOUNDED
         path = paths[bounded]
         max_bytes = BOUND if bounded else None
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.close(r)
-                _writer(path, max_bytes, round_ * KEYS_PER_ROUND, w)
-            finally:
-                os._exit(3)
-        os.close(w)
+        pid, r = _start_writer(kids, path, max_bytes, round_ * KEYS_PER_ROUND)
         time.sleep(rng.uniform(0.001, 0.02))
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        committed, wrong = _read_reports(r)
+        committed, wrong = _kill_writer(kids, pid, r)
         assert not wrong, f"round {round_}: the writer read wrong payloads for {wrong}"
         if any(n.endswith(".tmp") for n in os.listdir(tmp_path)):
             interrupted_compactions += 1
@@ -157,25 +178,19 @@ def _kill_writers(tmp_path, paths, rng):
     return sum(map(len, committed_all.values())), torn_tails, interrupted_compactions
 
 
+@pytest.mark.timeout(120, method="signal")
 def test_unbounded_phase_lost_nothing(tmp_path):
     """Every committed entry of many killed writers is intact at the end, not only sampled."""
     path = str(tmp_path / "crash.cache")
     committed = []
     rng = random.Random(7)
-    for round_ in range(20):
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.close(r)
-                _writer(path, None, round_ * KEYS_PER_ROUND, w)
-            finally:
-                os._exit(3)
-        os.close(w)
-        time.sleep(rng.uniform(0.001, 0.02))
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        committed += _read_reports(r)[0]
+    with Children() as kids:
+        for round_ in range(20):
+            pid, r = _start_writer(kids, path, None, round_ * KEYS_PER_ROUND)
+            time.sleep(rng.uniform(0.001, 0.02))
+            got, wrong = _kill_writer(kids, pid, r)
+            assert not wrong, f"round {round_}: the writer read wrong payloads for {wrong}"
+            committed += got
     fresh = Cache(path)
     assert all(fresh.get(key(i)) == value(i) for i in committed)
     assert len(fresh) >= len(committed)

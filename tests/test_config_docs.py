@@ -28,7 +28,7 @@ def test_no_other_module_reads_safekern_variables():
 
 
 @pytest.mark.parametrize("name,value", [("SAFEKERN_CHECKS", "maybe"),
-                                        ("SAFEKERN_CACHE_MAX_BYTES", "-3"),
+                                        ("SAFEKERN_SYNC_EVERY_LAUNCH", "2"),
                                         ("SAFEKERN_LOG", "loud")])
 def test_bad_values_name_the_variable(monkeypatch, name, value):
     monkeypatch.setenv(name, value)
@@ -36,3 +36,14 @@ def test_bad_values_name_the_variable(monkeypatch, name, value):
         config.reload()
     monkeypatch.delenv(name)
     config.reload()
+
+
+@pytest.mark.parametrize("name,value", [("SAFEKERN_CACHE_MAX_BYTES", "-3"),
+                                        ("SAFEKERN_CACHE_READONLY", "maybe"),
+                                        ("SAFEKERN_CACHE_LOCK_TIMEOUT", "soon")])
+def test_bad_cache_values_name_the_variable_without_stopping_kernels(monkeypatch, name, value):
+    """The kernel cache turns them into one CacheWarning (tests/test_cache_settings.py)."""
+    monkeypatch.setenv(name, value)
+    assert f"{name}={value!r}" in config.reload().cache_problem
+    monkeypatch.delenv(name)
+    assert config.reload().cache_problem is None

@@ -304,11 +304,18 @@ _instance_lock = threading.Lock()
 
 
 def get_kernel_cache() -> KernelCache | None:
-    """The process's kernel cache for the current configuration, or None when it is off or no
-    cache file can be used (a CacheWarning has said why)."""
+    """The process's kernel cache for the current configuration, or None when it is off, its
+    SAFEKERN_CACHE_* settings are invalid, or no cache file can be used (a CacheWarning has said
+    why). Never raises for the cache's sake; an invalid setting of anything else (SAFEKERN_CHECKS,
+    SAFEKERN_LOG, ...) is config.get()'s ValueError naming the variable."""
     global _instance, _instance_ident
     cfg = config.get()
     if not cfg.cache_enabled:
+        return None
+    if cfg.cache_problem:
+        # A bad SAFEKERN_CACHE_* value must not stop the kernel: it runs uncached.
+        warn_once(("config", cfg.cache_problem), f"safekern kernel cache not used: invalid "
+                  f"configuration: {cfg.cache_problem}; kernels run uncached")
         return None
     try:
         path, problem = resolve_path(cfg.cache), None
