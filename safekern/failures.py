@@ -10,6 +10,7 @@ check compare-and-swaps slot CODE from 0 to its code; only the winner writes the
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 from dataclasses import dataclass
@@ -67,9 +68,12 @@ class FailureTable:
         self._sites: dict[int, FailureSite] = {}
         self._by32: dict[int, FailureSite] = {}
         self._lock = threading.Lock()
+        self._recorders: list[list] = []
 
     def register(self, site: FailureSite) -> FailureSite:
         with self._lock:
+            for recorder in self._recorders:
+                recorder.append(site)
             old = self._sites.get(site.code)
             if old is not None and old != site:
                 # Same hash for two different sites: keep the first; the message may then name
@@ -78,6 +82,19 @@ class FailureTable:
             self._sites[site.code] = site
             self._by32.setdefault(code32(site.code), site)
             return site
+
+    @contextlib.contextmanager
+    def recording(self):
+        """Collect the sites registered while the body runs (by any thread): what a rewrite
+        registered, so that a stored rewrite can register it again in another process."""
+        recorded: list[FailureSite] = []
+        with self._lock:
+            self._recorders.append(recorded)
+        try:
+            yield recorded
+        finally:
+            with self._lock:
+                self._recorders.remove(recorded)
 
     def lookup(self, code: int) -> FailureSite | None:
         site = self._sites.get(code)

@@ -594,6 +594,8 @@ class BinaryLauncher:
             compiled.append(k)
             if k is NUMBA:
                 raise _NotStored()
+            if self.kernel._final_rewrite().source != fields["function"]["source"]:
+                raise _NotStored()       # compiled from another rewrite than the key names
             why = storable(k)
             if why:
                 raise _NotStored()

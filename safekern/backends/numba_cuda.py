@@ -23,6 +23,7 @@ from .. import config, runtime
 from ..failures import BUFFER_LEN
 from ..frontend import python as pyfront
 from ..frontend.python import INDEXED_ATOMICS
+from . import numba_rewrites
 
 from numba.cuda.core import config as _numba_config  # noqa: E402
 
@@ -235,11 +236,14 @@ class _CheckedFunction:
         self._lock = threading.RLock()
         self._numba = None
         self.parsed = pyfront.parse_function(pyfunc)
-        # Rewrite now: an unsupported construct is an error at decoration time.
+        # Rewrite now: an unsupported construct is an error at decoration time. (The kernel
+        # cache may hold this rewrite from an earlier process: only successful ones are kept.)
         self._scope = _scope_snapshot(self.parsed)
-        self.rewritten = pyfront.rewrite_function(self.parsed, device=self.device,
-                                                  resolver=_resolver())
+        self.rewritten = numba_rewrites.rewrite(self, self._rewrite)
         self._final = None
+
+    def _rewrite(self):
+        return pyfront.rewrite_function(self.parsed, device=self.device, resolver=_resolver())
 
     @property
     def has_barriers(self) -> bool:
@@ -252,8 +256,7 @@ class _CheckedFunction:
         with self._lock:
             if self._final is None:
                 if not _same_scope(_scope_snapshot(self.parsed), self._scope):
-                    self.rewritten = pyfront.rewrite_function(self.parsed, device=self.device,
-                                                              resolver=_resolver())
+                    self.rewritten = self._rewrite()
                 _warn_plain_calls(self.rewritten)
                 self._final = self.rewritten
             return self._final
@@ -263,6 +266,10 @@ class _CheckedFunction:
             if self._numba is not None:
                 return self._numba
             rewritten = self._final_rewrite()
+            if numba_rewrites.is_stored(rewritten):
+                # A rewrite from the kernel cache has no line numbers: compile a fresh one.
+                rewritten = numba_rewrites.fresh(self, rewritten, self._rewrite)
+                self.rewritten = self._final = rewritten
             impls = {name: dev._build() for name, dev in rewritten.device_calls.items()}
             fn = _compile_rewritten(rewritten, impls)
             options = _supported_options(self._options)

@@ -261,7 +261,8 @@ def globals_fields(rewritten, depth: int = 0) -> dict:
     from ..frontend import names
 
     parsed = rewritten.parsed
-    loads, bound, chains = _names_used(rewritten.tree)
+    used = getattr(rewritten, "names_used", None)      # a stored rewrite carries them
+    loads, bound, chains = used if used is not None else _names_used(rewritten.tree)
     out = {}
     for name in sorted(loads - bound):
         if name.startswith(names.PREFIX):

@@ -24,13 +24,25 @@ import time
 import weakref
 from dataclasses import dataclass
 
-import filelock
-
 from . import files
 from . import format as fmt
 from .keys import digest as _key_digest
 from .trust import trust_problem, warn_once
 from .verify import VerifyReport, verify_file  # noqa: F401 (VerifyReport: API)
+
+
+class _Filelock:
+    """`filelock`, imported when first used: only writers need it, and a warm start that finds
+    every kernel in the cache writes nothing."""
+
+    def __getattr__(self, name):
+        import filelock as module
+
+        globals()["filelock"] = module
+        return getattr(module, name)
+
+
+filelock = _Filelock()
 
 log = logging.getLogger("safekern.cache")
 
