@@ -3,8 +3,13 @@
 Hand-written numba kernels, each a variant of what safekern emits, timed with CUDA events
 (median of 30 after warm-up). Run on the GPU: `python tools/prelude_probe.py`.
 """
+import sys
+
 import numpy as np
-from numba import cuda, int32
+from numba import cuda
+
+sys.path.insert(0, ".")
+from tools.timing import event_ms  # noqa: E402
 
 
 @cuda.jit
@@ -43,22 +48,9 @@ def checks_only(a, b, out, fb):
         out[i] = a[i] + b[i]
 
 
-def timeit(fn, *args, reps=30):
-    n = args[0].shape[0]
-    grid = (n + 255) // 256
-    for _ in range(3):
-        fn[grid, 256](*args)
-    cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = cuda.event(), cuda.event()
-        start.record()
-        for _ in range(20):
-            fn[grid, 256](*args)
-        stop.record()
-        stop.synchronize()
-        times.append(cuda.event_elapsed_time(start, stop) / 20)
-    return float(np.median(times))
+def timeit(fn, *args):
+    grid = (args[0].shape[0] + 255) // 256
+    return event_ms(lambda: fn[grid, 256](*args), reps=30, batch=20)
 
 
 def main():

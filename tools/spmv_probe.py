@@ -14,22 +14,8 @@ from safekern.backends import numba_helpers
 
 sys.path.insert(0, ".")
 import benchmarks.kernels as K  # noqa: E402
+from tools.timing import event_ms as timeit  # noqa: E402
 from benchmarks.cases import random_csr  # noqa: E402
-
-
-def timeit(launch, reps=20):
-    launch()
-    cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = cuda.event(), cuda.event()
-        start.record()
-        for _ in range(10):
-            launch()
-        stop.record()
-        stop.synchronize()
-        times.append(cuda.event_elapsed_time(start, stop) / 10)
-    return float(np.median(times))
 
 
 def build(src, name):

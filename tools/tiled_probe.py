@@ -14,6 +14,7 @@ from safekern.backends import numba_helpers
 
 sys.path.insert(0, ".")
 import benchmarks.kernels as K  # noqa: E402
+from tools.timing import event_ms  # noqa: E402
 
 N = 2048
 
@@ -40,21 +41,6 @@ def build(src):
     return cuda.jit(ns["matmul_tiled"])
 
 
-def timeit(launch, reps=20):
-    launch()
-    cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = cuda.event(), cuda.event()
-        start.record()
-        for _ in range(5):
-            launch()
-        stop.record()
-        stop.synchronize()
-        times.append(cuda.event_elapsed_time(start, stop) / 5)
-    return float(np.median(times))
-
-
 def main():
     rng = np.random.default_rng(0)
     a = cuda.to_device(rng.random((N, N), dtype=np.float32))
@@ -64,12 +50,12 @@ def main():
     fbp = int(fb.device_ctypes_pointer.value)
     grid, block = (N // K.TILE, N // K.TILE), (K.TILE, K.TILE)
     plain = cuda.jit(K.matmul_tiled)
-    base = timeit(lambda: plain[grid, block](a, b, c))
+    base = event_ms(lambda: plain[grid, block](a, b, c), batch=5)
     print(f"{'plain numba':24s} regs {list(plain.get_regs_per_thread().values())} "
           f"{base:.3f} ms 1.000x")
     for name, src in variants().items():
         k = build(src)
-        t = timeit(lambda: k[grid, block](a, b, c, fbp))
+        t = event_ms(lambda: k[grid, block](a, b, c, fbp), batch=5)
         print(f"{name:24s} regs {list(k.get_regs_per_thread().values())} {t:.3f} ms "
               f"{t / base:.3f}x")
 
