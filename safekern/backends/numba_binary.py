@@ -437,21 +437,26 @@ class BinaryLauncher:
 
     # -- the launch paths -------------------------------------------------------------------
 
-    def launch(self, launch_config, args) -> bool:
-        """Launch `kernel[launch_config](*args)` on the short path; False: not done, launch it
-        through numba."""
-        source = fast_source()
+    def _launchable(self, source, args):
+        """What launches these arguments in this context, or NUMBA (numba's path)."""
         table = self._tables.get(source)
         if table is None:
             table = self._tables.setdefault(source, _Table())
         try:
             argtypes = argument_types(args)
         except Exception:             # noqa: BLE001 - numba cannot type it: numba says so
-            return False
+            return NUMBA
         key = tuple(map(id, argtypes))
         spec = table.by_key.get(key)
         if spec is None:
             spec = self._resolve(table, key, argtypes, source)
+        return spec
+
+    def launch(self, launch_config, args) -> bool:
+        """Launch `kernel[launch_config](*args)` on the short path; False: not done, launch it
+        through numba."""
+        source = fast_source()
+        spec = self._launchable(source, args)
         if spec is NUMBA:
             return False
         params = launch_params(launch_config)
@@ -467,17 +472,7 @@ class BinaryLauncher:
         if ntasks == 0:
             return True                  # numba's ForAll launches nothing
         source = fast_source()
-        table = self._tables.get(source)
-        if table is None:
-            table = self._tables.setdefault(source, _Table())
-        try:
-            argtypes = argument_types(args)
-        except Exception:             # noqa: BLE001
-            return False
-        key = tuple(map(id, argtypes))
-        spec = table.by_key.get(key)
-        if spec is None:
-            spec = self._resolve(table, key, argtypes, source)
+        spec = self._launchable(source, args)
         if spec is NUMBA:
             return False
         blockdim = tpb or spec.threads_per_block(source.context, sharedmem)

@@ -70,22 +70,19 @@ class NumbaResolver:
             return getattr(base, expr.attr, _MISSING)
         return _MISSING
 
-    def _is_cuda(self, expr, parsed) -> bool:
-        return self.resolve(expr, parsed) is cuda
-
     def is_cuda_module(self, expr, parsed) -> bool:
         """Does `expr` name the numba.cuda module (for cuda.threadIdx.x, cuda.grid, ...)?"""
-        return self._is_cuda(expr, parsed)
+        return self.resolve(expr, parsed) is cuda
 
     def classify_call(self, func, parsed):
         if isinstance(func, ast.Attribute):
             # cuda.atomic.add / cuda.syncthreads / cuda.cg.this_grid, by the module they hang on
             inner = func.value
             if isinstance(inner, ast.Attribute) and inner.attr == "atomic" and \
-                    self._is_cuda(inner.value, parsed) and func.attr in \
+                    self.is_cuda_module(inner.value, parsed) and func.attr in \
                     INDEXED_ATOMICS + ("compare_and_swap",):
                 return ("atomic", func.attr)
-            if func.attr in BARRIERS and self._is_cuda(inner, parsed):
+            if func.attr in BARRIERS and self.is_cuda_module(inner, parsed):
                 return ("barrier", func.attr)
             if func.attr == "this_grid":
                 return ("unsupported", "grid-wide synchronisation (cuda.cg.this_grid()) cannot "

@@ -23,35 +23,12 @@ from ..frontend.python import INDEXED_ATOMICS
 # -- failure recording (the cold side) ------------------------------------------------------
 
 
-# Overloads rather than cuda.jit(device=True) functions: those would compile for the current
-# device, and kernels must also compile to PTX where there is no GPU.
-
-
-def _record_py(fb, flag, code, index, size, axis):
-    flag[0] = 1
-    if cuda.atomic.cas(fb, 0, 0, code) == 0:
-        fb[1] = index
-        fb[2] = size
-        fb[3] = axis
-        fb[4] = cuda.threadIdx.x
-        fb[5] = cuda.threadIdx.y
-        fb[6] = cuda.threadIdx.z
-        fb[7] = cuda.blockIdx.x
-        fb[8] = cuda.blockIdx.y
-        fb[9] = cuda.blockIdx.z
-
-
-def _sk_record(fb, flag, code, index, size, axis):
-    raise NotImplementedError("only callable inside a kernel")
+# Intrinsics and overloads rather than cuda.jit(device=True) functions: those would compile
+# for the current device, and kernels must also compile to PTX where there is no GPU.
 
 
 def _sk_skip(fb):
     raise NotImplementedError("only callable inside a kernel")
-
-
-@overload(_sk_record, target="cuda")
-def _ov_record(fb, flag, code, index, size, axis):
-    return _record_py
 
 
 @overload(_sk_skip, target="cuda")
@@ -101,6 +78,19 @@ def _sk_buffer(typingctx, address):
         return ary._getvalue()
 
     return array_ty(address), codegen
+
+
+@intrinsic
+def _sk_record(typingctx, fb, flag, code, index, size, axis):
+    """The same cold path for the atomics' generated overloads (see _generate)."""
+    def codegen(context, builder, sig, args):
+        fbv, flagv, *values = args
+        values = [context.cast(builder, v, t, types.int64)
+                  for v, t in zip(values, sig.args[2:])]
+        _emit_record(context, builder, fb, flag, fbv, flagv, *values)
+        return context.get_dummy_value()
+
+    return types.none(fb, flag, code, index, size, axis), codegen
 
 
 def _make_atomic_stub(op):
@@ -225,7 +215,8 @@ def _special_register(builder, name):
 
 def _emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, axis):
     """The cold path: set the thread's flag; the first failure on the device (a 64-bit
-    compare-and-swap on slot 0) writes its index, size, axis, thread and block."""
+    compare-and-swap on slot 0) writes its index, size, axis, thread and block. `code`,
+    `index`, `size` and `axis` are i64 values."""
     i64 = ir.IntType(64)
     flag_ary = context.make_array(flag_ty)(context, builder, flag)
     builder.store(ir.Constant(flag_ary.data.type.pointee, 1), flag_ary.data)
@@ -233,7 +224,7 @@ def _emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, 
     result = builder.cmpxchg(data, ir.Constant(i64, 0), code, "monotonic", "monotonic")
     with builder.if_then(builder.extract_value(result, 1), likely=True):
         slot = failures.INDEX
-        for value in (index, size, ir.Constant(i64, axis)):
+        for value in (index, size, axis):
             builder.store(value, builder.gep(data, [ir.Constant(i64, slot)]))
             slot += 1
         # One register read, one store: a few registers at most, even on this path.
@@ -243,13 +234,14 @@ def _emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, 
             slot += 1
 
 
-def _compare(context, builder, arr_ty, idx_ty, arr, idx):
+def _shapes(context, builder, arr_ty, arr):
+    ary = context.make_array(arr_ty)(context, builder, arr)
+    return ary, cgutils.unpack_tuple(builder, ary.shape, arr_ty.ndim)
+
+
+def _compare(builder, context, arr_ty, idx_ty, shapes, idx):
     """[(position, axis, index as int64, size, bad)] for each integer index component."""
     checks, _, _, tupled = _plan(arr_ty, idx_ty)
-    if not checks:
-        return []
-    ary = context.make_array(arr_ty)(context, builder, arr)
-    shapes = cgutils.unpack_tuple(builder, ary.shape, arr_ty.ndim)
     out = []
     for pos, axis, comp in checks:
         value = builder.extract_value(idx, pos) if tupled else idx
@@ -271,14 +263,16 @@ def _emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty):
     for pos, axis, value, size, bad in compared:
         with builder.if_then(bad, likely=False):
             _emit_record(context, builder, fb_ty, flag_ty, fb, flag,
-                         builder.add(code, ir.Constant(i64, pos)), value, size, axis)
+                         builder.add(code, ir.Constant(i64, pos)), value, size,
+                         ir.Constant(i64, axis))
         ok = builder.and_(ok, builder.not_(bad))
     return ok
 
 
 def _emit_checks(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_ty, flag_ty):
     """Compare each integer index component with its axis; record failures (cold). -> i1 ok"""
-    compared = _compare(context, builder, arr_ty, idx_ty, arr, idx)
+    _, shapes = _shapes(context, builder, arr_ty, arr)
+    compared = _compare(builder, context, arr_ty, idx_ty, shapes, idx)
     return _emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty)
 
 
@@ -287,12 +281,11 @@ def _select_load(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_
     component is in bounds, else a slot of the failure buffer (always readable); the failure
     is recorded after the load. So loads of later iterations are not held behind a branch
     and stay in flight together, as in the unchecked loop."""
-    compared = _compare(context, builder, arr_ty, idx_ty, arr, idx)
+    ary, shapes = _shapes(context, builder, arr_ty, arr)
+    compared = _compare(builder, context, arr_ty, idx_ty, shapes, idx)
     ok = cgutils.true_bit
     for *_, bad in compared:
         ok = builder.and_(ok, builder.not_(bad))
-    ary = context.make_array(arr_ty)(context, builder, arr)
-    shapes = cgutils.unpack_tuple(builder, ary.shape, arr_ty.ndim)
     strides = cgutils.unpack_tuple(builder, ary.strides, arr_ty.ndim)
     comps = _components(idx_ty)
     tupled = isinstance(idx_ty, types.BaseTuple)
@@ -472,7 +465,8 @@ for _op in INDEXED_ATOMICS:
 
 def namespace() -> dict:
     """What the rewritten code's names are bound to, for real numba-cuda kernels."""
-    ns = {"_sk_load": _sk_load, "_sk_loadv": _sk_loadv, "_sk_store": _sk_store, "_sk_skip": _sk_skip, "_sk_put": _sk_put,
+    ns = {"_sk_load": _sk_load, "_sk_loadv": _sk_loadv, "_sk_store": _sk_store,
+          "_sk_skip": _sk_skip, "_sk_put": _sk_put,
           "_sk_buffer": _sk_buffer, "_sk_extent": _sk_extent,
           "_sk_cuda": cuda, "_sk_int32": types.int32, "_sk_slice": slice}
     for op, stub in ATOMIC_STUBS.items():

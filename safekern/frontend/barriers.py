@@ -2,10 +2,11 @@
 
 A failing check sets the thread's flag (`_sk_flag[0] = 1`) and the access is skipped. Then:
 - a kernel without barriers returns right after the statement that failed;
-- a `for` loop without barriers runs to its end with the flag set (loads give 0, stores and
+- a `for` loop without barriers runs to its end with the flag set (loads stay checked, stores and
   atomics are skipped: cheap, and no exit test per iteration) and the thread leaves after it,
   unless the loop has stores without checks (proven in bounds), which do not test the flag;
-  other loops without barriers (while loops, which might not end on zeros) `break` at once;
+  other loops without barriers (while loops, which might not end on placeholder values)
+  `break` at once;
 - elsewhere, in a kernel with barriers or in a device function, the thread skips every
   statement up to the next barrier (`if not _sk_flag[0]: ...` around them);
 - every block barrier becomes `if syncthreads_or(flag): return`: one barrier that also tells
@@ -187,9 +188,9 @@ class _ExitPlanner:
         elif isinstance(stmt, (ast.For, ast.While)):
             free = not self.has_barrier(stmt)
             if free and self._finite(stmt):
-                # Run the loop to its end with the flag set (loads give 0, stores and atomics
-                # are skipped) and leave after it: no exit test per iteration, so the loop
-                # keeps one exit and the compiler may unroll it.
+                # Run the loop to its end with the flag set (loads stay checked, stores and
+                # atomics are skipped) and leave after it: no exit test per iteration, so the
+                # loop keeps one exit and the compiler may unroll it.
                 if header_fails or failing:
                     stmt.body = [_bail("break", stmt)] + stmt.body
             elif free:

@@ -30,6 +30,7 @@ import ast
 import copy
 
 from . import names
+from .barriers import may_fail
 from .linear import Fact, Form, Linearizer
 
 _LOOP_REASON = "checked once before the loop at line {line} (bounds at the first and last " \
@@ -420,7 +421,7 @@ class _Eliminator:
                                     for v in value])
         if _is_check_call(node) and node.func.id != names.STORE and not (
                 node.func.id.startswith(names.ATOMIC) and
-                any(_has_check(a) for a in node.args[2:-3])):
+                any(may_fail(a) for a in node.args[2:-3])):
             # (an atomic whose operands may come from a failed check keeps its check: the
             # checked atomic also tests the flag)
             reason = self._proof(node, facts)
@@ -532,7 +533,7 @@ class _Eliminator:
         """Conditions (before the loop) under which `call` cannot fail, or None."""
         if not isinstance(call.args[0], ast.Name) or call.args[0].id in bound:
             return None
-        if call.func.id.startswith(names.ATOMIC) and any(_has_check(a)
+        if call.func.id.startswith(names.ATOMIC) and any(may_fail(a)
                                                          for a in call.args[2:-3]):
             return None
         comps = self._components(call)
@@ -591,16 +592,11 @@ def _substitute(expr, name, value):
     return Sub().visit(copy.deepcopy(expr))
 
 
-def _has_check(node) -> bool:
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and
-               n.func.id.startswith(names.CHECK_HELPERS) for n in ast.walk(node))
-
-
 def _plain_store(call: ast.Call, like) -> ast.stmt:
     """A store without its check. If its value may come from a failed check in the same
     statement, the store still must not happen then: `_sk_put` tests the flag."""
     array, index, value = call.args[0], call.args[1], call.args[2]
-    if _has_check(value):
+    if may_fail(value):
         put = ast.Call(ast.Name(names.PUT, ast.Load()),
                        [array, index, value, ast.Name(names.FLAG, ast.Load())], [])
         for n in ast.walk(put):
