@@ -438,3 +438,25 @@ def test_versioned_tile_loop_and_checked_fill():
     expect_bounds("tile_dot_fill", array="a", axis=1, index=4, size=4)
     report = {(r["array"], r["kind"]): r["status"] for r in K.tile_dot.check_report()}
     assert report[("sa", "load")] == "hoisted" and report[("sb", "load")] == "hoisted"
+
+
+def test_proven_stores_never_write_what_a_failed_load_gave():
+    # out[i] = src[idx[i]]: the store's check is eliminated, the load fails for thread 45.
+    src = np.arange(64, dtype=np.float32)
+    idx = np.arange(64, dtype=np.int64)
+    idx[45] = 1_000
+    out = dev(np.full(64, -1.0, np.float32))
+    K.gather[2, 32](out, dev(src), dev(idx))
+    with pytest.raises(safekern.BoundsError):
+        safekern.sync()
+    host = out.copy_to_host()
+    assert host[44] == 44.0 and host[45] == -1.0
+
+
+def test_loop_with_proven_store_leaves_at_the_failure():
+    a = np.arange(10, dtype=np.float32)
+    idx = np.array([1, 2, 3, 50, 4, 5], dtype=np.int64)
+    out = dev(np.full(6, -1.0, np.float32))
+    K.gather_rows[1, 1](out, dev(a), dev(idx))
+    expect_bounds("gather_rows", array="a", axis=0, index=50, size=10)
+    np.testing.assert_array_equal(out.copy_to_host(), [1, 2, 3, -1, -1, -1])
