@@ -30,6 +30,16 @@ VARIABLES = (
     Variable("SAFEKERN_SYNC_EVERY_LAUNCH", "0",
              "1 checks the failure buffer after every launch (synchronous, slow): the "
              "exception then points at the exact launch. A debugging mode."),
+    Variable("SAFEKERN_SYNC_POINTS", "1",
+             "1 raises a pending kernel failure at the synchronisation points of numba-cuda, "
+             "CuPy and PyOpenCL (copies back to the host, synchronize, finish, event waits), "
+             "as safekern.sync() does; 0: only safekern.sync() raises."),
+    Variable("SAFEKERN_EXIT_ON_PENDING", "0",
+             "1 makes the process exit with status 1 when a kernel failure is still pending at "
+             "exit (for CI jobs); the warning is printed either way."),
+    Variable("SAFEKERN_ELIMINATE", "1",
+             "0 keeps every check: no check is eliminated or hoisted out of a loop (for "
+             "differential testing of the elimination)."),
     Variable("SAFEKERN_CACHE", "",
              "Path of the single-file kernel cache; 'off' disables it; empty: "
              "<user cache dir>/safekern/kernels-v<format>.cache."),
@@ -93,6 +103,9 @@ def _log_level(environ) -> str | None:
 class Config:
     checks: bool
     sync_every_launch: bool
+    sync_points: bool
+    exit_on_pending: bool
+    eliminate: bool
     cache: str | None          # None: default path; "off": disabled; else a path
     cache_max_bytes: int
     cache_readonly: bool
@@ -131,6 +144,9 @@ def _read(environ) -> Config:
     return Config(
         checks=_flag(raw("SAFEKERN_CHECKS"), "SAFEKERN_CHECKS"),
         sync_every_launch=_flag(raw("SAFEKERN_SYNC_EVERY_LAUNCH"), "SAFEKERN_SYNC_EVERY_LAUNCH"),
+        sync_points=_flag(raw("SAFEKERN_SYNC_POINTS"), "SAFEKERN_SYNC_POINTS"),
+        exit_on_pending=_flag(raw("SAFEKERN_EXIT_ON_PENDING"), "SAFEKERN_EXIT_ON_PENDING"),
+        eliminate=_flag(raw("SAFEKERN_ELIMINATE"), "SAFEKERN_ELIMINATE"),
         cache=cache or None,
         cache_max_bytes=cache_setting(_int, "SAFEKERN_CACHE_MAX_BYTES"),
         cache_readonly=cache_setting(_flag, "SAFEKERN_CACHE_READONLY"),

@@ -3,11 +3,14 @@
 Each backend keeps one failure buffer per device (or OpenCL context/device) and wraps it in a
 `FailureSource`. A launch marks its source dirty; nothing waits for the device. `sync()`
 synchronises the dirty sources, reads their buffers, resets them, and raises the first failure.
+`sync_point()` does the same from inside a GPU library's own synchronisation call (see
+sync_points.py), unless SAFEKERN_SYNC_POINTS=0.
 """
 from __future__ import annotations
 
 import atexit
 import logging
+import os
 import sys
 import threading
 
@@ -60,7 +63,11 @@ class FailureSource:
 
 
 _lock = threading.Lock()
-_pending: list[FailureSource] = []
+_pending: list[FailureSource] = []      # sync_points reads it without the lock: a list test
+# One thread at a time reads and resets buffers; re-entered by a library call the check itself
+# makes (reading a buffer copies it to the host, which is a sync point too).
+_check_lock = threading.RLock()
+_checking = threading.local()
 _plain_syncs = []   # callables that synchronise a backend when checks are off
 
 
@@ -97,16 +104,7 @@ def sync(target=None) -> None:
         for fn in list(_plain_syncs):
             fn(target)
         return None
-    with _lock:
-        sources = [s for s in _pending if s.matches(target)]
-    failures = []
-    for source in sources:
-        exc = source.check()
-        with _lock:
-            if not source.dirty and source in _pending:
-                _pending.remove(source)
-        if exc is not None:
-            failures.append(exc)
+    failures = _check_sources(target)
     if failures:
         first = failures[0]
         if len(failures) > 1:
@@ -114,6 +112,39 @@ def sync(target=None) -> None:
                            "pending and have been reset")
         raise first
     return None
+
+
+def _check_sources(target) -> list:
+    """Check every dirty source `target` concerns; the failures found (each source reset)."""
+    if getattr(_checking, "active", False):
+        return []
+    with _check_lock:
+        _checking.active = True
+        try:
+            with _lock:
+                sources = [s for s in _pending if s.matches(target)]
+            failures = []
+            for source in sources:
+                exc = source.check()
+                with _lock:
+                    if not source.dirty and source in _pending:
+                        _pending.remove(source)
+                if exc is not None:
+                    failures.append(exc)
+            return failures
+        finally:
+            _checking.active = False
+
+
+def sync_point(target=None) -> None:
+    """A GPU library's synchronisation call just completed: raise what `sync(target)` would,
+    unless SAFEKERN_SYNC_POINTS=0. Cheap when nothing is pending (the hooks test that first)."""
+    if not _pending or getattr(_checking, "active", False):
+        return
+    cfg = config.get()
+    if not (cfg.checks and cfg.sync_points):
+        return
+    sync(target)
 
 
 def pending_sources() -> list[FailureSource]:
@@ -129,9 +160,12 @@ def after_launch(source: FailureSource) -> None:
 
 
 def _check_at_exit() -> None:
-    """A failure still pending when the interpreter exits is printed, never lost silently."""
+    """A failure still pending when the interpreter exits is printed, never lost silently; with
+    SAFEKERN_EXIT_ON_PENDING=1 the process then exits with status 1."""
     with _lock:
         sources = list(_pending)
+    found = False
+    _checking.active = True         # reading a buffer must not raise through a sync point
     for source in sources:
         try:
             exc = source.check()
@@ -139,11 +173,23 @@ def _check_at_exit() -> None:
             log.debug("could not read failure buffer of %s at exit: %s", source.name, err)
             continue
         if exc is not None:
+            found = True
             sys.stderr.write(
                 "safekern: warning: a kernel failure was still pending at exit "
                 "(call safekern.sync() to raise it):\n"
                 f"{type(exc).__module__}.{type(exc).__name__}: {exc}\n")
+    try:
+        exit_on_pending = config.get().exit_on_pending
+    except ValueError:
+        exit_on_pending = False
+    if found and exit_on_pending:
+        # atexit ignores SystemExit, so leave with os._exit. The handlers registered before
+        # ours (the GPU libraries' teardown) are skipped: the driver releases the device.
+        sys.stdout.flush()
+        sys.stderr.write("safekern: exiting with status 1 (SAFEKERN_EXIT_ON_PENDING=1)\n")
+        sys.stderr.flush()
+        os._exit(1)
 
 
-__all__ = ["FailureSource", "sync", "after_launch", "register_plain_sync", "pending_sources",
+__all__ = ["FailureSource", "sync", "sync_point", "after_launch", "register_plain_sync", "pending_sources",
            "BUFFER_LEN"]
