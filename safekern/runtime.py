@@ -9,13 +9,14 @@ sync_points.py), unless SAFEKERN_SYNC_POINTS=0.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import os
 import sys
 import threading
 
 from . import config
-from .failures import BUFFER_LEN, SKIPPED, exception_from_buffer
+from .failures import BUFFER_LEN, CODE, SKIPPED, exception_from_buffer
 
 log = logging.getLogger("safekern.runtime")
 
@@ -32,6 +33,7 @@ class FailureSource:
 
     def __init__(self):
         self.dirty = False
+        self.notes: list[str] = []     # added to the next failure raised from this source
 
     def mark_launched(self) -> None:
         if not self.dirty:
@@ -57,6 +59,10 @@ class FailureSource:
         values = self.read()
         self.dirty = False
         exc = exception_from_buffer(values, source=self.name)
+        if exc is not None:
+            for note in self.notes:
+                exc.add_note(note)
+        self.notes.clear()
         if exc is not None or int(values[SKIPPED]):
             self.reset()
         return exc
@@ -118,22 +124,49 @@ def _check_sources(target) -> list:
     """Check every dirty source `target` concerns; the failures found (each source reset)."""
     if getattr(_checking, "active", False):
         return []
+    with _reading_buffers():
+        with _lock:
+            sources = [s for s in _pending if s.matches(target)]
+        return [exc for exc in map(_check_one, sources) if exc is not None]
+
+
+@contextlib.contextmanager
+def _reading_buffers():
+    """One thread at a time reads buffers; the library calls that reading makes (a copy to the
+    host) are not sync points meanwhile."""
     with _check_lock:
+        outer = getattr(_checking, "active", False)
         _checking.active = True
         try:
-            with _lock:
-                sources = [s for s in _pending if s.matches(target)]
-            failures = []
-            for source in sources:
-                exc = source.check()
-                with _lock:
-                    if not source.dirty and source in _pending:
-                        _pending.remove(source)
-                if exc is not None:
-                    failures.append(exc)
-            return failures
+            yield
         finally:
-            _checking.active = False
+            _checking.active = outer
+
+
+def _check_one(source: FailureSource):
+    exc = source.check()
+    with _lock:
+        if not source.dirty and source in _pending:
+            _pending.remove(source)
+    return exc
+
+
+def launch_raised(source: FailureSource, exc: BaseException) -> bool:
+    """A launch that runs the kernel on the host (the CUDA simulator) raised `exc`.
+
+    A check may have failed first, and `exc` be what a stand-in value did next (an attribute
+    of a stand-in record, a local that a skipped assignment left unbound). On a GPU that thread
+    would have gone on quietly, and the failure is the news. Returns True when a failure is
+    recorded: the launch then returns as on a GPU, the failure stays pending for the next sync
+    point (with `exc` as a note on it). False: no check failed, the caller re-raises `exc`.
+    The source is marked launched either way."""
+    source.mark_launched()
+    with _reading_buffers():
+        recorded = int(source.read()[CODE]) != 0
+    if recorded:
+        source.notes.append(f"after the failure the simulated kernel raised "
+                            f"{type(exc).__name__}: {exc}")
+    return recorded
 
 
 def sync_point(target=None) -> None:
@@ -165,10 +198,10 @@ def _check_at_exit() -> None:
     with _lock:
         sources = list(_pending)
     found = False
-    _checking.active = True         # reading a buffer must not raise through a sync point
     for source in sources:
         try:
-            exc = source.check()
+            with _reading_buffers():
+                exc = source.check()
         except Exception as err:  # the device may already be gone at exit
             log.debug("could not read failure buffer of %s at exit: %s", source.name, err)
             continue
@@ -191,5 +224,5 @@ def _check_at_exit() -> None:
         os._exit(1)
 
 
-__all__ = ["FailureSource", "sync", "sync_point", "after_launch", "register_plain_sync", "pending_sources",
+__all__ = ["FailureSource", "sync", "sync_point", "after_launch", "launch_raised", "register_plain_sync", "pending_sources",
            "BUFFER_LEN"]

@@ -87,6 +87,11 @@ def install(backend: str, hooks) -> bool:
         return True
 
 
+def is_installed(backend: str) -> bool:
+    """Whether `backend`'s hooks are in (a dict lookup: backends ask at every decoration)."""
+    return backend in _installed
+
+
 def uninstall(backend: str | None = None) -> None:
     """Put the libraries' originals back (one backend's, or every backend's)."""
     with _lock:
@@ -106,4 +111,4 @@ def installed() -> dict[str, list[str]]:
                        for o, a, _, _ in hooks] for name, hooks in _installed.items()}
 
 
-__all__ = ["Hook", "NOT_A_SYNC_POINT", "install", "uninstall", "installed"]
+__all__ = ["Hook", "NOT_A_SYNC_POINT", "install", "uninstall", "installed", "is_installed"]

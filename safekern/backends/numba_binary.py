@@ -394,6 +394,8 @@ class Spec:
         for wb in retr:
             wb()
         runtime.after_launch(source)
+        if retr:                 # host arrays were copied back: the user holds results now
+            runtime.sync_point(source.context)
 
     def threads_per_block(self, context, sharedmem) -> int:
         """numba's ForAll choice of block size for this kernel (asked of the driver once)."""

@@ -23,7 +23,7 @@ from .. import config, runtime
 from ..failures import BUFFER_LEN
 from ..frontend import python as pyfront
 from ..frontend.python import INDEXED_ATOMICS
-from . import numba_rewrites
+from . import numba_rewrites, numba_sync
 
 from numba.cuda.core import config as _numba_config  # noqa: E402
 
@@ -365,8 +365,24 @@ class _Launch:
             return
         numba_kernel = self.kernel._numba or self.kernel._build()
         source = current_source()
-        numba_kernel[self.config](*args, source.argument)
-        runtime.after_launch(source)
+        _launch_through_numba(source, args, numba_kernel[self.config], args + (source.argument,))
+
+
+def _launch_through_numba(source, args, launch, launch_args) -> None:
+    """numba's own launch of a checked kernel, then safekern's after-launch steps."""
+    if SIMULATOR:
+        try:
+            launch(*launch_args)
+        except Exception as exc:
+            if not runtime.launch_raised(source, exc):
+                raise
+            # A check failed first and exc is what a stand-in value did next: the launch
+            # returns as it would on a GPU, the failure raises at the next sync point.
+    else:
+        launch(*launch_args)
+    runtime.after_launch(source)
+    if numba_sync.has_host_arrays(args):
+        numba_sync.host_arrays_copied_back()
 
 
 class _ForAll:
@@ -379,8 +395,8 @@ class _ForAll:
             return
         numba_kernel = self.kernel._numba or self.kernel._build()
         source = current_source()
-        numba_kernel.forall(*self.args)(*args, source.argument)
-        runtime.after_launch(source)
+        _launch_through_numba(source, args, numba_kernel.forall(*self.args),
+                              args + (source.argument,))
 
 
 # -- failure buffers, one per CUDA context ------------------------------------------------------
@@ -470,6 +486,7 @@ def jit(func_or_sig=None, device=False, **options):
     if options.get("boundscheck"):
         options.pop("boundscheck")     # safekern's checks replace numba's CPU-only ones
     cls = CheckedDeviceFunction if device else CheckedKernel
+    numba_sync.install()
 
     def decorate(fn, sigs=None):
         return cls(fn, sigs, options)

@@ -70,12 +70,25 @@ def _check(arr, idx, code, fb, flag) -> bool:
     return True
 
 
+def _zero_record(arr):
+    """A record of zeros, wrapped as the simulator wraps records read inside a kernel (so that
+    `r[i].x` works on the stand-in as on a real element)."""
+    from numba.cuda.simulator.cudadrv.devicearray import (FakeCUDAArray,
+                                                           FakeWithinKernelCUDAArray)
+
+    zeros = np.zeros(1, dtype=arr.dtype)
+    if isinstance(arr, FakeWithinKernelCUDAArray):
+        return FakeWithinKernelCUDAArray(FakeCUDAArray(zeros))[0]
+    return zeros[0]
+
+
 def _fallback(arr, idx):
+    """The stand-in a failed load gives: zero, a record of zeros, or a view at index 0."""
     comps = idx if isinstance(idx, tuple) else (idx,)
     zeros = tuple(0 if _is_int(c) else c for c in comps)
     scalar = all(_is_int(c) for c in comps) and len(comps) >= len(arr.shape)
     if scalar:
-        return arr.dtype.type(0) if arr.dtype.fields is None else None
+        return arr.dtype.type(0) if arr.dtype.fields is None else _zero_record(arr)
     try:
         return arr[zeros if isinstance(idx, tuple) else zeros[0]]
     except IndexError:

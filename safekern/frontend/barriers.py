@@ -12,7 +12,14 @@ A failing check sets the thread's flag (`_sk_flag[0] = 1`) and the access is ski
 - every block barrier becomes `if syncthreads_or(flag): return`: one barrier that also tells
   the whole block whether any thread failed, so the block leaves together and nobody waits for
   a thread that left, or reads shared data it never wrote. In a device function the barrier
-  sets every thread's flag instead, and the caller leaves at its next barrier.
+  sets every thread's flag to FLAG_BLOCK instead, and the caller leaves at its next barrier.
+- a loop that holds barriers is left by every thread together once the block knows: after each
+  statement holding a barrier, `if flag == FLAG_BLOCK: break` (a kernel returns after a call of
+  a device function with barriers). The skipped statements may include the loop's own update
+  (`s //= 2`), so without this exit the loop would never end. The test is uniform across the
+  block (set at the same barrier for every thread), so no thread waits at a barrier alone.
+- an `if` whose test may fail leaves on both branches: a failed load gives a stand-in value,
+  and the untaken branch must not carry the thread on around a `while` loop for ever.
 Stores and atomics also test the flag, so a thread that goes on with garbage values (a
 device function returning after a failure) never writes.
 """
@@ -35,9 +42,16 @@ def _not(expr) -> ast.expr:
     return ast.UnaryOp(ast.Not(), expr)
 
 
-def _bail(action: str, like) -> ast.stmt:
+def _bail(action: str, like, *, block_knows: bool = False) -> ast.stmt:
+    """`if flag: return|break`; with `block_knows`, only once a barrier told the whole block."""
     stmt = ast.Return(None) if action == "return" else ast.Break()
-    return ast.copy_location(_if(_flag_set(), [ast.copy_location(stmt, like)]), like)
+    test = _flag_set()
+    if block_knows:
+        test = ast.Compare(test, [ast.Eq()], [ast.Constant(names.FLAG_BLOCK)])
+    out = ast.copy_location(_if(test, [ast.copy_location(stmt, like)]), like)
+    for n in ast.walk(out):
+        ast.copy_location(n, like)
+    return out
 
 
 def _calls(node):
@@ -117,7 +131,7 @@ class _ExitPlanner:
             body = [ast.Return(None)]
         else:
             body = [ast.Assign([ast.Subscript(ast.Name(names.FLAG, ast.Load()), ast.Constant(0),
-                                              ast.Store())], ast.Constant(1))]
+                                              ast.Store())], ast.Constant(names.FLAG_BLOCK))]
         stmt = _if(test, body)
         for n in ast.walk(stmt):
             ast.copy_location(n, like)
@@ -130,8 +144,10 @@ class _ExitPlanner:
         return role == ("barrier", "syncthreads") and not stmt.value.args
 
     # -- blocks ---------------------------------------------------------------------------
-    def block(self, stmts, *, in_free_loop: bool, failing: bool) -> list:
-        """Rewrite a statement list; `failing`: the flag may already be set on entry."""
+    def block(self, stmts, *, in_free_loop: bool, failing: bool,
+              in_barrier_loop: bool = False) -> list:
+        """Rewrite a statement list; `failing`: the flag may already be set on entry;
+        `in_barrier_loop`: the list is (inside) the body of a loop that holds barriers."""
         if self.kind == "kernel" and not self.has_barriers:
             return self._return_block(stmts)
         out, guarded = [], []
@@ -146,6 +162,8 @@ class _ExitPlanner:
                 flush()
                 out.append(self._or_barrier(stmt))
                 failing = self.kind != "kernel"
+                if in_barrier_loop and self.kind != "kernel":
+                    out.append(_bail("break", stmt, block_knows=True))
                 continue
             barrier_inside = self.has_barrier(stmt)
             if barrier_inside and not isinstance(stmt, (ast.If, ast.For, ast.While, ast.With)):
@@ -158,12 +176,19 @@ class _ExitPlanner:
                     failing = self.kind != "kernel"
                 out.append(stmt)
             else:
-                new = self._compound(stmt, in_free_loop=in_free_loop, failing=failing)
+                new = self._compound(stmt, in_free_loop=in_free_loop, failing=failing,
+                                     in_barrier_loop=in_barrier_loop)
                 if failing and not barrier_inside and not isinstance(stmt, ast.Return):
                     guarded.append(new)
                 else:
                     flush()
                     out.append(new)
+            if barrier_inside:
+                # A barrier below told the whole block (flag == FLAG_BLOCK): leave together.
+                if self.kind == "kernel" and self._calls_barrier_device(stmt):
+                    out.append(_bail("return", stmt, block_knows=True))
+                elif in_barrier_loop and self.kind != "kernel":
+                    out.append(_bail("break", stmt, block_knows=True))
             if may_fail(stmt):
                 if in_free_loop:
                     flush()
@@ -173,6 +198,15 @@ class _ExitPlanner:
         flush()
         return out
 
+    def _calls_barrier_device(self, stmt) -> bool:
+        """Does `stmt` call a checked device function that holds barriers?"""
+        for call in _calls(stmt):
+            role = self.resolver.classify_call(call.func, self.parsed)
+            if role is not None and role[0] == "device" and getattr(role[1], "has_barriers",
+                                                                      False):
+                return True
+        return False
+
     def _calls_device_only(self, stmt) -> bool:
         for call in _calls(stmt):
             role = self.resolver.classify_call(call.func, self.parsed)
@@ -180,11 +214,13 @@ class _ExitPlanner:
                 return False
         return True
 
-    def _compound(self, stmt, *, in_free_loop, failing):
+    def _compound(self, stmt, *, in_free_loop, failing, in_barrier_loop=False):
         header_fails = any(may_fail(h) for h in _header(stmt))
         if isinstance(stmt, ast.If):
-            stmt.body = self._branch(stmt.body, in_free_loop, failing or header_fails)
-            stmt.orelse = self._branch(stmt.orelse, in_free_loop, failing or header_fails)
+            stmt.body = self._branch(stmt.body, in_free_loop, failing or header_fails,
+                                     in_barrier_loop)
+            stmt.orelse = self._branch(stmt.orelse, in_free_loop, failing or header_fails,
+                                       in_barrier_loop)
         elif isinstance(stmt, (ast.For, ast.While)):
             free = not self.has_barrier(stmt)
             if free and self._finite(stmt):
@@ -198,18 +234,21 @@ class _ExitPlanner:
                 stmt.body = ([_bail("break", stmt)] if (header_fails or failing) else []) + body
             else:
                 stmt.body = self.block(stmt.body, in_free_loop=False,
-                                       failing=failing or header_fails)
-            stmt.orelse = self._branch(stmt.orelse, in_free_loop, failing or header_fails)
+                                       failing=failing or header_fails, in_barrier_loop=True)
+            stmt.orelse = self._branch(stmt.orelse, in_free_loop, failing or header_fails,
+                                       in_barrier_loop)
         elif isinstance(stmt, ast.With):
-            stmt.body = self._branch(stmt.body, in_free_loop, failing or header_fails)
+            stmt.body = self._branch(stmt.body, in_free_loop, failing or header_fails,
+                                     in_barrier_loop)
         return stmt
 
-    def _branch(self, body, in_free_loop, failing):
+    def _branch(self, body, in_free_loop, failing, in_barrier_loop=False):
         if not body:
             return body
         if failing and in_free_loop:
             return [_bail("break", body[0])] + self.block(body, in_free_loop=True, failing=False)
-        return self.block(body, in_free_loop=in_free_loop, failing=failing)
+        return self.block(body, in_free_loop=in_free_loop, failing=failing,
+                          in_barrier_loop=in_barrier_loop)
 
     # -- kernels without barriers: leave at once -----------------------------------------------
     def _finite(self, loop) -> bool:
@@ -253,7 +292,10 @@ class _ExitPlanner:
                     stmt.body = [_bail("return", stmt)] + stmt.body
                 if not isinstance(stmt, ast.With):
                     stmt.orelse = self._return_block(stmt.orelse)
-                    if header_fails and stmt.orelse:
+                    # An `if` leaves on the untaken side too (no else: a new one): the
+                    # stand-in value may select it, and the thread must not go on around
+                    # an enclosing `while` loop on it.
+                    if header_fails and (stmt.orelse or isinstance(stmt, ast.If)):
                         stmt.orelse = [_bail("return", stmt)] + stmt.orelse
                 out.append(stmt)
                 if header_fails and isinstance(stmt, (ast.For, ast.While)):
