@@ -12,6 +12,8 @@ import stat
 import threading
 import warnings
 
+from .._stack import user_stacklevel
+
 log = logging.getLogger("safekern.cache")
 
 
@@ -24,13 +26,14 @@ _warned_lock = threading.Lock()
 
 
 def warn_once(topic: tuple, message: str) -> None:
-    """Log `message` every time and show it as a CacheWarning the first time for `topic`."""
+    """Log `message` every time and show it as a CacheWarning the first time for `topic`, at
+    the user's line that led to it (the first frame outside safekern)."""
     log.info("%s", message)
     with _warned_lock:
         if topic in _warned:
             return
         _warned.add(topic)
-    warnings.warn(message, CacheWarning, stacklevel=3)
+    warnings.warn(message, CacheWarning, stacklevel=user_stacklevel())
 
 
 def _euid() -> int | None:
