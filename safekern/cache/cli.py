@@ -1,7 +1,9 @@
 """`python -m safekern cache info|list|verify|clear`: look at and manage the kernel cache file.
 
-`main(argv)` takes the arguments after `cache` and returns the exit status: 0 on success, 1 when
-`verify` finds a problem or `clear` cannot clear, 2 on a usage error.
+`main(argv)` takes the arguments after `cache` and returns the exit status: 0 on success; 1 when
+`list` cannot read the file (not a cache, refused), `verify` finds a problem or `clear` cannot
+clear; 2 on a usage error; 141 (as for a process killed by SIGPIPE) when the reader of the output
+went away, as in `python -m safekern cache list | head -2`.
 """
 from __future__ import annotations
 
@@ -61,20 +63,53 @@ def main(argv=None) -> int:
     except CacheUnavailable as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    with warnings.catch_warnings():
-        # Problems are printed as part of the output; no second copy as a warning.
-        warnings.simplefilter("ignore", CacheWarning)
-        return _COMMANDS[args.command](path, cfg, args)
+    try:
+        with warnings.catch_warnings():
+            # Problems are printed as part of the output; no second copy as a warning.
+            warnings.simplefilter("ignore", CacheWarning)
+            status = _COMMANDS[args.command](path, cfg, args)
+        sys.stdout.flush()     # a closed pipe shows here rather than at interpreter exit
+        return status
+    except BrokenPipeError:
+        # The reader stopped reading (`| head`): not an error of ours, and no traceback. Point
+        # stdout at /dev/null so that the interpreter's own flush at exit is silent too.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 141
 
 
 def _open_for_reading(path: str) -> Cache:
     return Cache(path, readonly=True)
 
 
+def _why_not_creatable(path: str, cfg) -> str | None:
+    """Why the cache file `path`, which does not exist, will not be created by a kernel's
+    compile, or None when it will be."""
+    if cfg.cache_readonly:
+        return "SAFEKERN_CACHE_READONLY is set, so nothing creates it"
+    # The store creates the missing directories (makedirs) and then the file: the nearest
+    # existing ancestor decides.
+    parent = os.path.dirname(path)
+    while not os.path.lexists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        return f"{parent} is not a directory"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        # access(2) also says no for a read-only file system, even to root.
+        return f"{parent} is not writable"
+    return None
+
+
 def _info(path, cfg, args) -> int:
     print(f"path:     {path}")
     if not os.path.exists(path):
-        print("status:   no file yet (it is created when the first kernel is compiled)")
+        why = _why_not_creatable(path, cfg)
+        if why:
+            print(f"status:   no file, and none will be created: {why}; kernels run uncached "
+                  "(set SAFEKERN_CACHE to a file in a writable directory)")
+        else:
+            print("status:   no file yet (it is created when the first kernel is compiled)")
         return 0
     trust = trust_problem(os.stat(path), cfg.cache_readonly)
     cache = _open_for_reading(path)
@@ -98,7 +133,16 @@ def _info(path, cfg, args) -> int:
 
 
 def _list(path, cfg, args) -> int:
-    entries = _open_for_reading(path).entries() if os.path.exists(path) else []
+    entries = []
+    if os.path.exists(path):
+        cache = _open_for_reading(path)
+        problem = trust_problem(os.stat(path), cfg.cache_readonly) or cache.problem
+        if problem:
+            # An unusable file is not an empty cache: say why, as info and verify do.
+            where = "" if problem.startswith(path) else f"{path}: "
+            print(f"error: not used: {where}{problem}", file=sys.stderr)
+            return 1
+        entries = cache.entries()
     entries.sort(key=lambda e: e.last_used, reverse=True)
     rows = []
     for e in entries:
@@ -112,7 +156,7 @@ def _list(path, cfg, args) -> int:
         print(json.dumps(rows, indent=2, sort_keys=True, default=str))
         return 0
     if not rows:
-        print(f"no cached kernels in {path}")
+        print(f"no cached kernels in {path}" + ("" if os.path.exists(path) else " (no file yet)"))
         return 0
     table = [("KERNEL", "BACKEND", "DEVICE", "SIZE", "LAST USED", "KEY")]
     table += [(r["kernel"], r["backend"], r["device"], _size(r["size"]), _when(r["last_used"]),
