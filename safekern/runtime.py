@@ -16,6 +16,7 @@ import sys
 import threading
 
 from . import config
+from ._targets import validate_target
 from .failures import BUFFER_LEN, CODE, SKIPPED, exception_from_buffer
 
 log = logging.getLogger("safekern.runtime")
@@ -103,9 +104,13 @@ def sync(target=None) -> None:
     """Synchronise every device/stream/queue that ran checked kernels since the last check,
     raise the pending failure if there is one, and reset the failure state.
 
-    `target` limits the check to one stream, OpenCL queue or context. With no failure pending
-    it returns None.
+    `target` limits the check to one device, stream, OpenCL queue or context: None (every
+    device), a device number, a numba-cuda Stream, Context or Device (`cuda.gpus[i]`), a CuPy
+    Stream or Device, or a PyOpenCL CommandQueue, Context or Device. Anything else is a
+    TypeError (a negative device number a ValueError), raised before anything is checked. With
+    no failure pending it returns None.
     """
+    validate_target(target)     # TypeError for what no backend understands (safekern/_targets.py)
     if not config.get().checks:
         for fn in list(_plain_syncs):
             fn(target)
