@@ -263,3 +263,14 @@ def test_pending_at_exit_warns_and_may_fail_the_process(exit_on_pending, status,
     assert "a kernel failure was still pending at exit" in proc.stderr, proc.stderr[-2000:]
     assert "index 32 out of bounds for axis 0 with size 32" in proc.stderr
     assert proc.returncode == status, proc.stderr[-2000:]
+
+
+@pytest.mark.skipif(not SIMULATOR, reason="a smoke run; the H200 figures come from the benchmark")
+def test_sync_point_benchmark_runs():
+    from benchmarks import sync_points as bench
+
+    result = bench.measure(reps=5, batches=2)
+    for name in ("copy_to_host(out)", "cuda.synchronize()"):
+        entry = result["calls"][name]
+        assert entry["plain"] > 0 and entry["hooked, nothing pending"] > 0
+    assert sync_points.is_installed("numba")        # the benchmark leaves the hooks in
