@@ -20,6 +20,7 @@ import numpy as np
 from numba import cuda
 
 from .. import config, runtime
+from .._toolkit import explain_missing_toolkit
 from ..failures import BUFFER_LEN
 from ..frontend import python as pyfront
 from ..frontend.python import INDEXED_ATOMICS
@@ -299,7 +300,7 @@ class _CheckedFunction:
         opts = {k: v for k, v in self._options.items()
                 if k in ("fastmath", "lineinfo", "debug", "opt")}
         opts.update(options)
-        with _assume_device(cc):
+        with _assume_device(cc), explain_missing_toolkit("compiling to PTX", self.__qualname__):
             ptx, _ = cuda.compile_ptx(fn, args, cc=cc, device=self.device, **opts)
         return ptx
 
