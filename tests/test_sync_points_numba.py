@@ -36,7 +36,12 @@ def launch_bad():
 
 def assert_shift_write(err, *, threads_per_block=32):
     assert isinstance(err, IndexError) and isinstance(err, safekern.KernelError)
-    assert (err.array, err.axis, err.index, err.size) == ("a", 0, 32, 32)
+    assert (err.array, err.axis, err.size) == ("a", 0, 32)
+    if threads_per_block is None:
+        # forall's block may be larger than the array: every thread past it fails, first wins.
+        assert err.index >= 32
+    else:
+        assert err.index == 32
     assert err.kernel == "shift_write"
     assert err.filename == K.__file__ and err.lineno == K.expected_line("shift_write")
     if threads_per_block is None:          # forall picks its own geometry
