@@ -14,7 +14,9 @@ hooked call costs one extra Python call and one list test.
 """
 from __future__ import annotations
 
+import ctypes
 import functools
+import gc
 import threading
 from dataclasses import dataclass
 from typing import Callable
@@ -45,8 +47,49 @@ class Hook:
 
 
 _lock = threading.Lock()
-_installed: dict[str, list[tuple[object, str, object, object]]] = {}
+# backend -> [(owner, attr, original, wrapper, owned)]; owned: the attribute was owner's own
+# (put back on uninstall) rather than inherited (deleted again, so inheritance resumes).
+_installed: dict[str, list[tuple[object, str, object, object, bool]]] = {}
 _MARK = "__safekern_sync_point__"
+
+
+def _current(owner, attr):
+    """(what `owner.attr` is now, whether owner defines it itself). A method a class inherits
+    from an extension base (cupy.ndarray.get, defined by the Cython _ndarray_base) is wrapped
+    on the class itself."""
+    if isinstance(owner, type):
+        own = owner.__dict__.get(attr)
+        return (own, True) if own is not None else (getattr(owner, attr, None), False)
+    return getattr(owner, attr, None), True
+
+
+def _set(owner, attr, value) -> None:
+    """setattr, also on an extension type that refuses it (a Cython cdef class such as
+    cupy.cuda.Device): its attributes live in the type's own dict, which is changed directly and
+    announced with PyType_Modified, as CPython's type_setattro does for a plain class."""
+    try:
+        setattr(owner, attr, value)
+    except TypeError:
+        _type_dict(owner, attr)[attr] = value
+        ctypes.pythonapi.PyType_Modified(ctypes.py_object(owner))
+
+
+def _delete(owner, attr) -> None:
+    try:
+        delattr(owner, attr)
+    except TypeError:
+        del _type_dict(owner, attr)[attr]
+        ctypes.pythonapi.PyType_Modified(ctypes.py_object(owner))
+
+
+def _type_dict(owner, attr) -> dict:
+    if not isinstance(owner, type) or (attr.startswith("__") and attr.endswith("__")):
+        # Special methods of extension types live in C slots as well; not ours to patch.
+        raise TypeError(f"cannot wrap {owner!r}.{attr} as a sync point")
+    found = [d for d in gc.get_referents(owner.__dict__) if isinstance(d, dict)]
+    if len(found) != 1:
+        raise TypeError(f"cannot reach the attributes of {owner!r} to wrap {attr}")
+    return found[0]
 
 
 def _wrap(original, hook: Hook):
@@ -75,15 +118,18 @@ def install(backend: str, hooks) -> bool:
         if backend in _installed:
             return True
         done = []
-        for hook in hooks:
-            current = hook.owner.__dict__.get(hook.attr) if isinstance(hook.owner, type) \
-                else getattr(hook.owner, hook.attr, None)
-            if current is None or hasattr(current, _MARK):
-                continue
-            wrapped = _wrap(current, hook)
-            setattr(hook.owner, hook.attr, wrapped)
-            done.append((hook.owner, hook.attr, current, wrapped))
         _installed[backend] = done
+        try:
+            for hook in hooks:
+                current, owned = _current(hook.owner, hook.attr)
+                if current is None or hasattr(current, _MARK):
+                    continue
+                wrapped = _wrap(current, hook)
+                _set(hook.owner, hook.attr, wrapped)
+                done.append((hook.owner, hook.attr, current, wrapped, owned))
+        except BaseException:
+            _restore(backend)           # all or nothing
+            raise
         return True
 
 
@@ -95,20 +141,25 @@ def is_installed(backend: str) -> bool:
 def uninstall(backend: str | None = None) -> None:
     """Put the libraries' originals back (one backend's, or every backend's)."""
     with _lock:
-        names = [backend] if backend is not None else list(_installed)
-        for name in names:
-            for owner, attr, original, wrapped in reversed(_installed.pop(name, [])):
-                current = owner.__dict__.get(attr) if isinstance(owner, type) \
-                    else getattr(owner, attr, None)
-                if current is wrapped:      # nobody wrapped it again on top of ours
-                    setattr(owner, attr, original)
+        for name in [backend] if backend is not None else list(_installed):
+            _restore(name)
+
+
+def _restore(backend: str) -> None:
+    for owner, attr, original, wrapped, owned in reversed(_installed.pop(backend, [])):
+        if _current(owner, attr)[0] is not wrapped:
+            continue                        # somebody wrapped it again on top of ours
+        if owned:
+            _set(owner, attr, original)
+        else:
+            _delete(owner, attr)
 
 
 def installed() -> dict[str, list[str]]:
     """Which calls are sync points now, per backend (for docs, tests and troubleshooting)."""
     with _lock:
         return {name: [f"{getattr(o, '__qualname__', getattr(o, '__name__', '?'))}.{a}"
-                       for o, a, _, _ in hooks] for name, hooks in _installed.items()}
+                       for o, a, *_ in hooks] for name, hooks in _installed.items()}
 
 
 __all__ = ["Hook", "NOT_A_SYNC_POINT", "install", "uninstall", "installed", "is_installed"]
