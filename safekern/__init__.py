@@ -9,8 +9,8 @@
 Backends are imported when first used: importing safekern imports no GPU library.
 `safekern.CacheWarning` (a UserWarning) says once per process why the kernel cache is not used.
 """
-from .errors import (BoundsError, CompilationError, KernelError, SafekernError,
-                     UnsupportedError)
+from .errors import (BoundsError, CompilationError, KernelAssertionError, KernelError,
+                     KernelZeroDivisionError, SafekernError, UnsupportedError)
 from .runtime import sync
 
 __version__ = "0.1.0"
@@ -33,5 +33,6 @@ def __getattr__(name):
     raise AttributeError(f"module 'safekern' has no attribute {name!r}")
 
 
-__all__ = ["jit", "sync", "KernelError", "BoundsError", "CompilationError", "UnsupportedError",
+__all__ = ["jit", "sync", "KernelError", "BoundsError", "KernelAssertionError",
+           "KernelZeroDivisionError", "CompilationError", "UnsupportedError",
            "SafekernError", "CacheWarning", "__version__"]

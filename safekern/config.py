@@ -40,6 +40,12 @@ VARIABLES = (
     Variable("SAFEKERN_ELIMINATE", "1",
              "0 keeps every check: no check is eliminated or hoisted out of a loop (for "
              "differential testing of the elimination)."),
+    Variable("SAFEKERN_KERNEL_ASSERTS", "1",
+             "0 compiles `assert` statements in kernels away (what `python -O` users expect); "
+             "bounds checks, `raise` and division checks stay."),
+    Variable("SAFEKERN_FLOAT_DIVISION", "numpy",
+             "numpy: float division by zero gives inf/nan as in numba; raise: a zero divisor "
+             "of any type (/, //, %) raises safekern.KernelZeroDivisionError."),
     Variable("SAFEKERN_CACHE", "",
              "Path of the single-file kernel cache; 'off' disables it; empty: "
              "<user cache dir>/safekern/kernels-v<format>.cache."),
@@ -63,6 +69,13 @@ def _flag(raw: str, name: str) -> bool:
     if value in _FALSE:
         return False
     raise ValueError(f"{name}={raw!r}: expected 0 or 1")
+
+
+def _choice(raw: str, name: str, choices) -> str:
+    value = raw.strip().lower()
+    if value not in choices:
+        raise ValueError(f"{name}={raw!r}: expected one of {', '.join(choices)}")
+    return value
 
 
 def _int(raw: str, name: str) -> int:
@@ -106,6 +119,8 @@ class Config:
     sync_points: bool
     exit_on_pending: bool
     eliminate: bool
+    kernel_asserts: bool
+    float_division: str        # "numpy" | "raise"
     cache: str | None          # None: default path; "off": disabled; else a path
     cache_max_bytes: int
     cache_readonly: bool
@@ -147,6 +162,9 @@ def _read(environ) -> Config:
         sync_points=_flag(raw("SAFEKERN_SYNC_POINTS"), "SAFEKERN_SYNC_POINTS"),
         exit_on_pending=_flag(raw("SAFEKERN_EXIT_ON_PENDING"), "SAFEKERN_EXIT_ON_PENDING"),
         eliminate=_flag(raw("SAFEKERN_ELIMINATE"), "SAFEKERN_ELIMINATE"),
+        kernel_asserts=_flag(raw("SAFEKERN_KERNEL_ASSERTS"), "SAFEKERN_KERNEL_ASSERTS"),
+        float_division=_choice(raw("SAFEKERN_FLOAT_DIVISION"), "SAFEKERN_FLOAT_DIVISION",
+                               ("numpy", "raise")),
         cache=cache or None,
         cache_max_bytes=cache_setting(_int, "SAFEKERN_CACHE_MAX_BYTES"),
         cache_readonly=cache_setting(_flag, "SAFEKERN_CACHE_READONLY"),

@@ -6,6 +6,10 @@ attributes, and pickles (a worker process can send one back to its parent).
     SafekernError(Exception)
       KernelError(RuntimeError)        a check failed inside a kernel; raised at sync()
         BoundsError(IndexError)        an index outside an array's axis
+        KernelAssertionError(AssertionError)      an `assert` in a kernel failed
+        KernelZeroDivisionError(ZeroDivisionError) an integer division by zero in a kernel
+        Kernel<Name>(<the raised class>)          `raise <Name>(...)` in a kernel
+                                                  (kernel_exception_class(cls))
       CompilationError                 the kernel source cannot be checked or compiled
         UnsupportedError(NotImplementedError)   a construct the rewriter does not handle
 """
@@ -115,6 +119,48 @@ def _rebuild(cls, message, state):
     return cls(message, **state)
 
 
+class KernelAssertionError(KernelError, AssertionError):
+    """`assert cond, "message"` failed inside a kernel."""
+
+
+class KernelZeroDivisionError(KernelError, ZeroDivisionError):
+    """An integer `//` or `%` (or, with SAFEKERN_FLOAT_DIVISION=raise, any division) by zero
+    inside a kernel."""
+
+
+_raised_classes: dict = {}
+
+
+def kernel_exception_class(raised: type) -> type:
+    """The class of what `raise raised(...)` in a kernel becomes on the host: both a
+    KernelError (location, thread, block) and a `raised` (so `except raised:` catches it).
+    KernelError itself where the two cannot be combined (a class with its own instance layout,
+    such as OSError's)."""
+    if not (isinstance(raised, type) and issubclass(raised, BaseException)):
+        raise TypeError(f"{raised!r} is not an exception class")
+    if issubclass(raised, KernelError):
+        return raised
+    cls = _raised_classes.get(raised)
+    if cls is None:
+        try:
+            cls = type(f"Kernel{raised.__name__}", (KernelError, raised), {
+                "__module__": "safekern", "raised_type": raised,
+                "__doc__": f"`raise {raised.__name__}(...)` inside a kernel.",
+                "__reduce__": _reduce_raised})
+        except TypeError:           # "multiple bases have instance lay-out conflict"
+            cls = KernelError
+        _raised_classes[raised] = cls
+    return cls
+
+
+def _reduce_raised(self):
+    return (_rebuild_raised, (self.raised_type, self.message, self._state()))
+
+
+def _rebuild_raised(raised, message, state):
+    return kernel_exception_class(raised)(message, **state)
+
+
 class CompilationError(SafekernError):
     """The kernel source cannot be checked or compiled; names file:line with a caret."""
 
@@ -155,9 +201,11 @@ def _rebuild_compile(cls, problem, state):
 
 
 # Shown as safekern.BoundsError in tracebacks; also where pickle finds them.
-for _cls in (SafekernError, KernelError, BoundsError, CompilationError, UnsupportedError):
+for _cls in (SafekernError, KernelError, BoundsError, KernelAssertionError,
+             KernelZeroDivisionError, CompilationError, UnsupportedError):
     _cls.__module__ = "safekern"
 
 
-__all__ = ["SafekernError", "KernelError", "BoundsError", "CompilationError",
+__all__ = ["SafekernError", "KernelError", "BoundsError", "KernelAssertionError",
+           "KernelZeroDivisionError", "kernel_exception_class", "CompilationError",
            "UnsupportedError", "caret_line", "format_source"]

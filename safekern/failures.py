@@ -15,7 +15,8 @@ import hashlib
 import threading
 from dataclasses import dataclass
 
-from .errors import BoundsError, KernelError
+from .errors import (BoundsError, KernelAssertionError, KernelError, KernelZeroDivisionError,
+                     kernel_exception_class)
 
 # Slots of the failure buffer (int64 each).
 CODE = 0          # 0: no failure; else the failing site's code
@@ -25,6 +26,7 @@ AXIS = 3          # the axis
 THREAD = 4        # 4, 5, 6: threadIdx x, y, z (OpenCL: local id)
 BLOCK = 7         # 7, 8, 9: blockIdx x, y, z (OpenCL: group id)
 SKIPPED = 10      # launches the prelude skipped while a failure was pending
+ARGS = (1, 2, 3)  # other failures (assert, raise, division by zero): their message's values
 BUFFER_LEN = 16
 
 CODE_BITS = 62
@@ -44,6 +46,11 @@ class FailureSite:
     end_col: int | None
     array: str | None         # the array as written in the source
     axis: int | None          # None where only the launch knows it (e.g. after `...`)
+    #: For "assert", "raise" and "zero_division": the message, a str.format template whose
+    #: fields {0} {1} {2} are the integer values the kernel recorded (slots ARGS).
+    message: str | None = None
+    #: For "raise": the raised class as "module:qualname" (imported again on the host).
+    exception: str | None = None
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -130,6 +137,9 @@ def exception_from_buffer(values, *, source: str = "") -> KernelError | None:
             f"a check failed with unknown failure code {code:#x}{' on ' + source if source else ''}"
             " (was the kernel compiled by another process?)",
             thread=thread, block=block, skipped_launches=skipped)
+    if site.kind in MESSAGE_KINDS:
+        return _message_failure(site, [int(values[k]) for k in ARGS], thread=thread,
+                                block=block, skipped_launches=skipped)
     axis = site.axis if site.axis is not None else int(values[AXIS])
     if site.kind == "bounds":
         return BoundsError(
@@ -143,6 +153,45 @@ def exception_from_buffer(values, *, source: str = "") -> KernelError | None:
         skipped_launches=skipped, col=site.col, end_col=site.end_col)
 
 
+MESSAGE_KINDS = ("assert", "raise", "zero_division")
+
+
+def _message_failure(site: FailureSite, args, **where) -> KernelError:
+    """The exception for an assert, a raise or a division by zero, its message filled in."""
+    try:
+        message = (site.message or "").format(*args)
+    except (IndexError, KeyError, ValueError):
+        message = f"{site.message} (values {args})"
+    location = dict(kernel=site.kernel, filename=site.filename, lineno=site.lineno,
+                    source_line=site.source_line, col=site.col, end_col=site.end_col, **where)
+    if site.kind == "assert":
+        return KernelAssertionError(message or "assertion failed", **location)
+    if site.kind == "zero_division":
+        return KernelZeroDivisionError(message, **location)
+    raised = _import_class(site.exception)
+    if raised is None:
+        name = (site.exception or "exception").rpartition(":")[2]
+        return KernelError(f"{name}: {message}" if message else name, **location)
+    return kernel_exception_class(raised)(message or raised.__name__, **location)
+
+
+def _import_class(name: str | None):
+    """"module:qualname" -> the class, if this process can import it (else None)."""
+    if not name or ":" not in name:
+        return None
+    import importlib
+    import sys
+
+    module_name, _, qualname = name.partition(":")
+    try:
+        obj = sys.modules.get(module_name) or importlib.import_module(module_name)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+    except Exception:             # noqa: BLE001 - any failure: the class is not reachable here
+        return None
+    return obj if isinstance(obj, type) and issubclass(obj, BaseException) else None
+
+
 __all__ = ["FailureSite", "FailureTable", "TABLE", "site_code", "code32",
            "exception_from_buffer", "CODE", "INDEX", "SIZE", "AXIS", "THREAD", "BLOCK",
-           "SKIPPED", "BUFFER_LEN"]
+           "SKIPPED", "ARGS", "MESSAGE_KINDS", "BUFFER_LEN"]

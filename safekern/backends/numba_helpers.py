@@ -447,6 +447,73 @@ def _sk_put(typingctx, arr, idx, value, flag):
     return types.none(arr, idx, value, flag), codegen
 
 
+# -- assert, raise, division by zero (frontend/safety.py) -------------------------------------
+
+
+@intrinsic
+def _sk_fail(typingctx, code, v0, v1, v2, fb, flag):
+    """An assert or raise failed: record it with up to three integer values."""
+    for value in (v0, v1, v2):
+        if not isinstance(value, (types.Integer, types.Boolean)):
+            from numba.core.errors import TypingError
+
+            raise TypingError(f"a kernel's failure message can carry integers only, not "
+                              f"{value}")
+
+    def codegen(context, builder, sig, args):
+        c, *values, fbv, flagv = args
+        as64 = [context.cast(builder, v, t, types.int64) for v, t in zip(
+            [c, *values], sig.args[:4])]
+        _emit_record(context, builder, fb, flag, fbv, flagv, *as64)
+        return context.get_dummy_value()
+
+    return types.none(code, v0, v1, v2, fb, flag), codegen
+
+
+def _make_division(op_name, pyop, any_type: bool):
+    """`a op b` whose zero divisor is recorded (integer operands; any type when `any_type`) on
+    an unlikely branch; that side divides by 1 instead, as the simulator's stand-in does."""
+    def typer(typingctx, a, b, code, fb, flag):
+        dsig = _resolve(typingctx, pyop, (a, b))
+        if dsig is None:
+            return None
+        checked = any_type or (isinstance(a, types.Integer) and isinstance(b, types.Integer))
+
+        def codegen(context, builder, sig, args):
+            av, bv, c, fbv, flagv = args
+            impl = context.get_function(pyop, dsig)
+            av = context.cast(builder, av, a, dsig.args[0])
+            bv = context.cast(builder, bv, b, dsig.args[1])
+            if checked and isinstance(dsig.args[1], (types.Integer, types.Float)):
+                zero = context.get_constant(dsig.args[1], 0)
+                one = context.get_constant(dsig.args[1], 1)
+                cmp = builder.fcmp_ordered if isinstance(dsig.args[1], types.Float) \
+                    else builder.icmp_signed
+                is_zero = cmp("==", bv, zero)
+                with builder.if_then(is_zero, likely=False):
+                    dividend = context.cast(builder, av, dsig.args[0], types.int64) \
+                        if isinstance(dsig.args[0], types.Integer) else \
+                        ir.Constant(ir.IntType(64), 0)
+                    i64 = ir.IntType(64)
+                    _emit_record(context, builder, fb, flag, fbv, flagv,
+                                 context.cast(builder, c, sig.args[2], types.int64),
+                                 dividend, ir.Constant(i64, 0), ir.Constant(i64, 0))
+                bv = builder.select(is_zero, one, bv)
+            value = impl(builder, (av, bv))
+            return context.cast(builder, value, dsig.return_type, sig.return_type)
+
+        return dsig.return_type(a, b, code, fb, flag), codegen
+
+    typer.__name__ = f"_sk_div_{op_name}" + ("_any" if any_type else "")
+    return intrinsic(typer)
+
+
+DIVISIONS = {f"_sk_div_{name}" + ("_any" if any_type else ""): _make_division(name, pyop, any_type)
+             for name, pyop in (("floordiv", operator.floordiv), ("mod", operator.mod),
+                                ("truediv", operator.truediv))
+             for any_type in (False, True)}
+
+
 def _register_atomic(op):
     if op == "cas":
         def typer(arr, idx, old, val, code, fb, flag):
@@ -471,4 +538,6 @@ def namespace() -> dict:
           "_sk_cuda": cuda, "_sk_int32": types.int32, "_sk_slice": slice}
     for op, stub in ATOMIC_STUBS.items():
         ns[f"_sk_atomic_{op}"] = stub
+    ns["_sk_fail"] = _sk_fail
+    ns.update(DIVISIONS)
     return ns

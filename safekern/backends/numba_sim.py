@@ -138,6 +138,33 @@ def _sk_put(arr, idx, value, flag):
         arr[idx] = value
 
 
+def _sk_fail(code, v0, v1, v2, fb, flag):
+    for v in (v0, v1, v2):
+        if not (_is_int(v) or isinstance(v, (bool, np.bool_))):
+            raise TypeError(f"a kernel's failure message can carry integers only, not "
+                            f"{type(v).__name__} ({v!r})")
+    _record(fb, flag, code, v0, v1, v2)
+
+
+def _make_division(op, any_type: bool):
+    """`a op b` with a zero divisor recorded (integers; any type when `any_type`) instead of
+    raising; the stand-in is what a divisor of 1 gives, as on the GPU."""
+    import operator
+
+    apply = {"floordiv": operator.floordiv, "mod": operator.mod,
+             "truediv": operator.truediv}[op]
+
+    def helper(a, b, code, fb, flag):
+        checked = any_type or (_is_int(a) and _is_int(b))
+        if checked and b == 0:
+            _record(fb, flag, code, int(a) if _is_int(a) else 0, 0, 0)
+            return apply(a, type(b)(1))
+        return apply(a, b)
+
+    helper.__name__ = f"_sk_div_{op}" + ("_any" if any_type else "")
+    return helper
+
+
 def _sk_extent(arr, axis):
     return arr.shape[axis] if _is_array(arr) and axis < len(arr.shape) else -1
 
@@ -151,4 +178,9 @@ def namespace() -> dict:
           "_sk_extent": _sk_extent, "_sk_put": _sk_put}
     for op in INDEXED_ATOMICS:
         ns[f"_sk_atomic_{op}"] = _make_atomic(op)
+    ns["_sk_fail"] = _sk_fail
+    for op in ("floordiv", "mod", "truediv"):
+        for any_type in (False, True):
+            helper = _make_division(op, any_type)
+            ns[helper.__name__] = helper
     return ns

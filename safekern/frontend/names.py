@@ -21,4 +21,7 @@ SLICE = "_sk_slice"      # builtins.slice
 DEVICE = "_sk_dev"       # _sk_dev<n>: a checked device function called from this function
 TEMP = "_sk_t"           # temporaries that keep evaluation order and evaluate once
 
-CHECK_HELPERS = (LOAD, STORE, ATOMIC, DEVICE)
+FAIL = "_sk_fail"        # _sk_fail(code, v0, v1, v2, fb, flag): an assert or raise failed
+DIVIDE = "_sk_div_"      # _sk_div_<floordiv|mod|truediv>[_any](a, b, code, fb, flag)
+
+CHECK_HELPERS = (LOAD, STORE, ATOMIC, DEVICE, FAIL, DIVIDE)

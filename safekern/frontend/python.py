@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from ..errors import CompilationError, UnsupportedError
 from ..failures import TABLE, FailureSite, site_code
-from . import barriers, eliminate, names
+from . import barriers, eliminate, names, safety
 
 # Atomic functions of numba.cuda.atomic whose second argument is an index.
 INDEXED_ATOMICS = ("add", "sub", "and_", "or_", "xor", "inc", "dec", "exch", "max", "min",
@@ -122,6 +122,10 @@ class _Context:
         self.plain_device_calls: list = []
         self._temps = itertools.count()
 
+    def lookup(self, expr):
+        """What a name or attribute in the function means (for raised exception classes)."""
+        return safety.resolver_lookup(self.resolver, self.parsed)(expr)
+
     def temp(self) -> str:
         return f"{names.TEMP}{next(self._temps)}"
 
@@ -160,6 +164,20 @@ class _Context:
             axis += 1
         self.sites.append(CheckSite(base, kind, array, node.lineno))
         return base
+
+    def register_failure(self, kind: str, node, *, message, exception=None,
+                         status="checked", reason="") -> int:
+        """Register an assert, raise or division site (see safety.py); its code."""
+        p = self.parsed
+        code = site_code(p.filename, node.lineno, node.col_offset, p.name, kind)
+        if status == "checked":
+            col, end = _columns(node, p.indent)
+            TABLE.register(FailureSite(
+                code=code, kind=kind, kernel=p.name, filename=p.filename, lineno=node.lineno,
+                source_line=p.source_line(node.lineno), col=col, end_col=end, array=None,
+                axis=None, message=message, exception=exception))
+        self.sites.append(CheckSite(code, kind, "", node.lineno, status, reason))
+        return code
 
 
 def _columns(node, indent):
@@ -268,6 +286,21 @@ class BoundsCheckRewriter(ast.NodeTransformer):
                      [new_array, _index_expr(new_index), *rest, ast.Constant(code), _fb(),
                       _flag()], node)
 
+    def visit_Assert(self, node: ast.Assert):
+        return safety.assert_statement(self.ctx, node, self.visit)
+
+    def visit_Raise(self, node: ast.Raise):
+        return safety.raise_statement(self.ctx, node, self.visit, self.ctx.lookup)
+
+    def visit_BinOp(self, node: ast.BinOp):
+        if not safety.is_division(node.op):
+            return self.generic_visit(node)
+        original = copy.deepcopy(node)      # as the user wrote it, for the message
+        left, right = self.visit(node.left), self.visit(node.right)
+        new = ast.copy_location(ast.BinOp(left, node.op, right), node)
+        checked = safety.division(self.ctx, left, node.op, right, original)
+        return new if checked is None else checked
+
     def visit_Lambda(self, node):
         return self._nested(node)
 
@@ -316,7 +349,16 @@ class BoundsCheckRewriter(ast.NodeTransformer):
 
     def visit_AugAssign(self, node: ast.AugAssign):
         if not isinstance(node.target, ast.Subscript):
-            return self.generic_visit(node)
+            original = copy.deepcopy(node.value)
+            value = self.visit(node.value)
+            if isinstance(node.target, ast.Name):
+                load = ast.copy_location(ast.Name(node.target.id, ast.Load()), node.target)
+                binop = ast.copy_location(ast.BinOp(load, node.op, original), node)
+                checked = safety.division(self.ctx, load, node.op, value, binop)
+                if checked is not None:        # x //= n -> x = _sk_div_floordiv(x, n, ...)
+                    return ast.copy_location(ast.Assign([node.target], checked), node)
+            node.value = value
+            return node
         target = node.target
         if _is_static_attribute_index(target) or _is_field_name(target.slice):
             return self.generic_visit(node)
@@ -333,8 +375,11 @@ class BoundsCheckRewriter(ast.NodeTransformer):
             index = ast.Name(tmp, ast.Load())
         code = self.ctx.register("store", target.value, target.slice, target)
         loaded = _call(names.LOAD, [array, index, ast.Constant(code), _fb(), _flag()], target)
-        value = ast.copy_location(ast.BinOp(left=loaded, op=node.op, right=self.visit(node.value)),
-                                  node)
+        original = ast.copy_location(ast.BinOp(copy.deepcopy(target), node.op,
+                                               copy.deepcopy(node.value)), node)
+        right = self.visit(node.value)
+        value = ast.copy_location(ast.BinOp(left=loaded, op=node.op, right=right), node)
+        value = safety.division(self.ctx, loaded, node.op, right, original) or value
         out.append(ast.copy_location(ast.Expr(_call(
             names.STORE, [array, index, value, ast.Constant(code), _fb(), _flag()], target)), node))
         return out
