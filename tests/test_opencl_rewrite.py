@@ -129,6 +129,57 @@ def test_helpers_get_hidden_arguments_and_derived_offsets():
     assert lines[12].startswith("    do { if (__SK_UNLIKELY(*__sk_fp)) return;  r--; } while")
 
 
+BRANCHES = """__kernel void scan(__global const uchar *text, __global int *out) {
+    int j = get_global_id(0), n = 0;
+    while (1) {
+        if (text[j] != '\\n') { j++; continue; } else n++;
+        switch (text[j + 1]) {
+        case 'a': case 'b': j++; continue;
+        default: ;
+            int k = j; n += k;
+        }
+        break;
+    }
+    out[get_global_id(0)] = j + n;
+}
+"""
+TEST = "if (__SK_UNLIKELY(*__sk_fp)) return;"
+
+
+def test_failing_if_or_switch_condition_is_tested_in_every_branch():
+    # A branch may go round the loop (continue) before the test after the statement: the
+    # stand-in value would send the work-item round for ever.
+    lines = user_part(BRANCHES).split("\n")
+    assert lines[3] == ("        if (text[__sk_ix((long)(j), __sk_n_text, CODE, 0, __sk_fb, "
+                        f"__sk_fp)] != '\\n') {{ {TEST}  j++; continue; }} else {{ {TEST} n++; }} "
+                        f"{TEST}")
+    # Every case label's statement (not each label of a run), and the switch's end; a
+    # statement after a label is not braced (that would end the scope of its declaration).
+    assert lines[5] == f"        case 'a': case 'b': {TEST} j++; continue;"
+    assert lines[6] == f"        default: {TEST} ;"
+    assert lines[7] == "            int k = j; n += k;"
+    assert lines[8] == f"        }} {TEST}"
+
+
+def test_failing_if_condition_between_barriers_goes_to_the_next_barrier():
+    src = """__kernel void scan(__global const uchar *text, __global int *out) {
+    __local int s[16];
+    int j = get_local_id(0);
+    s[j] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    while (1)
+        if (text[j] != '\\n') j++; else break;
+    s[get_local_id(0)] = j;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = s[0];
+}
+"""
+    line = user_part(src).split("\n")[6]
+    leave = "if (__SK_UNLIKELY(*__sk_fp)) { __sk_lf = __sk_nb + 1; goto __sk_b2; }"
+    assert line == (f"        {{ if (text[__sk_ix((long)(j), __sk_n_text, CODE, 0, __sk_fb, "
+                    f"__sk_fp)] != '\\n') {{ {leave} j++; }} else {{ {leave} break; }} {leave} }}")
+
+
 def test_line_numbers_are_kept():
     for src in (SAXPY, REDUCE, HELPERS):
         r = rewrite(src)

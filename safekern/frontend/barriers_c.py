@@ -6,6 +6,10 @@ a failing work-item does then:
 
 - after each statement that holds a checked access or a call of a checked helper, and at the
   top of loop bodies whose header holds one (so a failing loop condition cannot spin);
+- at the top of every branch of an `if` or `switch` whose condition holds one: a branch may
+  leave by `continue`, `break` or `goto` before the test after the statement, and a loop that
+  goes round that way (`if (text[j] != '\\n') { j++; continue; }`) would spin on the
+  stand-in value for ever;
 - kernels without barriers and helper functions simply return;
 - kernels with barriers must not leave their work-group waiting. A failing work-item records
   the barrier count at which the group will see the failure in the __local `__sk_lf` (the
@@ -232,6 +236,7 @@ class ControlPlan:
         wrapped = set()
         checked_after = set()
         body_checked = set()
+        branch_checked = set()
 
         def leave(target):
             if not self.barrier_mode or target is None:
@@ -243,7 +248,7 @@ class ControlPlan:
 
         def wrap(node):
             if node.kind != "COMPOUND_STMT" and node.role in ("body", "branch") and \
-                    node not in wrapped:
+                    not _in_sequence(node) and node not in wrapped:
                 wrapped.add(node)
                 out.append(insert_before(node.start, "{ ", 2 * node.depth - 1))
                 out.append(insert_after(node.end, " }", 2 * node.depth - 1))
@@ -256,17 +261,26 @@ class ControlPlan:
             out.append(insert_after(node.end, " " + test(self.next_target(node)),
                                     2 * node.depth))
 
-        def at_body_start(loop):
-            if loop in body_checked:
-                return
-            body_checked.add(loop)
-            body = loop.body()
-            text = test(self.body_target(loop)) + " "
-            if body.kind == "COMPOUND_STMT":
-                out.append(insert_after(body.start + 1, " " + text, 2 * body.depth + 1))
+        def at_start(stmt, target):
+            text = test(target) + " "
+            if stmt.kind == "COMPOUND_STMT":
+                out.append(insert_after(stmt.start + 1, " " + text, 2 * stmt.depth + 1))
             else:
-                wrap(body)
-                out.append(insert_before(body.start, text, 2 * body.depth))
+                wrap(stmt)
+                out.append(insert_before(stmt.start, text, 2 * stmt.depth))
+
+        def at_body_start(loop):
+            if loop not in body_checked:
+                body_checked.add(loop)
+                at_start(loop.body(), self.body_target(loop))
+
+        def at_branch_starts(node):
+            # The failing work-item leaves wherever the condition sends it, before the branch
+            # can jump past the test after the statement.
+            if node not in branch_checked:
+                branch_checked.add(node)
+                for entry in _branch_entries(node):
+                    at_start(entry, self.next_target(node))
 
         fail_inside = set()
         for node, header in anchors:
@@ -277,6 +291,8 @@ class ControlPlan:
                 continue
             if header and node.is_loop:
                 at_body_start(node)
+            elif header and node.kind in ("IF_STMT", "SWITCH_STMT"):
+                at_branch_starts(node)
             after(node)
         if self.barrier_mode and self.failures:
             for node in list(self._all()):
@@ -320,6 +336,35 @@ class ControlPlan:
             n = stack.pop()
             yield n
             stack.extend(reversed(n.kids))
+
+
+def _in_sequence(node: Node) -> bool:
+    """A statement under case/default/label prefixes of a compound statement: what is inserted
+    before or after it stays in that compound (braces around it would end the scope of a
+    declaration it makes)."""
+    parent = node.parent
+    while parent is not None and parent.kind in ("CASE_STMT", "DEFAULT_STMT", "LABEL_STMT"):
+        parent = parent.parent
+    return node.parent is not parent and parent is not None and parent.kind == "COMPOUND_STMT"
+
+
+def _branch_entries(node: Node) -> list:
+    """Where control goes once the condition of an if (its branches) or of a switch (the
+    statement after each of its case and default labels; not those of inner switches) is
+    evaluated."""
+    if node.kind == "IF_STMT":
+        return list(node.kids)
+    entries = []
+    stack = list(node.kids)
+    while stack:
+        n = stack.pop()
+        if n.kind == "SWITCH_STMT":
+            continue
+        if n.kind in ("CASE_STMT", "DEFAULT_STMT") and n.kids and \
+                n.kids[0].kind not in ("CASE_STMT", "DEFAULT_STMT"):
+            entries.append(n.kids[0])
+        stack.extend(n.kids)
+    return sorted(entries, key=lambda n: n.start)
 
 
 def _inside(node: Node, ancestor: Node) -> bool:
