@@ -241,7 +241,8 @@ class _CheckedFunction:
         self._final = None
 
     def _rewrite(self):
-        return pyfront.rewrite_function(self.parsed, device=self.device, resolver=_resolver())
+        return pyfront.rewrite_function(self.parsed, device=self.device, resolver=_resolver(),
+                                        eliminate_checks=config.get().eliminate)
 
     @property
     def has_barriers(self) -> bool:
