@@ -1,0 +1,356 @@
+"""numba-cuda's own test suite under safekern.jit: per-test outcomes, plain numba vs safekern.
+
+numba-cuda ships its tests in the wheel (numba.cuda.tests.cudapy, .doc_examples); they import
+under unittest. Each module runs in a process of its own, twice: with plain numba, and with
+`numba.cuda.jit` replaced by `safekern.jit` for the kernels the tests themselves define (calls
+of `cuda.jit` from modules under numba.cuda.tests; numba's internals -- vectorize, gufuncs,
+reductions -- keep numba's jit). The two runs' outcomes are compared test by test.
+
+    python tools/numba_suite.py                      # every cudapy and doc_examples module
+    python tools/numba_suite.py --workers 12 --table docs-table.md --json results.json
+    python tools/numba_suite.py test_sync test_atomics --modes safekern
+    python tools/numba_suite.py --child MODULE --mode safekern --json-out PATH   (one module)
+
+On a machine without a GPU, NUMBA_ENABLE_CUDASIM=1 is set for the children (the simulator).
+The exit status is 1 when a test passes with plain numba but not with safekern, apart from the
+known real out-of-bounds bugs (KNOWN_BUGS, also listed in docs/compatibility.md).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SUITES = ("numba.cuda.tests.cudapy", "numba.cuda.tests.doc_examples")
+TEST_PREFIX = "numba.cuda.tests"
+
+#: Tests of numba-cuda that have a real out-of-bounds access, which safekern reports (test id
+#: -> why). They fail under safekern by design; docs/compatibility.md gives the line and fix.
+KNOWN_BUGS = {
+    "numba.cuda.tests.cudapy.test_localmem.TestLocalMemory.test_struct_model_type_arr":
+        "np.array((10,), dtype='int32') is the one-element array [10]; the kernel writes "
+        "ten elements (arr[i] for i in range(10)): fix np.zeros(10, dtype='int32')",
+}
+
+PASSED = ("pass", "skip", "xfail")      # outcomes that count as passing
+
+
+# -- the child: one module, one mode --------------------------------------------------------------
+
+
+def install_safekern_jit() -> None:
+    """Make `numba.cuda.jit` safekern.jit for calls from numba's test modules only."""
+    import numba.cuda
+
+    import safekern
+
+    original = numba.cuda.jit
+    if getattr(original, "_safekern_compat", False):
+        return
+
+    def jit(*args, **kwargs):
+        caller = sys._getframe(1).f_globals.get("__name__") or ""
+        if caller.startswith(TEST_PREFIX):
+            return safekern.jit(*args, **kwargs)
+        return original(*args, **kwargs)
+
+    jit._safekern_compat = True
+    jit.__wrapped__ = original
+    jit.__doc__ = original.__doc__
+    numba.cuda.jit = jit
+
+
+def _short(err_text: str, limit: int = 600) -> str:
+    """The last line of a traceback (the exception) and the frame above it."""
+    lines = [ln for ln in err_text.rstrip().splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    last = lines[-1]
+    # An exception message spanning lines: from its first line ("Name: ...") on.
+    for k in range(len(lines) - 1, -1, -1):
+        head = lines[k]
+        if not head.startswith(" ") and ":" in head and not head.startswith("Traceback"):
+            last = "\n".join(lines[k:])
+            break
+    return last[:limit]
+
+
+def run_module(module: str, mode: str) -> dict:
+    """{test id: {"outcome": ..., "detail": ...}} of one module's tests."""
+    import unittest
+
+    if mode == "safekern":
+        install_safekern_jit()
+    outcomes: dict = {}
+
+    class Result(unittest.TestResult):
+        def _put(self, test, outcome, detail=""):
+            tid = test.id()
+            # A subtest failure marks its test failed (a later success must not hide it).
+            if tid in outcomes and outcomes[tid]["outcome"] in ("fail", "error"):
+                return
+            outcomes[tid] = {"outcome": outcome, "detail": detail}
+
+        def startTest(self, test):
+            super().startTest(test)
+            self._t0 = time.perf_counter()
+
+        def addSuccess(self, test):
+            super().addSuccess(test)
+            if test.id() not in outcomes:
+                self._put(test, "pass")
+            outcomes[test.id()]["seconds"] = round(time.perf_counter() - self._t0, 3)
+
+        def addFailure(self, test, err):
+            super().addFailure(test, err)
+            self._put(test, "fail", _short(self._exc_info_to_string(err, test)))
+
+        def addError(self, test, err):
+            super().addError(test, err)
+            self._put(test, "error", _short(self._exc_info_to_string(err, test)))
+
+        def addSkip(self, test, reason):
+            super().addSkip(test, reason)
+            self._put(test, "skip", str(reason)[:200])
+
+        def addExpectedFailure(self, test, err):
+            super().addExpectedFailure(test, err)
+            self._put(test, "xfail")
+
+        def addUnexpectedSuccess(self, test):
+            super().addUnexpectedSuccess(test)
+            self._put(test, "xpass")
+
+        def addSubTest(self, test, subtest, err):
+            super().addSubTest(test, subtest, err)
+            if err is not None:
+                kind = "fail" if issubclass(err[0], test.failureException) else "error"
+                self._put(test, kind, f"{subtest._subDescription()}: "
+                                      f"{_short(self._exc_info_to_string(err, test))}")
+
+    suite = unittest.defaultTestLoader.loadTestsFromName(module)
+    result = Result()
+    suite.run(result)
+    return outcomes
+
+
+def child_main(module: str, mode: str, json_out: str) -> int:
+    t0 = time.perf_counter()
+    import unittest
+
+    try:
+        outcomes = run_module(module, mode)
+        status = "ok"
+    except unittest.SkipTest as why:      # the module skips itself at import
+        outcomes = {f"{module}.<module>": {"outcome": "skip", "detail": str(why)[:200]}}
+        status = "ok"
+    except BaseException as err:          # noqa: BLE001 - reported as the module's outcome
+        import traceback
+
+        outcomes = {f"{module}.<module>": {"outcome": "error",
+                                           "detail": _short(traceback.format_exc())}}
+        status = f"{type(err).__name__}: {err}"
+    # A failure still pending at exit belongs to the last test; say so in the record.
+    data = {"module": module, "mode": mode, "status": status, "outcomes": outcomes,
+            "seconds": round(time.perf_counter() - t0, 2)}
+    with open(json_out, "w") as f:
+        json.dump(data, f)
+    return 0
+
+
+# -- the parent: every module, both modes, compared -----------------------------------------------
+
+
+def discover(suites=SUITES) -> list[str]:
+    """The test modules of the suites, found in the installed numba-cuda."""
+    import importlib.util
+
+    out = []
+    for suite in suites:
+        spec = importlib.util.find_spec(suite)
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        folder = list(spec.submodule_search_locations)[0]
+        for name in sorted(os.listdir(folder)):
+            if name.startswith("test_") and name.endswith(".py"):
+                out.append(f"{suite}.{name[:-3]}")
+    return out
+
+
+def _has_gpu() -> bool:
+    return os.path.exists("/dev/nvidiactl") or os.path.exists("/dev/nvidia0")
+
+
+def child_env(simulator: bool, cache_dir: str) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    if simulator:
+        env["NUMBA_ENABLE_CUDASIM"] = "1"
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    # Never the user's kernel cache: one file per run, shared by its children (the cache is
+    # safe between processes).
+    env["SAFEKERN_CACHE"] = os.path.join(cache_dir, "suite.cache")
+    # numba's tests check warnings and output of their own: no low-occupancy noise.
+    env.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
+    return env
+
+
+def run_child(module: str, mode: str, env: dict, timeout: float, workdir: str) -> dict:
+    out = os.path.join(workdir, f"{module}.{mode}.json")
+    log = os.path.join(workdir, f"{module}.{mode}.log")
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", module, "--mode", mode,
+           "--json-out", out]
+    t0 = time.perf_counter()
+    with open(log, "wb") as logf:
+        proc = subprocess.Popen(cmd, env=env, stdout=logf, stderr=subprocess.STDOUT,
+                                cwd=workdir, start_new_session=True)
+        try:
+            rc = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            import signal
+
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            rc = "timeout"
+    seconds = round(time.perf_counter() - t0, 2)
+    data = None
+    if os.path.exists(out):
+        with open(out) as f:
+            data = json.load(f)
+    if data is None:
+        with open(log, "rb") as f:
+            tail = f.read()[-1500:].decode(errors="replace")
+        why = f"timed out after {timeout:.0f} s" if rc == "timeout" else f"exit status {rc}"
+        data = {"module": module, "mode": mode, "status": why,
+                "outcomes": {f"{module}.<module>": {"outcome": "error",
+                                                    "detail": f"{why}: {_short(tail)}"}}}
+    data["wall"] = seconds
+    return data
+
+
+def compare(plain: dict, checked: dict) -> list[dict]:
+    """Tests that pass with plain numba but not with safekern."""
+    out = []
+    for tid, p in sorted(plain["outcomes"].items()):
+        if p["outcome"] not in PASSED:
+            continue
+        s = checked["outcomes"].get(tid, {"outcome": "missing", "detail": "not run"})
+        if s["outcome"] not in PASSED:
+            out.append({"test": tid, "outcome": s["outcome"], "detail": s.get("detail", ""),
+                        "known": KNOWN_BUGS.get(tid)})
+    # Tests only the safekern run has (a module that failed to import under plain numba).
+    return out
+
+
+def _count(data: dict, outcomes) -> int:
+    return sum(1 for v in data["outcomes"].values() if v["outcome"] in outcomes)
+
+
+def table(results: dict, modes) -> str:
+    lines = ["| module | tests | passed (plain) | skipped | plain failures | "
+             "safekern failures | regressions | why |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    totals = [0] * 6
+    for module in sorted(results):
+        r = results[module]
+        plain, checked = r.get("plain"), r.get("safekern")
+        ref = plain or checked
+        tests = len(ref["outcomes"])
+        passed = _count(ref, ("pass", "xfail"))
+        skipped = _count(ref, ("skip",))
+        pfail = _count(plain, ("fail", "error", "xpass", "missing")) if plain else 0
+        sfail = _count(checked, ("fail", "error", "xpass", "missing")) if checked else 0
+        regress = r.get("regressions", [])
+        why = "; ".join(
+            f"{x['test'].rsplit('.', 1)[-1]}: " + (f"real bug ({x['known']})" if x["known"]
+                                                   else x["detail"].splitlines()[0][:160])
+            for x in regress)
+        short = module.replace("numba.cuda.tests.", "")
+        lines.append(f"| {short} | {tests} | {passed} | {skipped} | {pfail} | "
+                     f"{sfail if checked else '-'} | {len(regress)} | {why} |")
+        for k, v in enumerate((tests, passed, skipped, pfail, sfail, len(regress))):
+            totals[k] += v
+    lines.append("| **total** | " + " | ".join(str(t) for t in totals) + " | |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("modules", nargs="*", help="modules (full or test_x names); default: all")
+    ap.add_argument("--suites", default=",".join(SUITES))
+    ap.add_argument("--modes", default="plain,safekern")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=300, help="seconds per module and mode")
+    ap.add_argument("--simulator", action="store_true", help="NUMBA_ENABLE_CUDASIM=1 "
+                    "(the default without a GPU)")
+    ap.add_argument("--table", help="write the markdown result table here")
+    ap.add_argument("--json", help="write every outcome here")
+    ap.add_argument("--exclude", default="", help="comma-separated modules to leave out")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--mode", help=argparse.SUPPRESS)
+    ap.add_argument("--json-out", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        return child_main(args.child, args.mode, args.json_out)
+
+    suites = [s for s in args.suites.split(",") if s]
+    modules = discover(suites)
+    if args.modules:
+        wanted = set(args.modules)
+        modules = [m for m in modules if m in wanted or m.rsplit(".", 1)[-1] in wanted]
+    exclude = {x for x in args.exclude.split(",") if x}
+    modules = [m for m in modules if m not in exclude and m.rsplit(".", 1)[-1] not in exclude]
+    modes = [m for m in args.modes.split(",") if m]
+    simulator = args.simulator or not _has_gpu()
+    workdir = tempfile.mkdtemp(prefix="numba-suite-")
+    env = child_env(simulator, workdir)
+    jobs = [(m, mode) for m in modules for mode in modes]
+    # Longest first would need timings; the safekern run of a module is usually the longer.
+    jobs.sort(key=lambda j: j[1] != "safekern")
+    results: dict = {m: {} for m in modules}
+    t0 = time.perf_counter()
+
+    def one(job):
+        module, mode = job
+        data = run_child(module, mode, env, args.timeout, workdir)
+        results[module][mode] = data
+        print(f"[{time.perf_counter() - t0:6.0f}s] {module} {mode}: {data['status']} "
+              f"({len(data['outcomes'])} tests, {data['wall']} s)", flush=True)
+
+    with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
+        list(pool.map(one, jobs))
+
+    regressions = []
+    for module, r in results.items():
+        if "plain" in r and "safekern" in r:
+            r["regressions"] = compare(r["plain"], r["safekern"])
+            regressions += r["regressions"]
+    text = table(results, modes)
+    header = (f"{len(modules)} modules, {'simulator' if simulator else 'GPU'}, "
+              f"{time.perf_counter() - t0:.0f} s wall, {args.workers} workers\n\n")
+    print(header + text)
+    if args.table:
+        with open(args.table, "w") as f:
+            f.write(header + text)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"simulator": simulator, "results": results}, f, indent=1)
+    unexpected = [r for r in regressions if not r["known"]]
+    for r in unexpected:
+        print(f"REGRESSION {r['test']}: {r['outcome']}: {r['detail']}")
+    for r in regressions:
+        if r["known"]:
+            print(f"known bug {r['test']}: {r['known']}")
+    print(f"{len(unexpected)} regressions, {len(regressions) - len(unexpected)} known bugs")
+    return 1 if unexpected else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
