@@ -24,6 +24,7 @@ from ..errors import CompilationError
 from ..failures import BUFFER_LEN
 from ..frontend import clang as C
 from ..frontend import opencl as frontend
+from . import opencl_sync
 
 log = logging.getLogger("safekern.opencl")
 
@@ -290,6 +291,7 @@ def build_program(ctx, source: str, *, filename: str, options=None,
     if not config.get().checks:
         prg = _cached_build(ctx, source, options, devices, filename, 0, describe, source)
         return BuiltProgram(prg, None, source, filename, tuple(options))
+    opencl_sync.install()
     int64, little = device_caps(devices)
     _, parse_options = _driver_options(ctx, options)
     try:
