@@ -10,7 +10,8 @@ Backends are imported when first used: importing safekern imports no GPU library
 `safekern.CacheWarning` (a UserWarning) says once per process why the kernel cache is not used.
 """
 from .errors import (BoundsError, CompilationError, KernelAssertionError, KernelError,
-                     KernelZeroDivisionError, SafekernError, UnsupportedError)
+                     KernelZeroDivisionError, RaceError, RaceWarning, SafekernError,
+                     UncheckedWarning, UnsupportedError)
 from .runtime import sync
 
 __version__ = "0.1.0"
@@ -33,6 +34,7 @@ def __getattr__(name):
     raise AttributeError(f"module 'safekern' has no attribute {name!r}")
 
 
-__all__ = ["jit", "sync", "KernelError", "BoundsError", "KernelAssertionError",
+__all__ = ["jit", "sync", "KernelError", "BoundsError", "RaceError", "RaceWarning",
+           "KernelAssertionError",
            "KernelZeroDivisionError", "CompilationError", "UnsupportedError",
-           "SafekernError", "CacheWarning", "__version__"]
+           "SafekernError", "UncheckedWarning", "CacheWarning", "__version__"]

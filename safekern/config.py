@@ -46,6 +46,11 @@ VARIABLES = (
     Variable("SAFEKERN_FLOAT_DIVISION", "numpy",
              "numpy: float division by zero gives inf/nan as in numba; raise: a zero divisor "
              "of any type (/, //, %) raises safekern.KernelZeroDivisionError."),
+    Variable("SAFEKERN_RACES", "on",
+             "on: a launch whose threads would race through global memory raises "
+             "safekern.RaceError before it runs, and arguments that share memory where no proof "
+             "either way exists give one safekern.RaceWarning; error: that warning is a "
+             "RaceError too; off: no race analysis."),
     Variable("SAFEKERN_CACHE", "",
              "Path of the single-file kernel cache; 'off' disables it; empty: "
              "<user cache dir>/safekern/kernels-v<format>.cache."),
@@ -121,6 +126,7 @@ class Config:
     eliminate: bool
     kernel_asserts: bool
     float_division: str        # "numpy" | "raise"
+    races: str                 # "on" | "off" | "error"
     cache: str | None          # None: default path; "off": disabled; else a path
     cache_max_bytes: int
     cache_readonly: bool
@@ -165,6 +171,7 @@ def _read(environ) -> Config:
         kernel_asserts=_flag(raw("SAFEKERN_KERNEL_ASSERTS"), "SAFEKERN_KERNEL_ASSERTS"),
         float_division=_choice(raw("SAFEKERN_FLOAT_DIVISION"), "SAFEKERN_FLOAT_DIVISION",
                                ("numpy", "raise")),
+        races=_choice(raw("SAFEKERN_RACES"), "SAFEKERN_RACES", ("on", "off", "error")),
         cache=cache or None,
         cache_max_bytes=cache_setting(_int, "SAFEKERN_CACHE_MAX_BYTES"),
         cache_readonly=cache_setting(_flag, "SAFEKERN_CACHE_READONLY"),

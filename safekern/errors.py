@@ -119,6 +119,46 @@ def _rebuild(cls, message, state):
     return cls(message, **state)
 
 
+class RaceError(KernelError):
+    """Two threads of one launch would touch one element of global memory, one of them
+    writing, without synchronisation (an in-place update read by a neighbour, two views of one
+    buffer). Raised at the launch, before the kernel runs: nothing is written."""
+
+    _fields = KernelError._fields + ("array", "other", "write_line", "read_line", "write_text",
+                                     "other_text", "other_write")
+
+    def __init__(self, message: str = "", *, array=None, other=None, write_line=None,
+                 read_line=None, write_text=None, other_text=None, other_write=False, **kw):
+        self.array = array
+        self.other = other
+        self.write_line = write_line
+        self.read_line = read_line
+        self.write_text = write_text
+        self.other_text = other_text
+        self.other_write = other_write
+        super().__init__(message, **kw)
+
+    def _headline(self) -> str:
+        if self.message:
+            return self.message
+        verb = "writes" if self.other_write else "reads"
+        where = f" (array {self.array!r}" + (
+            f", the same memory as {self.other!r})" if self.other != self.array else ")")
+        return (f"race: a thread writes `{self.write_text}` (line {self.write_line}) and "
+                f"another thread {verb} the same element through `{self.other_text}` "
+                f"(line {self.read_line}){where}")
+
+
+class RaceWarning(UserWarning):
+    """A launch whose arguments share memory, where safekern cannot prove that no two threads
+    touch one element (a data-dependent index, an unsupported layout)."""
+
+
+class UncheckedWarning(UserWarning):
+    """A kernel safekern cannot check (its source cannot be found: built by exec, typed at a
+    prompt) runs unchecked, compiled by numba as it is; its check_report() says so."""
+
+
 class KernelAssertionError(KernelError, AssertionError):
     """`assert cond, "message"` failed inside a kernel."""
 
@@ -201,11 +241,13 @@ def _rebuild_compile(cls, problem, state):
 
 
 # Shown as safekern.BoundsError in tracebacks; also where pickle finds them.
-for _cls in (SafekernError, KernelError, BoundsError, KernelAssertionError,
+for _cls in (SafekernError, KernelError, BoundsError, UncheckedWarning, RaceError, RaceWarning,
+             KernelAssertionError,
              KernelZeroDivisionError, CompilationError, UnsupportedError):
     _cls.__module__ = "safekern"
 
 
-__all__ = ["SafekernError", "KernelError", "BoundsError", "KernelAssertionError",
+__all__ = ["SafekernError", "KernelError", "BoundsError", "UncheckedWarning", "RaceError", "RaceWarning",
+           "KernelAssertionError",
            "KernelZeroDivisionError", "kernel_exception_class", "CompilationError",
            "UnsupportedError", "caret_line", "format_source"]

@@ -283,8 +283,10 @@ class _CheckedFunction:
 
     def check_report(self) -> list[dict]:
         """Every access in this function: what it indexes, where, and whether it is checked."""
-        return [{"line": s.lineno, "kind": s.kind, "array": s.array, "status": s.status,
+        rows = [{"line": s.lineno, "kind": s.kind, "array": s.array, "status": s.status,
                  "reason": s.reason, "code": s.code} for s in self.rewritten.sites]
+        races = getattr(self, "_races", None)
+        return rows + (races.report() if races is not None else [])
 
     def compile_ptx(self, signature, cc=(9, 0), **options):
         """PTX of the checked kernel for `signature` (user's types) and compute capability `cc`.
@@ -330,9 +332,17 @@ class CheckedDeviceFunction(_CheckedFunction):
 
 class CheckedKernel(_CheckedFunction):
     _binary = None       # numba_binary.BinaryLauncher: cached cubins, launched directly
+    _races = None        # race_check.RaceChecker, for kernels that write an array parameter
 
     def __init__(self, pyfunc, sigs, options):
         super().__init__(pyfunc, sigs, options)
+        if config.get().races != "off":
+            from ..race_check import RaceChecker
+            from ..frontend.races import analyse_kernel
+
+            checker = RaceChecker(analyse_kernel(self.parsed, _resolver()),
+                                  kernel=self.__name__, filename=self.parsed.filename)
+            self._races = checker if checker.needed else None
         if not SIMULATOR:
             from .numba_binary import BinaryLauncher
 
@@ -362,6 +372,9 @@ class _Launch:
         self.config = config
 
     def __call__(self, *args):
+        races = self.kernel._races
+        if races is not None:      # before anything runs: a proven race writes nothing
+            races.check(args, self.config[0], self.config[1])
         binary = self.kernel._binary
         if binary is not None and binary.launch(self.config, args):
             return
