@@ -53,6 +53,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """`python -m safekern cache ARGS`: run one command on the cache file (`--path`, or the one
+    SAFEKERN_CACHE selects) and return the exit status (see the module's docstring)."""
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     cfg = config.get()
     if args.path is None and not cfg.cache_enabled:
