@@ -18,7 +18,27 @@ __version__ = "0.1.0"
 
 
 def jit(*args, **kwargs):
-    """Checked drop-in for `numba.cuda.jit`: every form numba's accepts (see docs/quickstart.md)."""
+    """jit(func_or_sig=None, device=False, **options)
+
+    Checked drop-in for `numba.cuda.jit`: it takes every form numba's takes and passes the
+    options on to numba::
+
+        @safekern.jit                            # bare
+        @safekern.jit(fastmath=True, lineinfo=True)
+        @safekern.jit("void(float32[:], int64)")  # signature(s): compiled at once, like numba
+        @safekern.jit(device=True)               # a device function, checked as well
+
+    The kernel is launched as numba's: `k[blocks, threads](...)`,
+    `k[blocks, threads, stream, shared_bytes](...)`, `k.forall(n)(...)`. Every indexed access
+    is checked; a failing one is raised as `safekern.BoundsError` at the next synchronisation
+    point (`d_out.copy_to_host()`, `cuda.synchronize()`, `safekern.sync()`, ...).
+    `k.check_report()` lists every access and whether it is checked, `k.rewritten_source` is the
+    checked source, `k.compile_ptx(sig, cc=(9, 0))` gives PTX without a GPU.
+
+    Raises `safekern.CompilationError` when the kernel's source cannot be found, and
+    `safekern.UnsupportedError` for a construct that cannot be checked, both at decoration.
+    With `SAFEKERN_CHECKS=0` it returns numba's own dispatcher. See docs/quickstart.md.
+    """
     from .backends.numba_cuda import jit as _jit
 
     return _jit(*args, **kwargs)
