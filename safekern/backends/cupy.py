@@ -23,7 +23,7 @@ import numpy as np
 from .. import config, runtime
 from ..errors import UnsupportedError
 from ..frontend import cuda as frontend
-from . import nvrtc
+from . import cupy_sync, nvrtc
 from .cupy_support import (DEFAULT_ARCH, Binary, CupyFailureSource, Unchecked, _cupy,
                            compile_options, compile_rewrite, device_arch, device_fields,
                            failure_source, hidden_argument, load_module, parse_include_dirs,
@@ -169,6 +169,8 @@ class Program:
         cp = _cupy()
         device_id = cp.cuda.runtime.getDevice()
         checks = config.get().checks
+        if checks:
+            cupy_sync.install()
         key = (device_id, checks)
         memo = (device_id, checks, self.code, self.options, self.name_expressions,
                 self.filename)

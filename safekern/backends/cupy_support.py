@@ -72,8 +72,10 @@ class CupyFailureSource(runtime.FailureSource):
         if target is None:
             return True
         cp = _cupy()
-        if isinstance(target, cp.cuda.Stream):
-            return getattr(target, "device_id", self.device_id) == self.device_id
+        from .cupy_sync import stream_class, stream_device
+
+        if isinstance(target, (cp.cuda.Stream, stream_class())):
+            return stream_device(target) == self.device_id
         if isinstance(target, cp.cuda.Device):
             return target.id == self.device_id
         if isinstance(target, (int, np.integer)):
