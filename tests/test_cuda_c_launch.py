@@ -127,10 +127,15 @@ def fake_cupy(monkeypatch):
     FakeCupy.launches = []
     FakeCupy.refuse_next_load = 0
     monkeypatch.setitem(sys.modules, "cupy", cp)
+    from safekern import sync_points
     from safekern.backends import cupy as backend
-    from safekern.backends import cupy_support
+    from safekern.backends import cupy_support, cupy_sync
 
     monkeypatch.setattr(cupy_support, "_sources", {})
+    # The stand-in has none of CuPy's sync points; the real CuPy's hooks are put in again by
+    # its next checked load (tests/test_sync_points_cupy.py tests them).
+    sync_points.uninstall("cupy")
+    monkeypatch.setattr(cupy_sync, "install", lambda: None)
     backend._MODULES.clear()      # modules "loaded" by an earlier test's stand-in
     yield cp
     backend._MODULES.clear()
