@@ -9,7 +9,7 @@ import logging
 import math
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -61,6 +61,19 @@ VARIABLES = (
     Variable("SAFEKERN_CACHE_LOCK_TIMEOUT", "10",
              "Seconds to wait for the cache's write lock or another process's compile of the "
              "same kernel before going on uncached / compiling locally."),
+    Variable("SAFEKERN_CACHE_REMOTE", "",
+             "URL of a Redis server whose kernels the nodes of a cluster share "
+             "(redis://host:port/db, rediss://..., unix:///path?db=N): a second tier after the "
+             "local file; empty: none. Needs the redis client (safekern[redis])."),
+    Variable("SAFEKERN_CACHE_REMOTE_KEY", "",
+             "Secret (16 characters or more) with which remote entries are signed and checked "
+             "(HMAC-SHA256); an unsigned or badly signed entry is a miss. Never printed."),
+    Variable("SAFEKERN_CACHE_REMOTE_TRUST", "0",
+             "1 uses unsigned remote entries when SAFEKERN_CACHE_REMOTE_KEY is not set (only "
+             "for a Redis server nobody else can write to); 0: without a key, no remote tier."),
+    Variable("SAFEKERN_CACHE_REMOTE_TIMEOUT", "0.1",
+             "Seconds one kernel may wait for the remote tier in all (its lookup and its "
+             "store); a failure or timeout skips the tier for 30 s with one warning."),
     Variable("SAFEKERN_LOG", "warning",
              "Level of the 'safekern' loggers (debug, info, warning, error); debug also prints "
              "the key fields of a cache miss."),
@@ -91,6 +104,76 @@ def _int(raw: str, name: str) -> int:
     if value < 0:
         raise ValueError(f"{name}={raw!r}: expected a non-negative integer")
     return value
+
+
+def _positive_float(raw: str, name: str) -> float:
+    value = _float(raw, name)
+    if value == 0:
+        raise ValueError(f"{name}={raw!r}: expected a positive number of seconds")
+    return value
+
+
+def redact_url(url: str) -> str:
+    """`url` with any password replaced by '***' (for messages)."""
+    import urllib.parse
+
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return "<unparsable URL>"
+    if parts.password is None and "password=" not in parts.query:
+        return url
+    if parts.password is not None:
+        host = parts.netloc.rsplit("@", 1)[-1]
+        parts = parts._replace(netloc=f"{parts.username or ''}:***@{host}")
+    if "password=" in parts.query:        # redis://host/0?password=...
+        query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+        parts = parts._replace(query=urllib.parse.urlencode(
+            [(k, "***" if k == "password" else v) for k, v in query], safe="*"))
+    return urllib.parse.urlunsplit(parts)
+
+
+def _remote_url(raw: str, name: str) -> str | None:
+    """A Redis URL the redis client accepts, or None when empty."""
+    import urllib.parse
+
+    url = raw.strip()
+    if not url:
+        return None
+    problem = None
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port               # ValueError for a bad one
+    except ValueError as exc:
+        parts, port, problem = None, None, str(exc)
+    if parts is not None and parts.scheme not in ("redis", "rediss", "unix"):
+        problem = "expected redis://host:port/db, rediss://host:port/db or unix:///path?db=N"
+    elif parts is not None and parts.scheme == "unix" and not parts.path:
+        problem = "unix:// needs the socket's path"
+    elif parts is not None and parts.scheme != "unix":
+        db = parts.path.strip("/")
+        if not parts.hostname:
+            problem = "no host"
+        elif db and not db.isdigit():
+            problem = f"the database must be a number, not {db!r}"
+        elif port == 0:
+            problem = "port 0"
+    if problem:
+        raise ValueError(f"{name}={redact_url(url)!r}: {problem}")
+    return url
+
+
+_MIN_SECRET = 16
+
+
+def _secret(raw: str, name: str) -> str | None:
+    # The value is never part of a message: it is a secret.
+    if not raw:
+        return None
+    if len(raw) < _MIN_SECRET:
+        raise ValueError(f"{name} is too short: at least {_MIN_SECRET} characters (the value "
+                         "is not shown)")
+    return raw
 
 
 def _float(raw: str, name: str) -> float:
@@ -136,6 +219,14 @@ class Config:
     #: The kernel cache is then not used (one CacheWarning says why) and the cache_* fields above
     #: hold the defaults in place of the bad values. Every other variable raises ValueError.
     cache_problem: str | None = None
+    #: the remote tier (docs/cache.md): its URL (None: none), signing secret (None: unsigned;
+    #: never shown, hence repr=False), whether unsigned entries are trusted, the time budget per
+    #: kernel, and why its settings are invalid (the tier is then not used; one CacheWarning)
+    cache_remote: str | None = None
+    cache_remote_key: str | None = field(default=None, repr=False)
+    cache_remote_trust: bool = False
+    cache_remote_timeout: float = 0.1
+    cache_remote_problem: str | None = None
 
     @property
     def cache_enabled(self) -> bool:
@@ -159,6 +250,16 @@ def _read(environ) -> Config:
             cache_problems.append(str(exc))
             return parse(default(name), name)
 
+    remote_problems = []
+
+    def remote_setting(parse, name):
+        # A bad remote setting must not stop kernels: the tier is not used (kernels.py warns).
+        try:
+            return parse(raw(name), name)
+        except ValueError as exc:
+            remote_problems.append(str(exc))
+            return parse(default(name), name)
+
     cache = raw("SAFEKERN_CACHE").strip()
     if cache.lower() in {"off", "0", "none", "false"}:
         cache = "off"
@@ -178,6 +279,11 @@ def _read(environ) -> Config:
         cache_lock_timeout=cache_setting(_float, "SAFEKERN_CACHE_LOCK_TIMEOUT"),
         log=_log_level(environ),
         cache_problem="; ".join(cache_problems) or None,
+        cache_remote=remote_setting(_remote_url, "SAFEKERN_CACHE_REMOTE"),
+        cache_remote_key=remote_setting(_secret, "SAFEKERN_CACHE_REMOTE_KEY"),
+        cache_remote_trust=remote_setting(_flag, "SAFEKERN_CACHE_REMOTE_TRUST"),
+        cache_remote_timeout=remote_setting(_positive_float, "SAFEKERN_CACHE_REMOTE_TIMEOUT"),
+        cache_remote_problem="; ".join(remote_problems) or None,
     )
 
 

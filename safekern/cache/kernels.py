@@ -6,11 +6,14 @@
     kc.reject(fields, reason="driver refused the binary")
 
 `fields` names every input that changes the binary; the cache adds safekern's version and the
-cache format version. A miss compiles with `compile_fn()` -- in one thread of this process at a
-time per key, and in one process at a time per key while others wait up to
-SAFEKERN_CACHE_LOCK_TIMEOUT seconds for its result -- and stores the bytes it returns. No lock on
-the file is held while compiling. Problems with the cache never reach the caller: they are logged
-on "safekern.cache", shown once as a CacheWarning, and the kernel is compiled uncached.
+cache format version. A lookup tries the local file, then the remote tier when one is configured
+(SAFEKERN_CACHE_REMOTE, remote.py; a hit there is copied into the local file). A miss compiles
+with `compile_fn()` and stores the bytes it returns in both. One thread of this process at a time
+compiles a key, and one process at a time per key (`locks.key_lock`), while the others wait up to
+SAFEKERN_CACHE_LOCK_TIMEOUT seconds for its result -- after which they compile it themselves. The
+remote lookup happens inside that wait, so the processes of a node ask Redis once per kernel. No
+lock on the file is held while compiling. Problems with the cache never reach the caller: they
+are logged on "safekern.cache", shown once as a CacheWarning, and the kernel is compiled uncached.
 """
 from __future__ import annotations
 
@@ -157,9 +160,11 @@ if hasattr(os, "register_at_fork"):
 class KernelCache:
     """Compiled kernels in a `Cache`, keyed by `keys.encode(fields + versions)`."""
 
-    def __init__(self, store: Cache, lock_timeout: float = 10.0):
+    def __init__(self, store: Cache, lock_timeout: float = 10.0, remote=None):
         self.store = store
         self.lock_timeout = lock_timeout
+        #: the remote tier (remote.RemoteTier), or None
+        self.remote = remote
         self._rejected: dict[bytes, str] = {}  # digest -> why its stored binary is not used
 
     @property
@@ -180,9 +185,14 @@ class KernelCache:
             return default
 
     def lookup(self, fields: Mapping, describe: str = "kernel") -> bytes | None:
-        """The cached payload for `fields`, or None; compiles nothing."""
+        """The cached payload for `fields` (local file, then remote tier), or None; compiles
+        nothing."""
         key = self.key(fields)
-        return self._lookup(key, keys.digest(key), describe)
+        digest = keys.digest(key)
+        payload = self._lookup(key, digest, describe)
+        if payload is None and self.remote is not None:
+            payload = self._remote_lookup(key, digest, describe, self.remote.budget())
+        return payload
 
     def _lookup(self, key: bytes, digest: bytes, describe: str) -> bytes | None:
         if digest in self._rejected:
@@ -190,6 +200,23 @@ class KernelCache:
         payload = self._guarded("lookup", lambda: self.store.get(key), None)
         if payload is not None:
             log.debug("hit: %s (key %s, %d bytes)", describe, digest.hex()[:12], len(payload))
+        return payload
+
+    def _remote_lookup(self, key, digest, describe, budget) -> bytes | None:
+        """The remote tier's checked payload for `key`, copied into the local file; or None."""
+        if digest in self._rejected:
+            return None
+        found = self._guarded("remote lookup", lambda: self.remote.get(key, digest, budget),
+                              None)
+        if found is None:
+            return None
+        payload, meta = found
+        meta = dict(meta, describe=describe)
+        copied = self._guarded("store", lambda: self.store.put(key, payload, meta,
+                                                               replace=False), False)
+        log.debug("hit (remote %s): %s (key %s, %d bytes; %s)", self.remote.shown_url, describe,
+                  digest.hex()[:12], len(payload),
+                  "copied into the local file" if copied else "not copied into the local file")
         return payload
 
     def get_or_compile(self, fields: Mapping, compile_fn: Callable[[], bytes], describe: str =
@@ -200,6 +227,7 @@ class KernelCache:
         payload = self._lookup(key, digest, describe)
         if payload is not None:
             return payload
+        budget = self.remote.budget() if self.remote is not None else None
         slot = (self.path, digest)
         while True:
             with _flights_lock:
@@ -209,21 +237,29 @@ class KernelCache:
                     flight = _flights[slot] = _Flight()
             if leader:
                 break
-            flight.done.wait()
+            if not flight.done.wait(self.lock_timeout):
+                # As for another process's compile: a bounded wait, then compile here too. Not
+                # under the key lock, which this process already holds for the other thread.
+                warn_once(("flight", self.path), f"safekern kernel cache: waited "
+                          f"{self.lock_timeout:g} s for another thread compiling {describe}; "
+                          "compiling it here too")
+                return self._compile(key, digest, fields, compile_fn, describe, meta, budget,
+                                     cross_process=False)
             if flight.payload is not None:
                 return flight.payload
             # The compile in the other thread failed: try again here (and fail the same way).
         try:
-            flight.payload = self._compile(key, digest, fields, compile_fn, describe, meta)
+            flight.payload = self._compile(key, digest, fields, compile_fn, describe, meta,
+                                           budget)
             return flight.payload
         finally:
             with _flights_lock:
                 _flights.pop(slot, None)
             flight.done.set()
 
-    def _compile(self, key, digest, fields, compile_fn, describe, meta) -> bytes:
-        self._log_miss(key, digest, fields, describe)
-        writable = self.store.writable
+    def _compile(self, key, digest, fields, compile_fn, describe, meta, budget,
+                 cross_process=True) -> bytes:
+        writable = self.store.writable and cross_process
         lock_path = self.path + ".keylock"
         with (key_lock(lock_path, digest, self.lock_timeout) if writable else _no_lock()) as held:
             if held:
@@ -236,6 +272,13 @@ class KernelCache:
                 warn_once(("keylock", self.path), f"safekern kernel cache: waited "
                           f"{self.lock_timeout:g} s for another process compiling {describe}; "
                           "compiling it here too")
+            if self.remote is not None:
+                # Under the key lock: one process of this node asks, the others find its copy
+                # in the local file.
+                payload = self._remote_lookup(key, digest, describe, budget)
+                if payload is not None:
+                    return payload
+            self._log_miss(key, digest, fields, describe)
             start = time.perf_counter()
             payload = compile_fn()
             seconds = time.perf_counter() - start
@@ -254,6 +297,12 @@ class KernelCache:
                 self._rejected.pop(digest, None)
                 log.info("store: %s (key %s, %d bytes, compiled in %.3f s)", describe,
                          digest.hex()[:12], len(payload), seconds)
+            if self.remote is not None:
+                meta_bytes = json.dumps(info, sort_keys=True, default=str).encode("utf-8")
+                if self._guarded("remote store", lambda: self.remote.put(
+                        key, digest, payload, meta_bytes, budget), False):
+                    log.debug("store (remote %s): %s (key %s)", self.remote.shown_url,
+                              describe, digest.hex()[:12])
             return payload
 
     def reject(self, fields: Mapping, reason: str, describe: str = "kernel") -> None:
@@ -322,7 +371,9 @@ def get_kernel_cache() -> KernelCache | None:
     except CacheUnavailable as exc:
         path, problem = None, str(exc)
     # The default path depends on HOME / XDG_CACHE_HOME, so the resolved path is part of this.
-    ident = (path, problem, cfg.cache_max_bytes, cfg.cache_readonly, cfg.cache_lock_timeout)
+    ident = (path, problem, cfg.cache_max_bytes, cfg.cache_readonly, cfg.cache_lock_timeout,
+             cfg.cache_remote, cfg.cache_remote_key, cfg.cache_remote_trust,
+             cfg.cache_remote_timeout, cfg.cache_remote_problem)
     with _instance_lock:
         if ident != _instance_ident:
             _instance, _instance_ident = _open(path, problem, cfg), ident
@@ -341,4 +392,32 @@ def _open(path, problem, cfg) -> KernelCache | None:
                   lock_timeout=cfg.cache_lock_timeout)
     if not store.usable:
         return None
-    return KernelCache(store, lock_timeout=cfg.cache_lock_timeout)
+    return KernelCache(store, lock_timeout=cfg.cache_lock_timeout, remote=remote_tier(cfg))
+
+
+def remote_tier(cfg):
+    """The remote tier SAFEKERN_CACHE_REMOTE* ask for, or None when there is none or it cannot
+    be used (one CacheWarning says why; the local file is used either way)."""
+    if cfg.cache_remote is None and cfg.cache_remote_problem is None:
+        return None
+    if cfg.cache_remote_problem:
+        warn_once(("remote-config", cfg.cache_remote_problem), f"safekern kernel cache: remote "
+                  f"tier not used: invalid configuration: {cfg.cache_remote_problem}")
+        return None
+    from . import remote
+
+    where = remote.redact_url(cfg.cache_remote)
+    if cfg.cache_remote_key is None and not cfg.cache_remote_trust:
+        # Whoever can write to the server could otherwise choose the binaries that run here.
+        warn_once(("remote-trust", where), f"safekern kernel cache: remote tier {where} not "
+                  "used: its entries could be written by anyone who can reach the server; set "
+                  "SAFEKERN_CACHE_REMOTE_KEY to a secret shared by your nodes (entries are "
+                  "then signed and checked), or SAFEKERN_CACHE_REMOTE_TRUST=1 if nobody else "
+                  "can write to it")
+        return None
+    if not remote.client_available():
+        warn_once(("remote-client",), f"safekern kernel cache: remote tier {where} not used: "
+                  "the redis client is not installed (pip install 'safekern[redis]')")
+        return None
+    return remote.RemoteTier(cfg.cache_remote, secret=cfg.cache_remote_key,
+                             trust=cfg.cache_remote_trust, timeout=cfg.cache_remote_timeout)
