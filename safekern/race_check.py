@@ -308,7 +308,7 @@ class RaceChecker:
         out = []
         for name in self.written:
             memory = memories.get(name)
-            if memory is None or name in self.summary.opaque:
+            if memory is None or name in self.summary.opaque or 0 in memory.strides:
                 continue
             out += self._pairs(name, name, launch, (0,), in_place=True)
         for i, p in enumerate(self.used):
@@ -364,7 +364,11 @@ class RaceChecker:
         except TypeError:          # an unhashable launch configuration: no memo
             findings, key = None, None
         if findings is None:
-            findings = self.findings(args, _dim3(griddim), _dim3(blockdim))
+            try:
+                geometry = _dim3(griddim), _dim3(blockdim)
+            except (TypeError, ValueError):
+                return             # not a launch configuration: numba's launch says so
+            findings = self.findings(args, *geometry)
             if key is not None:
                 if len(self._memo) >= _MEMO_SIZE:
                     self._memo.clear()
@@ -431,6 +435,8 @@ def _row(line, array, status, reason) -> dict:
 def _shift(mp: Memory, mq: Memory):
     """`element of q = element of p + shift`, per axis, for the layouts this handles: the same
     memory, or two 1-D views of one buffer with one stride; else None."""
+    if 0 in mp.strides or 0 in mq.strides:
+        return None              # broadcast layouts: one element at many indices
     if mp.ptr == mq.ptr and mp.strides == mq.strides and mp.itemsize == mq.itemsize:
         return (0,)
     if len(mp.shape) == len(mq.shape) == 1 and mp.strides == mq.strides and \
@@ -442,9 +448,9 @@ def _shift(mp: Memory, mq: Memory):
 
 
 def _dim3(d) -> tuple:
-    if isinstance(d, int):
-        return (d, 1, 1)
-    d = tuple(d)
+    if isinstance(d, (int, np.integer)):
+        return (int(d), 1, 1)
+    d = tuple(int(x) for x in d)
     return d + (1,) * (3 - len(d))
 
 

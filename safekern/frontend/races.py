@@ -192,6 +192,9 @@ class _Summariser:
         self.expr(node.slice, guards, certain)
         base = node.value
         if not (isinstance(base, ast.Name) and base.id in self.params):
+            inner = base.value if isinstance(base, ast.Subscript) else None
+            if isinstance(inner, ast.Name) and inner.id in self.params:
+                self.opaque(inner.id, node.lineno, f"indexed through a view ({ast.unparse(node)})")
             self.expr(base, guards, certain)
             return
         comps = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -265,6 +268,33 @@ def _may_exit(stmt, loop=False) -> bool:
     return any(isinstance(n, kinds) for n in ast.walk(stmt))
 
 
+def _views(fn, s: _Summariser) -> None:
+    """A name bound to a subscript of a parameter and then indexed, called with or given to a
+    function is a view (`row = a[i]`): what happens through it is not followed, so the
+    parameter's accesses are not known."""
+    views = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Subscript) and \
+                isinstance(node.value.value, ast.Name) and node.value.value.id in s.params:
+            for target in node.targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        views[name.id] = (node.value.value.id, node.lineno)
+    if not views:
+        return
+    for node in ast.walk(fn):
+        used = None
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            used = node.value.id
+        elif isinstance(node, ast.Call):
+            for arg in node.args:
+                if isinstance(arg, ast.Name) and arg.id in views:
+                    used = arg.id
+        if used in views:
+            param, line = views[used]
+            s.opaque(param, line, f"a view of it, {used!r}, is indexed or passed on")
+
+
 def summarise(fn: ast.FunctionDef, lin, *, reassigned: set, atomic_call, barrier_call
               ) -> RaceSummary:
     """The accesses of every parameter of the kernel `fn` (its source as the user wrote it).
@@ -274,6 +304,7 @@ def summarise(fn: ast.FunctionDef, lin, *, reassigned: set, atomic_call, barrier
     barriers (or device functions holding them)."""
     s = _Summariser(fn, lin, reassigned, atomic_call, barrier_call)
     s.block(fn.body, (), True)
+    _views(fn, s)
     for param in s.params:
         if param in reassigned:
             s.opaque(param, fn.lineno, "rebound inside the kernel")

@@ -1,0 +1,75 @@
+"""Kernels for the race tests: in-place updates, copies between views, race-free patterns."""
+import numpy as np
+from numba import cuda
+
+import safekern
+
+
+@safekern.jit
+def smooth(a):
+    i = cuda.grid(1)
+    if 0 < i < a.shape[0] - 1:
+        a[i] = (a[i - 1] + a[i] + a[i + 1]) / 3
+
+
+@safekern.jit
+def copy(dst, src):
+    i = cuda.grid(1)
+    if i < dst.shape[0]:
+        dst[i] = src[i]
+
+
+@safekern.jit
+def double(a):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        a[i] = a[i] * 2
+
+
+@safekern.jit
+def red_black(a):
+    i = cuda.grid(1)
+    if 2 * i + 1 < a.shape[0]:
+        a[2 * i] = a[2 * i + 1] * 0.5
+
+
+@safekern.jit
+def scatter(out, x, idx):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[idx[i]] = x[i]
+
+
+@safekern.jit
+def transpose_in_place(a):
+    i, j = cuda.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        a[i, j] = a[j, i]
+
+
+@safekern.jit
+def scale_2d(a, k):
+    i, j = cuda.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        a[i, j] = a[i, j] * k
+
+
+@safekern.jit
+def histogram(bins, x):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        cuda.atomic.add(bins, x[i], 1)
+
+
+@safekern.jit
+def shift_by(a, k):
+    i = cuda.grid(1)
+    if i + k < a.shape[0]:
+        a[i] = a[i + k]
+
+
+@safekern.jit
+def everyone_writes_zero(out, x):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[0] = x[i]
