@@ -1,4 +1,6 @@
-"""`python -m safekern cache info|list|verify|clear`: look at and manage the kernel cache file.
+"""`python -m safekern cache info|list|verify|clear`: look at and manage the kernel cache file,
+and the remote tier when SAFEKERN_CACHE_REMOTE sets one (`info` shows it, `list --remote` lists
+it, `clear --remote` empties it too; cli_remote.py).
 
 `main(argv)` takes the arguments after `cache` and returns the exit status: 0 on success; 1 when
 `list` cannot read the file (not a cache, refused), `verify` finds a problem or `clear` cannot
@@ -49,6 +51,12 @@ def _parser() -> argparse.ArgumentParser:
         cmd.add_argument("--path", help="the cache file (default: from SAFEKERN_CACHE)")
         if name == "list":
             cmd.add_argument("--json", action="store_true", help="print JSON instead of a table")
+        if name in ("list", "clear"):
+            cmd.add_argument("--remote", action="store_true", help={
+                "list": "list the remote tier's entries (SAFEKERN_CACHE_REMOTE) instead, with "
+                        "whether each would be used",
+                "clear": "also remove every safekern entry from the remote tier "
+                         "(SAFEKERN_CACHE_REMOTE), which every node using it shares"}[name])
     return parser
 
 
@@ -104,6 +112,15 @@ def _why_not_creatable(path: str, cfg) -> str | None:
 
 
 def _info(path, cfg, args) -> int:
+    status = _info_local(path, cfg, args)
+    from .cli_remote import info_lines
+
+    for line in info_lines(cfg):
+        print(line)
+    return status
+
+
+def _info_local(path, cfg, args) -> int:
     print(f"path:     {path}")
     if not os.path.exists(path):
         why = _why_not_creatable(path, cfg)
@@ -135,6 +152,8 @@ def _info(path, cfg, args) -> int:
 
 
 def _list(path, cfg, args) -> int:
+    if args.remote:
+        return _list_remote(cfg, args)
     entries = []
     if os.path.exists(path):
         cache = _open_for_reading(path)
@@ -169,6 +188,28 @@ def _list(path, cfg, args) -> int:
     return 0
 
 
+def _list_remote(cfg, args) -> int:
+    from .cli_remote import list_rows
+
+    rows, error = list_rows(cfg)
+    if error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(rows, indent=2, sort_keys=True, default=str))
+        return 0
+    if not rows:
+        print(f"no cached kernels in {config.redact_url(cfg.cache_remote)}")
+        return 0
+    table = [("KERNEL", "BACKEND", "DEVICE", "SIZE", "STATE", "KEY")]
+    table += [(r["kernel"], r["backend"], r["device"], _size(r["size"]), r["state"],
+               r["key"][:12]) for r in rows]
+    widths = [min(40, max(len(row[i]) for row in table)) for i in range(len(table[0]))]
+    for row in table:
+        print("  ".join(cell[:w].ljust(w) for cell, w in zip(row, widths)).rstrip())
+    return 0
+
+
 def _verify(path, cfg, args) -> int:
     report = _open_for_reading(path).verify()
     if not report.exists:
@@ -190,6 +231,19 @@ def _verify(path, cfg, args) -> int:
 
 
 def _clear(path, cfg, args) -> int:
+    status = _clear_local(path, cfg, args)
+    if args.remote:
+        from .cli_remote import clear
+
+        removed, error = clear(cfg)
+        if error:
+            print(f"error: not clearing the remote tier: {error}", file=sys.stderr)
+            return 1
+        print(f"cleared {config.redact_url(cfg.cache_remote)} ({removed} entries)")
+    return status
+
+
+def _clear_local(path, cfg, args) -> int:
     if cfg.cache_readonly:
         print(f"error: not clearing {path}: SAFEKERN_CACHE_READONLY is set", file=sys.stderr)
         return 1

@@ -246,7 +246,7 @@ class RemoteTier:
 
     def connect(self, timeout: float | None = None):
         """A redis client for this tier's URL: no retries, every socket wait at most `timeout`
-        seconds (default: the tier's), no client-name handshake."""
+        seconds (default: the tier's)."""
         import redis
         from redis.backoff import NoBackoff
         from redis.retry import Retry
@@ -254,8 +254,7 @@ class RemoteTier:
         t = self.timeout if timeout is None else timeout
         return redis.Redis.from_url(self.url, socket_timeout=t, socket_connect_timeout=t,
                                     retry=Retry(NoBackoff(), 0), health_check_interval=0,
-                                    single_connection_client=True, lib_name=None,
-                                    lib_version=None)
+                                    single_connection_client=True)
 
     def _call(self, what: str, fn, budget: Budget):
         """fn(client) on the worker, waiting at most the budget; _SKIPPED or _FAILED else."""
