@@ -117,6 +117,18 @@ def unpack_entry(data: bytes, key: bytes | None, secret: bytes | None) -> tuple[
     return stored_key, meta, bytes(body[HEADER_SIZE + key_len + meta_len:]), signed
 
 
+def _peek_meta(data: bytes) -> dict:
+    """The metadata of an entry that failed its checks, when its header makes sense; else {}."""
+    if len(data) < HEADER_SIZE or data[:4] != ENTRY_MAGIC:
+        return {}
+    _, _, _, _, key_len, meta_len, _ = _HEADER.unpack_from(data)
+    try:
+        meta = json.loads(data[HEADER_SIZE + key_len:HEADER_SIZE + key_len + meta_len])
+    except ValueError:
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
 class Budget:
     """The time one kernel may still spend waiting for the remote tier (seconds)."""
 
@@ -397,6 +409,7 @@ class RemoteTier:
                     row["size"] = len(payload)
                 except EntryRejected as exc:
                     row["state"] = exc.kind
+                    row["meta"] = _peek_meta(data)     # what it claims to be, for the listing
                 out.append(row)
         return out
 
