@@ -64,7 +64,7 @@ def key_lock(lock_path: str, digest: bytes, timeout: float):
                 yield False
                 return
             time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
-            delay = min(delay * 2, 0.05)
+            delay = min(delay * 2, 0.005)
         except OSError:          # e.g. ENOLCK on a file system without locks
             yield None
             return
