@@ -71,7 +71,7 @@ def _set(owner, attr, value) -> None:
         setattr(owner, attr, value)
     except TypeError:
         _type_dict(owner, attr)[attr] = value
-        ctypes.pythonapi.PyType_Modified(ctypes.py_object(owner))
+        _type_modified(owner)
 
 
 def _delete(owner, attr) -> None:
@@ -79,7 +79,13 @@ def _delete(owner, attr) -> None:
         delattr(owner, attr)
     except TypeError:
         del _type_dict(owner, attr)[attr]
-        ctypes.pythonapi.PyType_Modified(ctypes.py_object(owner))
+        _type_modified(owner)
+
+
+def _type_modified(owner) -> None:
+    # A prototype of our own (void PyType_Modified(PyTypeObject *)): ctypes.pythonapi's
+    # function object is shared with the rest of the process.
+    ctypes.PYFUNCTYPE(None, ctypes.py_object)(("PyType_Modified", ctypes.pythonapi))(owner)
 
 
 def _type_dict(owner, attr) -> dict:
