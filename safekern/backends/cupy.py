@@ -11,6 +11,7 @@ cubin back and never runs NVRTC. A launch appends the hidden arguments: the byte
 each pointer parameter receives, then the device's failure buffer (backends/cupy_support.py).
 
 CuPy is imported when first needed; building a RawKernel and `check_report()` work without it.
+Loading a checked module wraps CuPy's synchronisation calls as sync points (cupy_sync.py).
 """
 from __future__ import annotations
 

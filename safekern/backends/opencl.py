@@ -7,7 +7,8 @@
     source = failure_source(ctx, device)     # one failure buffer per context and device
     hidden_size(arg)     # bytes behind a kernel argument for a pointer parameter
 
-PyOpenCL is imported when this module is; the core never imports it.
+PyOpenCL is imported when this module is; the core never imports it. Building a checked
+program wraps PyOpenCL's synchronisation calls as sync points (opencl_sync.py).
 """
 from __future__ import annotations
 
