@@ -4,7 +4,8 @@
 #   bash scripts/dev.sh test [ARGS...]  # set up, then run the test suite (pytest ARGS)
 #   bash scripts/dev.sh docs            # set up, then build the documentation site (warnings are errors)
 #   bash scripts/dev.sh oldest [ARGS...] # the oldest supported versions: see below
-# Set-up: Debian's PoCL OpenCL driver (when root and apt-get exist), a virtual environment in
+# Set-up: Debian's PoCL OpenCL driver and, for `test`, Debian's redis-server (when root and
+# apt-get exist), a virtual environment in
 # .venv (SAFEKERN_VENV overrides) with safekern and its CI extras. Re-runs reuse both.
 #
 # `oldest` checks the oldest versions README.md claims: a new virtual environment in
@@ -27,6 +28,19 @@ install_opencl_driver() {
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pocl-opencl-icd ocl-icd-libopencl1 >/dev/null
     else
         echo "setup: warning: no PoCL OpenCL driver and cannot install one; OpenCL tests will skip" >&2
+    fi
+}
+
+install_redis_server() {
+    # The kernel cache's remote-tier tests start their own redis-server on 127.0.0.1 (Debian's);
+    # without one they skip.
+    if command -v redis-server >/dev/null 2>&1; then return 0; fi
+    if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+        echo "setup: installing Debian's redis-server (for the remote cache tests)" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server >/dev/null
+    else
+        echo "setup: warning: no redis-server and cannot install one; remote cache tests will skip" >&2
     fi
 }
 
@@ -123,6 +137,7 @@ case "$cmd" in
         exec "$VENV/bin/python" -m safekern demo "$@" ;;
     test)
         install_opencl_driver
+        install_redis_server
         setup_venv
         # Use the system's OpenCL ICDs, not a driver bundled in a wheel.
         export OCL_ICD_VENDORS="${OCL_ICD_VENDORS:-/etc/OpenCL/vendors}"
