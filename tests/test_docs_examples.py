@@ -28,6 +28,8 @@ BLOCKS = python_blocks()
 UNFINISHED = {
     ("docs/how-it-works.md", "d_out = cuda.to_device(out)"):
         "a fragment (cuda, out, gather, blocks, threads, d_src, d_idx are not defined)",
+    ("docs/races.md", "@safekern.jit"):
+        "a fragment (safekern, cuda, blocks, threads, d_a are not defined)",
 }
 
 
