@@ -376,6 +376,8 @@ def get_kernel_cache() -> KernelCache | None:
              cfg.cache_remote_timeout, cfg.cache_remote_problem)
     with _instance_lock:
         if ident != _instance_ident:
+            if _instance is not None and _instance.remote is not None:
+                _instance.remote.close()          # its worker thread would idle forever
             _instance, _instance_ident = _open(path, problem, cfg), ident
         return _instance
 

@@ -237,6 +237,7 @@ class RemoteTier:
         self._lock = threading.Lock()
         self._worker: _Worker | None = None
         self._down_until = 0.0
+        self._down = False                   # the last operation failed
         self._stores_off_until = 0.0
         self._missed: dict[bytes, float] = {}
         #: counts for tests and benchmarks: gets, hits, misses, rejected, puts, failures, skipped
@@ -300,7 +301,18 @@ class RemoteTier:
             exc = job.error
             self._failed(worker, what, f"{type(exc).__name__}: {exc}")
             return _FAILED
+        if self._down:
+            self._down = False
+            log.info("safekern kernel cache: remote tier %s answers again", self.shown_url)
         return job.result
+
+    def close(self) -> None:
+        """Let the worker thread end (after what it is doing); a later operation starts a new
+        one."""
+        with self._lock:
+            if self._worker is not None:
+                self._worker.retire()
+                self._worker = None
 
     def _failed(self, worker: _Worker, what: str, why: str) -> None:
         with self._lock:
@@ -308,6 +320,7 @@ class RemoteTier:
                 self._worker = None
             worker.retire()
             self._down_until = time.monotonic() + self.retry_after
+            self._down = True
             self.counts["failures"] += 1
         warn_once(("remote-down", self.url), f"safekern kernel cache: remote tier "
                   f"{self.shown_url}: {what} failed ({why}); skipping it for "
