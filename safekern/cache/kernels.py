@@ -186,13 +186,14 @@ class KernelCache:
 
     def lookup(self, fields: Mapping, describe: str = "kernel") -> bytes | None:
         """The cached payload for `fields` (local file, then remote tier), or None; compiles
-        nothing."""
+        nothing. The remote tier is asked as get_or_compile asks it: by one thread and process
+        of the node at a time, while the others wait for its copy (or its build)."""
         key = self.key(fields)
         digest = keys.digest(key)
         payload = self._lookup(key, digest, describe)
-        if payload is None and self.remote is not None:
-            payload = self._remote_lookup(key, digest, describe, self.remote.budget())
-        return payload
+        if payload is not None or self.remote is None:
+            return payload
+        return self._one_at_a_time(key, digest, fields, None, describe, None)
 
     def _lookup(self, key: bytes, digest: bytes, describe: str) -> bytes | None:
         if digest in self._rejected:
@@ -227,6 +228,11 @@ class KernelCache:
         payload = self._lookup(key, digest, describe)
         if payload is not None:
             return payload
+        return self._one_at_a_time(key, digest, fields, compile_fn, describe, meta)
+
+    def _one_at_a_time(self, key, digest, fields, compile_fn, describe, meta) -> bytes | None:
+        """`_compile` in one thread of this process per key at a time; the other threads wait
+        for its result (at most lock_timeout seconds, then go on by themselves)."""
         budget = self.remote.budget() if self.remote is not None else None
         slot = (self.path, digest)
         while True:
@@ -242,12 +248,13 @@ class KernelCache:
                 # under the key lock, which this process already holds for the other thread.
                 warn_once(("flight", self.path), f"safekern kernel cache: waited "
                           f"{self.lock_timeout:g} s for another thread compiling {describe}; "
-                          "compiling it here too")
+                          + ("compiling it here too" if compile_fn else "going on without it"))
                 return self._compile(key, digest, fields, compile_fn, describe, meta, budget,
                                      cross_process=False)
             if flight.payload is not None:
                 return flight.payload
-            # The compile in the other thread failed: try again here (and fail the same way).
+            # The compile in the other thread failed (or it only looked the key up): try again
+            # here.
         try:
             flight.payload = self._compile(key, digest, fields, compile_fn, describe, meta,
                                            budget)
@@ -258,7 +265,9 @@ class KernelCache:
             flight.done.set()
 
     def _compile(self, key, digest, fields, compile_fn, describe, meta, budget,
-                 cross_process=True) -> bytes:
+                 cross_process=True) -> bytes | None:
+        """Under the key's lock across processes: the local file again, the remote tier, then
+        `compile_fn()` (None: no compile, None is returned), stored in both."""
         writable = self.store.writable and cross_process
         lock_path = self.path + ".keylock"
         with (key_lock(lock_path, digest, self.lock_timeout) if writable else _no_lock()) as held:
@@ -271,12 +280,12 @@ class KernelCache:
             elif held is False:
                 warn_once(("keylock", self.path), f"safekern kernel cache: waited "
                           f"{self.lock_timeout:g} s for another process compiling {describe}; "
-                          "compiling it here too")
+                          + ("compiling it here too" if compile_fn else "going on without it"))
             if self.remote is not None:
                 # Under the key lock: one process of this node asks, the others find its copy
                 # in the local file.
                 payload = self._remote_lookup(key, digest, describe, budget)
-                if payload is not None:
+                if payload is not None or compile_fn is None:
                     return payload
             self._log_miss(key, digest, fields, describe)
             start = time.perf_counter()
