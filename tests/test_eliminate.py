@@ -211,6 +211,99 @@ KEPT = {
                 pass
             a[i] = 0
     """,
+    # -- issue 17's audit: each case was eliminated or hoisted before its rule was fixed ----------
+    "range_bound_is_the_old_loop_variable": """
+        def k(a, n):
+            j = n
+            for j in range(j):              # j < j: a contradiction, enough for the off by one
+                if j <= a.shape[0]:
+                    a[j] = 0
+    """,
+    "walrus_rebinds_after_the_guard": """
+        def k(a):
+            i = cuda.grid(1)
+            if 0 <= i < a.shape[0] and (i := i + 5) > 0:
+                a[i] = 0
+    """,
+    "walrus_in_a_later_operand": """
+        def k(a, out):
+            i = cuda.grid(1)
+            if 0 <= i < a.shape[0] and ((i := i + 9) + a[i]) > 0:
+                out[0] = 1
+    """,
+    "walrus_in_a_conditional_expression": """
+        def k(a, out):
+            i = cuda.grid(1)
+            out[0] = ((i := i + 9) + a[i]) if 0 <= i < a.shape[0] else 0
+    """,
+    "walrus_in_a_while_condition": """
+        def k(a):
+            i = cuda.grid(1)
+            while 0 <= i < a.shape[0] and (i := i + 1) > 0:
+                a[i] = 0
+    """,
+    "starred_unpacking": """
+        def k(a):
+            *rest, m = a.shape              # 3-D a: m is a.shape[2], not a.shape[1]
+            for r in range(a.shape[0]):
+                for k in range(m):
+                    a[r, k] = 0
+    """,
+    "inner_loop_reuses_the_name": """
+        def k(a):
+            for k in range(a.shape[0] - 1):
+                for k in range(a.shape[0] + 5):
+                    pass
+                a[k + 1] = 0
+    """,
+    "tuple_swap_of_the_loop_variable": """
+        def k(a, j):
+            for k in range(a.shape[0]):
+                k, j = j, k
+                a[k] = 0
+    """,
+    "array_rebound_in_the_loop": """
+        def k(a, b):
+            for k in range(a.shape[0]):
+                a[k] = 0
+                a = b
+    """,
+    "negative_step": """
+        def k(a):
+            for k in range(a.shape[0], -1, -1):
+                a[k] = 0
+    """,
+    "early_exit_that_does_not_dominate": """
+        def k(a, c):
+            i = cuda.grid(1)
+            if c > 0:
+                if i >= a.shape[0]:
+                    return
+            a[i] = 0
+    """,
+    "parameter_arithmetic_may_wrap": """
+        def k(a, n):
+            i = cuda.grid(1)
+            if i + n < a.shape[0] and n >= 0:     # i + n wraps for n near 2**63
+                a[i] = 0
+    """,
+    "loaded_value_arithmetic_may_wrap": """
+        def k(a, idx):
+            v = idx[0]
+            if v + 1 < a.shape[0] and v >= 0:     # int32 v + 1 wraps on the simulator
+                a[v] = 0
+    """,
+    "float_bound": """
+        def k(a, x):
+            i = cuda.grid(1)
+            if i < x and x - 1 < a.shape[0]:      # x = 10.5, shape 10: i = 10 passes both
+                a[i] = 0
+    """,
+    "non_strict_between_unknown_values": """
+        def k(a, j, n):
+            if 0 <= j and j <= n and n < a.shape[0]:   # j, n uint64 and int64: compared in float64
+                a[j] = 0
+    """,
 }
 
 

@@ -23,16 +23,22 @@ def _clean_state(no_pending_failure):
     yield
 
 
-def same_both_ways(pyfunc, griddim, blockdim, make_args):
+def same_both_ways(pyfunc, griddim, blockdim, make_args, device_functions=()):
     """Run `pyfunc` as a checked kernel with and without elimination: no difference."""
-    diffs = differential.compare_function(pyfunc, griddim, blockdim, make_args)
+    diffs = differential.compare_function(pyfunc, griddim, blockdim, make_args,
+                                          device_functions)
     assert not diffs, diffs
 
 
 def report(pyfunc, eliminate=True):
     with differential.eliminating(eliminate):
         kernel = safekern.jit(pyfunc)
-    return {(r["line"], r["array"], r["kind"]): r["status"] for r in kernel.check_report()}
+    return {(r["line"], r["array"], r["kind"]): r["status"] for r in kernel.check_report()
+            if r["kind"] in ("load", "store", "atomic")}
+
+
+def report_statuses(kernel):
+    return [r["status"] for r in kernel.check_report() if r["kind"] in ("load", "store", "atomic")]
 
 
 def first_failure(pyfunc, griddim, blockdim, args):
@@ -87,5 +93,94 @@ def test_eliminate_switch_keeps_every_check_and_is_part_of_the_rewrites_key(tmp_
             monkeypatch.setenv("SAFEKERN_ELIMINATE", "1" if on else "0")
             safekern.config.reload()
             kernel = safekern.jit(guarded_copy)
-            assert {r["status"] for r in kernel.check_report()} == expected
+            assert set(report_statuses(kernel)) == expected
             assert ("_sk_store" in kernel.rewritten.source) == (not on)
+
+
+# -- arithmetic that wraps, values that are not integers ----------------------------------------
+
+def param_offset(a, n):
+    i = cuda.grid(1)
+    if i + n < a.shape[0] and n >= 0:      # i + n wraps around for n near 2**63
+        a[i] = 1
+
+
+def test_a_guard_whose_arithmetic_wraps_proves_nothing():
+    same_both_ways(param_offset, 1, 8, lambda: [np.zeros(4, np.int32), np.int64(2 ** 63 - 1)])
+
+
+def loaded_offset(a, idx):
+    v = idx[0]
+    if v + 1 < a.shape[0] and v >= 0:      # int32 + 1 wraps on the simulator (not in numba)
+        a[v] = 1
+
+
+def test_a_guard_on_a_narrow_loaded_value_plus_one_proves_nothing():
+    same_both_ways(loaded_offset, 1, 1, lambda: [np.zeros(4, np.int32),
+                                                 np.array([2 ** 31 - 1], np.int32)])
+
+
+def window(out, a, lo, hi):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        acc = 0
+        for k in range(lo, hi):
+            acc += a[i + k]                # hoisted: tested as hi <= extent - i, never i + hi - 1
+        out[i] = acc
+
+
+def test_versioning_tests_do_not_wrap_around():
+    status = report(window)
+    assert status[(window.__code__.co_firstlineno + 5, "a", "load")] == "hoisted"
+    # i + hi - 1 wraps for i >= 2: the old test passed and the copy without checks ran
+    top = 2 ** 63 - 1
+    same_both_ways(window, 1, 4, lambda: [np.zeros(4, np.int64), np.arange(8, dtype=np.int64),
+                                          np.int64(top - 3), np.int64(top)])
+    same_both_ways(window, 1, 4, lambda: [np.zeros(4, np.int64), np.arange(8, dtype=np.int64),
+                                          0, 5])
+
+
+def float_limit(a, x):
+    i = cuda.grid(1)
+    if i < x and x - 1 < a.shape[0]:       # x = 10.5, 10 elements: i = 10 passes both tests
+        a[i] = 1
+
+
+def test_a_bound_that_is_not_an_integer():
+    same_both_ways(float_limit, 1, 12, lambda: [np.zeros(10, np.int32), 10.5])
+
+
+# -- a thread that failed goes on: proven stores must still test its flag --------------------------
+
+def fill_row(dst, n):                      # a checked device function (decorated per run)
+    for t in range(dst.shape[0]):          # proven: a plain store, which ignored the flag
+        dst[t] = n
+    return n
+
+
+def calls_after_a_failure(src, dst, idx):
+    i = cuda.grid(1)
+    v = fill_row(dst, src[idx[i]])         # src[idx[i]] fails: dst must stay untouched
+
+
+def test_device_function_entered_after_a_failure_does_not_store():
+    same_both_ways(calls_after_a_failure, 1, 1,
+                   lambda: [np.arange(4, dtype=np.int32), np.full(3, -1, np.int32),
+                            np.array([9], np.int64)], device_functions=[fill_row])
+
+
+def stores_after_a_failure_before_the_barrier(src, out, idx):
+    i = cuda.grid(1)
+    if i >= out.shape[0]:
+        return
+    tile = cuda.shared.array(8, np.int32)
+    tile[cuda.threadIdx.x] = 0             # may fail: what follows runs only without a failure
+    x = src[idx[i]]                        # fails for thread 1 ...
+    out[i] = x                             # ... which must not store (proven in bounds)
+    cuda.syncthreads()
+
+
+def test_kernel_with_barriers_skips_proven_stores_after_a_failure():
+    same_both_ways(stores_after_a_failure_before_the_barrier, 1, 2,
+                   lambda: [np.arange(4, dtype=np.int32), np.full(2, -1, np.int32),
+                            np.array([1, 9], np.int64)])

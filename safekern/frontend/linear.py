@@ -1,54 +1,57 @@
-"""Integer index expressions as linear forms, facts about them, and a small prover.
+"""Linear forms over integer-valued atoms, facts about them, and a small prover (arithmetic only).
 
-The elimination pass (`eliminate.py`) asks one question: does `0 <= e < extent` hold here? An
-index expression and an extent become *linear forms* -- integer sums of *atoms* (a variable,
-`a.shape[k]`, `cuda.threadIdx.x`, an opaque pure term) plus a constant. Comparisons the code
-has made on the way (`if i < a.shape[0]`, `for k in range(n)`, `if i >= n: return`) are facts
-`form >= 0`. The prover looks for at most two facts whose sum, subtracted from the goal, leaves a
-form that is non-negative by the atoms' own bounds (threadIdx >= 0, shape >= 0, ...).
+The elimination pass asks one question: does `0 <= index < extent` hold here? `index_forms.py`
+turns index expressions, extents and the comparisons the code made on the way into *linear
+forms* -- integer sums of *atoms* (a variable, `a.shape[k]`, `cuda.threadIdx.x`, an opaque term
+such as `i * j`) plus a constant -- and *facts* `form >= 0` (or `form > 0`). This module proves
+`goal >= 0` from them: it looks for at most two facts whose sum, subtracted from the goal, leaves
+a form that is non-negative by the atoms' bounds (threadIdx >= 0, shape >= 0, bounds that other
+facts imply).
 
-Reasoning is over mathematical integers. numba's index types are 64-bit and mixed signed /
-unsigned arithmetic widens to a signed type, so a proof of 0 <= e < extent holds for the value
-the kernel computes.
+Soundness rests on two things the callers guarantee (index_forms.py):
+- a form's value is the value the kernel computes: forms are built only from expressions that
+  cannot wrap around (see `index_forms.Linearizer.exact`);
+- an atom marked `integer` only takes integer values. Other atoms (a parameter or a loaded value
+  might be a float) give *strict* facts for strict comparisons (`x < y` is `y - x > 0`, not
+  `y - x - 1 >= 0`, which is false for x = 10, y = 10.5), and get no bounds from rounding.
 """
 from __future__ import annotations
 
-import ast
 import itertools
 from dataclasses import dataclass, field
 
-# cuda.<attr>.<axis> with a known lower bound (and the warp size, a constant).
-_CUDA_DIMS = {"threadIdx": 0, "blockIdx": 0, "blockDim": 1, "gridDim": 1}
-# What the hardware guarantees (every CUDA GPU): blockDim <= (1024, 1024, 64), so threadIdx
-# is below that; a `cuda.shared.array(1024, ...)` indexed by threadIdx.x needs no check.
-_CUDA_MAX = {("threadIdx", "x"): 1023, ("threadIdx", "y"): 1023, ("threadIdx", "z"): 63,
-             ("blockDim", "x"): 1024, ("blockDim", "y"): 1024, ("blockDim", "z"): 64}
 _MAX_FACTS_PER_PROOF = 2
 
 
 @dataclass(frozen=True)
 class Form:
-    """sum(coeff * atom) + const; atoms are hashable keys."""
+    """sum(coeff * atom) + const; atoms are hashable keys (("name", "i"), ("shape", "a", 0))."""
 
-    terms: tuple = ()            # sorted ((atom, coeff), ...), no zero coefficients
+    terms: tuple = ()            # ((atom, coeff), ...) in one order per set of atoms, no zeros
     const: int = 0
 
     @staticmethod
     def of(terms: dict, const: int = 0) -> "Form":
+        # (Ordered by hash: cheap, and atoms are tuples of mixed types. Equal hashes of different
+        # atoms could only make two equal forms compare unequal: a lost proof, never a wrong one.)
         return Form(tuple(sorted(((a, c) for a, c in terms.items() if c),
-                                 key=lambda t: repr(t[0]))), const)
+                                 key=lambda t: hash(t[0]))), const)
 
     def as_dict(self) -> dict:
         return dict(self.terms)
 
     def __add__(self, other: "Form") -> "Form":
-        d = self.as_dict()
+        if not other.terms:
+            return Form(self.terms, self.const + other.const)
+        d = dict(self.terms)
         for a, c in other.terms:
             d[a] = d.get(a, 0) + c
         return Form.of(d, self.const + other.const)
 
     def scale(self, k: int) -> "Form":
-        return Form.of({a: c * k for a, c in self.terms}, self.const * k)
+        if k == 0:
+            return Form()
+        return Form(tuple((a, c * k) for a, c in self.terms), self.const * k)
 
     def __sub__(self, other: "Form") -> "Form":
         return self + other.scale(-1)
@@ -64,43 +67,59 @@ class Form:
         return self.as_dict().get(atom, 0)
 
     def without(self, atom) -> "Form":
-        d = self.as_dict()
-        d.pop(atom, None)
-        return Form.of(d, self.const)
+        return Form(tuple(t for t in self.terms if t[0] != atom), self.const)
 
 
 @dataclass(frozen=True)
 class Fact:
-    form: Form                   # form >= 0
+    form: Form
     deps: frozenset              # variables it mentions: invalid once one is assigned
-    origin: str = ""             # "line 12" -- for check_report reasons
+    origin: str = ""             # "the guard at line 12" -- for check_report reasons
+    strict: bool = False         # form > 0 (between values that might not be integers)
+
+
+@dataclass
+class _AtomInfo:
+    deps: frozenset
+    lower: int | None
+    upper: int | None
+    integer: bool
+    node: object                 # an expression that computes the atom (copied where used)
 
 
 @dataclass
 class Atoms:
-    """What is known about each atom: bounds, and the variables it depends on."""
+    """The atoms of one function: per atom its bounds, variables and kind."""
 
-    lower: dict = field(default_factory=dict)
-    upper: dict = field(default_factory=dict)
-    deps: dict = field(default_factory=dict)
+    info: dict = field(default_factory=dict)
 
-    def add(self, atom, deps=(), lower=None, upper=None):
-        self.deps.setdefault(atom, frozenset(deps))
+    def add(self, atom, deps=(), lower=None, upper=None, integer=False, node=None):
+        entry = self.info.get(atom)
+        if entry is None:
+            self.info[atom] = _AtomInfo(frozenset(deps), lower, upper, integer, node)
+            return atom
         if lower is not None:
-            self.lower[atom] = max(lower, self.lower.get(atom, lower))
+            entry.lower = lower if entry.lower is None else max(lower, entry.lower)
         if upper is not None:
-            self.upper[atom] = min(upper, self.upper.get(atom, upper))
+            entry.upper = upper if entry.upper is None else min(upper, entry.upper)
         return atom
+
+    def __getitem__(self, atom) -> _AtomInfo:
+        return self.info[atom]
 
     def deps_of(self, form: Form) -> frozenset:
         out = set()
         for a in form.atoms:
-            out |= self.deps.get(a, frozenset())
+            out |= self.info[a].deps
         return frozenset(out)
+
+    def integer(self, form: Form) -> bool:
+        return all(self.info[a].integer for a in form.atoms)
 
     def bound(self, atom, local, upper: bool):
         """The atom's own bound, tightened by local (fact-derived) bounds."""
-        own = (self.upper if upper else self.lower).get(atom)
+        entry = self.info[atom]
+        own = entry.upper if upper else entry.lower
         extra = (local or {}).get(atom, (None, None))[1 if upper else 0]
         if own is None:
             return extra
@@ -122,242 +141,101 @@ class Atoms:
         low = self.minimum(form.scale(-1), local)
         return None if low is None else -low
 
-
-class Linearizer:
-    """Index expressions -> Forms, given what the function's names are.
-
-    `defs`: names assigned once in the function, to an expression of names that are themselves
-    never reassigned -- substituted by their definition. `constants`: module-level or closure
-    integers (TILE). `shapes`: names of shared/local arrays of constant shape. `is_cuda`: does an
-    expression denote the numba.cuda module.
-    """
-
-    def __init__(self, *, defs, constants, shapes, is_cuda):
-        self.defs = defs
-        self.constants = constants
-        self.shapes = shapes
-        self.is_cuda = is_cuda
-        self.atoms = Atoms()
-        self._active: set = set()
-
-    # -- atoms --------------------------------------------------------------------------
-    def _name_atom(self, name):
-        return self.atoms.add(("name", name), deps=(name,))
-
-    def shape_extent(self, array: str, axis: int):
-        """The extent of axis `axis` of the array named `array`, as a Form."""
-        shape = self.shapes.get(array)
-        if shape is not None:
-            return Form((), shape[axis]) if axis < len(shape) else None
-        atom = self.atoms.add(("shape", array, axis), deps=(array,), lower=0)
-        return Form(((atom, 1),))
-
-    def cuda_attr(self, node):
-        """`cuda.threadIdx.x` and friends -> an atom with its bound, else None."""
-        if isinstance(node, ast.Attribute) and node.attr in ("x", "y", "z") and \
-                isinstance(node.value, ast.Attribute) and node.value.attr in _CUDA_DIMS and \
-                self.is_cuda(node.value.value):
-            atom = ("cuda", node.value.attr, node.attr)
-            return self.atoms.add(atom, lower=_CUDA_DIMS[node.value.attr],
-                                  upper=_CUDA_MAX.get((node.value.attr, node.attr)))
-        if isinstance(node, ast.Attribute) and node.attr in ("warpsize", "laneid") and \
-                self.is_cuda(node.value):
-            if node.attr == "warpsize":
-                return 32
-            return self.atoms.add(("cuda", "laneid"), lower=0, upper=31)
-        return None
-
-    def cuda_call(self, node):
-        """`cuda.grid(1)` / `cuda.gridsize(1)` -> an atom, else None."""
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                node.func.attr in ("grid", "gridsize") and self.is_cuda(node.func.value) and \
-                len(node.args) == 1 and isinstance(node.args[0], ast.Constant) and \
-                node.args[0].value == 1 and not node.keywords:
-            return self.atoms.add(("cuda", node.func.attr, 1),
-                                  lower=0 if node.func.attr == "grid" else 1)
-        return None
-
-    # -- expressions ----------------------------------------------------------------------
-    def form(self, node) -> Form | None:
-        """The linear form of an integer expression, or None."""
-        if isinstance(node, ast.Constant):
-            if type(node.value) is int:
-                return Form((), node.value)
-            return None
-        if isinstance(node, ast.Name):
-            if node.id in self.defs and node.id not in self._active:
-                self._active.add(node.id)
-                try:
-                    return self.form(self.defs[node.id])
-                finally:
-                    self._active.discard(node.id)
-            if node.id in self.constants:
-                return Form((), self.constants[node.id])
-            return Form(((self._name_atom(node.id), 1),))
-        attr = self.cuda_attr(node)
-        if attr is not None:
-            return Form((), attr) if isinstance(attr, int) else Form(((attr, 1),))
-        call = self.cuda_call(node)
-        if call is not None:
-            return Form(((call, 1),))
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and \
-                node.value.attr == "shape" and isinstance(node.value.value, ast.Name) and \
-                isinstance(node.slice, ast.Constant) and type(node.slice.value) is int and \
-                node.slice.value >= 0:
-            return self.shape_extent(node.value.value.id, node.slice.value)
-        if isinstance(node, ast.UnaryOp):
-            inner = self.form(node.operand)
-            if inner is None:
-                return None
-            if isinstance(node.op, ast.USub):
-                return inner.scale(-1)
-            if isinstance(node.op, ast.UAdd):
-                return inner
-            return None
-        if isinstance(node, ast.BinOp):
-            return self._binop(node)
-        return None
-
-    def _binop(self, node: ast.BinOp) -> Form | None:
-        left, right = self.form(node.left), self.form(node.right)
-        if left is None or right is None:
-            return None
-        if isinstance(node.op, ast.Add):
-            return left + right
-        if isinstance(node.op, ast.Sub):
-            return left - right
-        if isinstance(node.op, ast.Mult):
-            if not left.terms:
-                return right.scale(left.const)
-            if not right.terms:
-                return left.scale(right.const)
-            return self._opaque(node, left, right, nonneg=self._nonneg(left) and
-                                self._nonneg(right))
-        if isinstance(node.op, (ast.FloorDiv, ast.Mod)):
-            if not right.terms and right.const > 0:
-                if not left.terms:
-                    value = left.const // right.const if isinstance(node.op, ast.FloorDiv) \
-                        else left.const % right.const
-                    return Form((), value)
-                if isinstance(node.op, ast.Mod):    # Python's %: in [0, divisor)
-                    return self._opaque(node, left, right, nonneg=True,
-                                        upper=right.const - 1)
-                return self._opaque(node, left, right, nonneg=self._nonneg(left))
-        return None
-
-    def _nonneg(self, form: Form, local=None) -> bool:
-        low = self.atoms.minimum(form, local)
+    def nonneg(self, form: Form, local=None) -> bool:
+        low = self.minimum(form, local)
         return low is not None and low >= 0
 
-    def local_bounds(self, facts: list[Fact]) -> dict:
-        """Bounds of atoms that the facts imply ({atom: (lower, upper)}), by a few rounds of
-        propagation: from `c*x + rest >= 0` and bounds of `rest`, a bound of x (so from
-        k == 16*t + tx and t >= 0, k >= 0)."""
-        bounds: dict = {}
-        for _ in range(3):
-            changed = False
-            for fact in facts:
-                for atom, c in fact.form.terms:
-                    rest = fact.form.without(atom)
-                    top = self.atoms.maximum(rest, bounds)
-                    if top is None:
-                        continue
-                    lo, hi = bounds.get(atom, (None, None))
-                    if c > 0:        # c*x >= -rest >= -top
-                        new = -(top // c)
-                        if lo is None or new > lo:
-                            bounds[atom] = (new, hi)
-                            changed = True
-                    else:            # -|c|*x >= -top  ->  x <= top // |c|
-                        new = top // -c
-                        if hi is None or new < hi:
-                            bounds[atom] = (lo, new)
-                            changed = True
-            if not changed:
-                break
-        return bounds
 
-    def _opaque(self, node, left: Form, right: Form, *, nonneg: bool, upper=None) -> Form:
-        deps = self.atoms.deps_of(left) | self.atoms.deps_of(right)
-        key = ("term", type(node.op).__name__, left, right)
-        atom = self.atoms.add(key, deps=deps, lower=0 if nonneg else None, upper=upper)
-        return Form(((atom, 1),))
+def local_bounds(atoms: Atoms, facts) -> dict:
+    """Bounds of integer atoms that the facts imply ({atom: (lower, upper)}), by a few rounds of
+    propagation: from `c*x + rest >= 0` and an upper bound of `rest`, a bound of x (so from
+    k == 16*t + tx and t >= 0, k >= 0). Rounding to the next integer is what makes them useful,
+    so atoms that might not be integers get none."""
+    bounds: dict = {}
+    for _ in range(3):
+        changed = False
+        for fact in facts:
+            for atom, c in fact.form.terms:
+                if not atoms[atom].integer:
+                    continue
+                top = atoms.maximum(fact.form.without(atom), bounds)
+                if top is None:
+                    continue
+                lo, hi = bounds.get(atom, (None, None))
+                if c > 0:        # c*x >= -rest >= -top
+                    new = -(top // c)
+                    if lo is None or new > lo:
+                        bounds[atom] = (new, hi)
+                        changed = True
+                else:            # -|c|*x >= -top  ->  x <= top // |c|
+                    new = top // -c
+                    if hi is None or new < hi:
+                        bounds[atom] = (lo, new)
+                        changed = True
+        if not changed:
+            break
+    return bounds
 
-    def deps(self, form: Form) -> frozenset:
-        return self.atoms.deps_of(form)
 
-    # -- facts from conditions ------------------------------------------------------------------
-    def facts(self, test, origin: str = "", negate: bool = False) -> list[Fact]:
-        """Facts that hold where `test` is true (or false, with negate)."""
-        if isinstance(test, ast.BoolOp):
-            conj = isinstance(test.op, ast.And) != negate
-            if not conj:
-                return []            # a disjunction proves nothing about either side
-            out = []
-            for value in test.values:
-                out += self.facts(value, origin, negate)
-            return out
-        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            return self.facts(test.operand, origin, not negate)
-        if not isinstance(test, ast.Compare):
-            return []
-        if negate and len(test.ops) > 1:
-            return []                # not (a < b < c): a disjunction
-        out = []
-        left = test.left
-        for op, right in zip(test.ops, test.comparators):
-            out += self._compare(left, op, right, origin, negate)
-            left = right
-        return out
+class Prover:
+    """Proofs of `goal >= 0` for integer-valued goals (an index and an extent are integers)."""
 
-    def _compare(self, left, op, right, origin, negate) -> list[Fact]:
-        a, b = self.form(left), self.form(right)
-        if a is None or b is None:
-            return []
-        if negate:
-            op = {ast.Lt: ast.GtE(), ast.LtE: ast.Gt(), ast.Gt: ast.LtE(), ast.GtE: ast.Lt(),
-                  ast.NotEq: ast.Eq()}.get(type(op))
-            if op is None:
-                return []
-        forms = []
-        if isinstance(op, ast.Lt):
-            forms = [(b - a).plus(-1)]
-        elif isinstance(op, ast.LtE):
-            forms = [b - a]
-        elif isinstance(op, ast.Gt):
-            forms = [(a - b).plus(-1)]
-        elif isinstance(op, ast.GtE):
-            forms = [a - b]
-        elif isinstance(op, ast.Eq):
-            forms = [a - b, b - a]
-        return [Fact(f, self.deps(f), origin) for f in forms]
+    def __init__(self, atoms: Atoms):
+        self.atoms = atoms
+        self._bounds_cache: dict = {}
 
-    def equal(self, name: str, value, origin: str = "") -> list[Fact]:
-        """Facts of `name = value` (both directions), when value is linear."""
-        v = self.form(value)
-        if v is None:
-            return []
-        n = Form(((self._name_atom(name), 1),))
-        return [Fact(n - v, self.deps(n - v), origin), Fact(v - n, self.deps(v - n), origin)]
+    def local_bounds(self, facts) -> dict:
+        key = tuple(id(f) for f in facts)
+        hit = self._bounds_cache.get(key)
+        if hit is None or hit[0] != facts:
+            hit = self._bounds_cache[key] = (list(facts), local_bounds(self.atoms, facts))
+        return hit[1]
 
-    # -- proofs -----------------------------------------------------------------------------------
     def prove(self, goal: Form, facts: list[Fact]):
-        """A list of facts whose sum shows goal >= 0 (possibly empty), or None."""
-        if self._nonneg(goal):
+        """A list of facts whose sum shows goal >= 0 (possibly empty), or None.
+
+        With a strict fact in the sum (sum > 0), goal + 1 - sum >= 0 is enough: the goal is an
+        integer greater than -1."""
+        if self.atoms.nonneg(goal):
             return []
-        useful = list({f.form: f for f in facts}.values())     # one fact per form
+        useful = list({(f.form, f.strict): f for f in facts}.values())     # one fact per form
         local = self.local_bounds(useful)
-        for size in range(0, _MAX_FACTS_PER_PROOF + 1):
-            for combo in itertools.combinations(useful, size):
-                rest = goal
-                for f in combo:
-                    rest = rest - f.form
-                if self._nonneg(rest, local):
-                    # the facts that gave local bounds of the atoms left count too
-                    extra = [f for f in useful if f not in combo and set(f.form.atoms) &
-                             set(rest.atoms)] if rest.terms else []
-                    return list(combo) + extra
+        if self.atoms.nonneg(goal, local):
+            return self._sources(goal, [], useful)
+        # Only sums that touch the goal's atoms can help: one fact sharing an atom with the
+        # goal, a second sharing one with the goal or the first.
+        goal_atoms = set(goal.atoms)
+        touching = [goal_atoms.intersection(f.form.atoms) != set() for f in useful]
+        for f, touches in zip(useful, touching):
+            if touches:
+                rest = self._rest(goal, (f,))
+                if self.atoms.nonneg(rest, local):
+                    return self._sources(rest, [f], useful)
+        for (i, f), (j, g) in itertools.combinations(enumerate(useful), 2):
+            if not touching[i]:
+                if not touching[j]:
+                    continue
+                f, g = g, f
+            if not goal_atoms.union(f.form.atoms).intersection(g.form.atoms):
+                continue
+            rest = self._rest(goal, (f, g))
+            if self.atoms.nonneg(rest, local):
+                return self._sources(rest, [f, g], useful)
         return None
+
+    @staticmethod
+    def _rest(goal: Form, combo) -> Form:
+        rest = goal.plus(1) if any(f.strict for f in combo) else goal
+        for f in combo:
+            rest = rest - f.form
+        return rest
+
+    @staticmethod
+    def _sources(rest: Form, combo: list, useful: list) -> list:
+        """The facts of the sum, and those that gave the local bounds of the atoms left."""
+        left = set(rest.atoms)
+        extra = [f for f in useful if f not in combo and left.intersection(f.form.atoms)]
+        return combo + extra
 
     def in_bounds(self, index: Form, extent: Form, facts: list[Fact]):
         """Facts proving 0 <= index < extent, or None."""
@@ -367,7 +245,7 @@ class Linearizer:
         high = self.prove((extent - index).plus(-1), facts)
         if high is None:
             return None
-        return low + high
+        return low + [f for f in high if f not in low]
 
 
-__all__ = ["Form", "Fact", "Atoms", "Linearizer"]
+__all__ = ["Form", "Fact", "Atoms", "Prover", "local_bounds"]

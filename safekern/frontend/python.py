@@ -524,7 +524,7 @@ def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
         body = eliminate.eliminate_checks(
             fn, body, ctx=ctx, sites=ctx.sites, parsed=parsed, resolver=bound,
             is_cuda=(lambda e: is_cuda_module(e, parsed)) if is_cuda_module else
-            (lambda e: False))
+            (lambda e: False), device=device)
     has_barriers = barriers.contains_barrier(body, bound, parsed)
     body = barriers.add_failure_exits(body, kind="device" if device else "kernel",
                                       has_barriers=has_barriers, resolver=bound, parsed=parsed)

@@ -232,7 +232,9 @@ class _Summariser:
         facts = self.lin.facts(test, negate=negate)
         out = []
         for fact in facts:
-            form = _normalise(fact.form)
+            # (A strict fact, form > 0, is between values the elimination cannot assume are
+            # integers; the launch check compares integers: form - 1 >= 0.)
+            form = _normalise(fact.form.plus(-1) if fact.strict else fact.form)
             if form is not None and all(self._allowed(a) for a in form.atoms):
                 out.append(form)
         return tuple(out)
@@ -277,7 +279,8 @@ def _views(fn, s: _Summariser) -> None:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Subscript) and \
                 isinstance(node.value.value, ast.Name) and node.value.value.id in s.params:
             for target in node.targets:
-                for name in ast.walk(target):
+                names = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+                for name in names:
                     if isinstance(name, ast.Name):
                         views[name.id] = (node.value.value.id, node.lineno)
     if not views:
@@ -317,13 +320,15 @@ def summarise(fn: ast.FunctionDef, lin, *, reassigned: set, atomic_call, barrier
 def analyse_kernel(parsed, resolver) -> RaceSummary:
     """The race summary of a kernel as the user wrote it (`parsed.tree`), with the backend's
     resolver telling atomics, barriers and the cuda module apart."""
-    from .eliminate import _Analysis, _GridLinearizer   # the same facts the elimination uses
+    from .bindings import FunctionBindings    # the same facts the elimination uses
+    from .index_forms import Linearizer
+    from .unchecked import is_check_call
 
     fn = parsed.tree
     is_cuda = lambda e: resolver.is_cuda_module(e, parsed)     # noqa: E731
-    analysis = _Analysis(fn, fn.body, parsed, is_cuda)
-    lin = _GridLinearizer(defs=analysis.defs, constants=analysis.constants,
-                          shapes=analysis.shapes, is_cuda=is_cuda)
+    analysis = FunctionBindings(fn, fn.body, parsed, is_cuda, is_check_call)
+    lin = Linearizer(defs=analysis.defs, constants=analysis.constants, shapes=analysis.shapes,
+                     integers=analysis.integers, is_cuda=is_cuda)
     reassigned = {name for name, count in analysis.counts.items()
                   if count > 1 or name in {a.arg for a in fn.args.args}}
 

@@ -1,0 +1,243 @@
+"""What a function binds, for the elimination pass: names assigned anywhere, single definitions,
+integer names, constants and arrays of constant shape (analysis only).
+
+- `assigned(nodes)`: every name a statement binds, however (`=`, `+=`, tuple and starred
+  targets, loop targets, `with ... as`, walrus, comprehension and lambda arguments). A fact about
+  a name stops holding at any of them.
+- `FunctionBindings.defs`: names bound exactly once in the function, to a pure expression of
+  names that are never rebound (parameters and globals not assigned in the function, or other
+  such definitions): wherever the name is read, it has that value.
+- `.integers`: names every binding of which is an integer expression (of constants, thread and
+  block indices, shapes, range loop variables and other such names). They are Python ints on
+  the simulator and integers numba widens to 64 bits: arithmetic on them does not wrap while it
+  stays below 2**62 (index_forms.py checks that).
+- `.constants`: module-level and closure ints the function does not rebind (`TILE`).
+- `.shapes`: single definitions `cuda.shared.array(shape, ...)` / `cuda.local.array(...)` with a
+  constant shape.
+"""
+from __future__ import annotations
+
+import ast
+
+
+def bound_names(node) -> list[str]:
+    """Names bound by `node` and everything inside it (assignments, loop targets, ...)."""
+    out = []
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            out.append(n.id)
+        elif isinstance(n, ast.arg):
+            out.append(n.arg)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            out.extend(n.names)
+        elif isinstance(n, ast.alias):
+            out.append((n.asname or n.name).split(".")[0])
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            out.append(n.name)
+    return out
+
+
+def assigned(nodes) -> set[str]:
+    out = set()
+    for node in nodes if isinstance(nodes, list) else [nodes]:
+        out.update(bound_names(node))
+    return out
+
+
+def walrus_targets(node) -> set[str]:
+    """Names an expression rebinds while it is evaluated (`(i := i + 1)`)."""
+    return {n.target.id for n in ast.walk(node) if isinstance(n, ast.NamedExpr)}
+
+
+def is_range(node) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+        node.func.id == "range" and 1 <= len(node.args) <= 3 and not node.keywords
+
+
+def is_grid_call(node, is_cuda, scalar: bool) -> bool:
+    """`cuda.grid(n)` / `cuda.gridsize(n)` with a constant n; scalar: n == 1."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
+            node.func.attr in ("grid", "gridsize") and is_cuda(node.func.value) and
+            len(node.args) == 1 and isinstance(node.args[0], ast.Constant) and
+            not node.keywords):
+        return False
+    return (node.args[0].value == 1) == scalar
+
+
+def _unpacked(value, pos, count):
+    """`n, m = a.shape` / `x, y = cuda.grid(2)`: element `pos` as an expression."""
+    if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == count and \
+            not any(isinstance(e, ast.Starred) for e in value.elts):
+        return value.elts[pos]
+    if isinstance(value, ast.Attribute) and value.attr == "shape" or isinstance(value, ast.Call):
+        return ast.Subscript(value, ast.Constant(pos), ast.Load())
+    return None
+
+
+def bindings(node, check_call):
+    """(name, value or None) for each binding `node` makes (value: the expression bound)."""
+    if isinstance(node, ast.Assign):
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                yield target.id, node.value
+            elif isinstance(target, (ast.Tuple, ast.List)):
+                # After a starred element the positions count from the end: only the ones
+                # before it are known.
+                starred = next((p for p, e in enumerate(target.elts)
+                                if isinstance(e, ast.Starred)), len(target.elts))
+                for pos, elt in enumerate(target.elts):
+                    if isinstance(elt, ast.Name) and pos < starred:
+                        yield elt.id, _unpacked(node.value, pos, len(target.elts))
+                    else:
+                        for name in bound_names(elt):
+                            yield name, None
+            else:
+                for name in bound_names(target):
+                    yield name, None
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)):
+        for name in bound_names(node.target):
+            yield name, None
+    elif isinstance(node, ast.With):
+        for item in node.items:
+            if item.optional_vars is not None:
+                for name in bound_names(item.optional_vars):
+                    yield name, None
+    elif isinstance(node, (ast.FunctionDef, ast.Lambda)):
+        for name in bound_names(node.args):
+            yield name, None
+    elif isinstance(node, ast.comprehension):
+        for name in bound_names(node.target):
+            yield name, None
+    elif isinstance(node, (ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom, ast.Delete)):
+        for name in bound_names(node):
+            yield name, None
+    elif isinstance(node, ast.ExceptHandler) and node.name:
+        yield node.name, None
+
+
+def pure(node, check_call) -> bool:
+    """No walrus, no checked access (loads of memory), no yield: evaluating it twice is safe."""
+    for n in ast.walk(node):
+        if isinstance(n, (ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom, ast.Lambda)):
+            return False
+        if isinstance(n, ast.Call) and check_call(n):
+            return False
+    return True
+
+
+class FunctionBindings:
+    """Function-wide facts about names (see module doc)."""
+
+    def __init__(self, fn: ast.FunctionDef, body: list, parsed, is_cuda, check_call):
+        self.is_cuda = is_cuda
+        params = {a.arg for a in fn.args.args + fn.args.posonlyargs}
+        counts: dict[str, int] = {}
+        single: dict[str, ast.expr] = {}
+        nodes = [node for stmt in body for node in ast.walk(stmt)]
+        for node in nodes:
+            for name, value in bindings(node, check_call):
+                counts[name] = counts.get(name, 0) + 1
+                single[name] = value
+        self.counts = counts
+        scope = dict(parsed.globals)
+        scope.update(parsed.closure)
+        self.constants = {k: v for k, v in scope.items()
+                          if type(v) is int and k not in counts and k not in params}
+        self.range_ok = "range" not in counts and "range" not in scope
+        never = lambda n: n not in counts      # noqa: E731  (params and globals)
+        self.defs: dict[str, ast.expr] = {}
+        changed = True
+        candidates = {n: v for n, v in single.items()
+                      if counts[n] == 1 and n not in params and v is not None}
+        while changed:
+            changed = False
+            for name, value in candidates.items():
+                if name in self.defs:
+                    continue
+                used = {x.id for x in ast.walk(value) if isinstance(x, ast.Name)}
+                if all(never(u) or u in self.defs for u in used) and pure(value, check_call):
+                    self.defs[name] = value
+                    changed = True
+        self.shapes = {}
+        for name, value in self.defs.items():
+            shape = self._constant_shape(value)
+            if shape is not None:
+                self.shapes[name] = shape
+        self.integers = self._integer_names(nodes, check_call)
+
+    def _constant_shape(self, value):
+        """(extents...) of `cuda.shared.array(shape, dtype)` / `cuda.local.array(...)`."""
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and
+                value.func.attr == "array" and isinstance(value.func.value, ast.Attribute) and
+                value.func.value.attr in ("shared", "local") and
+                self.is_cuda(value.func.value.value)):
+            return None
+        shape = value.args[0] if value.args else None
+        for kw in value.keywords:
+            if kw.arg == "shape":
+                shape = kw.value
+        parts = shape.elts if isinstance(shape, ast.Tuple) else [shape]
+        out = []
+        for p in parts:
+            v = self._constant(p)
+            if v is None or v < 0:
+                return None
+            out.append(v)
+        return tuple(out)
+
+    def _constant(self, node):
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.Name) and node.id in self.constants:
+            return self.constants[node.id]
+        return None
+
+    def _integer_names(self, nodes, check_call) -> set[str]:
+        """Names every binding of which is an integer expression (greatest fixed point)."""
+        values: dict[str, list] = {}
+        for node in nodes:
+            if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+                ok = self.range_ok and is_range(node.iter)
+                values.setdefault(node.target.id, []).append(ok or None)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                values.setdefault(node.target.id, []).append(
+                    node.value if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)) else None)
+            else:
+                for name, value in bindings(node, check_call):
+                    values.setdefault(name, []).append(value)
+        ints = set(values)
+        changed = True
+        while changed:
+            changed = False
+            for name in list(ints):
+                if not all(v is True or (v is not None and v is not False and
+                                         self._is_int_expr(v, ints))
+                           for v in values[name]):
+                    ints.discard(name)
+                    changed = True
+        return ints
+
+    def _is_int_expr(self, node, ints) -> bool:
+        if isinstance(node, ast.Constant):
+            return type(node.value) is int
+        if isinstance(node, ast.Name):
+            return node.id in ints or node.id in self.constants
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult,
+                                                                ast.FloorDiv, ast.Mod)):
+            return self._is_int_expr(node.left, ints) and self._is_int_expr(node.right, ints)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return self._is_int_expr(node.operand, ints)
+        if isinstance(node, ast.Attribute):       # cuda.threadIdx.x
+            return isinstance(node.value, ast.Attribute) and node.attr in ("x", "y", "z") and \
+                node.value.attr in ("threadIdx", "blockIdx", "blockDim", "gridDim") and \
+                self.is_cuda(node.value.value)
+        if isinstance(node, ast.Subscript):       # a.shape[0], cuda.grid(2)[k]
+            return (isinstance(node.value, ast.Attribute) and node.value.attr == "shape") or \
+                is_grid_call(node.value, self.is_cuda, scalar=False)
+        if isinstance(node, ast.Call):
+            return is_grid_call(node, self.is_cuda, scalar=True)
+        return False
+
+
+__all__ = ["FunctionBindings", "assigned", "bound_names", "walrus_targets", "is_range",
+           "is_grid_call", "pure", "bindings"]

@@ -1,0 +1,417 @@
+"""Index expressions as linear forms, and the facts that comparisons, assignments and loop ranges
+give (analysis only; the arithmetic and the prover are in linear.py).
+
+A form must stand for the value the kernel *computes*, on the GPU (numba widens integers to 64
+bits; int64 and uint64 arithmetic wraps) and on the simulator (NumPy scalars keep their width:
+int8 + 1 wraps at 127). So a form is used only for an *exact* expression (`Linearizer.exact`):
+- a leaf -- a variable, a constant, `a.shape[k]`, `cuda.threadIdx.x`, `cuda.grid(1)` -- whatever
+  its type: there is no arithmetic to wrap;
+- arithmetic all of whose leaves have known bounds (constants, thread and block indices, shapes,
+  and *integer names* -- Python ints on the simulator -- bounded by the facts in scope), every
+  intermediate value staying below 2**62 in magnitude;
+- for an index only: one leaf of unknown bounds `x` reached through `+`, `-` only, the rest as
+  above. A proof then bounds the mathematical value to [0, extent); the computed value is the
+  same (numba) or, if a narrow NumPy scalar wrapped, lies within [-extent, extent) too, where
+  the checked access would have read the same element.
+
+Facts come from exact comparisons only. Between values that might not be integers (a parameter, a
+loaded value) a strict comparison gives a strict fact; a non-strict one between two such values
+gives none (numba compares uint64 with int64 in float64, exact only below 2**53).
+
+Assumed, not checked (docs/checks.md): an array axis has fewer than 2**53 elements.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+
+from . import names
+from .bindings import is_grid_call, walrus_targets
+from .linear import Atoms, Fact, Form, Prover
+
+WIDE = 2 ** 62               # |intermediate| below this: int64 arithmetic cannot wrap
+COMPARE_EXACT = 2 ** 53      # numba's float64 comparison of uint64 with int64 is exact below this
+SHAPE_MAX = 2 ** 53 - 1      # assumed: no axis has more elements
+GRID_MAX = 2 ** 41           # gridDim.x * blockDim.x <= (2**31 - 1) * 1024
+# cuda.<attr>.<axis>: what every CUDA GPU guarantees (blocks of at most (1024, 1024, 64)
+# threads, grids of at most (2**31 - 1, 65535, 65535) blocks).
+_CUDA_BOUNDS = {
+    ("threadIdx", "x"): (0, 1023), ("threadIdx", "y"): (0, 1023), ("threadIdx", "z"): (0, 63),
+    ("blockDim", "x"): (1, 1024), ("blockDim", "y"): (1, 1024), ("blockDim", "z"): (1, 64),
+    ("blockIdx", "x"): (0, 2 ** 31 - 2), ("blockIdx", "y"): (0, 65534),
+    ("blockIdx", "z"): (0, 65534),
+    ("gridDim", "x"): (1, 2 ** 31 - 1), ("gridDim", "y"): (1, 65535), ("gridDim", "z"): (1, 65535),
+}
+_NEGATE = {ast.Lt: ast.GtE, ast.LtE: ast.Gt, ast.Gt: ast.LtE, ast.GtE: ast.Lt, ast.NotEq: ast.Eq}
+_FLIP = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.Eq: ast.Eq}
+
+
+def _scale(interval, k):
+    lo, hi = interval[0] * k, interval[1] * k
+    return (lo, hi) if k >= 0 else (hi, lo)
+
+
+class Linearizer:
+    """Index expressions -> Forms, given what the function's names are (bindings.py):
+    `defs` are substituted (when exact), `constants` folded, `shapes` of shared and local arrays
+    are constants, `integers` are names whose values are integers, `is_cuda` recognises the
+    numba.cuda module."""
+
+    def __init__(self, *, defs, constants, shapes, integers, is_cuda):
+        self.defs = defs
+        self.constants = constants
+        self.shapes = shapes
+        self.integers = integers
+        self.is_cuda = is_cuda
+        self.atoms = Atoms()
+        self.prover = Prover(self.atoms)
+        self._active: set = set()
+        self._exact_defs: dict = {}
+
+    # -- atoms --------------------------------------------------------------------------------
+    def name_atom(self, name) -> int:
+        return self.atoms.add(("name", name), deps=(name,), integer=name in self.integers,
+                              node=ast.Name(name, ast.Load()))
+
+    def shape_extent(self, array: str, axis: int):
+        """The extent of axis `axis` of the array named `array`, as a Form."""
+        shape = self.shapes.get(array)
+        if shape is not None:
+            return Form((), shape[axis]) if axis < len(shape) else None
+        node = ast.Call(ast.Name(names.EXTENT, ast.Load()),
+                        [ast.Name(array, ast.Load()), ast.Constant(axis)], [])
+        atom = self.atoms.add(("shape", array, axis), deps=(array,), lower=0, upper=SHAPE_MAX,
+                              integer=True, node=node)
+        return Form(((atom, 1),))
+
+    def _warpsize(self, node) -> bool:
+        return isinstance(node, ast.Attribute) and node.attr == "warpsize" and \
+            self.is_cuda(node.value)
+
+    def _cuda_atom(self, node):
+        """`cuda.threadIdx.x` and friends, `cuda.grid(1)`, `cuda.grid(2)[k]`: an atom or None."""
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) and \
+                (node.value.attr, node.attr) in _CUDA_BOUNDS and self.is_cuda(node.value.value):
+            lo, hi = _CUDA_BOUNDS[(node.value.attr, node.attr)]
+            return self.atoms.add(("cuda", node.value.attr, node.attr), lower=lo, upper=hi,
+                                  integer=True, node=node)
+        if isinstance(node, ast.Attribute) and node.attr == "laneid" and \
+                self.is_cuda(node.value):
+            return self.atoms.add(("cuda", "laneid"), lower=0, upper=31, integer=True,
+                                  node=node)
+        if is_grid_call(node, self.is_cuda, scalar=True):
+            kind = node.func.attr
+            return self.atoms.add(("cuda", kind, 1), lower=0 if kind == "grid" else 1,
+                                  upper=GRID_MAX, integer=True, node=node)
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and \
+                type(node.slice.value) is int and \
+                is_grid_call(node.value, self.is_cuda, scalar=False):
+            kind = node.value.func.attr
+            return self.atoms.add(("cuda", kind, node.value.args[0].value, node.slice.value),
+                                  lower=0 if kind == "grid" else 1, upper=GRID_MAX,
+                                  integer=True, node=node)
+        return None
+
+    def is_cuda_value(self, node) -> bool:
+        """A thread/block index, dimension or grid position: no call the pass must keep."""
+        return self._warpsize(node) or self._cuda_atom(node) is not None
+
+    def _shape_subscript(self, node):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and \
+                node.value.attr == "shape" and isinstance(node.value.value, ast.Name) and \
+                isinstance(node.slice, ast.Constant) and type(node.slice.value) is int and \
+                node.slice.value >= 0:
+            return self.shape_extent(node.value.value.id, node.slice.value)
+        return None
+
+    def _def(self, name):
+        """The definition of `name` to substitute, if it is exact, else None."""
+        if name not in self.defs or name in self._active:
+            return None
+        if name not in self._exact_defs:
+            self._active.add(name)
+            try:
+                self._exact_defs[name] = self.exact(self.defs[name], [])
+            finally:
+                self._active.discard(name)
+        return self.defs[name] if self._exact_defs[name] else None
+
+    # -- forms --------------------------------------------------------------------------------
+    def form(self, node) -> Form | None:
+        """The linear form of an integer expression, or None."""
+        if isinstance(node, ast.Constant):
+            return Form((), node.value) if type(node.value) is int else None
+        if isinstance(node, ast.Name):
+            value = self._def(node.id)
+            if value is not None:
+                self._active.add(node.id)
+                try:
+                    return self.form(value)
+                finally:
+                    self._active.discard(node.id)
+            if node.id in self.constants:
+                return Form((), self.constants[node.id])
+            return Form(((self.name_atom(node.id), 1),))
+        if self._warpsize(node):
+            return Form((), 32)
+        atom = self._cuda_atom(node)
+        if atom is not None:
+            return Form(((atom, 1),))
+        shape = self._shape_subscript(node)
+        if shape is not None:
+            return shape
+        if isinstance(node, ast.UnaryOp):
+            inner = self.form(node.operand)
+            if inner is None:
+                return None
+            if isinstance(node.op, ast.USub):
+                return inner.scale(-1)
+            if isinstance(node.op, ast.UAdd):
+                return inner
+            return None
+        if isinstance(node, ast.BinOp):
+            return self._binop(node)
+        return None
+
+    def _binop(self, node: ast.BinOp) -> Form | None:
+        left, right = self.form(node.left), self.form(node.right)
+        if left is None or right is None:
+            return None
+        if isinstance(node.op, ast.Add):
+            return left + right
+        if isinstance(node.op, ast.Sub):
+            return left - right
+        if isinstance(node.op, ast.Mult):
+            if not left.terms:
+                return right.scale(left.const)
+            if not right.terms:
+                return left.scale(right.const)
+            return self._opaque(node, left, right, nonneg=self.atoms.nonneg(left) and
+                                self.atoms.nonneg(right))
+        if isinstance(node.op, (ast.FloorDiv, ast.Mod)):
+            if not right.terms and right.const > 0:
+                if not left.terms:
+                    value = left.const // right.const if isinstance(node.op, ast.FloorDiv) \
+                        else left.const % right.const
+                    return Form((), value)
+                if isinstance(node.op, ast.Mod):    # Python's (and numba's) %: in [0, divisor)
+                    return self._opaque(node, left, right, nonneg=True,
+                                        upper=right.const - 1)
+                return self._opaque(node, left, right, nonneg=self.atoms.nonneg(left))
+        return None
+
+    def _opaque(self, node, left: Form, right: Form, *, nonneg: bool, upper=None) -> Form:
+        deps = self.atoms.deps_of(left) | self.atoms.deps_of(right)
+        key = ("term", type(node.op).__name__, left, right)
+        atom = self.atoms.add(key, deps=deps, lower=0 if nonneg else None, upper=upper,
+                              integer=self.atoms.integer(left) and self.atoms.integer(right),
+                              node=node)
+        return Form(((atom, 1),))
+
+    def deps(self, form: Form) -> frozenset:
+        return self.atoms.deps_of(form)
+
+    # -- exactness ----------------------------------------------------------------------------
+    def _leaf(self, node) -> bool:
+        """No arithmetic of its own (a definition substituted for a name is checked apart)."""
+        return isinstance(node, (ast.Constant, ast.Name)) or self._warpsize(node) or \
+            self._cuda_atom(node) is not None or self._shape_subscript(node) is not None
+
+    def interval(self, node, local):
+        """(lo, hi) of the value if every leaf is bounded and every intermediate stays below
+        WIDE in magnitude, else None. `local`: bounds the facts in scope give."""
+        if isinstance(node, ast.Constant):
+            return (node.value, node.value) if type(node.value) is int else None
+        if isinstance(node, ast.Name):
+            value = self._def(node.id)
+            if value is not None:
+                return self.interval(value, local)
+            if node.id in self.constants:
+                return self.constants[node.id], self.constants[node.id]
+            if node.id not in self.integers:
+                return None         # a parameter or a loaded value: any width, any value
+            atom = self.name_atom(node.id)
+            lo, hi = self.atoms.bound(atom, local, False), self.atoms.bound(atom, local, True)
+            return None if lo is None or hi is None else (lo, hi)
+        if self._leaf(node):
+            form = self.form(node)
+            if form is None:
+                return None
+            lo, hi = self.atoms.minimum(form, local), self.atoms.maximum(form, local)
+            return None if lo is None or hi is None else (lo, hi)
+        out = None
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            inner = self.interval(node.operand, local)
+            if inner is not None:
+                out = _scale(inner, -1 if isinstance(node.op, ast.USub) else 1)
+        elif isinstance(node, ast.BinOp):
+            out = self._binop_interval(node, local)
+        if out is None or max(abs(out[0]), abs(out[1])) >= WIDE:
+            return None
+        return out
+
+    def _binop_interval(self, node, local):
+        left = self.interval(node.left, local)
+        right = self.interval(node.right, local)
+        if left is None or right is None:
+            return None
+        if isinstance(node.op, ast.Add):
+            return left[0] + right[0], left[1] + right[1]
+        if isinstance(node.op, ast.Sub):
+            return left[0] - right[1], left[1] - right[0]
+        if isinstance(node.op, ast.Mult):
+            products = [a * b for a in left for b in right]
+            return min(products), max(products)
+        if isinstance(node.op, (ast.FloorDiv, ast.Mod)) and right[0] == right[1] > 0:
+            if isinstance(node.op, ast.Mod):
+                return 0, right[0] - 1
+            return left[0] // right[0], left[1] // right[0]
+        return None
+
+    def local_bounds(self, facts) -> dict:
+        return self.prover.local_bounds(facts) if facts else {}
+
+    def exact(self, node, facts, *, index: bool = False) -> bool:
+        """Is the value the kernel computes for `node` its form's value? (see module doc)"""
+        if self._leaf(node):
+            return True
+        local = self.local_bounds(facts)
+        if self.interval(node, local) is not None:
+            return True
+        return index and self._one_unknown(node, local)
+
+    def _one_unknown(self, node, local) -> bool:
+        """One leaf of unknown bounds, under + and - only; the other parts exact and below
+        2**60 (so that x + rest, with the result in [0, 2**53), cannot reach 2**63)."""
+        unknown = []
+
+        def visit(n, linear_path: bool) -> bool:
+            if self._leaf(n) and self.interval(n, local) is None:
+                unknown.append(n)
+                return linear_path and len(unknown) == 1
+            if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub)):
+                return visit(n.left, linear_path) and visit(n.right, linear_path)
+            if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+                return visit(n.operand, linear_path)
+            part = self.interval(n, local)
+            return part is not None and max(abs(part[0]), abs(part[1])) < 2 ** 60
+        return visit(node, True) and len(unknown) == 1
+
+    # -- facts ----------------------------------------------------------------------------------
+    def facts(self, test, origin: str = "", negate: bool = False, scope=()) -> list[Fact]:
+        """Facts that hold where `test` is true (or false, with negate); `scope`: the facts
+        that hold where `test` is evaluated (they bound the variables it computes with)."""
+        out = self._facts(test, origin, negate, list(scope))
+        rebound = walrus_targets(test)
+        if rebound:        # `i < n and (i := i + 5) ...`: i < n is about the old i
+            out = [f for f in out if not (f.deps & rebound)]
+        return out
+
+    def _facts(self, test, origin, negate, scope) -> list[Fact]:
+        if isinstance(test, ast.BoolOp):
+            if isinstance(test.op, ast.And) == negate:
+                return []            # a disjunction proves nothing about either side
+            out = []
+            for value in test.values:
+                out += self._facts(value, origin, negate, scope + out)
+            return out
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self._facts(test.operand, origin, not negate, scope)
+        if not isinstance(test, ast.Compare):
+            return []
+        if negate and len(test.ops) > 1:
+            return []                # not (a < b < c): a disjunction
+        out = []
+        left = test.left
+        for op, right in zip(test.ops, test.comparators):
+            out += self._compare(left, op, right, origin, negate, scope + out)
+            left = right
+        return out
+
+    def _compare(self, left, op, right, origin, negate, scope) -> list[Fact]:
+        a, b = self.form(left), self.form(right)
+        if a is None or b is None or not self.exact(left, scope) or \
+                not self.exact(right, scope):
+            return []
+        if negate:
+            op = _NEGATE.get(type(op))
+            if op is None:
+                return []
+            op = op()
+        if not isinstance(op, tuple(_FLIP)):
+            return []
+        if isinstance(op, (ast.Gt, ast.GtE)):            # a > b  ==  b < a
+            a, b, left, right = b, a, right, left
+            op = _FLIP[type(op)]()
+        integer = self.atoms.integer(a) and self.atoms.integer(b)
+        if not isinstance(op, ast.Lt) and not self._exact_non_strict(a, b, left, right, scope):
+            return []
+        if isinstance(op, ast.Lt):
+            forms = [((b - a).plus(-1), False)] if integer else [(b - a, True)]
+        elif isinstance(op, ast.LtE):
+            forms = [(b - a, False)]
+        else:                                            # ==
+            forms = [(a - b, False), (b - a, False)]
+        return [Fact(f, self.deps(f), origin, strict) for f, strict in forms]
+
+    def _exact_non_strict(self, a, b, left, right, scope) -> bool:
+        """`<=` and `==` between a possibly-uint64 value and another: exact when the other side
+        is an integer below 2**53 (numba may compare the two in float64)."""
+        a_int, b_int = self.atoms.integer(a), self.atoms.integer(b)
+        if a_int and b_int:
+            return True
+        if not a_int and not b_int:
+            return False
+        other = right if not a_int else left
+        bounds = self.interval(other, self.local_bounds(scope))
+        return bounds is not None and max(abs(bounds[0]), abs(bounds[1])) < COMPARE_EXACT
+
+    def equal(self, name: str, value, origin: str = "", scope=()) -> list[Fact]:
+        """Facts of `name = value` (both directions), when value is linear and exact."""
+        v = self.form(value)
+        if v is None or not self.exact(value, list(scope)):
+            return []
+        n = Form(((self.name_atom(name), 1),))
+        return [Fact(n - v, self.deps(n - v), origin), Fact(v - n, self.deps(v - n), origin)]
+
+    # -- proofs -----------------------------------------------------------------------------------
+    def prove(self, goal: Form, facts):
+        return self.prover.prove(goal, facts)
+
+    def in_bounds(self, index: Form, extent: Form, facts):
+        return self.prover.in_bounds(index, extent, facts)
+
+    # -- forms back to expressions (versioning's tests) ----------------------------------------
+    def to_expr(self, form: Form):
+        """An expression computing `form` (atoms by the expressions they came from)."""
+        out = None
+        for atom, c in form.terms:
+            term = copy.deepcopy(self.atoms[atom].node)
+            if term is None:
+                return None
+            if c != 1 and c != -1:
+                term = ast.BinOp(ast.Constant(abs(c)), ast.Mult(), term)
+            if out is None:
+                out = term if c > 0 else ast.UnaryOp(ast.USub(), term)
+            else:
+                out = ast.BinOp(out, ast.Add() if c > 0 else ast.Sub(), term)
+        if out is None:
+            return ast.Constant(form.const)
+        if form.const:
+            out = ast.BinOp(out, ast.Add() if form.const > 0 else ast.Sub(),
+                            ast.Constant(abs(form.const)))
+        return out
+
+    def magnitude(self, form: Form, local):
+        """An upper bound of |every partial sum| of `form` as to_expr computes it, or None."""
+        total = abs(form.const)
+        for atom, c in form.terms:
+            lo = self.atoms.bound(atom, local, False)
+            hi = self.atoms.bound(atom, local, True)
+            if lo is None or hi is None:
+                return None
+            total += abs(c) * max(abs(lo), abs(hi))
+        return total
+
+
+__all__ = ["Linearizer", "WIDE", "SHAPE_MAX", "COMPARE_EXACT"]
