@@ -101,7 +101,9 @@ class FailureTable:
             yield recorded
         finally:
             with self._lock:
-                self._recorders.remove(recorded)
+                # By identity: recordings nest (a rewrite creating a device function's), and
+                # two lists of the same sites are equal.
+                self._recorders[:] = [r for r in self._recorders if r is not recorded]
 
     def lookup(self, code: int) -> FailureSite | None:
         site = self._sites.get(code)

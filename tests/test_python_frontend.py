@@ -66,7 +66,7 @@ def test_failure_table_entries(tmp_path):
         "gather", path, 9, 0)
     line = src_site.source_line
     assert line[src_site.col:src_site.end_col] == "idx[i]"
-    report = module.gather.check_report()
+    report = [r for r in module.gather.check_report() if r["kind"] != "race"]
     assert {r["array"] for r in report} == {"idx", "src", "out"}
     assert all(r["line"] == 9 for r in report)
     status = {r["array"]: (r["status"], r["reason"]) for r in report}
@@ -126,7 +126,6 @@ def test_barrier_kernel_rewrite(tmp_path):
     ("    f = lambda j: a[j]\n", "nested function, lambda or comprehension", 7),
     ("    del a[0]\n", "deleting a subscript", 7),
     ("    for a[0] in range(3):\n        pass\n", "for-loop target", 7),
-    ("    g = cuda.cg.this_grid()\n    g.sync()\n", "grid-wide synchronisation", 7),
     ("    _sk_x = 1\n", "reserved", 7),
 ])
 def test_unsupported_constructs_fail_at_decoration(tmp_path, body, problem, line):
@@ -141,11 +140,13 @@ def test_unsupported_constructs_fail_at_decoration(tmp_path, body, problem, line
     assert err.source_line.strip() and "^" in str(err)
 
 
-def test_kernel_without_source_is_a_clear_error():
+def test_kernel_without_source_runs_unchecked_with_a_warning():
+    # (What it then does: tests/test_numba_compat.py.)
     namespace = {}
     exec("def k(a):\n    a[0] = 1\n", namespace)
-    with pytest.raises(safekern.CompilationError, match="needs the source"):
-        safekern.jit(namespace["k"])
+    with pytest.warns(safekern.UncheckedWarning, match="source cannot be found"):
+        kernel = safekern.jit(namespace["k"])
+    assert kernel.check_report()[0]["status"] == "unchecked"
 
 
 def test_off_switch_returns_numbas_dispatcher(tmp_path, monkeypatch):

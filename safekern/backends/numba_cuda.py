@@ -13,6 +13,8 @@ need numba's own launch (debug=True, NRT, ...) fall through to the dispatcher as
 from __future__ import annotations
 
 import ast
+import copy
+import dataclasses
 import threading
 import warnings
 
@@ -23,13 +25,13 @@ from .. import config, runtime
 from .._toolkit import explain_missing_toolkit
 from ..failures import BUFFER_LEN
 from ..frontend import python as pyfront
-from ..frontend.python import INDEXED_ATOMICS
 from . import numba_rewrites, numba_sync
+from .numba_surface import DispatcherSurface, validate_forall, validate_launch_config
+from .numba_unchecked import UncheckedFunction, unchecked
 
 from numba.cuda.core import config as _numba_config  # noqa: E402
 
 SIMULATOR = bool(_numba_config.ENABLE_CUDASIM)
-BARRIERS = ("syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or")
 _MISSING = object()
 
 
@@ -41,91 +43,25 @@ def _helpers_namespace() -> dict:
     return numba_helpers.namespace()
 
 
-# -- name resolution: which calls are atomics, barriers, checked device functions -----------------
+# -- name resolution (numba_resolver.py) ----------------------------------------------------------
 
-
-class NumbaResolver:
-    def __init__(self):
-        self._known = {}
-        atomic = getattr(cuda, "atomic", None)
-        if atomic is not None:
-            for op in INDEXED_ATOMICS + ("compare_and_swap",):
-                if hasattr(atomic, op):
-                    self._known[id(getattr(atomic, op))] = ("atomic", op)
-        for name in BARRIERS:
-            if hasattr(cuda, name):
-                self._known[id(getattr(cuda, name))] = ("barrier", name)
-
-    @staticmethod
-    def resolve(expr, parsed):
-        if isinstance(expr, ast.Name):
-            for scope in (parsed.closure, parsed.globals, __builtins__ if isinstance(
-                    __builtins__, dict) else vars(__builtins__)):
-                if expr.id in scope:
-                    return scope[expr.id]
-            return _MISSING
-        if isinstance(expr, ast.Attribute):
-            base = NumbaResolver.resolve(expr.value, parsed)
-            if base is _MISSING:
-                return _MISSING
-            return getattr(base, expr.attr, _MISSING)
-        return _MISSING
-
-    def is_cuda_module(self, expr, parsed) -> bool:
-        """Does `expr` name the numba.cuda module (for cuda.threadIdx.x, cuda.grid, ...)?"""
-        return self.resolve(expr, parsed) is cuda
-
-    def classify_call(self, func, parsed):
-        if isinstance(func, ast.Attribute):
-            # cuda.atomic.add / cuda.syncthreads / cuda.cg.this_grid, by the module they hang on
-            inner = func.value
-            if isinstance(inner, ast.Attribute) and inner.attr == "atomic" and \
-                    self.is_cuda_module(inner.value, parsed) and func.attr in \
-                    INDEXED_ATOMICS + ("compare_and_swap",):
-                return ("atomic", func.attr)
-            if func.attr in BARRIERS and self.is_cuda_module(inner, parsed):
-                return ("barrier", func.attr)
-            if func.attr == "this_grid":
-                return ("unsupported", "grid-wide synchronisation (cuda.cg.this_grid()) cannot "
-                        "be made failure-safe: a failing block cannot leave while the grid "
-                        "waits for it; launch without safekern or restructure into launches")
-        obj = self.resolve(func, parsed)
-        if obj is _MISSING:
-            return None
-        if isinstance(obj, CheckedDeviceFunction):
-            return ("device", obj)
-        known = self._known.get(id(obj))
-        if known is not None:
-            return known
-        if _is_numba_device_function(obj):
-            return ("plain_device", ast.unparse(func))
-        return None
-
-
-def _is_numba_device_function(obj) -> bool:
-    if SIMULATOR:
-        return type(obj).__name__ == "FakeCUDAKernel" and getattr(obj, "_device", False)
-    targetoptions = getattr(obj, "targetoptions", None)
-    return isinstance(targetoptions, dict) and targetoptions.get("device", False)
-
-
-_RESOLVER = None
-
-
-def _resolver() -> NumbaResolver:
-    global _RESOLVER
-    if _RESOLVER is None:
-        _RESOLVER = NumbaResolver()
-    return _RESOLVER
+from .numba_resolver import resolver as _resolver  # noqa: E402
 
 
 # -- building the numba function from the rewritten tree ---------------------------------------------
 
 
-def _compile_rewritten(rewritten, device_impls: dict):
+def _compile_rewritten(rewritten, device_impls: dict, namespace=None):
+    """The rewritten function, defined in `namespace` (a new one by default: the function's
+    globals, closure, the check helpers and the callees' numba functions)."""
     parsed = rewritten.parsed
-    namespace = dict(parsed.globals)
+    if namespace is None:
+        namespace = {}
+    namespace.update(parsed.globals)
     namespace.update(parsed.closure)
+    for name, value in namespace.items():
+        if isinstance(value, UncheckedFunction):      # numba calls numba's own dispatcher
+            namespace[name] = value._numba
     namespace.update(_helpers_namespace())
     namespace.update(device_impls)
     code = compile(rewritten.tree, parsed.filename, "exec")
@@ -218,22 +154,46 @@ def _same_scope(a, b) -> bool:
     return True
 
 
-class _CheckedFunction:
-    """What kernels and device functions share: source, rewrite, lazily built numba function."""
+def _bind_parameters(parsed, params):
+    """A copy of `parsed` without the parameters `params` names, which its closure binds."""
+    names = {name for name, _ in params}
+    tree = copy.deepcopy(parsed.tree)
+    args = tree.args
+    defaults = [None] * (len(args.args) - len(args.defaults)) + list(args.defaults)
+    kept = [(a, d) for a, d in zip(args.args, defaults) if a.arg not in names]
+    args.args = [a for a, _ in kept]
+    args.defaults = [d for _, d in kept if d is not None]
+    closure = dict(parsed.closure)
+    closure.update(params)
+    return dataclasses.replace(parsed, tree=tree, closure=closure)
+
+
+class _CheckedFunction(DispatcherSurface):
+    """What kernels and device functions share: source, rewrite, lazily built numba function.
+
+    `parsed` is given for functions made from another one's parse (a kernel called as a device
+    function, a specialisation); `specialized`: compiled for its one signature only.
+    """
 
     device = False
+    _building = False
 
-    def __init__(self, pyfunc, sigs, options):
+    def __init__(self, pyfunc, sigs, options, parsed=None, specialized=False):
         self.py_func = pyfunc
+        # inspect.getsource(kernel), inspect.signature(kernel) and functools' helpers follow it.
+        self.__wrapped__ = pyfunc
         self.__name__ = getattr(pyfunc, "__name__", "kernel")
         self.__qualname__ = getattr(pyfunc, "__qualname__", self.__name__)
         self.__doc__ = getattr(pyfunc, "__doc__", None)
         self.__module__ = getattr(pyfunc, "__module__", None)
         self._sigs = sigs
         self._options = options
+        self._specialized = specialized
         self._lock = threading.RLock()
         self._numba = None
-        self.parsed = pyfront.parse_function(pyfunc)
+        self._waiting = []       # (namespace, name) of callers built while this one was
+        self.parsed = parsed if parsed is not None else pyfront.parse_function(pyfunc)
+        self._nparams = len(self.parsed.tree.args.args)
         # Rewrite now: an unsupported construct is an error at decoration time. (The kernel
         # cache may hold this rewrite from an earlier process: only successful ones are kept.)
         self._scope = _scope_snapshot(self.parsed)
@@ -264,22 +224,60 @@ class _CheckedFunction:
         with self._lock:
             if self._numba is not None:
                 return self._numba
-            rewritten = self._final_rewrite()
-            if numba_rewrites.is_stored(rewritten):
-                # A rewrite from the kernel cache has no line numbers: compile a fresh one.
-                rewritten = numba_rewrites.fresh(self, rewritten, self._rewrite)
-                self.rewritten = self._final = rewritten
-            impls = {name: dev._build() for name, dev in rewritten.device_calls.items()}
-            fn = _compile_rewritten(rewritten, impls)
-            options = _supported_options(self._options)
-            if self.device:
-                options["device"] = True
-            if self._sigs is not None and not SIMULATOR:
-                sigs = [_with_hidden(s, self.device) for s in self._sigs]
-                self._numba = cuda.jit(sigs if len(sigs) > 1 else sigs[0], **options)(fn)
+            if self._building:
+                return None          # recursion (a callee calls back): bound once built
+            self._building = True
+            try:
+                return self._build_now()
+            finally:
+                self._building = False
+
+    def _build_now(self):
+        rewritten = self._final_rewrite()
+        if numba_rewrites.is_stored(rewritten):
+            # A rewrite from the kernel cache has no line numbers: compile a fresh one.
+            rewritten = numba_rewrites.fresh(self, rewritten, self._rewrite)
+            self.rewritten = self._final = rewritten
+        impls, late = {}, []
+        for name, dev in rewritten.device_calls.items():
+            impl = dev._build()
+            if impl is None:
+                late.append((name, dev))
             else:
-                self._numba = cuda.jit(**options)(fn)
-            return self._numba
+                impls[name] = impl
+        namespace = {}
+        fn = _compile_rewritten(rewritten, impls, namespace)
+        for name, dev in late:
+            dev._waiting.append((namespace, name))
+        options = _supported_options(self._options)
+        if self.device:
+            options["device"] = True
+        if self._sigs is not None and not SIMULATOR:
+            sigs = [_with_hidden(s, self.device) for s in self._sigs]
+            one = len(sigs) == 1 and (self._specialized or self.device)
+            self._numba = cuda.jit(sigs[0] if one else sigs, **options)(fn)
+        else:
+            self._numba = cuda.jit(**options)(fn)
+        # Its own calls (recursion) and callers built while it was being built call it now.
+        namespace[self.parsed.name] = self._numba
+        for waiting, name in self._waiting:
+            waiting[name] = self._numba
+        self._waiting.clear()
+        return self._numba
+
+    def bound(self, params: tuple) -> "CheckedDeviceFunction":
+        """This function with parameters bound to functions ((name, function), ...): the
+        parameters are gone, the names mean the functions (see numba_resolver)."""
+        key = tuple((name, id(value)) for name, value in params)
+        with self._lock:
+            cache = self.__dict__.setdefault("_bound", {})
+            hit = cache.get(key)
+            if hit is None:
+                parsed = _bind_parameters(self.parsed, params)
+                hit = (CheckedDeviceFunction(self.py_func, None, self._options, parsed=parsed),
+                       params)          # the functions are held: their ids stay theirs
+                cache[key] = hit
+            return hit[0]
 
     def check_report(self) -> list[dict]:
         """Every access in this function: what it indexes, where, and whether it is checked."""
@@ -326,16 +324,28 @@ class CheckedDeviceFunction(_CheckedFunction):
     device = True
 
     def __call__(self, *args):
-        raise TypeError(f"{self.__name__!r} is a device function: call it from a "
-                        "@safekern.jit kernel")
+        # What numba's device function does when called on the host: the simulator runs the
+        # function there (unchecked, as numba's does); a GPU dispatcher refuses with its message.
+        return self._host_dispatcher()(*args)
+
+    def __getitem__(self, launch_config):
+        return self._host_dispatcher()[launch_config]
+
+    def _host_dispatcher(self):
+        if not SIMULATOR:
+            return self._build()
+        host = self.__dict__.get("_host")
+        if host is None:
+            host = self.__dict__["_host"] = cuda.jit(device=True)(self.py_func)
+        return host
 
 
 class CheckedKernel(_CheckedFunction):
     _binary = None       # numba_binary.BinaryLauncher: cached cubins, launched directly
     _races = None        # race_check.RaceChecker, for kernels that write an array parameter
 
-    def __init__(self, pyfunc, sigs, options):
-        super().__init__(pyfunc, sigs, options)
+    def __init__(self, pyfunc, sigs, options, parsed=None, specialized=False):
+        super().__init__(pyfunc, sigs, options, parsed, specialized)
         if config.get().races != "off":
             from ..race_check import RaceChecker
             from ..frontend.races import analyse_kernel
@@ -343,7 +353,9 @@ class CheckedKernel(_CheckedFunction):
             checker = RaceChecker(analyse_kernel(self.parsed, _resolver()),
                                   kernel=self.__name__, filename=self.parsed.filename)
             self._races = checker if checker.needed else None
-        if not SIMULATOR:
+        # A kernel with *args takes the buffer first (python.hidden_first): numba launches it.
+        self._hidden_first = pyfront.hidden_first(self.parsed.tree.args, device=False)
+        if not SIMULATOR and not self._hidden_first:
             from .numba_binary import BinaryLauncher
 
             self._binary = BinaryLauncher(self)
@@ -354,10 +366,26 @@ class CheckedKernel(_CheckedFunction):
                 self._build()
 
     def __getitem__(self, launch_config):
+        validate_launch_config(launch_config)
         return _Launch(self, launch_config)
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+        validate_forall(ntasks)
         return _ForAll(self, ntasks, tpb, stream, sharedmem)
+
+    def _with_buffer(self, args: tuple, buffer) -> tuple:
+        return (buffer,) + args if self._hidden_first else args + (buffer,)
+
+    def device_function(self) -> "CheckedDeviceFunction":
+        """This kernel as a device function (a kernel calling it compiles it as one, as numba
+        does); its accesses are checked and reported under its name."""
+        with self._lock:
+            dev = self.__dict__.get("_device_function")
+            if dev is None:
+                options = {k: v for k, v in self._options.items() if k != "link"}
+                dev = CheckedDeviceFunction(self.py_func, None, options, parsed=self.parsed)
+                self.__dict__["_device_function"] = dev
+            return dev
 
     def __call__(self, *args, **kwargs):
         # numba's own message for a kernel launched without a configuration.
@@ -372,6 +400,7 @@ class _Launch:
         self.config = config
 
     def __call__(self, *args):
+        args = self.kernel._arguments(args)
         races = self.kernel._races
         if races is not None:      # before anything runs: a proven race writes nothing
             races.check(args, self.config[0], self.config[1])
@@ -380,7 +409,8 @@ class _Launch:
             return
         numba_kernel = self.kernel._numba or self.kernel._build()
         source = current_source()
-        _launch_through_numba(source, args, numba_kernel[self.config], args + (source.argument,))
+        _launch_through_numba(source, args, numba_kernel[self.config],
+                              self.kernel._with_buffer(args, source.argument))
 
 
 def _launch_through_numba(source, args, launch, launch_args) -> None:
@@ -405,13 +435,14 @@ class _ForAll:
         self.kernel, self.args = kernel, (ntasks, tpb, stream, sharedmem)
 
     def __call__(self, *args):
+        args = self.kernel._arguments(args)
         binary = self.kernel._binary
         if binary is not None and binary.forall(*self.args, args):
             return
         numba_kernel = self.kernel._numba or self.kernel._build()
         source = current_source()
         _launch_through_numba(source, args, numba_kernel.forall(*self.args),
-                              args + (source.argument,))
+                              self.kernel._with_buffer(args, source.argument))
 
 
 # -- failure buffers, one per CUDA context ------------------------------------------------------
@@ -503,15 +534,21 @@ def jit(func_or_sig=None, device=False, **options):
     cls = CheckedDeviceFunction if device else CheckedKernel
     numba_sync.install()
 
-    def decorate(fn, sigs=None):
-        return cls(fn, sigs, options)
+    def decorate(fn, sigs=None, specialized=False):
+        try:
+            return cls(fn, sigs, options, specialized=specialized)
+        except pyfront.SourceNotFound as err:
+            # Nothing to rewrite (built by exec, typed at a prompt): numba's own, unchecked.
+            return unchecked(fn, sigs, options, device, err.reason, specialized)
 
     if func_or_sig is None:
         return decorate
     if callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)):
         return decorate(func_or_sig)
+    # One signature (not in a list) specialises the kernel, as numba's does.
+    specialized = not isinstance(func_or_sig, list)
     sigs = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
-    return lambda fn: decorate(fn, sigs)
+    return lambda fn: decorate(fn, sigs, specialized)
 
 
 __all__ = ["jit", "CheckedKernel", "CheckedDeviceFunction", "current_source"]

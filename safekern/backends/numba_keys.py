@@ -270,6 +270,8 @@ def globals_fields(rewritten, depth: int = 0) -> dict:
         value = _lookup(name, parsed)
         if value is _MISSING:
             out[name] = ("builtin",) if hasattr(builtins, name) else ("missing",)
+        elif name == parsed.name and getattr(value, "parsed", None) is parsed:
+            out[name] = ("self",)          # a recursive call: the function itself
         else:
             out[name] = describe_value(value, depth + 1)
     # Module attributes that are data (`consts.N`): numba freezes their values too.

@@ -109,7 +109,8 @@ def front_end_digest() -> str:
         here = os.path.dirname(os.path.abspath(__file__))
         package = os.path.dirname(here)
         paths = sorted(glob.glob(os.path.join(package, "frontend", "*.py")))
-        paths += [os.path.join(package, "failures.py"), os.path.join(here, "numba_cuda.py")]
+        paths += [os.path.join(package, "failures.py"), os.path.join(here, "numba_cuda.py"),
+                  os.path.join(here, "numba_resolver.py")]
         h = hashlib.sha256(f"safekern {__version__} rewrite format {FORMAT}\n".encode())
         for path in paths:
             h.update(os.path.basename(path).encode() + b"\0")
@@ -143,6 +144,8 @@ def key_fields(fn) -> dict:
         "filename": parsed.filename,
         "indent": parsed.indent,
         "scope": _scope(parsed),
+        # A specialisation's parameters bound to functions (numba_resolver): not in its text.
+        "params": [a.arg for a in parsed.tree.args.args],
         "front_end": front_end_digest(),
         "settings": tuple((k, repr(v)) for k, v in sorted(
             dataclasses.asdict(config.get()).items())

@@ -34,6 +34,18 @@ def _flag_set() -> ast.expr:
     return ast.Subscript(ast.Name(names.FLAG, ast.Load()), ast.Constant(0), ast.Load())
 
 
+def _binds_grid_group(stmt) -> bool:
+    return (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Attribute)
+            and stmt.value.func.attr == "this_grid" and not stmt.value.args)
+
+
+def _store(target: ast.expr) -> ast.expr:
+    """The same subscript or name as an assignment target."""
+    target.ctx = ast.Store()
+    return target
+
+
 def _if(test, body) -> ast.If:
     return ast.If(test=test, body=body, orelse=[])
 
@@ -83,11 +95,20 @@ def contains_barrier(body, resolver, parsed) -> bool:
     return any(_barrier_kind(c, resolver, parsed) for stmt in body for c in _calls(stmt))
 
 
+def contains_grid_sync(body, resolver, parsed) -> bool:
+    """Does the function synchronise the whole grid (`cuda.cg.this_grid().sync()`)?"""
+    return any(_barrier_kind(c, resolver, parsed) == "grid" for stmt in body
+               for c in _calls(stmt))
+
+
 def _barrier_kind(call: ast.Call, resolver, parsed):
-    """'block' for a block barrier or a call of a checked device function with barriers."""
+    """'block' for a block barrier or a call of a checked device function with barriers;
+    'grid' for a grid sync."""
     role = resolver.classify_call(call.func, parsed)
     if role is None:
         return None
+    if role[0] == "grid_sync":
+        return "grid"
     if role[0] == "barrier":
         return "block"
     if role[0] == "device" and getattr(role[1], "has_barriers", False):
@@ -95,8 +116,15 @@ def _barrier_kind(call: ast.Call, resolver, parsed):
     return None
 
 
-def kernel_prelude(like) -> list:
-    """Return at once when a failure is pending; count the skipped launch once."""
+def kernel_prelude(like, grid: bool = False) -> list:
+    """Return at once when a failure is pending; count the skipped launch once.
+
+    A kernel with grid syncs (`grid`) cannot return there: a failure of this very launch may
+    be recorded while other threads have not started, and a thread that left would keep the
+    grid waiting at its first sync. Its threads set their flag instead and leave together
+    after the first grid sync (see _ExitPlanner._grid_sync)."""
+    if grid:
+        return _grid_prelude(like)
     fb0 = ast.Subscript(ast.Name(names.FB, ast.Load()), ast.Constant(0), ast.Load())
     pending = ast.Compare(fb0, [ast.NotEq()], [ast.Constant(0)])
     skip = ast.Expr(ast.Call(ast.Name(names.SKIP, ast.Load()),
@@ -111,6 +139,43 @@ def kernel_prelude(like) -> list:
         ast.Name(names.BUFFER, ast.Load()), [ast.Name(names.FB_ADDRESS, ast.Load())], []))
     stmts = [buffer, _if(pending, [skip, ast.Return(None)]), flag, init]
     return [ast.copy_location(s, like) for s in stmts]
+
+
+def _grid_prelude(like) -> list:
+    fb = lambda: ast.Name(names.FB, ast.Load())                      # noqa: E731
+    buffer = ast.Assign([ast.Name(names.FB, ast.Store())], ast.Call(
+        ast.Name(names.BUFFER, ast.Load()), [ast.Name(names.FB_ADDRESS, ast.Load())], []))
+    flag = ast.Assign([ast.Name(names.FLAG, ast.Store())], ast.Call(
+        ast.Attribute(ast.Attribute(ast.Name(names.CUDA, ast.Load()), "local", ast.Load()),
+                      "array", ast.Load()),
+        [ast.Constant(1), ast.Name(names.INT32, ast.Load())], []))
+    init = ast.Assign([ast.Subscript(ast.Name(names.FLAG, ast.Load()), ast.Constant(0),
+                                     ast.Store())], ast.Constant(0))
+    parity = ast.Assign([ast.Name(names.GRID_PARITY, ast.Store())], ast.Constant(0))
+    pending = ast.Compare(ast.Subscript(fb(), ast.Constant(0), ast.Load()), [ast.NotEq()],
+                          [ast.Constant(0)])
+    skip = ast.Expr(ast.Call(ast.Name(names.SKIP, ast.Load()), [fb()], []))
+    set_flag = ast.Assign([ast.Subscript(ast.Name(names.FLAG, ast.Load()), ast.Constant(0),
+                                         ast.Store())], ast.Constant(1))
+    stmts = [buffer, flag, init, parity, _if(pending, [skip, set_flag])]
+    out = []
+    for stmt in stmts:
+        for n in ast.walk(stmt):
+            ast.copy_location(n, like)
+        out.append(stmt)
+    return out
+
+
+def _grid_slot() -> ast.expr:
+    """fb[GRID_FAILED + parity]: where threads that failed before this grid sync say so."""
+    return ast.Subscript(ast.Name(names.FB, ast.Load()), ast.BinOp(
+        ast.Constant(GRID_FAILED), ast.Add(), ast.Name(names.GRID_PARITY, ast.Load())),
+        ast.Load())
+
+
+# Two buffer slots, used alternately by successive grid syncs: a thread that fails after a
+# sync writes the other slot, so the one read after that sync stays as every thread saw it.
+GRID_FAILED = 14
 
 
 class _ExitPlanner:
@@ -137,6 +202,32 @@ class _ExitPlanner:
             ast.copy_location(n, like)
         return stmt
 
+    def _is_grid_sync(self, stmt) -> bool:
+        if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+            return False
+        role = self.resolver.classify_call(stmt.value.func, self.parsed)
+        return role is not None and role[0] == "grid_sync"
+
+    def _grid_sync(self, stmt) -> list:
+        """`g.sync()` made failure-safe: every thread reaches it (a failing one skipped the
+        statements before it); a thread whose flag is set marks this sync's slot first; after
+        the sync every thread reads the slot, and the whole grid leaves if it is set."""
+        flagged = _if(_flag_set(), [ast.Assign([_store(_grid_slot())], ast.Constant(1))])
+        leave = _if(ast.Compare(_grid_slot(), [ast.NotEq()], [ast.Constant(0)]),
+                    [ast.Return(None)] if self.kind == "grid" else [ast.Assign(
+                        [_store(_flag_set())], ast.Constant(names.FLAG_BLOCK))])
+        flip = ast.Assign([ast.Name(names.GRID_PARITY, ast.Store())], ast.BinOp(
+            ast.Constant(1), ast.Sub(), ast.Name(names.GRID_PARITY, ast.Load())))
+        out = [flagged, stmt, leave, flip]
+        for new in (flagged, leave, flip):
+            for n in ast.walk(new):
+                ast.copy_location(n, stmt)
+        return out
+
+    def _holds_grid_sync(self, node) -> bool:
+        return any(_barrier_kind(c, self.resolver, self.parsed) == "grid"
+                   for c in _calls(node))
+
     def _is_plain_syncthreads(self, stmt) -> bool:
         if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
             return False
@@ -158,6 +249,17 @@ class _ExitPlanner:
                 guarded.clear()
 
         for stmt in stmts:
+            if self._is_grid_sync(stmt):
+                flush()
+                out += self._grid_sync(stmt)
+                failing = self.kind == "device"
+                continue
+            if _binds_grid_group(stmt):
+                # `g = cuda.cg.this_grid()` runs on every thread: a thread that skipped it
+                # would have no `g` to sync on.
+                flush()
+                out.append(stmt)
+                continue
             if self._is_plain_syncthreads(stmt):
                 flush()
                 out.append(self._or_barrier(stmt))
@@ -233,8 +335,11 @@ class _ExitPlanner:
                 body = self.block(stmt.body, in_free_loop=True, failing=False)
                 stmt.body = ([_bail("break", stmt)] if (header_fails or failing) else []) + body
             else:
+                # A loop around a grid sync is never left by one block alone: the grid would
+                # wait for it at the sync; after the sync the whole grid leaves together.
                 stmt.body = self.block(stmt.body, in_free_loop=False,
-                                       failing=failing or header_fails, in_barrier_loop=True)
+                                       failing=failing or header_fails,
+                                       in_barrier_loop=not self._holds_grid_sync(stmt))
             stmt.orelse = self._branch(stmt.orelse, in_free_loop, failing or header_fails,
                                        in_barrier_loop)
         elif isinstance(stmt, ast.With):
@@ -308,9 +413,15 @@ class _ExitPlanner:
 
 
 def add_failure_exits(body, *, kind: str, has_barriers: bool, resolver, parsed) -> list:
-    """The statement list with failure exits and barrier-safe barriers (see module doc)."""
-    planner = _ExitPlanner(kind, has_barriers, resolver, parsed)
-    return planner.block(body, in_free_loop=False, failing=False)
+    """The statement list with failure exits and barrier-safe barriers (see module doc).
+
+    A kernel with grid syncs is planned as kind "grid": its block barriers tell the block
+    (flag FLAG_BLOCK) without leaving, and the grid leaves together after a grid sync; its
+    threads may start with the flag set (kernel_prelude)."""
+    grid = kind == "kernel" and contains_grid_sync(body, resolver, parsed)
+    planner = _ExitPlanner("grid" if grid else kind, has_barriers or grid, resolver, parsed)
+    return planner.block(body, in_free_loop=False, failing=grid)
 
 
-__all__ = ["add_failure_exits", "kernel_prelude", "contains_barrier", "may_fail"]
+__all__ = ["add_failure_exits", "kernel_prelude", "contains_barrier", "contains_grid_sync",
+           "may_fail", "GRID_FAILED"]

@@ -19,6 +19,7 @@ INT32 = "_sk_int32"
 EXTENT = "_sk_extent"    # _sk_extent(x, axis): x.shape[axis] for an array, else -1
 SLICE = "_sk_slice"      # builtins.slice
 DEVICE = "_sk_dev"       # _sk_dev<n>: a checked device function called from this function
+GRID_PARITY = "_sk_gp"   # 0/1, flipped at each grid sync: which buffer slot the sync uses
 TEMP = "_sk_t"           # temporaries that keep evaluation order and evaluate once
 
 FAIL = "_sk_fail"        # _sk_fail(code, v0, v1, v2, fb, flag): an assert or raise failed

@@ -76,6 +76,15 @@ class RewrittenFunction:
         return ast.unparse(self.tree)
 
 
+class SourceNotFound(CompilationError):
+    """`inspect` cannot find the function's source (built by exec, or typed at a prompt): the
+    backend runs it unchecked, with an UncheckedWarning."""
+
+    def __init__(self, problem: str, *, reason: str = "", **kw):
+        super().__init__(problem, **kw)
+        self.reason = reason
+
+
 def parse_function(pyfunc) -> ParsedFunction:
     """The function's own source as an AST whose line numbers are those of its file."""
     name = getattr(pyfunc, "__name__", repr(pyfunc))
@@ -83,9 +92,10 @@ def parse_function(pyfunc) -> ParsedFunction:
         lines, first = inspect.getsourcelines(pyfunc)
         filename = inspect.getsourcefile(pyfunc) or inspect.getfile(pyfunc)
     except (OSError, TypeError) as err:
-        raise CompilationError(
+        raise SourceNotFound(
             f"safekern needs the source of kernel {name!r} to check it, and cannot find it "
-            f"({err}); define the kernel in a file, or set SAFEKERN_CHECKS=0") from None
+            f"({err}); define the kernel in a file, or set SAFEKERN_CHECKS=0",
+            reason=str(err)) from None
     text = "".join(lines)
     dedented = textwrap.dedent(text)
     indent = len(lines[0]) - len(lines[0].lstrip()) if dedented != text else 0
@@ -254,13 +264,17 @@ class BoundsCheckRewriter(ast.NodeTransformer):
             raise self.ctx.error(node, role[1])
         node = self.generic_visit(node)
         if role is not None and role[0] == "device":
+            # Device functions passed as arguments are bound into a specialisation of the
+            # callee (the backend's resolver), so their calls there are checked too.
+            bind = getattr(self.ctx.resolver, "bind_function_arguments", None)
+            dev = bind(node, role[1], self.ctx.parsed) if bind is not None else role[1]
             name = f"{names.DEVICE}{len(self.ctx.device_calls)}"
-            self.ctx.device_calls[name] = role[1]
+            self.ctx.device_calls[name] = dev
             node.func = ast.copy_location(ast.Name(name, ast.Load()), node.func)
-            if node.keywords:
-                node.keywords += [ast.keyword(names.FB, _fb()), ast.keyword(names.FLAG, _flag())]
-            else:
-                node.args += [_fb(), _flag()]
+            _pass_hidden(node, dev.parsed.tree.args)
+        elif role is not None and role[0] == "self":
+            # A recursive call keeps the function's own name: numba resolves recursion by it.
+            _pass_hidden(node, self.ctx.parsed.tree.args)
         elif role is not None and role[0] == "plain_device":
             self.ctx.plain_device_calls.append((node.lineno, role[1]))
         return node
@@ -440,6 +454,25 @@ class BoundsCheckRewriter(ast.NodeTransformer):
         return out
 
 
+def hidden_first(arguments: ast.arguments, device: bool) -> bool:
+    """Do the hidden parameters come before the user's? For *args (which takes every argument
+    after the named ones), and in device functions with defaults (a call omitting an argument
+    must not shift them into a user's parameter; the simulator's device functions take no
+    keywords)."""
+    return arguments.vararg is not None or (device and bool(arguments.defaults))
+
+
+def _pass_hidden(call: ast.Call, callee_args: ast.arguments) -> None:
+    """Add the failure buffer and flag to a call of a checked device function, where its
+    rewrite put the parameters (first, or last)."""
+    if hidden_first(callee_args, device=True):
+        call.args = [_fb(), _flag()] + call.args
+    elif call.keywords:
+        call.keywords += [ast.keyword(names.FB, _fb()), ast.keyword(names.FLAG, _flag())]
+    else:
+        call.args += [_fb(), _flag()]
+
+
 def _has_subscript_target(node) -> bool:
     return any(isinstance(n, ast.Subscript) for n in ast.walk(node)) and (
         isinstance(node, ast.Subscript) or isinstance(node, (ast.Tuple, ast.List, ast.Starred)))
@@ -526,23 +559,24 @@ def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
             is_cuda=(lambda e: is_cuda_module(e, parsed)) if is_cuda_module else
             (lambda e: False), device=device)
     has_barriers = barriers.contains_barrier(body, bound, parsed)
+    grid_sync = barriers.contains_grid_sync(body, bound, parsed)
     body = barriers.add_failure_exits(body, kind="device" if device else "kernel",
                                       has_barriers=has_barriers, resolver=bound, parsed=parsed)
     args = ast.arguments(posonlyargs=list(fn.args.posonlyargs), args=list(fn.args.args),
                          vararg=fn.args.vararg, kwonlyargs=list(fn.args.kwonlyargs),
                          kw_defaults=list(fn.args.kw_defaults), kwarg=fn.args.kwarg,
                          defaults=list(fn.args.defaults))
-    if fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
-        raise ctx.error(fn, "*args, **kwargs and keyword-only parameters are not supported in "
+    if fn.args.kwarg or fn.args.kwonlyargs:
+        raise ctx.error(fn, "**kwargs and keyword-only parameters are not supported in "
                             "checked kernels")
-    if device:
-        args.args.append(ast.arg(names.FB))
-        args.args.append(ast.arg(names.FLAG))
-        new_fn.body = body
+    hidden = [ast.arg(names.FB), ast.arg(names.FLAG)] if device else [ast.arg(names.FB_ADDRESS)]
+    first = hidden_first(fn.args, device)
+    if first:
+        args.args = hidden + args.args     # callers and launches put them there too
     else:
-        args.args.append(ast.arg(names.FB_ADDRESS))
-        new_fn.body = barriers.kernel_prelude(fn) + body
-    if fn.args.defaults:
+        args.args += hidden
+    new_fn.body = body if device else barriers.kernel_prelude(fn, grid=grid_sync) + body
+    if fn.args.defaults and not first:
         # Hidden parameters follow the user's; give them defaults so defaults stay legal.
         args.defaults = list(fn.args.defaults) + [ast.Constant(None)] * (2 if device else 1)
     new_fn.args = args
@@ -556,4 +590,5 @@ def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
 
 
 __all__ = ["parse_function", "rewrite_function", "ParsedFunction", "RewrittenFunction",
+           "SourceNotFound",
            "CheckSite", "BoundsCheckRewriter", "INDEXED_ATOMICS"]

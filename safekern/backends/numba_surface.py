@@ -1,0 +1,193 @@
+"""The parts of numba's dispatcher that users touch, in the user's own signatures.
+
+numba compiles the *rewritten* function, whose parameters end with safekern's hidden ones (a
+kernel's failure-buffer address; a device function's buffer and thread flag). Everything a user
+asks numba's dispatcher by signature (`inspect_asm(sig)`, `get_regs_per_thread(sig)`,
+`overloads[sig]`, ...) and everything it answers keyed by signature is translated here, so a
+checked kernel answers as numba's dispatcher of the user's function would. Launch
+configurations and argument counts are checked where numba checks them, with numba's words.
+"""
+from __future__ import annotations
+
+import inspect
+
+from numba.cuda.core import config as _numba_config
+
+SIMULATOR = bool(_numba_config.ENABLE_CUDASIM)
+
+# Methods of numba's CUDADispatcher taking `signature=None` (a tuple of argument types, or for
+# the get_* ones a numba Signature) and answering a dict keyed by argument types without one.
+_BY_SIGNATURE = ("inspect_llvm", "inspect_asm", "inspect_lto_ptx", "inspect_sass",
+                 "inspect_sass_cfg", "get_metadata", "get_regs_per_thread", "get_const_mem_size",
+                 "get_shared_mem_per_block", "get_max_threads_per_block",
+                 "get_local_mem_per_thread")
+
+
+def hidden_types(device: bool) -> tuple:
+    from numba.cuda import types
+
+    if device:
+        return (types.Array(types.int64, 1, "C"), types.Array(types.int32, 1, "C"))
+    return (types.int64,)
+
+
+class DispatcherSurface:
+    """Mixin of checked kernels and device functions (see the module doc)."""
+
+    device = False
+    _specialized = False
+
+    # -- signatures: the user's <-> the rewritten function's ------------------------------------
+    def _full(self, signature):
+        """The rewritten function's signature for a user's (tuple, list, Signature, string)."""
+        hidden = hidden_types(self.device)
+        if isinstance(signature, str):
+            from numba.cuda.core.sigutils import normalize_signature
+
+            args, ret = normalize_signature(signature)
+            return tuple(args) + hidden
+        if hasattr(signature, "args") and hasattr(signature, "replace"):
+            return signature.replace(args=tuple(signature.args) + hidden)
+        return tuple(signature) + hidden
+
+    def _user(self, full_args) -> tuple:
+        return tuple(full_args)[:-len(hidden_types(self.device))]
+
+    def _compiled(self):
+        """numba's dispatcher, with an overload for every argument type tuple this function was
+        launched with (a launch from the kernel cache compiles nothing in numba)."""
+        dispatcher = self._build()
+        binary = getattr(self, "_binary", None)
+        if binary is not None:
+            for table in list(binary._tables.values()):
+                for argtypes in list(table.by_types):
+                    self._ensure(dispatcher, argtypes)
+        return dispatcher
+
+    def _ensure(self, dispatcher, full_args):
+        full_args = tuple(getattr(full_args, "args", full_args))
+        if full_args in dispatcher.overloads:
+            return
+        if self.device:
+            dispatcher.compile_device(full_args)
+        else:
+            dispatcher.compile(full_args)
+
+    def _by_signature(self, method: str, signature=None, **kw):
+        dispatcher = self._compiled()
+        if signature is None:
+            answer = getattr(dispatcher, method)(**kw)
+            if isinstance(answer, dict):
+                return {self._user(getattr(k, "args", k)): v for k, v in answer.items()}
+            return answer
+        full = self._full(signature)
+        self._ensure(dispatcher, full)
+        return getattr(dispatcher, method)(full, **kw)
+
+    # -- what numba's dispatcher answers -------------------------------------------------------
+    @property
+    def overloads(self) -> dict:
+        """The compiled kernels, keyed by the user's argument types."""
+        if SIMULATOR:
+            return self._build().overloads       # the simulator's answers any key
+        return {self._user(k): v for k, v in self._compiled().overloads.items()}
+
+    @property
+    def signatures(self) -> list:
+        return list(self.overloads)
+
+    @property
+    def specialized(self) -> bool:
+        return self._specialized
+
+    @property
+    def targetoptions(self) -> dict:
+        return dict(self._build().targetoptions)
+
+    @property
+    def extensions(self) -> list:
+        """numba's own list: what a user appends applies to later launches, which then take
+        numba's launch path (the one that calls extensions)."""
+        self.__dict__["_binary"] = None
+        return self._build().extensions
+
+    @property
+    def lineinfo(self) -> bool:
+        return bool(self._options.get("lineinfo", False))
+
+    def inspect_types(self, file=None):
+        return self._compiled().inspect_types(file=file)
+
+    def specialize(self, *args):
+        """A kernel compiled for the types of `args` only, as numba's `specialize` makes."""
+        if SIMULATOR:
+            return self            # the simulator's dispatcher does the same
+        from numba import cuda
+        from numba.cuda.typing.typeof import Purpose, typeof
+
+        cc = cuda.get_current_device().compute_capability
+        argtypes = tuple(typeof(a, Purpose.argument) for a in args)
+        if self.specialized:
+            raise RuntimeError("Dispatcher already specialized")
+        with self._lock:
+            cache = self.__dict__.setdefault("_specializations", {})
+            spec = cache.get((cc, argtypes))
+            if spec is None:
+                spec = type(self)(self.py_func, [argtypes], self._options, parsed=self.parsed,
+                                  specialized=True)
+                cache[(cc, argtypes)] = spec
+            return spec
+
+    @property
+    def specializations(self) -> dict:
+        return dict(self.__dict__.get("_specializations", {}))
+
+    # -- launches: what numba checks before it runs anything -----------------------------------
+    def _arguments(self, args: tuple) -> tuple:
+        """The launch's arguments with defaults filled in, or numba's TypeError naming the
+        user's parameter (never a hidden one)."""
+        if len(args) == self._nparams:
+            return args
+        bound = _py_signature(self).bind(*args)        # raises TypeError as numba would
+        bound.apply_defaults()
+        return tuple(bound.args)
+
+
+def _py_signature(fn):
+    sig = fn.__dict__.get("_py_signature")
+    if sig is None:
+        sig = inspect.signature(fn.py_func)
+        fn.__dict__["_py_signature"] = sig
+    return sig
+
+
+_validated: dict = {}
+_VALIDATED_MAX = 1024
+
+
+def validate_launch_config(launch_config) -> None:
+    """numba's checks of `kernel[griddim, blockdim(, stream(, sharedmem))]`, with its errors,
+    at the subscript (as numba raises them), remembered per configuration."""
+    try:
+        if launch_config in _validated:
+            return
+        hashable = True
+    except TypeError:                          # a list as a dimension
+        hashable = False
+    if not isinstance(launch_config, tuple) or len(launch_config) not in (2, 3, 4):
+        raise ValueError("must specify at least the griddim and blockdim")
+    from numba.cuda.errors import normalize_kernel_dimensions
+
+    normalize_kernel_dimensions(*launch_config[:2])
+    if hashable:
+        if len(_validated) >= _VALIDATED_MAX:
+            _validated.clear()
+        _validated[launch_config] = True
+
+
+def validate_forall(ntasks) -> None:
+    if ntasks < 0:
+        raise ValueError("Can't create ForAll with negative task count: %s" % ntasks)
+
+
+__all__ = ["DispatcherSurface", "validate_launch_config", "validate_forall", "hidden_types"]
