@@ -29,10 +29,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import config
+from ._stack import user_stacklevel
 from .errors import RaceError, RaceWarning
 from .frontend.races import THREAD_ATOMS
 
 PROVEN, FREE, MAYBE = "proven", "free", "maybe"
+_EXACT = 1 << 40        # values this small, times launch extents, stay far from 2**63
 _MEMO_SIZE = 256
 _AXES = {"x": 0, "y": 1, "z": 2}
 
@@ -137,7 +139,7 @@ class _Launch:
                 const += c * memory.shape[atom[2]]
             elif kind == "name":
                 value = self.scalars.get(atom[1])
-                if value is None:
+                if value is None or abs(value) >= _EXACT:
                     return None
                 const += c * value
             elif kind == "cuda" and atom[1] in ("blockDim", "gridDim"):
@@ -153,6 +155,8 @@ class _Launch:
                 coeffs[k] = coeffs.get(k, 0) + c
             else:
                 return None
+        if abs(const) >= _EXACT or any(abs(c) >= _EXACT for c in coeffs.values()):
+            return None             # the kernel's 64-bit arithmetic might wrap: no conclusion
         return {k: c for k, c in coeffs.items() if c}, const
 
 
@@ -235,32 +239,46 @@ def pair_verdict(write, other, launch, memory_w, memory_o, shift=(0,)) -> str:
     if len(index_w) != len(index_o) or len(shift) not in (1, len(index_w)):
         return MAYBE
     shifts = shift * len(index_w) if len(shift) == 1 else shift
-    delta: dict = {}
+    # Per axis, g'_q = g_p + d: the other thread's coordinate q from this thread's p.
+    mapping: dict = {}                   # q -> (p, d)
+    sources: set = set()
     for (cw, bw), (co, bo), s in zip(index_w, index_o, shifts):
-        if cw != co or len(cw) > 1:
+        if len(cw) > 1 or len(co) > 1 or len(cw) != len(co):
             return MAYBE
         if not cw:
             if bw + s != bo:
                 return FREE          # this axis never names the same element
             continue
-        (k, c), = cw.items()
-        if k in delta:
+        (p, c), = cw.items()
+        (q, c_o), = co.items()
+        if c != c_o or p in sources or q in mapping:
             return MAYBE
         step = bw + s - bo
         if step % c:
             return FREE              # no integer solution
-        delta[k] = step // c
+        mapping[q] = (p, step // c)
+        sources.add(p)
+    # This thread's coordinates: p's range is what both accesses allow; others its own.
+    mine = list(iw)
+    for q, (p, d) in mapping.items():
+        meet = _interval_meet(mine[p], (io[q][0] - d, io[q][1] - d))
+        if meet is None:
+            return FREE
+        mine[p] = meet
+    if any(lo > hi for lo, hi in mine) or any(io[k][0] > io[k][1] for k in range(3)
+                                                if k not in mapping):
+        return FREE
+    # Distinct threads: some coordinate of the other thread can differ from this thread's.
     distinct = False
     for k in range(3):
-        if k in delta:
-            if _interval_meet(iw[k], (io[k][0] - delta[k], io[k][1] - delta[k])) is None:
-                return FREE
-            distinct = distinct or delta[k] != 0
-        else:
-            if iw[k][0] > iw[k][1] or io[k][0] > io[k][1]:
-                return FREE
-            if not (iw[k][0] == iw[k][1] == io[k][0] == io[k][1]):
-                distinct = True
+        if k in mapping:
+            p, d = mapping[k]
+            if p == k:
+                distinct = distinct or d != 0
+            elif not (mine[p][0] == mine[p][1] == mine[k][0] - d == mine[k][1] - d):
+                distinct = True      # g'_k = g_p + d against g_k: two ranges, a choice
+        elif not (mine[k][0] == mine[k][1] == io[k][0] == io[k][1]):
+            distinct = True          # the other thread's k is free
     if not distinct:
         return FREE                  # only a thread and itself
     return PROVEN if exact_w and exact_o else MAYBE
@@ -392,7 +410,7 @@ class RaceChecker:
             warnings.warn(RaceWarning(
                 f"safekern: kernel {self.kernel!r}: arguments {f.array!r} and "
                 f"{f.other_array!r} share memory and safekern cannot prove that no two threads "
-                f"touch one element{where}; the kernel runs"), stacklevel=4)
+                f"touch one element{where}; the kernel runs"), stacklevel=user_stacklevel())
 
     def _error(self, f: Finding, proven=True) -> RaceError:
         w, a = f.write, f.other

@@ -392,7 +392,8 @@ def test_eliminated_checks_compute_the_same():
     K.guarded_copy[4, 32](out, dev(a))
     safekern.sync()
     np.testing.assert_array_equal(out.copy_to_host(), a)
-    assert {r["status"] for r in K.guarded_copy.check_report()} == {"eliminated"}
+    assert {r["status"] for r in K.guarded_copy.check_report() if r["kind"] != "race"} == \
+        {"eliminated"}
 
 
 def test_versioned_loop_in_bounds_runs_and_out_of_bounds_reports_the_iteration():

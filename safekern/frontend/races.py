@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from .linear import Form
 
 THREAD_ATOMS = ("g", 0), ("g", 1), ("g", 2)      # global thread coordinates x, y, z
+_ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+_FLIPPED = {ast.Lt: ast.GtE, ast.LtE: ast.Gt, ast.Gt: ast.LtE, ast.GtE: ast.Lt}
 _AXES = {"x": 0, "y": 1, "z": 2}
 _ARRAY_ATTRS = {"shape", "size", "ndim", "dtype", "strides", "itemsize", "nbytes"}
 
@@ -229,14 +231,26 @@ class _Summariser:
         return False
 
     def _facts(self, test, negate) -> tuple:
-        facts = self.lin.facts(test, negate=negate)
-        out = []
-        for fact in facts:
-            # (A strict fact, form > 0, is between values the elimination cannot assume are
-            # integers; the launch check compares integers: form - 1 >= 0.)
-            form = _normalise(fact.form.plus(-1) if fact.strict else fact.form)
-            if form is not None and all(self._allowed(a) for a in form.atoms):
-                out.append(form)
+        """Forms that are >= 0 where `test` holds (or fails, with negate). Unlike the
+        elimination's facts these need no proof that the kernel's arithmetic cannot wrap or
+        that its values are integers: the launch check evaluates them with the actual values
+        (integer scalars only) and refuses magnitudes that could wrap."""
+        if isinstance(test, ast.BoolOp):
+            if isinstance(test.op, ast.And) == negate:
+                return ()
+            return tuple(f for v in test.values for f in self._facts(v, negate))
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self._facts(test.operand, not negate)
+        if not isinstance(test, ast.Compare) or (negate and len(test.ops) > 1):
+            return ()
+        out, left = [], test.left
+        for op, right in zip(test.ops, test.comparators):
+            a, b = self._form(left), self._form(right)
+            kind = _FLIPPED.get(type(op)) if negate else type(op)
+            if a is not None and b is not None and kind in _ORDER:
+                small, big = (a, b) if kind in (ast.Lt, ast.LtE) else (b, a)
+                out.append((big - small).plus(-1 if kind in (ast.Lt, ast.Gt) else 0))
+            left = right
         return tuple(out)
 
     def _modeled(self, test) -> bool:
