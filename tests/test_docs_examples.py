@@ -25,12 +25,7 @@ BLOCKS = python_blocks()
 # Blocks of pages being written by others that are not complete programs yet, by page and first
 # code line. Each is an expected failure until its page is fixed; then it passes, strict xfail
 # fails the run, and its entry here must go.
-UNFINISHED = {
-    ("docs/how-it-works.md", "d_out = cuda.to_device(out)"):
-        "a fragment (cuda, out, gather, blocks, threads, d_src, d_idx are not defined)",
-    ("docs/races.md", "@safekern.jit"):
-        "a fragment (safekern, cuda, blocks, threads, d_a are not defined)",
-}
+UNFINISHED: dict = {}      # (path, first line) -> why a block cannot run yet (xfail, strict)
 
 
 def _marks(block):
