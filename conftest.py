@@ -101,13 +101,34 @@ def pytest_sessionfinish(session, exitstatus):
 
 # -- markers -----------------------------------------------------------------------------------
 
+def _gpu_count() -> int:
+    """NVIDIA GPUs visible here (nvidia-smi -L), without initialising CUDA in this process."""
+    if not HAS_GPU or not shutil.which("nvidia-smi"):
+        return 0
+    import subprocess
+
+    try:
+        listed = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True,
+                                timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return 0
+    return sum(1 for line in listed.splitlines() if line.startswith("GPU "))
+
+
 def pytest_collection_modifyitems(config, items):
     skip_gpu = pytest.mark.skip(reason="needs a real GPU")
+    skip_multigpu = pytest.mark.skip(reason="needs two GPUs")
+    gpus = None
     for item in items:
         if "cudasim" in item.keywords and not SIMULATOR:
             item.add_marker(pytest.mark.gpu)
         if "gpu" in item.keywords and (SIMULATOR or not HAS_GPU):
             item.add_marker(skip_gpu)
+        if "multigpu" in item.keywords:
+            if gpus is None:
+                gpus = 0 if SIMULATOR else _gpu_count()
+            if gpus < 2:
+                item.add_marker(skip_multigpu)
 
 
 @pytest.fixture(autouse=True)

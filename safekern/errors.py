@@ -47,12 +47,14 @@ class KernelError(SafekernError, RuntimeError):
     """A check failed inside a kernel. Raised by `safekern.sync()`."""
 
     _fields = ("kernel", "filename", "lineno", "source_line", "thread", "block",
-               "skipped_launches", "col", "end_col")
+               "skipped_launches", "col", "end_col", "called_from")
 
     def __init__(self, message: str = "", *, kernel=None, filename=None, lineno=None,
                  source_line=None, thread=None, block=None, skipped_launches=0,
-                 col=None, end_col=None):
+                 col=None, end_col=None, called_from=None):
         self.kernel = kernel
+        # For a failure inside a device function: the launched kernel(s) that call it.
+        self.called_from = called_from
         self.filename = filename
         self.lineno = lineno
         self.source_line = source_line
@@ -62,6 +64,8 @@ class KernelError(SafekernError, RuntimeError):
         self.col = col
         self.end_col = end_col
         self.message = message
+        self.device = None       # which device's failure buffer held it (set by the check)
+        self.others = []         # failures on other devices raised together with this one
         super().__init__(self._full_message())
 
     def _headline(self) -> str:
@@ -70,6 +74,9 @@ class KernelError(SafekernError, RuntimeError):
     def _full_message(self) -> str:
         lines = [self._headline()]
         where = f"  in kernel {self.kernel!r}" if self.kernel else "  in a kernel"
+        if self.kernel and self.called_from:
+            callers = " or ".join(repr(k) for k in self.called_from)
+            where = f"  in device function {self.kernel!r} called from kernel {callers}"
         if self.filename:
             where += f" at {self.filename}:{self.lineno}"
         if self.thread is not None:

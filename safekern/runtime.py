@@ -61,6 +61,7 @@ class FailureSource:
         self.dirty = False
         exc = exception_from_buffer(values, source=self.name)
         if exc is not None:
+            exc.device = self.name          # "CUDA device 1", "OpenCL device ..."
             for note in self.notes:
                 exc.add_note(note)
         self.notes.clear()
@@ -117,10 +118,13 @@ def sync(target=None) -> None:
         return None
     failures = _check_sources(target)
     if failures:
+        # One exception for all devices: the first found, the others chained to it (its
+        # `others`, and a note each), since every buffer read here has been reset.
         first = failures[0]
-        if len(failures) > 1:
-            first.add_note(f"{len(failures) - 1} more failure(s) on other devices were "
-                           "pending and have been reset")
+        first.others = failures[1:]
+        for other in first.others:
+            first.add_note(f"also on {other.device}: {type(other).__name__}: "
+                           f"{str(other).splitlines()[0]} (in kernel {other.kernel!r})")
         raise first
     return None
 
