@@ -113,22 +113,23 @@ class Program:
     def rewrite(self, arch: str | None = None, checks: bool | None = None):
         arch = nvrtc.normalize_arch(arch or self.default_arch())
         checks = config.get().checks if checks is None else checks
+        asserts = config.get().kernel_asserts
         with self._lock:
-            memo = (self.code, self.options, arch, checks, self.filename)
-            rw = self._rewrites.get((arch, checks)) or _REWRITES.get(memo)
+            memo = (self.code, self.options, arch, checks, asserts, self.filename)
+            rw = self._rewrites.get((arch, checks, asserts)) or _REWRITES.get(memo)
             if rw is None:
                 try:
                     rw = frontend.rewrite(self.code, filename=self.filename,
                                           options=self.options, arch=arch,
                                           include_dirs=parse_include_dirs(self.options),
-                                          checks=checks)
+                                          checks=checks, kernel_asserts=asserts)
                 except frontend.ParseError as err:
                     self._explain_parse_error(err, arch)
                     raise
                 if checks:
                     self._warn_unchecked(rw)
                 _REWRITES.put(memo, rw)
-            self._rewrites[(arch, checks)] = rw
+            self._rewrites[(arch, checks, asserts)] = rw
             return rw
 
     def _explain_parse_error(self, err, arch):
@@ -172,9 +173,8 @@ class Program:
         checks = config.get().checks
         if checks:
             cupy_sync.install()
-        key = (device_id, checks)
-        memo = (device_id, checks, self.code, self.options, self.name_expressions,
-                self.filename)
+        key = (device_id, checks, config.get().kernel_asserts)
+        memo = (*key, self.code, self.options, self.name_expressions, self.filename)
         with self._lock:
             if not fresh:
                 hit = self._loaded.get(key) or _MODULES.get(memo)
@@ -337,7 +337,8 @@ class RawKernel:
         """(loaded module, function, KernelInfo) for the current device and check setting;
         looked up once, then served from a small per-kernel table (launches are hot)."""
         cp = _cupy()
-        key = (cp.cuda.runtime.getDevice(), config.get().checks)
+        settings = config.get()
+        key = (cp.cuda.runtime.getDevice(), settings.checks, settings.kernel_asserts)
         hit = self._launch_cache.get(key)
         if hit is None:
             loaded = self._program.loaded()

@@ -290,14 +290,17 @@ def build_program(ctx, source: str, *, filename: str, options=None,
     devices = list(devices) if devices is not None else list(ctx.devices)
     describe = f"opencl program {filename}"
     if not config.get().checks:
-        prg = _cached_build(ctx, source, options, devices, filename, 0, describe, source)
+        text = frontend.checks_off_source(source, filename)
+        prg = _cached_build(ctx, text, options, devices, filename, C.prelude_lines(text),
+                            describe, source)
         return BuiltProgram(prg, None, source, filename, tuple(options))
     opencl_sync.install()
     int64, little = device_caps(devices)
     _, parse_options = _driver_options(ctx, options)
     try:
         rewritten = frontend.rewrite(source, filename=filename, options=parse_options,
-                                     int64_atomics=int64, little_endian=little)
+                                     int64_atomics=int64, little_endian=little,
+                                     kernel_asserts=config.get().kernel_asserts)
     except frontend.ParseFailed as err:
         # The driver has the last word on the user's own source (and its messages are the
         # ones users know); libclang's is the fallback.

@@ -626,21 +626,24 @@ def analyse_function(ps: ParsedSource, fn, dialect, *, is_kernel: bool,
 
 @dataclass(frozen=True)
 class ReportEntry:
-    """One access of the user's source and what safekern does with it."""
+    """One check site of the user's source (an access, an assert, a division) and what
+    safekern does with it."""
 
     function: str
     lineno: int
     col: int
     text: str           # the access as written (whitespace collapsed)
-    array: str          # the array/buffer it is checked against (as written)
+    array: str          # the array/buffer it is checked against (as written; "" otherwise)
     status: str         # "checked", "safe" (proven in bounds, no check), "unchecked"
     reason: str         # why safe / why unchecked ("" for checked)
+    kind: str = "bounds"   # "bounds", "assert" or "zero_division" (c_safety.py)
 
 
 class CheckReport(list):
-    """Every access of a program, in source order: `prg.check_report()`.
+    """Every check site of a program, in source order: `prg.check_report()`.
 
-    A list of ReportEntry with `checked`, `safe` and `unchecked` views; str() is a table.
+    A list of ReportEntry with `checked`, `safe` and `unchecked` views (all kinds) and
+    `accesses` (bounds only); str() is a table.
     """
 
     def __init__(self, entries=(), *, filename: str = "", checks: bool = True):
@@ -660,17 +663,32 @@ class CheckReport(list):
     def unchecked(self):
         return [e for e in self if e.status == "unchecked"]
 
+    @property
+    def accesses(self):
+        return [e for e in self if e.kind == "bounds"]
+
     def __str__(self) -> str:
         if not self.checks:
             return (f"{self.filename}: checks are off (SAFEKERN_CHECKS=0): the program was "
                     "built unchanged and no access is checked")
-        head = (f"{self.filename}: {len(self)} accesses: {len(self.checked)} checked, "
-                f"{len(self.safe)} proven safe, {len(self.unchecked)} unchecked")
+
+        def counts(entries):
+            n = {s: sum(e.status == s for e in entries) for s in ("checked", "safe",
+                                                                     "unchecked")}
+            return (f"{n['checked']} checked, {n['safe']} proven safe, "
+                    f"{n['unchecked']} unchecked")
+
+        accesses = self.accesses
+        others = [e for e in self if e.kind != "bounds"]
+        head = f"{self.filename}: {len(accesses)} accesses: {counts(accesses)}"
+        if others:
+            head += f"; {len(others)} asserts and divisions: {counts(others)}"
         rows = [head]
         for e in self:
             why = f"  ({e.reason})" if e.reason else ""
+            kind = "" if e.kind == "bounds" else f"  [{e.kind}]"
             rows.append(f"  {self.filename}:{e.lineno}:{e.col + 1}  {e.function:<16} "
-                        f"{e.status:<9} {e.text}{why}")
+                        f"{e.status:<9} {e.text}{kind}{why}")
         return "\n".join(rows)
 
     def __repr__(self) -> str:

@@ -145,7 +145,8 @@ static __device__ __forceinline__ void __sk_leave() {{
 }}
 // The cold path: first failure wins the slot, the winner writes its arguments.
 static __device__ __noinline__ void __sk_fail(long long* fb, unsigned long long code,
-                                             long long index, long long size, int axis) {{
+                                             long long index, long long size,
+                                             long long axis) {{
   if (atomicCAS((unsigned long long*)fb, 0ULL, code) == 0ULL) {{
     fb[{index}] = index; fb[{size}] = size; fb[{axis}] = axis;
     fb[{thread}] = threadIdx.x; fb[{thread} + 1] = threadIdx.y; fb[{thread} + 2] = threadIdx.z;
@@ -201,6 +202,55 @@ static __device__ __forceinline__ int __sk_sync_or(int p) {{
 }}
 template <class __G> __device__ __forceinline__ void __sk_cg_sync(const __G&) {{ __sk_sync(); }}
 #endif
+// Asserts and integer division (c_safety.py): a failure records its values and exits.
+#define __SK_LIKELY(x) __builtin_expect(!!(x), 1)
+#define __SK_ASSERT_OFF(...) ((void)0)
+// Asserts safekern cannot check (written through a macro, no failure buffer in scope).
+#ifndef SAFEKERN_ASSERT
+#define SAFEKERN_ASSERT(...) {native}
+#endif
+#ifndef SAFEKERN_ASSERT_MSG
+#define SAFEKERN_ASSERT_MSG(c, ...) {native_msg}
+#endif
+template <class T> struct __sk_integer {{ enum {{ value = 0 }}; }};
+template <> struct __sk_integer<int> {{ enum {{ value = 1 }}; }};
+template <> struct __sk_integer<unsigned int> {{ enum {{ value = 1 }}; }};
+template <> struct __sk_integer<long> {{ enum {{ value = 1 }}; }};
+template <> struct __sk_integer<unsigned long> {{ enum {{ value = 1 }}; }};
+template <> struct __sk_integer<long long> {{ enum {{ value = 1 }}; }};
+template <> struct __sk_integer<unsigned long long> {{ enum {{ value = 1 }}; }};
+// The zero test only where the division is an integer one (templates decide per instance).
+template <bool> struct __sk_zero {{
+  template <class A, class B>
+  static __device__ __forceinline__ void test(const A&, const B&, unsigned long long,
+                                              long long*) {{}}
+}};
+template <> struct __sk_zero<true> {{
+  template <class A, class B>
+  static __device__ __forceinline__ void test(const A& a, const B& b,
+                                              unsigned long long code, long long* fb) {{
+    if (__builtin_expect(b == 0, 0)) __sk_fail(fb, code, (long long)a, 0, 0);
+  }}
+}};
+template <class A, class B>
+static __device__ __forceinline__ auto __sk_div(A a, B b, unsigned long long code,
+                                               long long* fb) -> decltype(a / b) {{
+  __sk_zero<__sk_integer<decltype(a / b)>::value>::test(a, b, code, fb);
+  return a / b;
+}}
+template <class A, class B>
+static __device__ __forceinline__ auto __sk_mod(A a, B b, unsigned long long code,
+                                               long long* fb) -> decltype(a % b) {{
+  __sk_zero<__sk_integer<decltype(a % b)>::value>::test(a, b, code, fb);
+  return a % b;
+}}
+// The divisor of `a /= b` (integer types only), after testing it.
+template <class B, class D>
+static __device__ __forceinline__ B __sk_dvs(B b, const D& a, unsigned long long code,
+                                            long long* fb) {{
+  if (__builtin_expect(b == 0, 0)) __sk_fail(fb, code, (long long)a, 0, 0);
+  return b;
+}}
 #pragma nv_diag_default 177
 """
 
@@ -211,7 +261,26 @@ def device_prelude(barriers: bool) -> str:
 
     return _DEVICE_PRELUDE.format(barriers=1 if barriers else 0, skipped=F.SKIPPED,
                                   index=F.INDEX, size=F.SIZE, axis=F.AXIS, thread=F.THREAD,
-                                  block=F.BLOCK)
+                                  block=F.BLOCK, native="assert(__VA_ARGS__)",
+                                  native_msg="assert(c)")
+
+
+#: What SAFEKERN_CHECKS=0 compiles before the user's source: the asserts compile to nothing.
+CHECKS_OFF_PRELUDE = ("#ifndef SAFEKERN_ASSERT\n#define SAFEKERN_ASSERT(...) ((void)0)\n#endif\n"
+                      "#ifndef SAFEKERN_ASSERT_MSG\n#define SAFEKERN_ASSERT_MSG(...) ((void)0)\n"
+                      "#endif\n")
+
+
+def spelling(code_literal=lambda code: f"{code:#x}ULL") -> "c_safety.Spelling":
+    """How asserts and divisions are checked in CUDA C (the prelude's __sk_div, ...)."""
+    from .c_safety import Spelling
+
+    return Spelling(backend=BACKEND, fail="__sk_fail(__sk_fb, {code}",
+                    value_cast="(long long)", tail=", __sk_fb)", code_literal=code_literal,
+                    divide=lambda kind, t: f"__sk_{kind}", divisor=lambda t: "__sk_dvs",
+                    generic=True, assert_names=("assert", "SAFEKERN_ASSERT",
+                                                "SAFEKERN_ASSERT_MSG"),
+                    native=lambda name: name)
 
 
 # -- results -----------------------------------------------------------------------------------
@@ -253,6 +322,7 @@ class CudaRewrite:
     accesses: list[C.Access] = field(default_factory=list)
     barriers: bool = False    # some kernel synchronises its block
     includes: tuple = ()      # (path, sha256) of the real files the source includes
+    safety: list = field(default_factory=list)   # c_safety.SafetySite: asserts, divisions
 
     def find_kernels(self, name: str) -> list[KernelInfo]:
         """Kernels a symbol, a name or a name expression (`ns::axpy<float>`) can mean."""
@@ -268,12 +338,14 @@ class CudaRewrite:
 
         data = self.original.encode("utf-8")
         entries = []
-        for a in sorted(self.accesses, key=lambda a: a.start):
+        for a in self.accesses:
             line_start = data.rfind(b"\n", 0, a.start) + 1
             col = len(data[line_start:a.start].decode("utf-8", "replace"))
             text = " ".join(data[a.start:a.end].decode("utf-8", "replace").split())
-            entries.append(ReportEntry(a.function, a.extra.get("lineno") or 0, col, text,
-                                       a.array, a.status, a.reason))
+            entries.append((a.start, ReportEntry(a.function, a.extra.get("lineno") or 0, col,
+                                                 text, a.array, a.status, a.reason)))
+        entries += [(s.start, s.entry()) for s in self.safety]
+        entries = [e for _, e in sorted(entries, key=lambda pair: pair[0])]
         return CheckReport(entries, filename=self.filename, checks=self.checked)
 
     @property
@@ -356,14 +428,15 @@ def _offset_of(ps, lineno, col):
 # -- the rewrite -------------------------------------------------------------------------------
 
 def rewrite(source: str, *, filename: str = "kernel.cu", options=(), arch="sm_90",
-            include_dirs=(), checks: bool = True) -> CudaRewrite:
+            include_dirs=(), checks: bool = True, kernel_asserts: bool = True) -> CudaRewrite:
     """Parse `source`, find every access, and return the checked source (or, with
-    `checks=False`, the user's source with the kernel facts the launch needs)."""
+    `checks=False`, the user's source with the kernel facts the launch needs).
+    `kernel_asserts=False` compiles asserts away (SAFEKERN_KERNEL_ASSERTS=0)."""
     ps = parse_cuda(source, filename=filename, options=options, arch=arch,
                     include_dirs=include_dirs)
     from .cuda_rewrite import ModuleRewriter   # cuda_rewrite imports this module
 
-    return ModuleRewriter(ps, checks=checks).run()
+    return ModuleRewriter(ps, checks=checks, kernel_asserts=kernel_asserts).run()
 
 
 __all__ = ["CudaDialect", "DIALECT", "rewrite", "parse_cuda", "CudaRewrite", "KernelInfo",

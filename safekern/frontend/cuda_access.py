@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import UnsupportedError
 from . import clang as C
+from .c_safety import SafetyRewriter, division_operands
 from .cuda import ADDRESS_BUILTINS, BACKEND, BARRIERS, UNSAFE_BARRIER_CALLS, _ASM_BARRIER
 from .cuda_roots import (NO_MEMORY_CALLS, PointerRoots, Root, Unknown, _array_type,
                          _is_array_type, _is_pointer_type, _type_kind, operator_call)
@@ -34,11 +35,24 @@ class FunctionRewriter(PointerRoots):
         self.arrays: dict[int, Root] = {}
         self.checked = fn.rewritable
         self.uncheck_reason = "" if fn.rewritable else fn.why
+        # asserts and divisions (c_safety.py); a constexpr function may run at compile time,
+        # where no check can
+        self.safety = SafetyRewriter(mod.ps, fn.name, mod.spelling, asserts=mod.kernel_asserts)
+        self.constexpr = "constexpr" in [t.spelling for t in fn.cursor.get_tokens()
+                                         if t.extent.start.offset < fn.cursor.location.offset]
 
     def run(self):
         self._scan_declarations()
         self._solve_local_roots()
         self.visit(self.body, 0, {})
+        self.mod.edits += self.safety.edits
+        self.mod.safety += self.safety.sites
+
+    def _safety_ctx(self, ctx) -> str:
+        """Why an assert or division here cannot record a failure ("" when it can)."""
+        if self.constexpr:
+            return "inside a constexpr function, which may run at compile time"
+        return self._unchecked_ctx(ctx)
 
 
     # -- the walk ----------------------------------------------------------------------------
@@ -77,6 +91,10 @@ class FunctionRewriter(PointerRoots):
                     return self.subscript(inner, depth + 1, ctx, access=False)
                 return self.visit(operand, depth + 1, ctx)
             if opcall is not None:
+                if opcall[0] in ("/", "%", "/=", "%=") and len(opcall[1]) == 2:
+                    # a division of template-dependent operands
+                    self.safety.division(c, *opcall[1], opcall[0], depth,
+                                         unusable=self._safety_ctx(ctx))
                 if opcall[0] == "[]" and opcall[1]:
                     s, e = self.ps.offsets(c)
                     self._record("subscript", "unchecked",
@@ -86,6 +104,10 @@ class FunctionRewriter(PointerRoots):
                     self.visit(ch, depth + 1, ctx)
                 return
             return self.call(c, depth, ctx)
+        if kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
+            operands = division_operands(self.ps, c)
+            if operands is not None:
+                self.safety.division(c, *operands, depth, unusable=self._safety_ctx(ctx))
         if kind.name in ("ASM_STMT", "GCC_ASM_STMT", "MS_ASM_STMT"):
             text = self.ps.text(c)
             if _ASM_BARRIER.search(text):
@@ -389,6 +411,9 @@ class FunctionRewriter(PointerRoots):
                 self.visit(ch, depth + 1, ctx)
             return
         name = self._call_name(c)
+        if self.safety.is_assert(name) and not self.safety.assert_call(
+                c, name, depth, unusable=self._safety_ctx(ctx)):
+            return            # compiled away: its accesses do not run
         if name in UNSAFE_BARRIER_CALLS:
             raise self._reject(c, f"{UNSAFE_BARRIER_CALLS[name]} cannot be made barrier-safe: "
                                "a thread that fails a check exits, and only barriers of the "

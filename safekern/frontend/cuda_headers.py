@@ -131,7 +131,16 @@ PARSE_PRELUDE = f"""\
 #define __builtin_align__(n) __attribute__((aligned(n)))
 #define __CUDA_ALIGN__(n) __attribute__((aligned(n)))
 #define NULL 0
-#define assert(e) ((void)(e))
+// Asserts as functions, so that the accesses in their condition are the user's own text (a
+// function-like macro would make them a macro's expansion); each name is defined as itself so
+// that `#ifndef SAFEKERN_ASSERT` fallbacks stay out of the parse (c_safety.py).
+#define assert assert
+#define SAFEKERN_ASSERT SAFEKERN_ASSERT
+#define SAFEKERN_ASSERT_MSG SAFEKERN_ASSERT_MSG
+template <class __T> __host__ __device__ void assert(const __T&);
+template <class __T> __host__ __device__ void SAFEKERN_ASSERT(const __T&);
+template <class __T, class... __A> __host__ __device__ void SAFEKERN_ASSERT_MSG(const __T&,
+    const char*, const __A&...);
 typedef __SIZE_TYPE__ size_t;
 typedef __PTRDIFF_TYPE__ ptrdiff_t;
 typedef __INTPTR_TYPE__ intptr_t;

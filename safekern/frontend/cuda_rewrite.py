@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ..errors import UnsupportedError
 from . import clang as C
-from .cuda import CudaRewrite, KernelInfo, ParamInfo, device_prelude
+from .cuda import CHECKS_OFF_PRELUDE, CudaRewrite, KernelInfo, ParamInfo, device_prelude, spelling
 from .cuda_access import FunctionRewriter
 from .cuda_roots import _is_pointer_type
 
@@ -42,12 +42,15 @@ class Function:
 
 
 class ModuleRewriter:
-    def __init__(self, ps, *, checks: bool = True):
+    def __init__(self, ps, *, checks: bool = True, kernel_asserts: bool = True):
         self.ps = ps
         self.checks = checks
+        self.kernel_asserts = kernel_asserts
+        self.spelling = spelling()
         self.K = C.kinds()
         self.edits: list[C.Edit] = []
         self.accesses: list[C.Access] = []
+        self.safety: list = []                 # c_safety.SafetySite: asserts and divisions
         self.functions: list[Function] = []
         self.by_location: dict[int, Function] = {}
         self.by_name: dict[str, list[Function]] = {}
@@ -180,10 +183,11 @@ class ModuleRewriter:
         if self.checks:
             text = C.apply_edits(self.ps, self.edits, prelude=device_prelude(barriers))
         else:
-            text = C.apply_edits(self.ps, [], prelude="")
+            uses = "SAFEKERN_ASSERT" in self.ps.source
+            text = C.apply_edits(self.ps, [], prelude=CHECKS_OFF_PRELUDE if uses else "")
         return CudaRewrite(source=text, original=self.ps.source, filename=self.ps.filename,
                            checked=self.checks, kernels=kernels, accesses=self.accesses,
-                           barriers=barriers, includes=self._includes())
+                           barriers=barriers, includes=self._includes(), safety=self.safety)
 
     def _includes(self) -> tuple:
         """Real header files the source includes (their contents go into cache keys)."""

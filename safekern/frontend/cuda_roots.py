@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from . import clang as C
 
 NO_MEMORY_CALLS = frozenset(("printf", "__prefetch_global_l1", "__prefetch_global_l2",
-                              "__nanosleep", "assert", "__assertfail"))
+                              "__nanosleep", "assert", "__assertfail", "SAFEKERN_ASSERT",
+                              "SAFEKERN_ASSERT_MSG"))
 
 _ARRAY_KINDS = ("CONSTANTARRAY", "INCOMPLETEARRAY", "DEPENDENTSIZEDARRAY", "VARIABLEARRAY")
 _CASTS = ("CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR", "CXX_REINTERPRET_CAST_EXPR",

@@ -18,9 +18,10 @@ import re
 from dataclasses import dataclass, field, replace
 
 from ..errors import CompilationError, UnsupportedError
-from ..failures import code32
+from ..failures import TABLE, code32
+from . import c_safety
 from . import clang as C
-from .barriers_c import ControlPlan
+from .barriers_c import ControlPlan, find_anchor
 from .c_checks import ReportEntry, access_edits, analyse_function, call_edits, param_infos
 
 DEFAULT_FILENAME = "<opencl source>"
@@ -118,7 +119,8 @@ class OpenCLDialect(C.Dialect):
             return (1, 1, None)
         if name == "remquo":
             return (2, 1, None)
-        if name in ("prefetch", "printf", "wait_group_events", "get_image_dim"):
+        if name in ("prefetch", "printf", "wait_group_events", "get_image_dim") or \
+                name in c_safety.ASSERT_MACROS:
             return "skip"
         return None
 
@@ -139,6 +141,15 @@ class OpenCLDialect(C.Dialect):
     def code_literal(self, code: int) -> str:
         return f"{code:#x}L" if self.int64_atomics else f"{code32(code):#x}L"
 
+    def spelling(self) -> c_safety.Spelling:
+        """How asserts and divisions are checked (the prelude's __sk_afail, __sk_div_T, ...)."""
+        return c_safety.Spelling(
+            backend="opencl", fail="__sk_afail(__sk_fb, __sk_fp, {code}", value_cast="(long)",
+            tail=", __sk_fb, __sk_fp)", code_literal=self.code_literal,
+            divide=lambda kind, t: f"__sk_{kind}_{_DIVISION_TYPES[t]}"
+            if t in _DIVISION_TYPES else None,
+            divisor=lambda t: f"__sk_dvs_{_DIVISION_TYPES[t]}" if t in _DIVISION_TYPES else None)
+
     def prelude(self) -> str:
         word = 0 if self.little_endian else 1
         if self.int64_atomics:
@@ -149,7 +160,7 @@ class OpenCLDialect(C.Dialect):
             cas = (f"atomic_cmpxchg((volatile __global int *)fb + {word}, 0, (int)code) == 0")
             inc = f"atomic_inc((volatile __global int *)(fb + 10) + {word})"
             ext = ""
-        return PRELUDE_TEMPLATE.format(ext=ext, cas=cas, inc=inc)
+        return PRELUDE_TEMPLATE.format(ext=ext, cas=cas, inc=inc) + _SAFETY_PRELUDE
 
     def kernel_hidden_params(self, pointer_params) -> str:
         return ", ".join(["__global long *__sk_fb"] +
@@ -226,6 +237,56 @@ static inline long __sk_ixb(long i, long off, long esz, long nb, long code,
   return i;
 }}
 """
+
+
+# The integer types a division takes part in after promotion (libclang's canonical kinds).
+_DIVISION_TYPES = {"INT": "int", "UINT": "uint", "LONG": "long", "ULONG": "ulong"}
+
+
+def _safety_prelude() -> str:
+    """Asserts and divisions (c_safety.py): a failure records its values and sets the flag;
+    a zero divisor gives 0 (a / b) or 1 (a /= b), so no undefined division runs."""
+    out = ["#define __SK_LIKELY(x) __builtin_expect((x) != 0, 1)",
+           "#define __SK_ASSERT_OFF(...) ((void)0)",
+           "static __SK_COLD void __sk_afail(__global long *fb, __private int *fp, long code,",
+           "                                 long v0, long v1, long v2) {",
+           "  *fp = 1; __sk_fail(fb, code, v0, v1, v2);",
+           "}"]
+    for t in _DIVISION_TYPES.values():
+        for kind, op in (("div", "/"), ("mod", "%")):
+            out += [f"static inline {t} __sk_{kind}_{t}({t} a, {t} b, long code, "
+                    "__global long *fb, __private int *fp) {",
+                    "  if (__SK_UNLIKELY(b == 0)) {",
+                    "    *fp = 1; __sk_fail(fb, code, (long)a, 0, 0); return 0;",
+                    f"  }}\n  return a {op} b;", "}"]
+        out += [f"static inline {t} __sk_dvs_{t}({t} b, long a, long code, "
+                "__global long *fb, __private int *fp) {",
+                "  if (__SK_UNLIKELY(b == 0)) { *fp = 1; __sk_fail(fb, code, a, 0, 0); "
+                "return 1; }", "  return b;", "}"]
+    return "\n".join(out) + "\n"
+
+
+_SAFETY_PRELUDE = _safety_prelude()
+
+# SAFEKERN_ASSERT for libclang's parse: functions, so that accesses in their arguments are
+# the user's own text (a function-like macro would make them a macro's expansion), and names
+# defined as themselves, so that `#ifndef SAFEKERN_ASSERT` fallbacks stay out of the parse.
+_ASSERT_DECLARATIONS = [
+    "#define SAFEKERN_ASSERT SAFEKERN_ASSERT",
+    "#define SAFEKERN_ASSERT_MSG SAFEKERN_ASSERT_MSG",
+    "void SAFEKERN_ASSERT(bool);",
+    "void __attribute__((overloadable)) SAFEKERN_ASSERT_MSG(bool, __constant char *);",
+    "void __attribute__((overloadable)) SAFEKERN_ASSERT_MSG(bool, __constant char *, long);",
+    "void __attribute__((overloadable)) SAFEKERN_ASSERT_MSG(bool, __constant char *, long, "
+    "long);",
+    "void __attribute__((overloadable)) SAFEKERN_ASSERT_MSG(bool, __constant char *, long, "
+    "long, long);",
+]
+
+#: What SAFEKERN_CHECKS=0 builds before the user's source: the asserts compile to nothing.
+CHECKS_OFF_PRELUDE = ("#ifndef SAFEKERN_ASSERT\n#define SAFEKERN_ASSERT(...) ((void)0)\n#endif\n"
+                      "#ifndef SAFEKERN_ASSERT_MSG\n#define SAFEKERN_ASSERT_MSG(...) ((void)0)\n"
+                      "#endif\n")
 
 
 def _base_header() -> str:
@@ -308,6 +369,7 @@ def _base_header() -> str:
         lines.append(f"#define M_{name} {value}")
         lines.append(f"#define M_{name}_F {value}f")
         lines.append(f"#define M_{name}_H (({value}h))")
+    lines += _ASSERT_DECLARATIONS
     lines.append("#endif")
     return "\n".join(lines) + "\n"
 
@@ -347,8 +409,10 @@ class ParseFailed(CompilationError):
 
 
 def rewrite(source: str, *, filename: str = DEFAULT_FILENAME, options=(),
-            int64_atomics: bool = True, little_endian: bool = True) -> Rewritten:
-    """The checked form of an OpenCL C program (a pure function of its inputs)."""
+            int64_atomics: bool = True, little_endian: bool = True,
+            kernel_asserts: bool = True) -> Rewritten:
+    """The checked form of an OpenCL C program (a pure function of its inputs).
+    `kernel_asserts=False` compiles SAFEKERN_ASSERT away (SAFEKERN_KERNEL_ASSERTS=0)."""
     dialect = OpenCLDialect(int64_atomics=int64_atomics, little_endian=little_endian)
     ps = C.parse(source, filename=filename, args=dialect.parse_args(options),
                  headers=dialect.headers())
@@ -358,13 +422,14 @@ def rewrite(source: str, *, filename: str = DEFAULT_FILENAME, options=(),
         raise ParseFailed(first.message, errors, filename=filename, lineno=first.lineno,
                           source_line=ps.source_line(first.lineno) if first.lineno else None,
                           col=first.col)
-    return _Rewriter(ps, dialect).run()
+    return _Rewriter(ps, dialect, kernel_asserts).run()
 
 
 class _Rewriter:
-    def __init__(self, ps: C.ParsedSource, dialect: OpenCLDialect):
+    def __init__(self, ps: C.ParsedSource, dialect: OpenCLDialect, kernel_asserts=True):
         self.ps = ps
         self.dialect = dialect
+        self.kernel_asserts = kernel_asserts
         self.fns = C.functions(ps)
         self.kernel_names = {f.spelling for f in self.fns if dialect.is_kernel(f)}
         self.helpers = {f.spelling: param_infos(f, dialect) for f in self.fns
@@ -376,8 +441,11 @@ class _Rewriter:
                                               is_kernel=f.spelling in self.kernel_names,
                                               helpers=self.helpers) for f in self.fns}
         self._reject_kernel_calls()
-        failing = self._closure(facts, lambda fa: bool(fa.checked))
         barrier_helpers = self._closure(facts, lambda fa: bool(fa.barriers))
+        safety = {f.spelling: self._safety(f, facts[f.spelling], barrier_helpers)
+                  for f in self.fns}
+        failing = self._closure(facts, lambda fa: bool(fa.checked or
+                                                       safety[fa.name].checked))
         edits, kernels, sites, report = [], {}, [], []
         for f in self.fns:
             fa = facts[f.spelling]
@@ -386,7 +454,6 @@ class _Rewriter:
                 site = a.site(ps, "opencl")
                 sites.append(site)
                 codes[id(a)] = self.dialect.code_literal(site.code)
-            report.extend(self._report(fa))
             edits += access_edits(ps, fa, codes)
             edits += call_edits(ps, fa)
             failure_offsets = [a.start for a in fa.checked] + \
@@ -394,14 +461,14 @@ class _Rewriter:
             collectives = self._collective_calls(f, barrier_helpers)
             barrier_calls = [c for c, _ in fa.barriers] + collectives
             is_kernel = f.spelling in self.kernel_names
-            plan = ControlPlan(ps, f, self.dialect, kernel=is_kernel,
-                               barrier_calls=barrier_calls, failure_offsets=failure_offsets,
-                               collectives=collectives)
-            if not is_kernel and plan.barrier_mode and failure_offsets:
-                raise AssertionError("unreachable: ControlPlan rejects it")
-            if not is_kernel:
-                plan.barrier_mode = False
-            edits += plan.edits(self._exit_text(f, is_kernel))
+            checks = safety[f.spelling]
+            plan, control = self._control(f, is_kernel, barrier_calls, collectives,
+                                          failure_offsets, checks)
+            failure_offsets += [s.start for s in checks.checked]
+            edits += control + checks.edits
+            sites += [TABLE.lookup(s.code) for s in checks.checked]
+            report.extend(sorted(self._report(fa) + [s.entry() for s in checks.sites],
+                                 key=lambda r: (r.lineno, r.col)))
             edits += self._signature_edits(f, fa, is_kernel)
             # Any barrier: the group decides together whether a failure is pending.
             edits += self._prologue_edits(f, fa, is_kernel, plan.has_barriers,
@@ -414,6 +481,53 @@ class _Rewriter:
                                                  plan.barrier_mode)
         text = C.apply_edits(ps, edits, prelude=self.dialect.prelude())
         return Rewritten(text, kernels, report, sites)
+
+    def _safety(self, fn, fa, barrier_helpers) -> c_safety.SafetyRewriter:
+        """The asserts and divisions of one function (c_safety.py). A failing work-item must
+        not leave a loop that holds a barrier through its header, so a site in such a header
+        stays unchecked. Accesses and helper calls inside asserts compiled away are dropped:
+        they are not compiled."""
+        checks = c_safety.SafetyRewriter(self.ps, fn.spelling, self.dialect.spelling(),
+                                         asserts=self.kernel_asserts)
+        collectives = self._collective_calls(fn, barrier_helpers)
+        probe = ControlPlan(self.ps, fn, self.dialect, kernel=fn.spelling in self.kernel_names,
+                            barrier_calls=[c for c, _ in fa.barriers] + collectives,
+                            failure_offsets=[], collectives=collectives)
+
+        def unusable_at(offset):
+            node, header = find_anchor(probe.root, offset)
+            if header and node.is_loop and node.has_barrier:
+                return ("in the header of a loop that holds a barrier: a failing work-item "
+                        "could leave the loop while its group waits")
+            return ""
+
+        c_safety.scan(checks, C.function_body(fn), depth_base=1000, unusable_at=unusable_at)
+        if checks.removed:
+            fa.accesses[:] = [a for a in fa.accesses if not checks.inside_removed(a.start)]
+            fa.calls[:] = [c for c in fa.calls
+                           if not checks.inside_removed(self.ps.offsets(c.cursor)[0])]
+        return checks
+
+    def _control(self, fn, is_kernel, barrier_calls, collectives, failure_offsets, checks):
+        """(ControlPlan, its edits): where a failing work-item goes. Where the function's
+        barriers make a failure path impossible only because of its divisions, those stay
+        unchecked (a kernel that built before keeps building); asserts are the user's request
+        and the plan's error stands."""
+        exit_text = self._exit_text(fn, is_kernel)
+        while True:
+            offsets = failure_offsets + [s.start for s in checks.checked]
+            try:
+                plan = ControlPlan(self.ps, fn, self.dialect, kernel=is_kernel,
+                                   barrier_calls=barrier_calls, failure_offsets=offsets,
+                                   collectives=collectives)
+                if not is_kernel:
+                    plan.barrier_mode = False
+                return plan, plan.edits(exit_text)
+            except UnsupportedError as err:
+                if not checks.leave_divisions_unchecked(
+                        "not checked: a failing work-item could not leave this function "
+                        f"safely ({err.problem.split(':')[0]})"):
+                    raise
 
     def _closure(self, facts, direct) -> set:
         """Helpers for which `direct` holds, or which call one that does."""
@@ -526,9 +640,12 @@ class _Rewriter:
         return sorted(out, key=lambda r: (r.lineno, r.col))
 
 
-def checks_off_source(source: str) -> str:
-    """SAFEKERN_CHECKS=0: the user's source, unchanged."""
-    return source
+def checks_off_source(source: str, filename: str = DEFAULT_FILENAME) -> str:
+    """SAFEKERN_CHECKS=0: the user's source, unchanged; one that uses SAFEKERN_ASSERT first
+    gets definitions that compile it to nothing (its lines stay the user's)."""
+    if "SAFEKERN_ASSERT" not in source:
+        return source
+    return f"{CHECKS_OFF_PRELUDE}{C.line_directive(1, filename)}\n{source}"
 
 
 __all__ = ["OpenCLDialect", "rewrite", "Rewritten", "KernelInfo", "ReportEntry", "ParseFailed",
