@@ -401,6 +401,7 @@ class _Launch:
 
     def __call__(self, *args):
         args = self.kernel._arguments(args)
+        _launched[self.kernel] = None
         races = self.kernel._races
         if races is not None:      # before anything runs: a proven race writes nothing
             races.check(args, self.config[0], self.config[1])
@@ -436,6 +437,7 @@ class _ForAll:
 
     def __call__(self, *args):
         args = self.kernel._arguments(args)
+        _launched[self.kernel] = None
         binary = self.kernel._binary
         if binary is not None and binary.forall(*self.args, args):
             return
@@ -443,6 +445,40 @@ class _ForAll:
         source = current_source()
         _launch_through_numba(source, args, numba_kernel.forall(*self.args),
                               self.kernel._with_buffer(args, source.argument))
+
+
+# -- which kernel called the device function that failed -------------------------------------
+
+# Kernels launched since the last check, in launch order (a failure inside a device function
+# names the launched kernels that call it).
+_launched: dict = {}
+
+
+def _callers_of(err, kernels) -> tuple:
+    """Names of the kernels among `kernels` that call (through any depth of device functions)
+    the device function holding the failing access of `err`."""
+    def holds(fn) -> bool:
+        tree = fn.parsed.tree
+        return (fn.__name__ == err.kernel and fn.parsed.filename == err.filename
+                and err.lineno is not None
+                and tree.lineno <= err.lineno <= (tree.end_lineno or tree.lineno))
+
+    callers = []
+    for kernel in kernels:
+        if holds(kernel):
+            continue                    # the access is in the kernel itself
+        seen, todo = set(), list(kernel.rewritten.device_calls.values())
+        while todo:
+            fn = todo.pop()
+            if id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            if holds(fn):
+                if kernel.__name__ not in callers:
+                    callers.append(kernel.__name__)
+                break
+            todo += list(getattr(fn.rewritten, "device_calls", {}).values())
+    return tuple(callers)
 
 
 # -- failure buffers, one per CUDA context ------------------------------------------------------
@@ -459,6 +495,16 @@ class NumbaFailureSource(runtime.FailureSource):
         device = getattr(context, "device", None)
         self.device_id = getattr(device, "id", 0)
         self.name = f"CUDA device {self.device_id}" + (" (simulator)" if SIMULATOR else "")
+
+    def check(self, *, synchronize: bool = True):
+        err = super().check(synchronize=synchronize)
+        kernels = list(_launched)
+        _launched.clear()
+        if err is not None and getattr(err, "kernel", None):
+            callers = _callers_of(err, kernels)
+            if callers:
+                err.called_from = callers
+        return err
 
     def matches(self, target) -> bool:
         if target is None or target is self.context:

@@ -15,14 +15,6 @@ from numba.cuda.core import config as _numba_config
 
 SIMULATOR = bool(_numba_config.ENABLE_CUDASIM)
 
-# Methods of numba's CUDADispatcher taking `signature=None` (a tuple of argument types, or for
-# the get_* ones a numba Signature) and answering a dict keyed by argument types without one.
-_BY_SIGNATURE = ("inspect_llvm", "inspect_asm", "inspect_lto_ptx", "inspect_sass",
-                 "inspect_sass_cfg", "get_metadata", "get_regs_per_thread", "get_const_mem_size",
-                 "get_shared_mem_per_block", "get_max_threads_per_block",
-                 "get_local_mem_per_thread")
-
-
 def hidden_types(device: bool) -> tuple:
     from numba.cuda import types
 
@@ -74,6 +66,9 @@ class DispatcherSurface:
             dispatcher.compile(full_args)
 
     def _by_signature(self, method: str, signature=None, **kw):
+        """numba's `method(signature)`, asked with the rewritten function's signature; without
+        one, its answer keyed by the user's argument types. (numba's get_* take a Signature,
+        its inspect_* a tuple of argument types: the same kind is passed on.)"""
         dispatcher = self._compiled()
         if signature is None:
             answer = getattr(dispatcher, method)(**kw)
@@ -85,6 +80,39 @@ class DispatcherSurface:
         return getattr(dispatcher, method)(full, **kw)
 
     # -- what numba's dispatcher answers -------------------------------------------------------
+    def inspect_llvm(self, signature=None):
+        return self._by_signature("inspect_llvm", signature)
+
+    def inspect_asm(self, signature=None):
+        return self._by_signature("inspect_asm", signature)
+
+    def inspect_lto_ptx(self, signature=None):
+        return self._by_signature("inspect_lto_ptx", signature)
+
+    def inspect_sass(self, signature=None):
+        return self._by_signature("inspect_sass", signature)
+
+    def inspect_sass_cfg(self, signature=None):
+        return self._by_signature("inspect_sass_cfg", signature)
+
+    def get_metadata(self, signature=None):
+        return self._by_signature("get_metadata", signature)
+
+    def get_regs_per_thread(self, signature=None):
+        return self._by_signature("get_regs_per_thread", signature)
+
+    def get_const_mem_size(self, signature=None):
+        return self._by_signature("get_const_mem_size", signature)
+
+    def get_shared_mem_per_block(self, signature=None):
+        return self._by_signature("get_shared_mem_per_block", signature)
+
+    def get_max_threads_per_block(self, signature=None):
+        return self._by_signature("get_max_threads_per_block", signature)
+
+    def get_local_mem_per_thread(self, signature=None):
+        return self._by_signature("get_local_mem_per_thread", signature)
+
     @property
     def overloads(self) -> dict:
         """The compiled kernels, keyed by the user's argument types."""
@@ -114,6 +142,14 @@ class DispatcherSurface:
     @property
     def lineinfo(self) -> bool:
         return bool(self._options.get("lineinfo", False))
+
+    def compile(self, sig):
+        """numba's compile of a kernel for the user's signature."""
+        return self._build().compile(self._full(sig))
+
+    def compile_device(self, args, return_type=None):
+        """numba's compile of a device function for the user's argument types."""
+        return self._build().compile_device(self._full(args), return_type)
 
     def inspect_types(self, file=None):
         return self._compiled().inspect_types(file=file)
