@@ -236,7 +236,7 @@ class SafetyRewriter:
                            f"{len(values)} values are given (at most {MAX_VALUES})", s, e,
                            kernel=self.function, cls=UnsupportedError)
         for v in values:
-            kind = _type_kind(v)
+            kind = _type_kind(C.strip(v))
             if kind not in _INTEGER_KINDS and not (self.spelling.generic and
                                                    kind in ("DEPENDENT", "UNEXPOSED")):
                 vs, ve = ps.offsets(v)

@@ -38,8 +38,9 @@ class FunctionRewriter(PointerRoots):
         # asserts and divisions (c_safety.py); a constexpr function may run at compile time,
         # where no check can
         self.safety = SafetyRewriter(mod.ps, fn.name, mod.spelling, asserts=mod.kernel_asserts)
-        self.constexpr = "constexpr" in [t.spelling for t in fn.cursor.get_tokens()
-                                         if t.extent.start.offset < fn.cursor.location.offset]
+        start = mod.ps.offsets(fn.cursor)[0]
+        self.constexpr = "constexpr" in [
+            t[2] for t in mod.ps.tokens_between(start, fn.cursor.location.offset)]
 
     def run(self):
         self._scan_declarations()
