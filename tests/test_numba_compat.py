@@ -2,7 +2,11 @@
 uses (tools/numba_suite.py runs that suite; docs/compatibility.md has the results) compile,
 run as numba's do, and are checked. Each test fails when its feature is taken out."""
 import inspect
+import json
+import os
 import pickle
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -170,3 +174,18 @@ def test_launch_configuration_errors_at_the_subscript(config, error):
 def test_forall_refuses_negative_work_as_numba_does():
     with pytest.raises(ValueError, match="negative task count"):
         K.two_args.forall(-1)
+
+
+# -- numba's real typing and lowering (PTX, no GPU) -------------------------------------------
+
+def test_constructs_compile_to_ptx_with_numba():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    proc = subprocess.run([sys.executable, "-m", "tests.compat_ptx_probe"], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0 and "NVVM" in proc.stderr:
+        pytest.skip("numba-cuda cannot find NVVM here: " + proc.stderr[-300:])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert results == {name: "ok" for name in results}, results
+    assert len(results) == 8

@@ -345,6 +345,16 @@ def _load_typer(typingctx, arr, idx, code, fb, flag, select: bool):
         gsig = _resolve(typingctx, operator.getitem, (arr, idx))
         if gsig is None:
             return None
+        if isinstance(arr, types.Record) and isinstance(idx, types.IntegerLiteral):
+            # rec[0]: a field by position, which numba lowers as static_getitem only.
+            def record_codegen(context, builder, sig, args):
+                from numba.cuda.typing.templates import signature
+
+                impl = context.get_function("static_getitem",
+                                            signature(gsig.return_type, arr, idx))
+                value = impl(builder, (args[0], idx.literal_value))
+                return context.cast(builder, value, gsig.return_type, sig.return_type)
+            return gsig.return_type(arr, idx, code, fb, flag), record_codegen
 
         def plain_codegen(context, builder, sig, args):
             impl = context.get_function(operator.getitem, gsig)
