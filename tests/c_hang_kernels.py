@@ -4,7 +4,9 @@ its loops once a check failed (the failed load gives a stand-in value: element 0
     python -m tests.c_hang_kernels pocl|nvidia|cupy CASE...
 
 builds each case on PoCL, on NVIDIA's OpenCL, or with CuPy, launches it on one group of 32,
-expects the BoundsError at safekern.sync() and prints `CASE raised LINE ARRAY INDEX SIZE`;
+expects the BoundsError (or, for the division and assert cases, the KernelZeroDivisionError or
+KernelAssertionError) at safekern.sync() and prints `CASE raised LINE ARRAY INDEX SIZE` (`CASE
+raised LINE TYPE: MESSAGE`);
 test_hang_free_c.py runs this in a child process with a deadline, so a regression fails by the
 timeout instead of hanging the suite. The failing line of each source ends with `// @site`.
 
@@ -28,10 +30,11 @@ GROUP = 32
 class Case:
     opencl: str
     cuda: str
-    inputs: str            # "text", "list" or "values": what the kernel reads
-    array: str
+    inputs: str            # "text", "list", "values" or "zeros": what the kernel reads
+    array: str             # bounds failures: what the BoundsError names
     index: int
     size: int
+    error: str = ""        # other failures: "TYPE: first line of the message"
 
 
 CASES = {
@@ -226,6 +229,56 @@ extern "C" __global__ void k(const unsigned char* text, int* out) {
     }
     out[t] = acc;
 }""", "values", "a", 47, 47),
+
+    # A zero divisor in the loop's header: the quotient's stand-in (0) keeps `0 < 10` true, so
+    # only leaving at the top of the body ends the loop (j is unsigned: no overflow to end it).
+    "divide_in_header": Case(r"""__kernel void k(__global const int *step, __global int *out) {
+    int i = get_global_id(0);
+    int s = step[0];
+    unsigned int j = 0;
+    while (j / s < 10) {   // @site
+        j++;
+    }
+    out[i] = j;
+}""", r"""extern "C" __global__ void k(const int* step, int* out) {
+    int i = threadIdx.x;
+    int s = step[0];
+    unsigned int j = 0;
+    while (j / s < 10) {   // @site
+        j++;
+    }
+    out[i] = (int)j;
+}""", "zeros", "", 0, 0, "KernelZeroDivisionError: division by zero in `j / s`: `s` is 0 "
+        "(dividend 0)"),
+
+    # An assert failing in one work-item between the barriers of a loop: the rest of its
+    # group must get through the barriers and leave with it.
+    "assert_between_barriers": Case(r"""__kernel void k(__global const float *a,
+                __global float *out) {
+    __local int s[32];
+    int t = get_local_id(0);
+    int acc = 0;
+    for (int k = 1; k < 32; k *= 2) {
+        s[t] = t + k;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        SAFEKERN_ASSERT(s[(t + k) % 32] != 9);   // @site
+        acc += s[(t + k) % 32];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    out[t] = (float)acc + a[t];
+}""", r"""extern "C" __global__ void k(const float* a, float* out) {
+    __shared__ int s[32];
+    int t = threadIdx.x;
+    int acc = 0;
+    for (int k = 1; k < 32; k *= 2) {
+        s[t] = t + k;
+        __syncthreads();
+        SAFEKERN_ASSERT(s[(t + k) % 32] != 9);   // @site
+        acc += s[(t + k) % 32];
+        __syncthreads();
+    }
+    out[t] = (float)acc + a[t];
+}""", "values", "", 0, GROUP, "KernelAssertionError: assertion failed: s[(t + k) % 32] != 9"),
 }
 
 
@@ -236,6 +289,8 @@ def inputs(case: Case) -> list[np.ndarray]:
     if case.inputs == "list":
         nxt = np.arange(1, GROUP + 2, dtype=np.int32)           # 0 -> 1 -> ... -> 33
         return [nxt, np.zeros(GROUP, np.int32)]
+    if case.inputs == "zeros":
+        return [np.zeros(GROUP, np.int32), np.zeros(GROUP, np.int32)]
     return [np.ones(case.size, np.float32), np.zeros(GROUP, np.float32)]   # fails at [size]
 
 
@@ -274,12 +329,18 @@ def main(backend: str, names: list[str]) -> None:
         except safekern.BoundsError as err:
             print(f"{name} raised {err.lineno} {err.array} {err.index} {err.size}", flush=True)
             continue
+        except safekern.KernelError as err:
+            print(f"{name} raised {err.lineno} {type(err).__name__}: "
+                  f"{str(err).splitlines()[0]}", flush=True)
+            continue
         print(f"{name} raised nothing", flush=True)
 
 
 def expected(name: str, backend: str) -> str:
     case = CASES[name]
     source = case.cuda if backend == "cupy" else case.opencl
+    if case.error:
+        return f"{name} raised {line(source, 'site')} {case.error}"
     return f"{name} raised {line(source, 'site')} {case.array} {case.index} {case.size}"
 
 
