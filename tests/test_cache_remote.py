@@ -13,7 +13,8 @@ import time
 import pytest
 
 from tests.cache_helpers import cache_warnings, fresh_cache_warnings  # noqa: F401
-from tests.cache_remote_helpers import needs_redis, redis_server  # noqa: F401
+from tests.cache_remote_helpers import needs_redis, redis_server, \
+    settle_sockets  # noqa: F401
 from tests.child_procs import Children
 from safekern import config
 from safekern.cache import Cache, keys, remote
@@ -380,6 +381,7 @@ def test_eight_processes_of_a_new_node_ask_redis_once_per_kernel(tmp_path, redis
     before = redis_server.get_calls()
     ctx = multiprocessing.get_context("fork")
     path = str(tmp_path / "new-node.cache")
+    settle_sockets()
     with Children() as kids:
         barrier, results = ctx.Barrier(8), ctx.Queue()
         procs = [kids.process(ctx, _new_node_worker, (path, redis_server.url(), barrier,

@@ -12,7 +12,7 @@ import pytest
 
 from tests.cache_helpers import cache_warnings, fresh_cache_warnings  # noqa: F401
 from tests.cache_remote_helpers import RedisServer, free_port, needs_redis, \
-    redis_server  # noqa: F401
+    redis_server, settle_sockets  # noqa: F401
 from tests.child_procs import Children
 from safekern.cache import Cache, keys
 from safekern.cache.kernels import KernelCache
@@ -142,6 +142,7 @@ def _killed_worker(path, url, results):
 @pytest.mark.skipif(not HAS_FORK, reason="uses the fork start method")
 def test_kill_9_of_the_server_during_a_run(tmp_path, redis_server):
     ctx = multiprocessing.get_context("fork")
+    settle_sockets()
     with Children() as kids:
         results = ctx.Queue()
         procs = [kids.process(ctx, _killed_worker, (str(tmp_path / f"n{n}.cache"),
@@ -197,6 +198,7 @@ def _child_uses_the_tier(kc, n):
 def test_a_forked_child_gets_its_own_connection(tmp_path, redis_server):
     kc = node(tmp_path / "a.cache", redis_server.url(), timeout=2.0)
     timed(kc, "parent")
+    settle_sockets()
     with Children() as kids:
         pids = [kids.fork(_child_uses_the_tier, kc, n, lifetime=60) for n in range(3)]
         for pid in pids:
