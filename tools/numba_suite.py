@@ -133,8 +133,19 @@ def _short(err_text: str, limit: int = 600) -> str:
     return last[:limit]
 
 
-def run_module(module: str, mode: str) -> dict:
-    """{test id: {"outcome": ..., "detail": ...}} of one module's tests."""
+def _flatten(suite):
+    import unittest
+
+    for test in suite:
+        if isinstance(test, unittest.TestSuite):
+            yield from _flatten(test)
+        else:
+            yield test
+
+
+def run_module(module: str, mode: str, shard=(0, 1)) -> dict:
+    """{test id: {"outcome": ..., "detail": ...}} of one module's tests (those of one shard:
+    every n-th test from the k-th, for `shard` (k, n))."""
     import unittest
 
     if mode == "safekern":
@@ -187,17 +198,20 @@ def run_module(module: str, mode: str) -> dict:
                                       f"{_short(self._exc_info_to_string(err, test))}")
 
     suite = unittest.defaultTestLoader.loadTestsFromName(module)
+    k, n = shard
+    if n > 1:
+        suite = unittest.TestSuite(t for i, t in enumerate(_flatten(suite)) if i % n == k)
     result = Result()
     suite.run(result)
     return outcomes
 
 
-def child_main(module: str, mode: str, json_out: str) -> int:
+def child_main(module: str, mode: str, json_out: str, shard=(0, 1)) -> int:
     t0 = time.perf_counter()
     import unittest
 
     try:
-        outcomes = run_module(module, mode)
+        outcomes = run_module(module, mode, shard)
         status = "ok"
     except unittest.SkipTest as why:      # the module skips itself at import
         outcomes = {f"{module}.<module>": {"outcome": "skip", "detail": str(why)[:200]}}
@@ -266,11 +280,19 @@ def _expected_cost(module: str) -> int:
     return len(_HEAVY) - _HEAVY.index(name) if name in _HEAVY else 0
 
 
-def run_child(module: str, mode: str, env: dict, timeout: float, workdir: str) -> dict:
-    out = os.path.join(workdir, f"{module}.{mode}.json")
-    log = os.path.join(workdir, f"{module}.{mode}.log")
+#: Modules run in several processes on a GPU (shards of their tests), so that none of them
+#: outlasts the rest of the run: module name -> shards.
+SHARDS = {"test_libdevice": 8, "test_atomics": 3, "test_intrinsics": 2, "test_math": 2,
+          "test_debuginfo": 2, "test_dispatcher": 2, "test_caching": 2}
+
+
+def run_child(module: str, mode: str, env: dict, timeout: float, workdir: str,
+              shard=(0, 1)) -> dict:
+    tag = f"{module}.{mode}.{shard[0]}of{shard[1]}"
+    out = os.path.join(workdir, f"{tag}.json")
+    log = os.path.join(workdir, f"{tag}.log")
     cmd = [sys.executable, os.path.abspath(__file__), "--child", module, "--mode", mode,
-           "--json-out", out]
+           "--json-out", out, "--shard", f"{shard[0]}/{shard[1]}"]
     t0 = time.perf_counter()
     with open(log, "wb") as logf:
         proc = subprocess.Popen(cmd, env=env, stdout=logf, stderr=subprocess.STDOUT,
@@ -377,9 +399,12 @@ def main(argv=None) -> int:
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--mode", help=argparse.SUPPRESS)
     ap.add_argument("--json-out", help=argparse.SUPPRESS)
+    ap.add_argument("--shard", default="0/1", help=argparse.SUPPRESS)
+    ap.add_argument("--no-shards", action="store_true", help="one process per module and mode")
     args = ap.parse_args(argv)
     if args.child:
-        return child_main(args.child, args.mode, args.json_out)
+        k, n = (int(x) for x in args.shard.split("/"))
+        return child_main(args.child, args.mode, args.json_out, (k, n))
 
     suites = [s for s in args.suites.split(",") if s]
     modules = discover(suites)
@@ -393,30 +418,41 @@ def main(argv=None) -> int:
     simulator = args.simulator or not _has_gpu()
     workdir = tempfile.mkdtemp(prefix="numba-suite-")
     env = child_env(simulator, workdir)
-    jobs = [(m, mode) for m in modules for mode in modes]
+    shards = {} if args.no_shards else SHARDS
+    jobs = [(m, mode, (k, n)) for m in modules for mode in modes
+            for n in [shards.get(m.rsplit(".", 1)[-1], 1)] for k in range(n)]
     # The longest modules first, so the run ends with short ones on every worker.
     jobs.sort(key=lambda j: (_expected_cost(j[0]), j[1] == "safekern"), reverse=True)
-    results: dict = {m: {} for m in modules}
+    parts: dict = {}
     t0 = time.perf_counter()
     deadline = t0 + args.deadline if args.deadline else None
 
     def one(job):
-        module, mode = job
+        module, mode, shard = job
         timeout = args.timeout
         if deadline is not None:
             timeout = min(timeout, deadline - time.perf_counter())
         if timeout <= 1:
-            results[module][mode] = {"module": module, "mode": mode, "status": "not run",
-                                     "wall": 0, "outcomes": {f"{module}.<module>": {
-                                         "outcome": "missing", "detail": "deadline"}}}
-            return
-        data = run_child(module, mode, env, timeout, workdir)
-        results[module][mode] = data
-        print(f"[{time.perf_counter() - t0:6.0f}s] {module} {mode}: {data['status']} "
-              f"({len(data['outcomes'])} tests, {data['wall']} s)", flush=True)
+            data = {"module": module, "mode": mode, "status": "not run", "wall": 0,
+                    "outcomes": {f"{module}.<module>": {"outcome": "missing",
+                                                        "detail": "deadline"}}}
+        else:
+            data = run_child(module, mode, env, timeout, workdir, shard)
+        parts.setdefault((module, mode), []).append(data)
+        print(f"[{time.perf_counter() - t0:6.0f}s] {module} {mode} {shard[0]}/{shard[1]}: "
+              f"{data['status']} ({len(data['outcomes'])} tests, {data['wall']} s)", flush=True)
 
     with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
         list(pool.map(one, jobs))
+    results: dict = {m: {} for m in modules}
+    for (module, mode), datas in parts.items():
+        merged = {"module": module, "mode": mode, "outcomes": {},
+                  "wall": round(sum(d["wall"] for d in datas), 2)}
+        statuses = sorted({d["status"] for d in datas})
+        merged["status"] = "not run" if statuses == ["not run"] else "; ".join(statuses)
+        for d in datas:
+            merged["outcomes"].update(d["outcomes"])
+        results[module][mode] = merged
 
     regressions = []
     for module, r in results.items():
