@@ -8,7 +8,7 @@ Each process is a fresh Python (`python -m benchmarks.cache_concurrency --worker
 safekern, waits at a barrier for the others (so that they all miss at once), then asks the
 process's kernel cache (`get_kernel_cache()`, SAFEKERN_CACHE pointing at a new file) for the
 same `--kernels` kernels in the same order. A "compile" is `--compile-ms` of CPU work (a busy
-loop on process CPU time, as a compiler would load the CPU) returning a random payload; every
+loop on the thread's CPU time, as a compiler would load the CPU) returning a random payload; every
 compile appends a line to a log, which gives the compile count and when each build ended.
 
 Scenarios: 1, 8 and 16 processes sharing one cache file (one builds each kernel, the others wait
@@ -35,8 +35,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _burn(seconds: float) -> None:
-    end = time.process_time() + seconds
-    while time.process_time() < end:
+    # The calling thread's CPU time: threads of one process compile side by side too.
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
         pass
 
 
@@ -167,6 +168,9 @@ def _median_run(runs: list[dict]) -> dict:
     chosen["repeats"] = len(runs)
     chosen["compiles_each_run"] = [r["compiles"] for r in runs]
     chosen["all_results_max_each_run_s"] = [r["all_results_s"]["max"] for r in runs]
+    chosen["load_each_run"] = [round(r["load_average_before"], 1)
+                               if r.get("load_average_before") is not None else None
+                               for r in runs]
     return chosen
 
 
@@ -180,7 +184,8 @@ def _markdown(result) -> str:
              f"Each asker wants the same {s['kernels']} kernels in the same order; a compile is "
              f"{s['compile_ms']} ms of CPU work and gives {s['payload']} bytes. Times are from "
              "the release of the barrier that all processes reach after importing safekern "
-             f"(median run of {s['repeats']}; min / median / max over the askers).", "",
+             f"(median run of {s['repeats']}, the scenarios interleaved; min / median / max "
+             "over the askers).", "",
              "| scenario | askers | compiles (per kernel) | first result, s | all results, s "
              "| waiters' delay after the build, ms |",
              "|---|---:|---:|---:|---:|---:|"]
@@ -192,7 +197,11 @@ def _markdown(result) -> str:
                      f"{f['max']:.2f} | {a['min']:.2f} / {a['median']:.2f} / {a['max']:.2f} | "
                      f"{delay} |")
     lines += ["", "Compiles in every run: " + "; ".join(
-        f"{r['scenario']}: {r['compiles_each_run']}" for r in result["scenarios"]), ""]
+        f"{r['scenario']}: {r['compiles_each_run']}" for r in result["scenarios"]), "",
+        "All results in every run (s, the slowest asker): " + "; ".join(
+            f"{r['scenario']}: {r['all_results_max_each_run_s']}" for r in result["scenarios"]),
+        "", "Load average (1 min) before each run: " + "; ".join(
+            f"{r['scenario']}: {r['load_each_run']}" for r in result["scenarios"]), ""]
     return "\n".join(lines)
 
 
@@ -229,19 +238,23 @@ def main(argv=None) -> int:
                                    shlex.join(sys.argv[1:] if argv is None else argv)]).strip(),
               "scenarios": []}
     scenarios = SCENARIOS[:2] + SCENARIOS[3:5] if args.quick else SCENARIOS
+    runs = {name: [] for name, *_ in scenarios}
     with tempfile.TemporaryDirectory(prefix="safekern-bench-") as directory:
-        for name, processes, threads, cached in scenarios:
-            runs = [run_scenario(name, processes, threads, cached, settings, directory)
-                    for _ in range(args.repeats)]
-            row = _median_run(runs)
-            print(json.dumps(row), file=sys.stderr, flush=True)
-            result["scenarios"].append(row)
+        # Repeats outermost: a change in the machine's load hits every scenario alike.
+        for _ in range(args.repeats):
+            for name, processes, threads, cached in scenarios:
+                load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+                run = run_scenario(name, processes, threads, cached, settings, directory)
+                run["load_average_before"] = load
+                runs[name].append(run)
+                print(json.dumps(run), file=sys.stderr, flush=True)
+    result["scenarios"] = [_median_run(runs[name]) for name, *_ in scenarios]
     text = _markdown(result)
     print(text)
     if not args.quick:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        stem = f"cache_concurrency-{time.strftime('%Y-%m-%d')}"
+        stem = f"cache_concurrency-{result['date'][:10]}"
         (out / f"{stem}.json").write_text(json.dumps(result, indent=2) + "\n")
         (out / f"{stem}.md").write_text(text + "\n")
         print(f"wrote {out / stem}.json and .md", file=sys.stderr)
