@@ -3,7 +3,8 @@
 - numba-cuda kernels run on the real GPU when there is one, else on the CUDA simulator
   (NUMBA_ENABLE_CUDASIM=1 is set here, before numba is imported). Tests marked `cudasim` get the
   `gpu` marker too when they run on a real device, so `pytest -m gpu` runs them there.
-- The suite never uses the user's own kernel cache (~/.cache/safekern): SAFEKERN_CACHE points
+- The suite never uses the user's own kernel cache (~/.cache/safekern), nor a remote tier of
+  theirs (SAFEKERN_CACHE_REMOTE* are unset): SAFEKERN_CACHE points
   at a file in a temporary directory from the moment this file is imported -- before pytest
   imports the test modules, whose kernels are decorated (and their rewrites cached) at import
   time -- and every test gets a fresh cache file of its own on top of that. An audit hook
@@ -50,6 +51,10 @@ _SESSION_DIR = tempfile.mkdtemp(prefix="safekern-tests-")
 atexit.register(shutil.rmtree, _SESSION_DIR, ignore_errors=True)
 # Unconditionally: a SAFEKERN_CACHE from the caller's shell may be their real cache too.
 os.environ["SAFEKERN_CACHE"] = os.path.join(_SESSION_DIR, "session.cache")
+# Nor the user's shared remote tier: the remote-cache tests start Redis servers of their own.
+for _name in ("SAFEKERN_CACHE_REMOTE", "SAFEKERN_CACHE_REMOTE_KEY", "SAFEKERN_CACHE_REMOTE_TRUST",
+              "SAFEKERN_CACHE_REMOTE_TIMEOUT"):
+    os.environ.pop(_name, None)
 
 _touches: list = []
 # Audit events that reach a file by path; the first argument is the path (or an fd: ignored).

@@ -394,3 +394,34 @@ def test_eight_processes_of_a_new_node_ask_redis_once_per_kernel(tmp_path, redis
     assert all(oks)
     assert redis_server.get_calls() - before == KERNELS
     assert len(Cache(path)) == KERNELS
+
+
+@pytest.mark.timeout(300)
+def test_the_suite_never_uses_the_callers_remote_tier(tmp_path, redis_server):
+    """conftest.py unsets SAFEKERN_CACHE_REMOTE*: a developer's shared Redis stays untouched by
+    the tests (here a test that compiles through get_kernel_cache, in a child pytest)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "test_compile.py").write_text(textwrap.dedent("""
+        import os
+        from safekern.cache.kernels import get_kernel_cache
+
+        def test_compile():
+            assert "SAFEKERN_CACHE_REMOTE" not in os.environ
+            kc = get_kernel_cache()
+            assert kc.remote is None
+            kc.get_or_compile({"kernel": "k"}, lambda: b"binary")
+    """))
+    env = dict(os.environ, PYTHONPATH=root, HOME=str(tmp_path),
+               SAFEKERN_CACHE_REMOTE=redis_server.url(), SAFEKERN_CACHE_REMOTE_TRUST="1",
+               SAFEKERN_CACHE_REMOTE_KEY=SECRET)
+    env.pop("SAFEKERN_CACHE", None)
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             "-p", "conftest", str(tmp_path / "t")], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=240)
+    assert "1 passed" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
+    assert redis_server.client().dbsize() == 0
