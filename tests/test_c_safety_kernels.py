@@ -150,3 +150,20 @@ def test_cupy_checks_off_compiles_safekern_assert_as_nothing(monkeypatch):
     config.reload()
     _, out, x = cupy_run(K.CASES["assert_msg"], failing=True)
     np.testing.assert_array_equal(out.get(), 2 * x)
+
+
+def test_opencl_portable_fallback_builds_checked_and_with_plain_pyopencl(clenv):
+    import pyopencl as cl
+
+    fallback = ("#ifndef SAFEKERN_ASSERT\n#define SAFEKERN_ASSERT(c)\n"
+                "#define SAFEKERN_ASSERT_MSG(c, ...)\n#endif\n")
+    case = K.CASES["assert_msg"]
+    plain = cl.Program(clenv.ctx, fallback + case.opencl).build()
+    assert plain.k.num_args == 3
+    shifted = K.Case(fallback + case.opencl, case.cuda, case.kind, case.message,
+                     case.failing_index, case.zero_divisor, case.expected)
+    _, out, _ = opencl_run(clenv, shifted, failing=True)
+    with pytest.raises(safekern.KernelAssertionError) as info:
+        out.get()
+    assert info.value.lineno == K.site_line(case, "opencl") + 4
+    assert str(info.value).splitlines()[0] == "x[37] is 37, not 00ff"
