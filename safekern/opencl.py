@@ -21,6 +21,7 @@ from .backends import opencl as backend
 from .errors import CompilationError
 from .frontend.c_checks import CheckReport, ReportEntry
 from .frontend.opencl import DEFAULT_FILENAME
+from .overlap_check import OverlapCheck
 
 
 class Program:
@@ -147,6 +148,17 @@ class Kernel:
             for k, p in enumerate(self._info.pointer_params):
                 self._pointer_slots[p.index] = (n + 1 + k, p.name)
         self._param_names = names
+        self._overlap = None          # buffer arguments that share memory (races.md)
+        if self._info is not None:
+            check = OverlapCheck(kernel=name, filename=program.filename,
+                                 lineno=self._info.lineno,
+                                 params=[(p.index, p.name) for p in self._info.pointer_params],
+                                 written=self._info.written,
+                                 unknown=self._info.writes_unknown)
+            self._overlap = check if check.needed else None
+
+    def _check_overlap(self, args) -> None:
+        self._overlap.check([backend.memory_span(args[i]) for i in self._overlap.positions])
 
     # -- calls ----------------------------------------------------------------------------------
     def __call__(self, queue, global_size, local_size, *args, global_offset=None,
@@ -155,6 +167,8 @@ class Kernel:
             names = ", ".join(self._param_names)
             raise TypeError(f"kernel {self.function_name!r} takes {self._n_user} arguments"
                             f"{' (' + names + ')' if names else ''}, {len(args)} given")
+        if self._overlap is not None:
+            self._check_overlap(args)             # before anything runs
         cl_args, arrays = self._convert(args)
         if self._info is None:
             extra = ()
@@ -229,6 +243,8 @@ class Kernel:
         if missing:
             raise TypeError(f"kernel {self.function_name!r}: arguments {missing} not set "
                             "(set_args)")
+        if self._overlap is not None:
+            self._check_overlap(self._values)
         source = None
         if self._info is not None:
             source = backend.failure_source(queue.context, queue.device)

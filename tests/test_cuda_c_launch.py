@@ -34,6 +34,9 @@ class FakeArray:
     shape = property(lambda self: self.a.shape)
     itemsize = property(lambda self: self.a.itemsize)
     dtype = property(lambda self: self.a.dtype)
+    # CuPy's MemoryPointer of the first element: host addresses stand in for device ones
+    data = property(lambda self: types.SimpleNamespace(
+        ptr=self.a.__array_interface__["data"][0]))
 
     def __getitem__(self, key):
         return FakeArray(self.a[key])
@@ -296,3 +299,48 @@ def test_a_kernel_left_unchanged_gets_no_hidden_arguments(fake_cupy):
         k((1,), (4,), (a,))
     (name, args), = FakeCupy.launches
     assert name == "twice_float" and args == (a,)
+
+
+COPY = r"""
+extern "C" __global__ void copy(const float* a, float* b, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) b[i] = a[i] + 1.0f;
+}
+"""
+
+
+def _race_warnings(fn):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn()
+    return [str(w.message) for w in caught if issubclass(w.category, safekern.RaceWarning)]
+
+
+def test_overlapping_arguments_are_checked_before_the_launch(fake_cupy, monkeypatch):
+    import safekern.cupy as skcp
+    from safekern import config
+
+    cp = fake_cupy
+    k = skcp.RawKernel(COPY, "copy", filename="copy.cu")
+    x, y = cp.zeros(64, np.float32), cp.zeros(64, np.float32)
+    assert _race_warnings(lambda: k((1,), (64,), (x, y, np.int32(64)))) == []
+    assert _race_warnings(lambda: [k((1,), (64,), (x, x, np.int32(64))) for _ in range(2)]) \
+        == ["safekern: kernel 'copy' (copy.cu:2): arguments 'a' and 'b' share memory and "
+            "kernel 'copy' writes 'b'; safekern cannot tell whether two threads touch one "
+            "element; the kernel runs"]
+    assert _race_warnings(lambda: k((1,), (64,), (x[:32], x[32:], np.int32(32)))) == []
+    assert _race_warnings(lambda: k((1,), (64,), (skcp.unchecked(1234), x,
+                                                   np.int32(64)))) == []
+    assert len(FakeCupy.launches) == 5
+    monkeypatch.setenv("SAFEKERN_RACES", "error")
+    config.reload()
+    k2 = skcp.RawKernel(COPY, "copy", filename="copy2.cu")
+    with pytest.raises(safekern.RaceError) as info:
+        k2((1,), (64,), (x[:40], x[30:], np.int32(30)))
+    assert (info.value.array, info.value.other) == ("b", "a")
+    assert len(FakeCupy.launches) == 5               # refused before the launch
+    monkeypatch.setenv("SAFEKERN_RACES", "off")
+    config.reload()
+    assert _race_warnings(lambda: k2((1,), (64,), (x, x, np.int32(64)))) == []

@@ -25,10 +25,11 @@ from .. import config, runtime
 from ..errors import UnsupportedError
 from ..frontend import cuda as frontend
 from . import cupy_sync, nvrtc
+from ..overlap_check import OverlapCheck
 from .cupy_support import (DEFAULT_ARCH, Binary, CupyFailureSource, Unchecked, _cupy,
                            compile_options, compile_rewrite, device_arch, device_fields,
-                           failure_source, hidden_argument, load_module, parse_include_dirs,
-                           pointer_bytes, unchecked)
+                           failure_source, hidden_argument, load_module, memory_span,
+                           parse_include_dirs, pointer_bytes, unchecked)
 
 # -- programs: one source, rewritten per architecture, loaded per device ------------------------
 
@@ -310,7 +311,7 @@ class RawKernel:
                             enable_cooperative_groups=True, jitify=False)
         if not isinstance(args, (tuple, list)):
             raise TypeError(f"kernel arguments must be a tuple, not {type(args).__name__}")
-        loaded, func, info = self._bound()
+        loaded, func, info, overlap = self._bound()
         args = tuple(args)
         if len(args) != len(info.params):
             names = ", ".join(p.name or "?" for p in info.params)
@@ -319,7 +320,7 @@ class RawKernel:
         if loaded.source is None or not info.checked:   # SAFEKERN_CHECKS=0, or a kernel
             func(grid, block, args, shared_mem=shared_mem, stream=stream)   # left unchanged
             return
-        values, sizes = [], []
+        values, sizes, spans = [], [], []
         for i, (arg, param) in enumerate(zip(args, info.params)):
             if param.pointer:
                 value, nbytes = hidden_argument(arg, param.name, info.name, i)
@@ -327,8 +328,12 @@ class RawKernel:
                     self._program.note_unchecked(info, param.name, i)
                 values.append(value)
                 sizes.append(np.int64(nbytes))
+                if overlap is not None:
+                    spans.append(memory_span(value, nbytes))
             else:
                 values.append(arg)
+        if overlap is not None:
+            overlap.check(spans)                 # before anything runs
         func(grid, block, tuple(values) + tuple(sizes) + (loaded.source.buffer,),
              shared_mem=shared_mem, stream=stream)
         runtime.after_launch(loaded.source)
@@ -343,7 +348,12 @@ class RawKernel:
         if hit is None:
             loaded = self._program.loaded()
             symbol, info = self._program.resolve(loaded.rewrite, loaded.lowered, self.name)
-            hit = self._launch_cache[key] = (loaded, loaded.function(symbol), info)
+            overlap = OverlapCheck(kernel=info.name, filename=self.filename, lineno=info.lineno,
+                                   params=[(i, p.name) for i, p in enumerate(info.params)
+                                           if p.pointer],
+                                   written=info.written, unknown=info.writes_unknown)
+            hit = self._launch_cache[key] = (loaded, loaded.function(symbol), info,
+                                             overlap if overlap.needed else None)
         return hit
 
     @property

@@ -166,6 +166,17 @@ def hidden_argument(value, param: str, kernel: str, position: int):
                     f"skcp.unchecked(...) to launch without checking '{param}'")
 
 
+def memory_span(value, nbytes: int):
+    """(0, lo, hi): the device bytes a pointer argument reaches (CUDA's unified addresses make
+    one address space of every device), for the overlap check; None for a null pointer or an
+    argument launched unchecked (nbytes < 0)."""
+    if value is None or nbytes < 0:
+        return None
+    pointer = value.data if hasattr(value, "data") and hasattr(value, "shape") else value
+    ptr = int(pointer.ptr)
+    return 0, ptr, ptr + nbytes
+
+
 # -- compiling and loading ---------------------------------------------------------------------
 
 def device_arch(device_id: int | None = None) -> tuple[str, bool]:
@@ -297,5 +308,5 @@ def device_fields(device_id: int) -> dict:
 
 
 __all__ = ["Unchecked", "unchecked", "CupyFailureSource", "failure_source", "pointer_bytes",
-           "hidden_argument", "device_arch", "compile_options", "compile_rewrite", "load_module",
+           "hidden_argument", "memory_span", "device_arch", "compile_options", "compile_rewrite", "load_module",
            "parse_include_dirs", "device_fields", "Binary", "DEFAULT_ARCH"]

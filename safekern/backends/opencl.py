@@ -15,16 +15,19 @@ from __future__ import annotations
 import logging
 import shlex
 import threading
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
 import pyopencl as cl
+import pyopencl.array as cla
 
 from .. import config, runtime
 from ..errors import CompilationError
 from ..failures import BUFFER_LEN
 from ..frontend import clang as C
 from ..frontend import opencl as frontend
+from ..overlap_check import strided_extent
 from . import opencl_sync
 
 log = logging.getLogger("safekern.opencl")
@@ -119,8 +122,6 @@ runtime.register_plain_sync(_plain_sync)
 
 def hidden_size(arg, param_name: str, kernel: str) -> int:
     """Bytes a pointer parameter may access, from the argument passed for it."""
-    import pyopencl.array as cla
-
     if arg is None:
         return 0
     if isinstance(arg, cla.Array):
@@ -149,6 +150,73 @@ def array_argument(arg, param_name: str, kernel: str):
         raise TypeError(f"kernel {kernel!r}: array for {param_name!r} starts at byte offset "
                         f"{arg.offset} of its buffer, which the device cannot address as a "
                         f"sub-buffer ({err}); pass a copy or a cl.Buffer") from None
+
+
+# -- where an argument's bytes are (the overlap check, safekern/overlap_check.py) ---------------
+
+# (cl_mem handle, size) of a buffer -> (handle of the buffer it is a sub-buffer of, or its own;
+# its offset there). Keyed on the handle because PyOpenCL's Buffer objects cannot be weakly
+# referenced; the size in the key keeps a handle the driver reuses for a buffer of another size
+# from inheriting a stale entry.
+_buffer_roots: dict = {}
+# id(pyopencl.array.Array) -> (weak reference, span): an array's buffer and offset are fixed.
+_array_spans: dict = {}
+_MEMO_LIMIT = 4096
+
+
+def _buffer_root(ptr: int, size: int, buf) -> tuple[int, int]:
+    key = (ptr, size)
+    hit = _buffer_roots.get(key)
+    if hit is None:
+        try:
+            parent = buf.get_info(cl.mem_info.ASSOCIATED_MEMOBJECT)
+        except cl.Error:
+            parent = None
+        hit = (parent.int_ptr, int(buf.get_info(cl.mem_info.OFFSET))) if parent is not None \
+            else (ptr, 0)
+        if len(_buffer_roots) >= _MEMO_LIMIT:
+            _buffer_roots.clear()
+        _buffer_roots[key] = hit
+    return hit
+
+
+def memory_span(arg):
+    """(root, lo, hi): the global memory a kernel argument reaches, as bytes [lo, hi) of the
+    buffer `root` (a cl_mem handle; "svm" for shared virtual memory); None for anything else
+    (__local memory, a null pointer, scalars)."""
+    if isinstance(arg, cla.Array):
+        hit = _array_spans.get(id(arg))
+        if hit is not None and hit[0]() is arg:
+            return hit[1]
+        span = _array_span(arg)
+        if len(_array_spans) >= _MEMO_LIMIT:
+            _array_spans.clear()
+        key = id(arg)
+        _array_spans[key] = (weakref.ref(arg, lambda _, key=key: _array_spans.pop(key, None)),
+                             span)
+        return span
+    if isinstance(arg, cl.Buffer):
+        size = arg.size
+        root, base = _buffer_root(arg.int_ptr, size, arg)
+        return root, base, base + size
+    if isinstance(arg, cl.SVMPointer):
+        ptr = int(arg.svm_ptr)
+        return "svm", ptr, ptr + int(arg.size or 0)
+    if isinstance(arg, cl.SVM):
+        face = np.asarray(arg.mem).__array_interface__
+        ptr = int(face["data"][0])
+        return "svm", ptr, ptr + int(np.asarray(arg.mem).nbytes)
+    return None
+
+
+def _array_span(arg):
+    data = arg.base_data
+    if not isinstance(data, cl.Buffer):
+        return memory_span(data) if data is not None else None
+    root, base = _buffer_root(data.int_ptr, data.size, data)
+    lo, hi = strided_extent(arg.shape, arg.strides, arg.dtype.itemsize)
+    start = base + int(arg.offset)
+    return root, start + lo, start + hi
 
 
 # -- building ---------------------------------------------------------------------------------
@@ -318,4 +386,4 @@ def build_program(ctx, source: str, *, filename: str, options=None,
 
 __all__ = ["build_program", "BuiltProgram", "failure_source", "OpenCLFailureSource",
            "hidden_size", "array_argument", "normalise_options", "note_plain_launch",
-           "device_caps"]
+           "device_caps", "memory_span"]

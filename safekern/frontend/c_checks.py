@@ -65,6 +65,9 @@ class FunctionFacts:
     calls: list                # HelperCall to rewritten helpers
     moved: list                # ParamInfo of pointer params that move (saved at entry)
     barriers: list = field(default_factory=list)
+    #: param_of(pointer expression) -> index of the parameter whose memory it points into,
+    #: None (an array of the function), or why that cannot be told (c_writes.py)
+    param_of: object = None
 
     @property
     def checked(self):
@@ -366,7 +369,18 @@ class _Analyser:
         self._visit(body, ())
         moved = [p for p in self.params if p.is_pointer and p.moved]
         return FunctionFacts(self.fn.spelling, self.fn, self.is_kernel, self.params,
-                             self.accesses, self.calls, moved, self.barriers)
+                             self.accesses, self.calls, moved, self.barriers, self.param_of)
+
+    def param_of(self, expr):
+        try:
+            base = self.pointer_base(expr)[0]
+        except _Unknown as err:
+            return str(err)
+        except _SelfRef:
+            return "a pointer defined from itself"
+        if base.kind == "array":
+            return None
+        return next(p.index for p in self.params if p.name == base.name)
 
     def _visit(self, c, parents):
         K = self.K

@@ -305,6 +305,8 @@ class KernelInfo:
     lineno: int
     barriers: bool = False
     checked: bool = True      # False: launched with the user's arguments only (see report)
+    written: tuple = ()       # pointer parameters the kernel stores through (c_writes.py)
+    writes_unknown: str = ""  # why any pointer parameter may be written
 
     @property
     def pointer_params(self) -> list[str]:

@@ -11,10 +11,12 @@ import hashlib
 from dataclasses import dataclass, field
 
 from ..errors import UnsupportedError
+from . import c_writes
 from . import clang as C
-from .cuda import CHECKS_OFF_PRELUDE, CudaRewrite, KernelInfo, ParamInfo, device_prelude, spelling
+from .cuda import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, CudaRewrite, KernelInfo,
+                   ParamInfo, device_prelude, spelling)
 from .cuda_access import FunctionRewriter
-from .cuda_roots import _is_pointer_type
+from .cuda_roots import NO_MEMORY_CALLS, Root, Unknown, _is_pointer_type, operator_call
 
 
 @dataclass(eq=False)
@@ -51,6 +53,7 @@ class ModuleRewriter:
         self.edits: list[C.Edit] = []
         self.accesses: list[C.Access] = []
         self.safety: list = []                 # c_safety.SafetySite: asserts and divisions
+        self.writes: dict = {}                 # Function -> c_writes.Writes
         self.functions: list[Function] = []
         self.by_location: dict[int, Function] = {}
         self.by_name: dict[str, list[Function]] = {}
@@ -173,8 +176,11 @@ class ModuleRewriter:
                     self.accesses.append(a)
                     continue
                 if body is not None and fn.cursor.is_definition():
-                    FunctionRewriter(self, fn, body).run()
+                    rewriter = FunctionRewriter(self, fn, body)
+                    rewriter.run()
+                    self.writes[fn] = self._writes(rewriter, body)
             self._propagate_barriers()
+            c_writes.solve(self.writes)
             for fn in self.functions:
                 self._signature_edits(fn)
             self._report_methods()
@@ -242,9 +248,42 @@ class ModuleRewriter:
         if not fn.template:
             mangled = fn.name if fn.extern_c else (fn.cursor.mangled_name or fn.name)
         lineno = self.ps.line_col(fn.cursor.location.offset)[0]
+        stores = self.writes.get(fn, c_writes.Writes())
         return KernelInfo(name=fn.name, qualified=fn.qualified, extern_c=fn.extern_c,
                           template=fn.template, mangled=mangled, params=params, lineno=lineno,
-                          barriers=fn.barriers, checked=self.checks and fn.rewritable)
+                          barriers=fn.barriers, checked=self.checks and fn.rewritable,
+                          written=tuple(p.name for i, p in enumerate(params)
+                                        if p.pointer and i in stores.params),
+                          writes_unknown=stores.unknown)
+
+    def _writes(self, rewriter, body) -> c_writes.Writes:
+        """The pointer parameters one function stores through (before its callees')."""
+        def resolve(expr):
+            root = rewriter.root_of(expr, expr.extent.start.offset)
+            if isinstance(root, Unknown):
+                return root.reason
+            if isinstance(root, Root) and root.kind in ("kparam", "dparam"):
+                return int(root.key[1])
+            return None
+
+        def callee_of(call):
+            try:
+                return self._resolve(call, rewriter._call_name(call))
+            except UnsupportedError:
+                return None
+
+        def access_of(name, args):
+            if name in ADDRESS_BUILTINS:
+                how = c_writes.READ if name.startswith("__ld") else c_writes.WRITE
+                return [(args[0], how)] if args else []
+            if name in NO_MEMORY_CALLS or name in BARRIERS:
+                return []
+            if name in ("memcpy", "memmove", "memset") and args:
+                return [(args[0], c_writes.WRITE)]
+            return None
+
+        return c_writes.scan(self.ps, body, resolve=resolve, callee_of=callee_of,
+                             access_of=access_of, operator_of=operator_call)
 
     # -- signatures and preludes -------------------------------------------------------------
     def _param_list(self, decl):

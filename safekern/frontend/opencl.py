@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from ..errors import CompilationError, UnsupportedError
 from ..failures import TABLE, code32
-from . import c_safety
+from . import c_safety, c_writes
 from . import clang as C
 from .barriers_c import ControlPlan, find_anchor
 from .c_checks import ReportEntry, access_edits, analyse_function, call_edits, param_infos
@@ -123,6 +123,22 @@ class OpenCLDialect(C.Dialect):
                 name in c_safety.ASSERT_MACROS:
             return "skip"
         return None
+
+    def memory_access(self, name: str, args):
+        """How a built-in touches memory through its pointer arguments (c_writes.py):
+        [(argument, READ/WRITE)], [] for none, None for a function safekern does not know."""
+        if name in self.barrier_functions or name in self.pure_builtins:
+            return []
+        if name.startswith("async_work_group"):
+            return [(args[0], c_writes.WRITE)] if args else []
+        spec = self.pointer_builtin(name)
+        if spec == "skip":
+            return []
+        if spec is None:
+            return None
+        arg = spec[0]
+        how = c_writes.READ if name.startswith("vload") else c_writes.WRITE
+        return [(args[arg], how)] if arg < len(args) else []
 
     # -- code generation ----------------------------------------------------------------------
     def barrier_call_edits(self, ps, call) -> list:
@@ -389,6 +405,9 @@ class KernelInfo:
     params: list                      # ParamInfo of every user parameter
     pointer_params: list              # those that get a hidden size argument, in order
     barriers: bool = False
+    written: tuple = ()               # pointer parameters the kernel stores through
+    writes_unknown: str = ""          # why any pointer parameter may be written
+    lineno: int = 0                   # the line of the kernel's name
 
     @property
     def n_args(self) -> int:
@@ -449,6 +468,7 @@ class _Rewriter:
                   for f in self.fns}
         failing = self._closure(facts, lambda fa: bool(fa.checked or
                                                        safety[fa.name].checked))
+        writes = self._writes(facts)
         edits, kernels, sites, report = [], {}, [], []
         for f in self.fns:
             fa = facts[f.spelling]
@@ -479,11 +499,27 @@ class _Rewriter:
             if is_kernel:
                 # Plain data only: libclang cursors would keep the whole parse alive.
                 params = [replace(p, cursor=None, base=None) for p in fa.params]
-                kernels[f.spelling] = KernelInfo(f.spelling, len(params), params,
-                                                 [p for p in params if p.is_pointer],
-                                                 plan.barrier_mode)
+                stores = writes[f.spelling]
+                kernels[f.spelling] = KernelInfo(
+                    f.spelling, len(params), params, [p for p in params if p.is_pointer],
+                    plan.barrier_mode,
+                    tuple(p.name for p in params if p.is_pointer and p.index in stores.params),
+                    stores.unknown, ps.line_col(f.location.offset)[0])
         text = C.apply_edits(ps, edits, prelude=self.dialect.prelude())
         return Rewritten(text, kernels, report, sites)
+
+    def _writes(self, facts) -> dict:
+        """Name -> c_writes.Writes: the pointer parameters each function stores through,
+        its helpers' stores included."""
+        out = {}
+        for f in self.fns:
+            fa = facts[f.spelling]
+            out[f.spelling] = c_writes.scan(
+                self.ps, C.function_body(f), resolve=fa.param_of,
+                callee_of=lambda call: C.called_name(call) if C.called_name(call) in
+                self.helpers else None,
+                access_of=self.dialect.memory_access)
+        return c_writes.solve(out)
 
     def _safety(self, fn, fa, barrier_helpers) -> c_safety.SafetyRewriter:
         """The asserts and divisions of one function (c_safety.py). A failing work-item must
