@@ -226,8 +226,9 @@ def _markdown(result) -> str:
              f"{result['host']['load_average_at_start']}; redis-server on 127.0.0.1.", "",
              f"Each start is a new Python process wanting {s['kernels']} kernels of "
              f"{s['payload']} bytes; a compile is {s['compile_ms']} ms of CPU work. Median of "
-             f"{s['repeats']} starts, the scenarios interleaved. *Total*: from launching the process to its last kernel "
-             "(Python, imports, kernels); *kernels*: after importing safekern.", "",
+             f"{s['repeats']} starts, the scenarios interleaved. *Total*: from launching the "
+             "process to its last kernel (Python, imports, kernels); *kernels*: after importing "
+             "safekern.", "",
              "| start | total, s | kernels, s | compiles | Redis GETs |",
              "|---|---:|---:|---:|---:|"]
     for r in result["scenarios"]:
