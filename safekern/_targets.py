@@ -30,7 +30,7 @@ ACCEPTED_DESCRIPTION = ("None (everything), a device number, a numba-cuda Stream
 
 
 def _known_gpu_object(target) -> bool:
-    for cls in type(target).__mro__:
+    for cls in target.__class__.__mro__:   # __class__: a weakref proxy (cuda.gpus[i]) forwards it
         names = _ACCEPTED.get((cls.__module__ or "").split(".")[0])
         if names is not None and cls.__name__ in names:
             return True

@@ -45,8 +45,9 @@ def _marks(block):
 
 def _child_env(block) -> dict:
     """The test's environment (simulator when there is no GPU, the test's own cache file, the
-    ICD vendors), without PYTHONPATH: the child imports the installed safekern."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    ICD vendors). The child imports safekern as this process does: the installed one, or the
+    checkout where PYTHONPATH puts it first (the GPU machine's kit installs nothing)."""
+    env = dict(os.environ)
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     if "opencl" in block.needs and "PYOPENCL_CTX" not in env:
         import pyopencl as cl
