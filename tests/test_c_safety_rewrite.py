@@ -339,3 +339,21 @@ template <typename T> __global__ void q(T* a, T d) { a[threadIdx.x] = a[threadId
         body = ptx[ptx.index(f".entry {sym}("):]
         calls[name] = body[:body.index("\n}\n")].count("__sk_fail")
     assert calls["q<int>"] == calls["q<unsigned long>"] == calls["q<float>"] + 1, calls
+
+
+@pytest.mark.parametrize("where", ["source", "options"])
+def test_cuda_assert_follows_ndebug_as_c_does(where):
+    src = r"""extern "C" __global__ void k(int* a, int n) {
+    assert(a[0] < n);
+    SAFEKERN_ASSERT(a[1] < n);
+}"""
+    if where == "source":
+        rw = cuda.rewrite("#define NDEBUG\n" + src, filename="k.cu")
+        line = 3
+    else:
+        rw = cuda.rewrite(src, filename="k.cu", options=("-D", "NDEBUG"))
+        line = 2
+    assert rows(rw.report(), "assert") == [
+        (line, "assert(a[0] < n)", "unchecked", "compiled away (NDEBUG is defined)"),
+        (line + 1, "SAFEKERN_ASSERT(a[1] < n)", "checked", "")]       # safekern's own: kept
+    assert "__SK_ASSERT_OFF(a[0] < n);" in rw.source

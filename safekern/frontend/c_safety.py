@@ -102,6 +102,9 @@ class SafetyRewriter:
     function: str
     spelling: Spelling
     asserts: bool = True              # SAFEKERN_KERNEL_ASSERTS
+    #: where NDEBUG becomes defined (0: by the options), after which C's own `assert` is
+    #: compiled away as C does; None: never
+    ndebug_from: int | None = None
     sites: list = field(default_factory=list)
     #: byte ranges of asserts compiled away: accesses inside them are not compiled either
     removed: list = field(default_factory=list)
@@ -147,10 +150,11 @@ class SafetyRewriter:
                        "own assert (a failure traps and ends the CUDA context)", s, e)
             return True
         name_tok, close = parts
-        if not self.asserts:
+        ndebug = name == "assert" and self.ndebug_from is not None and s >= self.ndebug_from
+        if not self.asserts or ndebug:
             self.removed.append((s, e))
-            site = self._site("assert", "unchecked", "compiled away "
-                              "(SAFEKERN_KERNEL_ASSERTS=0)", s, e)
+            site = self._site("assert", "unchecked", "compiled away (NDEBUG is defined)"
+                              if ndebug else "compiled away (SAFEKERN_KERNEL_ASSERTS=0)", s, e)
             site.edits.append(C.replace(name_tok[0], name_tok[1], "__SK_ASSERT_OFF"))
             return False
         cond = args[0]
@@ -347,6 +351,24 @@ class SafetyRewriter:
         return site
 
 
+def ndebug_from(ps, options) -> int | None:
+    """Where NDEBUG is defined: 0 when the options define it, else the offset of the first
+    `#define NDEBUG` of the source; None when it is not."""
+    opts = list(options)
+    for i, o in enumerate(opts):
+        if o in ("-DNDEBUG", "--define-macro=NDEBUG") or o.startswith(("-DNDEBUG=",
+                                                                          "--define-macro=NDEBUG=")):
+            return 0
+        if o in ("-D", "--define-macro") and i + 1 < len(opts) and \
+                opts[i + 1].split("=")[0] == "NDEBUG":
+            return 0
+    K = C.kinds()
+    for c in ps.tu.cursor.get_children():
+        if c.kind == K.MACRO_DEFINITION and c.spelling == "NDEBUG" and ps.in_main_file(c):
+            return ps.offsets(c)[0]
+    return None
+
+
 def division_operands(ps, cursor):
     """(lhs, rhs, op) of a `/ % /= %=` BINARY_OPERATOR or COMPOUND_ASSIGNMENT_OPERATOR, else
     None."""
@@ -515,5 +537,5 @@ def _printf_template(text: str):
     return "".join(out), n
 
 
-__all__ = ["SafetyRewriter", "SafetySite", "Spelling", "division_operands", "scan", "ASSERT_MACROS",
+__all__ = ["SafetyRewriter", "SafetySite", "Spelling", "division_operands", "scan", "ndebug_from", "ASSERT_MACROS",
            "MAX_VALUES"]

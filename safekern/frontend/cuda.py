@@ -438,7 +438,8 @@ def rewrite(source: str, *, filename: str = "kernel.cu", options=(), arch="sm_90
                     include_dirs=include_dirs)
     from .cuda_rewrite import ModuleRewriter   # cuda_rewrite imports this module
 
-    return ModuleRewriter(ps, checks=checks, kernel_asserts=kernel_asserts).run()
+    return ModuleRewriter(ps, checks=checks, kernel_asserts=kernel_asserts,
+                          options=options).run()
 
 
 __all__ = ["CudaDialect", "DIALECT", "rewrite", "parse_cuda", "CudaRewrite", "KernelInfo",

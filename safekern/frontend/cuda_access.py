@@ -37,7 +37,8 @@ class FunctionRewriter(PointerRoots):
         self.uncheck_reason = "" if fn.rewritable else fn.why
         # asserts and divisions (c_safety.py); a constexpr function may run at compile time,
         # where no check can
-        self.safety = SafetyRewriter(mod.ps, fn.name, mod.spelling, asserts=mod.kernel_asserts)
+        self.safety = SafetyRewriter(mod.ps, fn.name, mod.spelling, asserts=mod.kernel_asserts,
+                                     ndebug_from=mod.ndebug_from)
         start = mod.ps.offsets(fn.cursor)[0]
         self.constexpr = "constexpr" in [
             t[2] for t in mod.ps.tokens_between(start, fn.cursor.location.offset)]

@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from ..errors import UnsupportedError
-from . import c_writes
+from . import c_safety, c_writes
 from . import clang as C
 from .cuda import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, CudaRewrite, KernelInfo,
                    ParamInfo, device_prelude, spelling)
@@ -44,10 +44,11 @@ class Function:
 
 
 class ModuleRewriter:
-    def __init__(self, ps, *, checks: bool = True, kernel_asserts: bool = True):
+    def __init__(self, ps, *, checks: bool = True, kernel_asserts: bool = True, options=()):
         self.ps = ps
         self.checks = checks
         self.kernel_asserts = kernel_asserts
+        self.ndebug_from = c_safety.ndebug_from(ps, options)
         self.spelling = spelling()
         self.K = C.kinds()
         self.edits: list[C.Edit] = []
