@@ -99,6 +99,7 @@ class Program:
         self._loaded: dict[tuple, _Loaded] = {}
         self._lock = threading.RLock()
         self.launch_notes: dict[tuple, object] = {}   # unchecked arguments seen at launches
+        self._overlaps: dict[tuple, object] = {}      # kernel -> OverlapCheck or None
 
     # -- rewriting -----------------------------------------------------------------------
     def default_arch(self) -> str:
@@ -241,6 +242,21 @@ class Program:
                 param, "unchecked", "marked skcp.unchecked() at launch: accesses through "
                 f"'{param}' are not bounded")
 
+    def overlap_check(self, info):
+        """The launch-time overlap check of a kernel (None when it writes no pointer
+        parameter), shared by every RawKernel of this source: one warning per kernel and
+        pair, however many get_function() calls hand the kernel out."""
+        key = (info.qualified, info.mangled, tuple(p.name for p in info.params))
+        with self._lock:
+            if key not in self._overlaps:
+                check = OverlapCheck(kernel=info.name, filename=self.filename,
+                                     lineno=info.lineno,
+                                     params=[(i, p.name) for i, p in enumerate(info.params)
+                                             if p.pointer],
+                                     written=info.written, unknown=info.writes_unknown)
+                self._overlaps[key] = check if check.needed else None
+            return self._overlaps[key]
+
     def check_report(self):
         rw = self.rewrite()
         report = rw.report()
@@ -348,12 +364,8 @@ class RawKernel:
         if hit is None:
             loaded = self._program.loaded()
             symbol, info = self._program.resolve(loaded.rewrite, loaded.lowered, self.name)
-            overlap = OverlapCheck(kernel=info.name, filename=self.filename, lineno=info.lineno,
-                                   params=[(i, p.name) for i, p in enumerate(info.params)
-                                           if p.pointer],
-                                   written=info.written, unknown=info.writes_unknown)
             hit = self._launch_cache[key] = (loaded, loaded.function(symbol), info,
-                                             overlap if overlap.needed else None)
+                                             self._program.overlap_check(info))
         return hit
 
     @property
