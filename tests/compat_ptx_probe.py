@@ -37,8 +37,50 @@ CASES = {
 }
 
 
+@safekern.jit(inline="always")
+def set_zero_inline(a):
+    a[0] = 0
+
+
+@safekern.jit(inline="never")
+def set_zero_call(a):
+    a[0] = 0
+
+
+@safekern.jit
+def calls_inline(a):
+    set_zero_inline(a)
+
+
+@safekern.jit
+def calls_never(a):
+    set_zero_call(a)
+
+
+def llvm_calls(kernel, sig) -> int:
+    """Calls in the kernel's LLVM IR, as numba's test_inline counts them (`call <type> @`)."""
+    import re
+
+    from numba.cuda import compiler
+
+    from safekern.backends import numba_cuda as nc
+
+    kernel._build()
+    rewritten = kernel._final_rewrite()
+    fn = nc._compile_rewritten(rewritten, {n: d._build()
+                                           for n, d in rewritten.device_calls.items()})
+    with nc._assume_device((9, 0)):
+        cres = compiler.compile_cuda(fn, types.void, tuple(sig) + (types.int64,), cc=(9, 0))
+    return len(re.findall(r"call [a-zA-Z0-9]* @", cres.library.get_llvm_str()))
+
+
 def main():
     out = {}
+    try:
+        out["inline_always_llvm_calls"] = llvm_calls(calls_inline, (types.int32[::1],))
+        out["inline_never_llvm_calls"] = llvm_calls(calls_never, (types.int32[::1],))
+    except Exception as err:           # noqa: BLE001 - reported to the test
+        out["inline_always_llvm_calls"] = f"{type(err).__name__}: {str(err)[:600]}"
     for name, (kernel, sig) in CASES.items():
         try:
             ptx = kernel.compile_ptx(sig, cc=(9, 0))

@@ -187,5 +187,9 @@ def test_constructs_compile_to_ptx_with_numba():
         pytest.skip("numba-cuda cannot find NVVM here: " + proc.stderr[-300:])
     assert proc.returncode == 0, proc.stderr[-3000:]
     results = json.loads(proc.stdout.strip().splitlines()[-1])
+    # The check helpers leave no call in a kernel's LLVM (numba's test_inline looks for
+    # calls): an inline="always" callee leaves none, an inline="never" one its call.
+    assert results.pop("inline_always_llvm_calls") == 0, results
+    assert results.pop("inline_never_llvm_calls") == 1, results
     assert results == {name: "ok" for name in results}, results
     assert len(results) == 8

@@ -27,17 +27,28 @@ from ..frontend.python import INDEXED_ATOMICS
 # for the current device, and kernels must also compile to PTX where there is no GPU.
 
 
-def _sk_skip(fb):
-    raise NotImplementedError("only callable inside a kernel")
+@intrinsic
+def _sk_skip(typingctx, fb):
+    """Thread (0,0,0) of block (0,0,0) counts a launch skipped because a failure was pending.
+    Inline, with the thread and block read by inline asm: the kernel's LLVM holds no call for
+    it (numba's own tests look for calls to see whether device functions were inlined)."""
+    if not isinstance(fb, types.Array):
+        return None
 
+    def codegen(context, builder, sig, args):
+        i64 = ir.IntType(64)
+        first = ir.Constant(ir.IntType(1), 1)
+        for reg in ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"):
+            zero = builder.icmp_unsigned("==", _special_register(builder, reg),
+                                         ir.Constant(i64, 0))
+            first = builder.and_(first, zero)
+        with builder.if_then(first, likely=False):
+            data = context.make_array(fb)(context, builder, args[0]).data
+            slot = builder.gep(data, [ir.Constant(i64, failures.SKIPPED)])
+            builder.atomic_rmw("add", slot, ir.Constant(i64, 1), "monotonic")
+        return context.get_dummy_value()
 
-@overload(_sk_skip, target="cuda")
-def _ov_skip(fb):
-    def impl(fb):
-        if (cuda.threadIdx.x == 0 and cuda.threadIdx.y == 0 and cuda.threadIdx.z == 0
-                and cuda.blockIdx.x == 0 and cuda.blockIdx.y == 0 and cuda.blockIdx.z == 0):
-            cuda.atomic.add(fb, 10, 1)
-    return impl
+    return types.none(fb), codegen
 
 
 assert failures.SKIPPED == 10 and failures.INDEX == 1 and failures.BLOCK == 7
