@@ -320,7 +320,8 @@ class RaceChecker:
             memory = memory_of(arg)
             if memory is not None:
                 memories[name] = memory
-            elif isinstance(arg, (int, np.integer)) and not isinstance(arg, (bool, np.bool_)):
+            elif isinstance(arg, (int, np.integer)) and not isinstance(
+                    arg, (bool, np.bool_, np.timedelta64)):   # timedelta64 is an integer class
                 scalars[name] = int(arg)
         launch = _Launch(griddim, blockdim, memories, scalars)
         out = []
@@ -372,7 +373,7 @@ class RaceChecker:
             hit = cache.get(id(arg))
             if hit is not None and hit[0]() is arg:
                 key.append(hit[1])
-            elif isinstance(arg, (int, np.integer)):
+            elif isinstance(arg, (int, np.integer)) and not isinstance(arg, np.timedelta64):
                 key.append(arg)
             else:
                 key.append(memory_of(arg))

@@ -201,8 +201,11 @@ class _CheckedFunction(DispatcherSurface):
         self._final = None
 
     def _rewrite(self):
+        # With debug=True numba raises a kernel's exceptions at the launch itself: leave raise,
+        # assert and division to it (numba's messages, numba's place).
         return pyfront.rewrite_function(self.parsed, device=self.device, resolver=_resolver(),
-                                        eliminate_checks=config.get().eliminate)
+                                        eliminate_checks=config.get().eliminate,
+                                        kernel_exceptions=not self._options.get("debug"))
 
     @property
     def has_barriers(self) -> bool:
@@ -403,7 +406,8 @@ class _Launch:
         args = self.kernel._arguments(args)
         _launched[self.kernel] = None
         races = self.kernel._races
-        if races is not None:      # before anything runs: a proven race writes nothing
+        # Before anything runs, so a proven race writes nothing.
+        if races is not None and isinstance(self.config, tuple) and len(self.config) >= 2:
             races.check(args, self.config[0], self.config[1])
         binary = self.kernel._binary
         if binary is not None and binary.launch(self.config, args):

@@ -139,6 +139,8 @@ def key_fields(fn) -> dict:
         "kind": "numba-rewrite",
         "function": fn.__qualname__,
         "device": bool(fn.device),
+        # debug=True leaves raise/assert/division to numba (kernel_exceptions in the rewrite).
+        "debug": bool(fn._options.get("debug")),
         "text": _text(parsed),
         "line": parsed.tree.lineno,
         "filename": parsed.filename,

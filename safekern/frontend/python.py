@@ -127,6 +127,7 @@ class _Context:
     def __init__(self, parsed: ParsedFunction, resolver):
         self.parsed = parsed
         self.resolver = resolver
+        self.kernel_exceptions = True      # assert/raise/division checks (safety.py)
         self.sites: list[CheckSite] = []
         self.device_calls: dict = {}
         self.plain_device_calls: list = []
@@ -301,13 +302,17 @@ class BoundsCheckRewriter(ast.NodeTransformer):
                       _flag()], node)
 
     def visit_Assert(self, node: ast.Assert):
+        if not self.ctx.kernel_exceptions:
+            return self.generic_visit(node)
         return safety.assert_statement(self.ctx, node, self.visit)
 
     def visit_Raise(self, node: ast.Raise):
+        if not self.ctx.kernel_exceptions:
+            return self.generic_visit(node)
         return safety.raise_statement(self.ctx, node, self.visit, self.ctx.lookup)
 
     def visit_BinOp(self, node: ast.BinOp):
-        if not safety.is_division(node.op):
+        if not (self.ctx.kernel_exceptions and safety.is_division(node.op)):
             return self.generic_visit(node)
         original = copy.deepcopy(node)      # as the user wrote it, for the message
         left, right = self.visit(node.left), self.visit(node.right)
@@ -533,17 +538,21 @@ def _check_reserved_names(parsed: ParsedFunction) -> None:
 
 
 def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
-                     eliminate_checks: bool = True) -> RewrittenFunction:
+                     eliminate_checks: bool = True,
+                     kernel_exceptions: bool = True) -> RewrittenFunction:
     """The checked version of a kernel (device=False) or device function (device=True).
 
     With `eliminate_checks`, checks proven unable to fail are dropped and loop accesses are
-    checked once before the loop where possible (see eliminate.py).
+    checked once before the loop where possible (see eliminate.py). With `kernel_exceptions`,
+    assert, raise and division by zero become failures (safety.py); without, they are left to
+    numba (debug=True kernels raise them at the launch).
 
     Kernels get one hidden parameter (the failure buffer) and a prelude; device functions get
     two (the failure buffer and the calling thread's failure flag).
     """
     _check_reserved_names(parsed)
     ctx = _Context(parsed, resolver)
+    ctx.kernel_exceptions = kernel_exceptions
     fn = copy.deepcopy(parsed.tree)      # the passes edit nodes in place; keep the parse intact
     new_fn = copy.copy(fn)
     rewriter = BoundsCheckRewriter(ctx)

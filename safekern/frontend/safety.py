@@ -56,6 +56,13 @@ class _Message:
         self.visit = visit
         self.values: list = []
 
+    def _constant_text(self, expr):
+        """A name or attribute that holds a str now (a global or closure message constant)."""
+        if not isinstance(expr, (ast.Name, ast.Attribute)):
+            return None
+        value = self.ctx.lookup(expr) if hasattr(self.ctx, "lookup") else None
+        return value if isinstance(value, str) else None
+
     def field(self, expr, spec: str = "") -> str:
         if len(self.values) == MAX_VALUES:
             raise self.ctx.error(expr, f"a kernel's failure message can carry at most "
@@ -67,6 +74,9 @@ class _Message:
         """The template of one message part, as str() of it would read."""
         if isinstance(expr, ast.Constant):
             return _literal(str(expr.value))
+        constant = self._constant_text(expr)
+        if constant is not None:
+            return _literal(constant)
         if isinstance(expr, ast.JoinedStr):
             parts = []
             for value in expr.values:
@@ -87,6 +97,9 @@ class _Message:
         """The template of one argument as repr() of it would read (in a tuple of args)."""
         if isinstance(expr, ast.Constant):
             return _literal(repr(expr.value))
+        constant = self._constant_text(expr)
+        if constant is not None:
+            return _literal(repr(constant))
         if isinstance(expr, ast.JoinedStr):
             return "'" + self.text(expr) + "'"
         return self.field(expr)
@@ -164,7 +177,7 @@ def division(ctx, left, op, right, original) -> ast.expr | None:
     """The checked form of `left op right`, or None where no check is made (not a division,
     `/` under numpy semantics, or a non-zero constant divisor: reported as eliminated)."""
     kind = _DIVISIONS.get(type(op))
-    if kind is None:
+    if kind is None or not getattr(ctx, "kernel_exceptions", True):
         return None
     any_type = config.get().float_division == "raise"
     if kind == "truediv" and not any_type:
