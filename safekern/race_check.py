@@ -357,6 +357,8 @@ class RaceChecker:
             for a in accesses_q:
                 if in_place and a is not w and a.write and id(a) < id(w):
                     continue                      # each write-write pair once
+                if a is w and w.uniform_value:
+                    continue                      # threads storing one value: benign
                 verdict = pair_verdict(w, a, launch, mp, mq, shift)
                 if verdict != FREE:
                     out.append(Finding(verdict, w, a, p, q))

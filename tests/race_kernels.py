@@ -73,3 +73,13 @@ def everyone_writes_zero(out, x):
     i = cuda.grid(1)
     if i < x.shape[0]:
         out[0] = x[i]
+
+
+@safekern.jit
+def everyone_writes_one_value(r, x):
+    r[0] = x + 1
+
+
+@safekern.jit
+def everyone_increments(r):
+    r[0] = r[0] + 1

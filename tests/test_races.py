@@ -146,6 +146,14 @@ def test_every_thread_writing_one_element_races():
     assert "writes the same element" in str(info.value)
 
 
+def test_threads_storing_one_value_are_benign():
+    r = cuda.to_device(np.zeros(10))
+    assert not launch_quietly(lambda: K.everyone_writes_one_value[1, 10](r, 4))
+    assert r.copy_to_host()[0] == 5.0
+    with pytest.raises(safekern.RaceError):
+        K.everyone_increments[1, 10](r)              # a read of what another thread writes
+
+
 def test_check_report_has_the_race_verdicts():
     rows = {r["array"]: r for r in K.smooth.check_report() if r["kind"] == "race"}
     assert rows["a"]["status"] == "checked at launch"

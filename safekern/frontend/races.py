@@ -37,6 +37,9 @@ class Access:
     certain: bool = True                # every condition on the way is in `guards`
     lineno: int = 0
     text: str = ""                      # the access as written, for messages
+    #: A write whose value is the same in every thread of a launch (constants, scalar
+    #: parameters never reassigned): two threads running it write one value, which is benign.
+    uniform_value: bool = False
 
 
 @dataclass
@@ -147,7 +150,8 @@ class _Summariser:
 
     def target(self, target, value, guards, certain):
         if isinstance(target, ast.Subscript):
-            self.subscript(target, guards, certain, write=True)
+            self.subscript(target, guards, certain, write=True,
+                           uniform_value=value is not None and self._uniform(value))
         elif isinstance(target, (ast.Tuple, ast.List)):
             for elt in target.elts:
                 self.target(elt, None, guards, certain)
@@ -190,7 +194,21 @@ class _Summariser:
         for child in ast.iter_child_nodes(node):
             self.expr(child, guards, certain)
 
-    def subscript(self, node: ast.Subscript, guards, certain, *, write: bool):
+    def _uniform(self, value) -> bool:
+        """The same value in every thread: constants, names bound to launch invariants
+        (never-reassigned scalar parameters, module constants) and arithmetic on them."""
+        for n in ast.walk(value):
+            if isinstance(n, ast.Name):
+                if n.id in self.reassigned or (n.id not in self.params and
+                                               n.id not in self.lin.constants):
+                    return False
+            elif not isinstance(n, (ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator,
+                                    ast.unaryop, ast.Load)):
+                return False
+        return True
+
+    def subscript(self, node: ast.Subscript, guards, certain, *, write: bool,
+                  uniform_value: bool = False):
         self.expr(node.slice, guards, certain)
         base = node.value
         if not (isinstance(base, ast.Name) and base.id in self.params):
@@ -204,7 +222,7 @@ class _Summariser:
         known = all(f is not None for f in index)
         self.summary.accesses.setdefault(base.id, []).append(Access(
             base.id, write, index if known else None, tuple(guards), certain, node.lineno,
-            ast.unparse(node)))
+            ast.unparse(node), uniform_value=write and uniform_value))
 
     def opaque(self, param, lineno, why):
         self.summary.opaque.setdefault(param, (lineno, why))
