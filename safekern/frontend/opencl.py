@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from ..errors import CompilationError, UnsupportedError
 from ..failures import TABLE, code32
-from . import c_safety, c_writes
+from . import c_safety, c_writes, opencl_safety
 from . import clang as C
 from .barriers_c import ControlPlan, find_anchor
 from .c_checks import ReportEntry, access_edits, analyse_function, call_edits, param_infos
@@ -158,13 +158,8 @@ class OpenCLDialect(C.Dialect):
         return f"{code:#x}L" if self.int64_atomics else f"{code32(code):#x}L"
 
     def spelling(self) -> c_safety.Spelling:
-        """How asserts and divisions are checked (the prelude's __sk_afail, __sk_div_T, ...)."""
-        return c_safety.Spelling(
-            backend="opencl", fail="__sk_afail(__sk_fb, __sk_fp, {code}", value_cast="(long)",
-            tail=", __sk_fb, __sk_fp)", code_literal=self.code_literal,
-            divide=lambda kind, t: f"__sk_{kind}_{_DIVISION_TYPES[t]}"
-            if t in _DIVISION_TYPES else None,
-            divisor=lambda t: f"__sk_dvs_{_DIVISION_TYPES[t]}" if t in _DIVISION_TYPES else None)
+        """How asserts and divisions are checked (opencl_safety.py)."""
+        return opencl_safety.spelling(self.code_literal)
 
     def prelude(self) -> str:
         word = 0 if self.little_endian else 1
@@ -176,7 +171,7 @@ class OpenCLDialect(C.Dialect):
             cas = (f"atomic_cmpxchg((volatile __global int *)fb + {word}, 0, (int)code) == 0")
             inc = f"atomic_inc((volatile __global int *)(fb + 10) + {word})"
             ext = ""
-        return PRELUDE_TEMPLATE.format(ext=ext, cas=cas, inc=inc) + _SAFETY_PRELUDE
+        return PRELUDE_TEMPLATE.format(ext=ext, cas=cas, inc=inc) + opencl_safety.PRELUDE
 
     def kernel_hidden_params(self, pointer_params) -> str:
         return ", ".join(["__global long *__sk_fb"] +
@@ -253,59 +248,6 @@ static inline long __sk_ixb(long i, long off, long esz, long nb, long code,
   return i;
 }}
 """
-
-
-# The integer types a division takes part in after promotion (libclang's canonical kinds).
-_DIVISION_TYPES = {"INT": "int", "UINT": "uint", "LONG": "long", "ULONG": "ulong"}
-
-
-def _safety_prelude() -> str:
-    """Asserts and divisions (c_safety.py): a failure records its values and sets the flag;
-    a zero divisor gives 0 (a / b) or 1 (a /= b), so no undefined division runs."""
-    out = ["#define __SK_LIKELY(x) __builtin_expect((x) != 0, 1)",
-           "#define __SK_ASSERT_OFF(...) ((void)0)",
-           "static __SK_COLD void __sk_afail(__global long *fb, __private int *fp, long code,",
-           "                                 long v0, long v1, long v2) {",
-           "  *fp = 1; __sk_fail(fb, code, v0, v1, v2);",
-           "}"]
-    for t in _DIVISION_TYPES.values():
-        for kind, op in (("div", "/"), ("mod", "%")):
-            out += [f"static inline {t} __sk_{kind}_{t}({t} a, {t} b, long code, "
-                    "__global long *fb, __private int *fp) {",
-                    "  if (__SK_UNLIKELY(b == 0)) {",
-                    "    *fp = 1; __sk_fail(fb, code, (long)a, 0, 0); return 0;",
-                    f"  }}\n  return a {op} b;", "}"]
-        out += [f"static inline {t} __sk_dvs_{t}({t} b, long a, long code, "
-                "__global long *fb, __private int *fp) {",
-                "  if (__SK_UNLIKELY(b == 0)) { *fp = 1; __sk_fail(fb, code, a, 0, 0); "
-                "return 1; }", "  return b;", "}"]
-    return "\n".join(out) + "\n"
-
-
-_SAFETY_PRELUDE = _safety_prelude()
-
-# SAFEKERN_ASSERT for libclang's parse: functions, so that accesses in their arguments are
-# the user's own text (a function-like macro would make them a macro's expansion), and names
-# defined as themselves, so that `#ifndef SAFEKERN_ASSERT` fallbacks stay out of the parse.
-_ASSERT_DECLARATIONS = [
-    "#define SAFEKERN_ASSERT SAFEKERN_ASSERT",
-    "#define SAFEKERN_ASSERT_MSG SAFEKERN_ASSERT_MSG",
-    "void SAFEKERN_ASSERT(bool);",
-    "void __attribute__((overloadable)) SAFEKERN_ASSERT_MSG(bool, __constant char *);",
-    "void __attribute__((overloadable)) SAFEKERN_ASSERT_MSG(bool, __constant char *, long);",
-    "void __attribute__((overloadable)) SAFEKERN_ASSERT_MSG(bool, __constant char *, long, "
-    "long);",
-    "void __attribute__((overloadable)) SAFEKERN_ASSERT_MSG(bool, __constant char *, long, "
-    "long, long);",
-    # more values than safekern records: parsed, so that its own error names the limit
-    *[f"void __attribute__((overloadable)) SAFEKERN_ASSERT_MSG(bool, __constant char *"
-      f"{', long' * n});" for n in range(4, 9)],
-]
-
-#: What SAFEKERN_CHECKS=0 builds before the user's source: the asserts compile to nothing.
-CHECKS_OFF_PRELUDE = ("#ifndef SAFEKERN_ASSERT\n#define SAFEKERN_ASSERT(...) ((void)0)\n#endif\n"
-                      "#ifndef SAFEKERN_ASSERT_MSG\n#define SAFEKERN_ASSERT_MSG(...) ((void)0)\n"
-                      "#endif\n")
 
 
 def _base_header() -> str:
@@ -388,7 +330,7 @@ def _base_header() -> str:
         lines.append(f"#define M_{name} {value}")
         lines.append(f"#define M_{name}_F {value}f")
         lines.append(f"#define M_{name}_H (({value}h))")
-    lines += _ASSERT_DECLARATIONS
+    lines += opencl_safety.PARSE_DECLARATIONS
     lines.append("#endif")
     return "\n".join(lines) + "\n"
 
@@ -432,9 +374,10 @@ class ParseFailed(CompilationError):
 
 def rewrite(source: str, *, filename: str = DEFAULT_FILENAME, options=(),
             int64_atomics: bool = True, little_endian: bool = True,
-            kernel_asserts: bool = True) -> Rewritten:
+            kernel_asserts: bool = True, eliminate: bool = True) -> Rewritten:
     """The checked form of an OpenCL C program (a pure function of its inputs).
-    `kernel_asserts=False` compiles SAFEKERN_ASSERT away (SAFEKERN_KERNEL_ASSERTS=0)."""
+    `kernel_asserts=False` compiles SAFEKERN_ASSERT away (SAFEKERN_KERNEL_ASSERTS=0);
+    `eliminate=False` checks accesses proven in bounds too (SAFEKERN_ELIMINATE=0)."""
     dialect = OpenCLDialect(int64_atomics=int64_atomics, little_endian=little_endian)
     ps = C.parse(source, filename=filename, args=dialect.parse_args(options),
                  headers=dialect.headers())
@@ -444,14 +387,16 @@ def rewrite(source: str, *, filename: str = DEFAULT_FILENAME, options=(),
         raise ParseFailed(first.message, errors, filename=filename, lineno=first.lineno,
                           source_line=ps.source_line(first.lineno) if first.lineno else None,
                           col=first.col)
-    return _Rewriter(ps, dialect, kernel_asserts).run()
+    return _Rewriter(ps, dialect, kernel_asserts, eliminate).run()
 
 
 class _Rewriter:
-    def __init__(self, ps: C.ParsedSource, dialect: OpenCLDialect, kernel_asserts=True):
+    def __init__(self, ps: C.ParsedSource, dialect: OpenCLDialect, kernel_asserts=True,
+                 eliminate=True):
         self.ps = ps
         self.dialect = dialect
         self.kernel_asserts = kernel_asserts
+        self.eliminate = eliminate
         self.fns = C.functions(ps)
         self.kernel_names = {f.spelling for f in self.fns if dialect.is_kernel(f)}
         self.helpers = {f.spelling: param_infos(f, dialect) for f in self.fns
@@ -461,7 +406,8 @@ class _Rewriter:
         ps = self.ps
         facts = {f.spelling: analyse_function(ps, f, self.dialect,
                                               is_kernel=f.spelling in self.kernel_names,
-                                              helpers=self.helpers) for f in self.fns}
+                                              helpers=self.helpers, eliminate=self.eliminate)
+                 for f in self.fns}
         self._reject_kernel_calls()
         barrier_helpers = self._closure(facts, lambda fa: bool(fa.barriers))
         safety = {f.spelling: self._safety(f, facts[f.spelling], barrier_helpers)
@@ -684,7 +630,7 @@ def checks_off_source(source: str, filename: str = DEFAULT_FILENAME) -> str:
     gets definitions that compile it to nothing (its lines stay the user's)."""
     if "SAFEKERN_ASSERT" not in source:
         return source
-    return f"{CHECKS_OFF_PRELUDE}{C.line_directive(1, filename)}\n{source}"
+    return f"{opencl_safety.CHECKS_OFF_PRELUDE}{C.line_directive(1, filename)}\n{source}"
 
 
 __all__ = ["OpenCLDialect", "rewrite", "Rewritten", "KernelInfo", "ReportEntry", "ParseFailed",
