@@ -172,7 +172,8 @@ def check_after_failure(case: Case, x, out) -> None:
     recorded returns at once (PoCL runs a group's work-items one after another)."""
     want = expected(case, x)
     k = case.failing_index
-    left = slice(k - k % GROUP, k - k % GROUP + GROUP) if case.expected is None else slice(k, k + 1)
+    first = k - k % GROUP
+    left = slice(first, first + GROUP) if case.expected is None else slice(k, k + 1)
     assert not out[left].any(), out
     ran = out != 0
     np.testing.assert_array_equal(out[ran], want[ran])

@@ -21,7 +21,7 @@ from safekern.overlap_check import OverlapCheck
 
 pytestmark = pytest.mark.timeout(180, method="thread")
 
-# -- what a kernel writes --------------------------------------------------------------------------
+# -- what a kernel writes -------------------------------------------------------------------------
 
 OPENCL_WRITES = r"""
 void put(__global float *p, int i, float v) { p[i] = v; }
@@ -104,7 +104,7 @@ def test_cuda_kernels_know_what_they_write():
     }
 
 
-# -- the check itself ---------------------------------------------------------------------------------
+# -- the check itself -----------------------------------------------------------------------------
 
 def make_check(written=("b",), unknown=""):
     return OverlapCheck(kernel="k", filename="k.cl", lineno=1,
@@ -141,7 +141,7 @@ def test_overlap_is_a_shared_root_and_intersecting_bytes(monkeypatch):
     assert "SAFEKERN_RACES=error" in str(err)
 
 
-# -- PyOpenCL -----------------------------------------------------------------------------------------
+# -- PyOpenCL -------------------------------------------------------------------------------------
 
 COPY = r"""__kernel void copy(__global const float *a, __global float *b) {
     int i = get_global_id(0);
@@ -252,7 +252,7 @@ def test_opencl_races_off_and_error(clenv, monkeypatch):
     np.testing.assert_array_equal(x.get(), before)      # nothing ran
 
 
-# -- CuPy ----------------------------------------------------------------------------------------------
+# -- CuPy -----------------------------------------------------------------------------------------
 
 CUPY_COPY = r"""
 extern "C" __global__ void copy(const float* a, float* b, int n) {

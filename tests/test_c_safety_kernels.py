@@ -92,7 +92,7 @@ def test_opencl_checks_off_builds_safekern_assert_as_nothing(clenv, monkeypatch)
     assert not prg.check_report().checks
 
 
-# -- CuPy: the GPU machine only --------------------------------------------------------------------
+# -- CuPy: the GPU machine only -------------------------------------------------------------------
 
 def _cupy():
     cp = pytest.importorskip("cupy")

@@ -37,7 +37,7 @@ def message(code, values=(0, 0, 0), thread=(1, 0, 0), block=(2, 0, 0)):
     return failures.exception_from_buffer(buf)
 
 
-# -- what is checked -----------------------------------------------------------------------------
+# -- what is checked ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", list(K.CASES))
 @pytest.mark.parametrize("dialect", ["opencl", "cuda"])
@@ -150,7 +150,7 @@ template <int B, int D> __global__ void k(float* a) {
     assert "tile[B / D]" in cu(src).source
 
 
-# -- asserts ----------------------------------------------------------------------------------------
+# -- asserts --------------------------------------------------------------------------------------
 
 def test_assert_forms_and_constant_conditions():
     src = r"""__kernel void k(__global int *a, int n) {
@@ -244,7 +244,7 @@ __kernel void k(__global int *a, int n) {
     assert rows(rw.report, "assert") == [(5, "SAFEKERN_ASSERT(a[0] < n)", "checked", "")]
 
 
-# -- OpenCL barriers and 32-bit codes ---------------------------------------------------------------
+# -- OpenCL barriers and 32-bit codes -------------------------------------------------------------
 
 def test_opencl_division_in_the_header_of_a_barrier_loop_stays_unchecked():
     src = r"""__kernel void k(__global float *a, int tile, int n) {
@@ -286,7 +286,7 @@ def test_opencl_without_64_bit_atomics_uses_31_bit_codes():
     assert f"{failures.code32(codes[0]):#x}L" in rw.text and entry.status == "checked"
 
 
-# -- NVRTC -------------------------------------------------------------------------------------------
+# -- NVRTC ----------------------------------------------------------------------------------------
 
 def _nvrtc():
     from safekern.backends import nvrtc

@@ -308,5 +308,6 @@ def device_fields(device_id: int) -> dict:
 
 
 __all__ = ["Unchecked", "unchecked", "CupyFailureSource", "failure_source", "pointer_bytes",
-           "hidden_argument", "memory_span", "device_arch", "compile_options", "compile_rewrite", "load_module",
+           "hidden_argument", "memory_span", "device_arch", "compile_options",
+           "compile_rewrite", "load_module",
            "parse_include_dirs", "device_fields", "Binary", "DEFAULT_ARCH"]

@@ -356,8 +356,8 @@ def ndebug_from(ps, options) -> int | None:
     `#define NDEBUG` of the source; None when it is not."""
     opts = list(options)
     for i, o in enumerate(opts):
-        if o in ("-DNDEBUG", "--define-macro=NDEBUG") or o.startswith(("-DNDEBUG=",
-                                                                          "--define-macro=NDEBUG=")):
+        if o in ("-DNDEBUG", "--define-macro=NDEBUG") or \
+                o.startswith(("-DNDEBUG=", "--define-macro=NDEBUG=")):
             return 0
         if o in ("-D", "--define-macro") and i + 1 < len(opts) and \
                 opts[i + 1].split("=")[0] == "NDEBUG":
@@ -537,5 +537,6 @@ def _printf_template(text: str):
     return "".join(out), n
 
 
-__all__ = ["SafetyRewriter", "SafetySite", "Spelling", "division_operands", "scan", "ndebug_from", "ASSERT_MACROS",
+__all__ = ["SafetyRewriter", "SafetySite", "Spelling", "division_operands", "scan",
+           "ndebug_from", "ASSERT_MACROS",
            "MAX_VALUES"]
