@@ -63,10 +63,14 @@ def recording():
 
 @contextlib.contextmanager
 def eliminating(on: bool):
-    """SAFEKERN_ELIMINATE set to `on` (and the rewrite cache off) for the kernels decorated inside."""
-    saved = {k: os.environ.get(k) for k in ("SAFEKERN_ELIMINATE", "SAFEKERN_CACHE")}
+    """SAFEKERN_ELIMINATE set to `on` for the kernels decorated inside; the rewrite cache and
+    the race analysis (not the subject here: it refuses launches the same way in both modes)
+    off."""
+    saved = {k: os.environ.get(k) for k in ("SAFEKERN_ELIMINATE", "SAFEKERN_CACHE",
+                                            "SAFEKERN_RACES")}
     os.environ["SAFEKERN_ELIMINATE"] = "1" if on else "0"
     os.environ["SAFEKERN_CACHE"] = "off"
+    os.environ["SAFEKERN_RACES"] = "off"
     config.reload()
     try:
         yield

@@ -116,22 +116,24 @@ class Program:
         arch = nvrtc.normalize_arch(arch or self.default_arch())
         checks = config.get().checks if checks is None else checks
         asserts = config.get().kernel_asserts
+        eliminate = config.get().eliminate
         with self._lock:
-            memo = (self.code, self.options, arch, checks, asserts, self.filename)
-            rw = self._rewrites.get((arch, checks, asserts)) or _REWRITES.get(memo)
+            memo = (self.code, self.options, arch, checks, asserts, eliminate, self.filename)
+            rw = self._rewrites.get((arch, checks, asserts, eliminate)) or _REWRITES.get(memo)
             if rw is None:
                 try:
                     rw = frontend.rewrite(self.code, filename=self.filename,
                                           options=self.options, arch=arch,
                                           include_dirs=parse_include_dirs(self.options),
-                                          checks=checks, kernel_asserts=asserts)
+                                          checks=checks, kernel_asserts=asserts,
+                                          eliminate=eliminate)
                 except frontend.ParseError as err:
                     self._explain_parse_error(err, arch)
                     raise
                 if checks:
                     self._warn_unchecked(rw)
                 _REWRITES.put(memo, rw)
-            self._rewrites[(arch, checks, asserts)] = rw
+            self._rewrites[(arch, checks, asserts, eliminate)] = rw
             return rw
 
     def _explain_parse_error(self, err, arch):

@@ -368,7 +368,8 @@ def build_program(ctx, source: str, *, filename: str, options=None,
     try:
         rewritten = frontend.rewrite(source, filename=filename, options=parse_options,
                                      int64_atomics=int64, little_endian=little,
-                                     kernel_asserts=config.get().kernel_asserts)
+                                     kernel_asserts=config.get().kernel_asserts,
+                                     eliminate=config.get().eliminate)
     except frontend.ParseFailed as err:
         # The driver has the last word on the user's own source (and its messages are the
         # ones users know); libclang's is the fallback.

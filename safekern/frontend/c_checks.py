@@ -84,6 +84,21 @@ class _SelfRef(Exception):
 
 _PENDING = object()
 
+_SIGNED = {"CHAR_S", "SCHAR", "WCHAR", "SHORT", "INT", "LONG", "LONGLONG", "INT128"}
+_UNSIGNED = {"CHAR_U", "UCHAR", "CHAR16", "CHAR32", "USHORT", "UINT", "ULONG", "ULONGLONG",
+             "UINT128"}
+
+
+def integer_limits(t) -> tuple | None:
+    """(least, greatest) value of an integer type, or None for any other type."""
+    t = t.get_canonical()
+    bits = 8 * t.get_size()
+    if t.kind.name in _SIGNED and bits > 0:
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    if t.kind.name in _UNSIGNED and bits > 0:
+        return 0, (1 << bits) - 1
+    return None
+
 
 def param_infos(fn, dialect) -> list[ParamInfo]:
     K = kinds()
@@ -102,12 +117,14 @@ def param_infos(fn, dialect) -> list[ParamInfo]:
 
 
 class _Analyser:
-    def __init__(self, ps: ParsedSource, fn, dialect, is_kernel: bool, helpers: dict):
+    def __init__(self, ps: ParsedSource, fn, dialect, is_kernel: bool, helpers: dict,
+                 eliminate: bool = True):
         self.ps = ps
         self.fn = fn
         self.dialect = dialect
         self.is_kernel = is_kernel
         self.helpers = helpers          # name -> list[ParamInfo] of rewritten helpers
+        self.eliminate = eliminate      # False: no access is 'safe' (SAFEKERN_ELIMINATE=0)
         self.K = kinds()
         self.params = param_infos(fn, dialect)
         self.by_decl = {}               # decl hash -> ParamInfo / derived var record
@@ -207,7 +224,15 @@ class _Analyser:
                 self.derived[h] = err
 
     def _induction_ranges(self, body):
-        """for (int v = C0; v < C1; v++) with v never written in the body: v in [C0, C1)."""
+        """for (T v = C0; v < C1; v += S) (or <=, v++) with S > 0: v in [C0, C1) on every
+        iteration, if
+        - C0, C1 and the last value plus S are values of T: v never wraps around (`char v =
+          120; v < 200` goes negative) and the comparison is the one written (`unsigned u;
+          u < -1` compares with UINT_MAX);
+        - nothing in the body writes v or takes a reference to it: every use of v is read
+          (an lvalue-to-rvalue conversion);
+        - nothing jumps into the body from outside (a label or a `case` of an outer switch
+          inside it: v would be whatever it was)."""
         K = self.K
         for c, _ in walk(body):
             if c.kind != K.FOR_STMT:
@@ -216,14 +241,15 @@ class _Analyser:
             if len(ch) != 4:
                 continue
             init, cond, inc, loop_body = ch
-            var, lo = None, None
+            var, lo, limits = None, None, None
             if init.kind == K.DECL_STMT:
                 vs = children(init)
                 if len(vs) == 1 and vs[0].kind == K.VAR_DECL:
                     vals = children(vs[0])
                     if vals:
                         var, lo = vs[0].hash, evaluate_int(vals[-1])
-            if var is None or lo is None or cond.kind != K.BINARY_OPERATOR:
+                        limits = integer_limits(vs[0].type)
+            if var is None or lo is None or limits is None or cond.kind != K.BINARY_OPERATOR:
                 continue
             op = binary_op(self.ps, cond)
             a, b = children(cond)
@@ -231,46 +257,58 @@ class _Analyser:
             if not (sa.kind == K.DECL_REF_EXPR and sa.referenced is not None
                     and sa.referenced.hash == var) or op not in ("<", "<="):
                 continue
-            hi = evaluate_int(b)
-            if hi is None:
+            bound = evaluate_int(b)
+            step = self._increment(inc, var)
+            if bound is None or step is None:
                 continue
-            hi = hi - 1 if op == "<" else hi
-            if not self._increments(inc, var) or self._writes_in(loop_body, var):
+            hi = bound - 1 if op == "<" else bound
+            if not (limits[0] <= lo <= limits[1] and limits[0] <= bound <= limits[1] and
+                    hi + step <= limits[1]):
+                continue
+            if self._writes_in(loop_body, var) or self._entered_from_outside(loop_body):
                 continue
             s, e = self.ps.offsets(loop_body)
             cs, ce = self.ps.offsets(cond)
             self.loop_ranges.append((min(s, cs), e, var, lo, hi))
 
-    def _increments(self, inc, var) -> bool:
+    def _increment(self, inc, var) -> int | None:
+        """The step of `v++` / `++v` / `v += S` (S > 0 constant), else None."""
         K = self.K
         if inc.kind == K.UNARY_OPERATOR and unary_op(self.ps, inc) in ("++", "post++"):
             t = strip(children(inc)[0])
-            return t.kind == K.DECL_REF_EXPR and t.referenced is not None and \
-                t.referenced.hash == var
+            if t.kind == K.DECL_REF_EXPR and t.referenced is not None and \
+                    t.referenced.hash == var:
+                return 1
+            return None
         if inc.kind == K.COMPOUND_ASSIGNMENT_OPERATOR and binary_op(self.ps, inc) == "+=":
             t, step = children(inc)
             t = strip(t)
             v = evaluate_int(step)
-            return (t.kind == K.DECL_REF_EXPR and t.referenced is not None and
-                    t.referenced.hash == var and v is not None and v > 0)
-        return False
+            if t.kind == K.DECL_REF_EXPR and t.referenced is not None and \
+                    t.referenced.hash == var and v is not None and v > 0:
+                return v
+        return None
 
     def _writes_in(self, body, var) -> bool:
+        """Any use of `var` in `body` other than reading its value: an assignment, ++/--, `&`,
+        a C++ reference bound to it (`int& r = v`, `f(v)` with `f(int&)`), `sizeof(v)`."""
         K = self.K
-        for c, _ in walk(body):
-            target = None
-            if c.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
-                op = binary_op(self.ps, c)
-                if op.endswith("=") and op not in ("==", "!=", "<=", ">="):
-                    target = children(c)[0]
-            elif c.kind == K.UNARY_OPERATOR and unary_op(self.ps, c) in (
-                    "++", "--", "post++", "post--", "&"):
-                target = children(c)[0]
-            if target is not None:
-                t = strip(target)
-                if t.kind == K.DECL_REF_EXPR and t.referenced is not None and \
-                        t.referenced.hash == var:
-                    return True
+        for c, parents in walk(body):
+            if c.kind != K.DECL_REF_EXPR or c.referenced is None or c.referenced.hash != var:
+                continue
+            up = [p for p in parents if p.kind != K.PAREN_EXPR]
+            if not up or up[-1].kind != K.UNEXPOSED_EXPR:     # no lvalue-to-rvalue conversion
+                return True
+        return False
+
+    def _entered_from_outside(self, body) -> bool:
+        K = self.K
+        for c, parents in walk(body):
+            if c.kind == K.LABEL_STMT:
+                return True
+            if c.kind in (K.CASE_STMT, K.DEFAULT_STMT) and not any(
+                    p.kind == K.SWITCH_STMT for p in parents[1:]):
+                return True
         return False
 
     def index_range(self, index, at: int):
@@ -478,7 +516,7 @@ class _Analyser:
             if reason:
                 acc.status, acc.reason = "unchecked", reason
                 return
-            rng = self.index_range(index, i_s)
+            rng = self.index_range(index, i_s) if self.eliminate else None
             if rng is not None and 0 <= rng[0] and rng[1] < extent:
                 acc.status = "safe"
                 acc.reason = ("constant index" if rng[0] == rng[1] and evaluate_int(index)
@@ -631,9 +669,10 @@ class _Analyser:
 
 
 def analyse_function(ps: ParsedSource, fn, dialect, *, is_kernel: bool,
-                     helpers: dict) -> FunctionFacts:
-    """The accesses, helper calls and barriers of one function definition (no edits)."""
-    return _Analyser(ps, fn, dialect, is_kernel, helpers).run()
+                     helpers: dict, eliminate: bool = True) -> FunctionFacts:
+    """The accesses, helper calls and barriers of one function definition (no edits).
+    `eliminate=False`: accesses proven in bounds are checked all the same."""
+    return _Analyser(ps, fn, dialect, is_kernel, helpers, eliminate).run()
 
 
 # -- the report ----------------------------------------------------------------------------

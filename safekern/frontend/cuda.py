@@ -430,16 +430,18 @@ def _offset_of(ps, lineno, col):
 # -- the rewrite -------------------------------------------------------------------------------
 
 def rewrite(source: str, *, filename: str = "kernel.cu", options=(), arch="sm_90",
-            include_dirs=(), checks: bool = True, kernel_asserts: bool = True) -> CudaRewrite:
+            include_dirs=(), checks: bool = True, kernel_asserts: bool = True,
+            eliminate: bool = True) -> CudaRewrite:
     """Parse `source`, find every access, and return the checked source (or, with
     `checks=False`, the user's source with the kernel facts the launch needs).
-    `kernel_asserts=False` compiles asserts away (SAFEKERN_KERNEL_ASSERTS=0)."""
+    `kernel_asserts=False` compiles asserts away (SAFEKERN_KERNEL_ASSERTS=0);
+    `eliminate=False` checks accesses proven in bounds too (SAFEKERN_ELIMINATE=0)."""
     ps = parse_cuda(source, filename=filename, options=options, arch=arch,
                     include_dirs=include_dirs)
     from .cuda_rewrite import ModuleRewriter   # cuda_rewrite imports this module
 
     return ModuleRewriter(ps, checks=checks, kernel_asserts=kernel_asserts,
-                          options=options).run()
+                          options=options, eliminate=eliminate).run()
 
 
 __all__ = ["CudaDialect", "DIALECT", "rewrite", "parse_cuda", "CudaRewrite", "KernelInfo",

@@ -271,7 +271,7 @@ class FunctionRewriter(PointerRoots):
             self._record("subscript", "unchecked", f"the extent of axis {axis} of '{name}' is "
                          "not known", s, e, array=name, axis=axis, index=(i0, i1))
             return
-        value = C.evaluate_int(idx)
+        value = C.evaluate_int(idx) if self.mod.eliminate else None
         if const is not None and value is not None and 0 <= value < const:
             self._record("subscript", "safe", f"constant index {value} < {const}", s, e,
                          array=name, axis=axis, index=(i0, i1), extent=const)
@@ -502,7 +502,9 @@ class FunctionRewriter(PointerRoots):
             if inner.kind == K.ARRAY_SUBSCRIPT_EXPR:
                 self.subscript(inner, depth + 2, ctx, access=True)
                 return
-            if inner.kind == K.DECL_REF_EXPR:
+            # The address of a variable is in bounds (of a reference: where it was bound,
+            # an access checked -- or reported unchecked -- at the binding).
+            if inner.kind == K.DECL_REF_EXPR and self.mod.eliminate:
                 s, e = self.ps.offsets(arg)
                 self._record("atomic", "safe", f"the address of variable '{inner.spelling}'",
                              s, e, array=inner.spelling)

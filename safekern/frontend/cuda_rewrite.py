@@ -44,10 +44,12 @@ class Function:
 
 
 class ModuleRewriter:
-    def __init__(self, ps, *, checks: bool = True, kernel_asserts: bool = True, options=()):
+    def __init__(self, ps, *, checks: bool = True, kernel_asserts: bool = True, options=(),
+                 eliminate: bool = True):
         self.ps = ps
         self.checks = checks
         self.kernel_asserts = kernel_asserts
+        self.eliminate = eliminate          # False: nothing is 'safe' (SAFEKERN_ELIMINATE=0)
         self.ndebug_from = c_safety.ndebug_from(ps, options)
         self.spelling = spelling()
         self.K = C.kinds()
