@@ -276,9 +276,9 @@ KEPT = {
     "early_exit_that_does_not_dominate": """
         def k(a, c):
             i = cuda.grid(1)
-            if c > 0:
-                if i >= a.shape[0]:
-                    return
+            if i >= a.shape[0]:
+                if c > 0:
+                    return              # not every path through the branch leaves
             a[i] = 0
     """,
     "parameter_arithmetic_may_wrap": """

@@ -1,0 +1,85 @@
+"""Differential fuzzer of check elimination: random numba kernels, elimination on vs. every check.
+
+    python -m tools.fuzz_elimination --count 100000 --seed 0 [--out DIR] [--minutes M]
+
+Each seed's kernel (tests/fuzz_kernels.py) runs on the CUDA simulator twice, with elimination
+and loop versioning on and with every check kept (tests/differential.py); any difference in a
+thread's first failure, in what escapes the launch, or in the outputs is a bug of the
+elimination. The kernel of each differing seed is written to DIR (kept for a regression test),
+and a line per differing seed and a progress line every 1000 kernels go to stdout. Exits 1 if
+any seed differed. The simulator is selected here; run it without a GPU or with
+NUMBA_ENABLE_CUDASIM=1.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+
+os.environ["NUMBA_ENABLE_CUDASIM"] = "1"          # before numba is imported
+os.environ["SAFEKERN_CACHE"] = "off"
+
+
+def regression_file(fk, diffs) -> str:
+    """The kernel's module, with what differed and its launch and arguments (`FUZZ_CASE`,
+    read by tests/test_fuzz_elimination.py) -- a regression test as it stands."""
+    head = "".join(f"# {line[:300]}\n" for line in diffs)
+    return f"{head}{fk.source}\n\nFUZZ_CASE = {fk.spec()!r}\n"
+
+
+def run(count: int, seed: int, out: str | None, minutes: float | None, log=print) -> dict:
+    from tests import differential, fuzz_kernels
+
+    work = tempfile.mkdtemp(prefix="safekern-fuzz-")
+    start = time.monotonic()
+    found, done = [], 0
+    try:
+        for s in range(seed, seed + count):
+            if minutes is not None and time.monotonic() - start > minutes * 60:
+                break
+            fk = fuzz_kernels.generate(s)
+            path = os.path.join(work, f"fuzz_{s}.py")
+            with open(path, "w") as f:
+                f.write(fk.source)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")       # NumPy's overflow warnings, numba's
+                diffs = differential.compare_file(path, fk.kernel, fk.griddim, fk.blockdim,
+                                                  fk.arguments)
+            os.remove(path)
+            done += 1
+            if diffs:
+                found.append(s)
+                log(f"seed {s}: " + " / ".join(diffs))
+                if out:
+                    os.makedirs(out, exist_ok=True)
+                    with open(os.path.join(out, f"fuzz_{s}.py"), "w") as f:
+                        f.write(regression_file(fk, diffs))
+            if done % 1000 == 0:
+                log(f"{done} kernels, {len(found)} differing, "
+                    f"{time.monotonic() - start:.0f} s")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return {"kernels": done, "differing": found, "seconds": time.monotonic() - start}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=1000, help="kernels to run")
+    parser.add_argument("--seed", type=int, default=0, help="first seed")
+    parser.add_argument("--out", help="directory for the kernels that differed")
+    parser.add_argument("--minutes", type=float, help="stop after this long")
+    args = parser.parse_args(argv)
+    result = run(args.count, args.seed, args.out, args.minutes,
+                 log=lambda *a, **k: print(*a, **k, flush=True))
+    print(f"done: {result['kernels']} kernels (seeds {args.seed}..."
+          f"{args.seed + result['kernels'] - 1}) in {result['seconds']:.0f} s, "
+          f"{len(result['differing'])} differing: {result['differing'][:50]}")
+    return 1 if result["differing"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
