@@ -1,6 +1,7 @@
 """Differential fuzzer of check elimination: random numba kernels, elimination on vs. every check.
 
     python -m tools.fuzz_elimination --count 100000 --seed 0 [--out DIR] [--minutes M]
+    python -m tools.fuzz_elimination --opencl --count 2000      # OpenCL C kernels on PoCL
 
 Each seed's kernel (tests/fuzz_kernels.py) runs on the CUDA simulator twice, with elimination
 and loop versioning on and with every check kept (tests/differential.py); any difference in a
@@ -66,15 +67,49 @@ def run(count: int, seed: int, out: str | None, minutes: float | None, log=print
     return {"kernels": done, "differing": found, "seconds": time.monotonic() - start}
 
 
+def run_opencl(count: int, seed: int, out: str | None, minutes: float | None, log=print) -> dict:
+    """The same for OpenCL C kernels (tests/fuzz_opencl.py) on the first OpenCL platform."""
+    os.environ.setdefault("OCL_ICD_VENDORS", "/etc/OpenCL/vendors")
+    import pyopencl as cl
+
+    from tests import fuzz_opencl
+
+    class Env:
+        ctx = cl.create_some_context(interactive=False)
+        queue = cl.CommandQueue(ctx)
+
+    start = time.monotonic()
+    found, done = [], 0
+    for s in range(seed, seed + count):
+        if minutes is not None and time.monotonic() - start > minutes * 60:
+            break
+        k = fuzz_opencl.generate(s)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            diffs = fuzz_opencl.differences(Env, k)
+        done += 1
+        if diffs:
+            found.append(s)
+            log(f"seed {s}: " + " / ".join(diffs))
+            if out:
+                os.makedirs(out, exist_ok=True)
+                with open(os.path.join(out, f"fuzz_{s}.cl"), "w") as f:
+                    f.write("".join(f"// {line}\n" for line in diffs) + k.source)
+        if done % 100 == 0:
+            log(f"{done} kernels, {len(found)} differing, {time.monotonic() - start:.0f} s")
+    return {"kernels": done, "differing": found, "seconds": time.monotonic() - start}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=1000, help="kernels to run")
     parser.add_argument("--seed", type=int, default=0, help="first seed")
     parser.add_argument("--out", help="directory for the kernels that differed")
     parser.add_argument("--minutes", type=float, help="stop after this long")
+    parser.add_argument("--opencl", action="store_true", help="OpenCL C kernels on PoCL")
     args = parser.parse_args(argv)
-    result = run(args.count, args.seed, args.out, args.minutes,
-                 log=lambda *a, **k: print(*a, **k, flush=True))
+    result = (run_opencl if args.opencl else run)(
+        args.count, args.seed, args.out, args.minutes, log=lambda *a: print(*a, flush=True))
     print(f"done: {result['kernels']} kernels (seeds {args.seed}..."
           f"{args.seed + result['kernels'] - 1}) in {result['seconds']:.0f} s, "
           f"{len(result['differing'])} differing: {result['differing'][:50]}")
