@@ -13,8 +13,9 @@ runs in milliseconds on the simulator.
 Every kernel is deterministic on the simulator whatever order it runs the threads in, so that
 two runs can be compared: inputs are only read; `out`, `o1` and shared arrays are only written the
 value their index determines (1, or the index itself); `priv[t0, ...]` and `res[t0]` are the
-thread's own; `hist` only takes atomic additions and maxima. While loops run a bounded number of
-times (a thread whose check fails in a `while True` loop is not the subject here).
+thread's own; `hist` only takes atomic additions and subtractions (which commute). While loops
+run a bounded number of times (a thread whose check fails in a `while True` loop is not the
+subject here).
 """
 from __future__ import annotations
 
@@ -429,7 +430,7 @@ class _Generator:
         self.emit(indent, f"priv[t0, {col}] {op} {self.expr(scope)}")
 
     def _atomic(self, scope, indent, depth):
-        op = self.r.choice(["add", "add", "max"])
+        op = self.r.choice(["add", "sub"])      # (add and max on one element do not commute)
         comps = [self.index("hist", ax, scope) for ax in range(self.ndim("hist"))]
         at = comps[0] if len(comps) == 1 else f"({', '.join(comps)})"
         self.emit(indent, f"cuda.atomic.{op}(hist, {at}, {self.r.randint(1, 3)})")

@@ -146,7 +146,7 @@ class _Eliminator:
         args = list(loop.iter.args)
         for pos, arg in enumerate(args):
             if not pure(arg, is_check_call) or any(
-                    isinstance(n, ast.Call) and not self.lin.is_cuda_value(n)
+                    isinstance(n, ast.Call) and not self.lin.is_plain_value(n)
                     for n in ast.walk(arg)) or not self.lin.exact(arg, facts):
                 tmp = self.ctx.temp()
                 before.append(ast.copy_location(

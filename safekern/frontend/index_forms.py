@@ -112,9 +112,25 @@ class Linearizer:
                                   integer=True, node=node)
         return None
 
-    def is_cuda_value(self, node) -> bool:
-        """A thread/block index, dimension or grid position: no call the pass must keep."""
-        return self._warpsize(node) or self._cuda_atom(node) is not None
+    def is_plain_value(self, node) -> bool:
+        """A call that is a plain value -- a thread/block index, dimension or grid position, a
+        checked `//` or `%` whose divisor is a positive constant -- so it may be evaluated
+        again (or not at all)."""
+        return self._warpsize(node) or self._cuda_atom(node) is not None or \
+            self._constant_division(node) is not None
+
+    def _constant_division(self, node):
+        """`_sk_div_floordiv(x, TILE, ...)` (the division check of `x // TILE`) with a positive
+        constant divisor -- which cannot fail -- as the plain `x // TILE`, else None."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and
+                node.func.id.startswith(names.DIVIDE) and len(node.args) >= 2):
+            return None
+        kind = node.func.id[len(names.DIVIDE):].removesuffix("_any")
+        op = {"floordiv": ast.FloorDiv, "mod": ast.Mod}.get(kind)
+        divisor = self.form(node.args[1])
+        if op is None or divisor is None or divisor.terms or divisor.const <= 0:
+            return None
+        return ast.copy_location(ast.BinOp(node.args[0], op(), node.args[1]), node)
 
     def _shape_subscript(self, node):
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and \
@@ -160,6 +176,9 @@ class Linearizer:
         shape = self._shape_subscript(node)
         if shape is not None:
             return shape
+        division = self._constant_division(node)
+        if division is not None:
+            return self._binop(division)
         if isinstance(node, ast.UnaryOp):
             inner = self.form(node.operand)
             if inner is None:
@@ -197,13 +216,19 @@ class Linearizer:
                 if isinstance(node.op, ast.Mod):    # Python's (and numba's) %: in [0, divisor)
                     return self._opaque(node, left, right, nonneg=True,
                                         upper=right.const - 1)
-                return self._opaque(node, left, right, nonneg=self.atoms.nonneg(left))
+                low, high = self.atoms.minimum(left), self.atoms.maximum(left)
+                return self._opaque(node, left, right, nonneg=self.atoms.nonneg(left),
+                                    lower=None if low is None else low // right.const,
+                                    upper=None if high is None else high // right.const)
         return None
 
-    def _opaque(self, node, left: Form, right: Form, *, nonneg: bool, upper=None) -> Form:
+    def _opaque(self, node, left: Form, right: Form, *, nonneg: bool, upper=None,
+                lower=None) -> Form:
         deps = self.atoms.deps_of(left) | self.atoms.deps_of(right)
         key = ("term", type(node.op).__name__, left, right)
-        atom = self.atoms.add(key, deps=deps, lower=0 if nonneg else None, upper=upper,
+        if nonneg:
+            lower = 0 if lower is None else max(lower, 0)
+        atom = self.atoms.add(key, deps=deps, lower=lower, upper=upper,
                               integer=self.atoms.integer(left) and self.atoms.integer(right),
                               node=node)
         return Form(((atom, 1),))
@@ -239,6 +264,9 @@ class Linearizer:
                 return None
             lo, hi = self.atoms.minimum(form, local), self.atoms.maximum(form, local)
             return None if lo is None or hi is None else (lo, hi)
+        division = self._constant_division(node)
+        if division is not None:
+            node = division
         out = None
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             inner = self.interval(node.operand, local)

@@ -69,8 +69,8 @@ def atomic_operands_may_fail(call: ast.Call) -> bool:
 
 
 class Unchecker(ast.NodeTransformer):
-    """The covered check calls (by failure code) become plain accesses. (Atomics are covered
-    only where a plain atomic needs no flag test.)"""
+    """The covered check calls (by failure code) become plain accesses; with `flag_tested`,
+    stores test the flag and atomics (statements only) run while it is clear."""
 
     def __init__(self, codes, *, flag_tested: bool):
         self.codes = codes
@@ -81,6 +81,11 @@ class Unchecker(ast.NodeTransformer):
         return isinstance(code, ast.Constant) and code.value in self.codes
 
     def visit_Expr(self, node):
+        call = node.value
+        if self.flag_tested and is_check_call(call) and call.func.id.startswith(names.ATOMIC) \
+                and self._covered(call):
+            call.args = [self.visit(a) for a in call.args]
+            return plain_atomic_statement(node, call)
         self.generic_visit(node)
         call = node.value
         if is_check_call(call) and call.func.id == names.STORE and self._covered(call):

@@ -77,7 +77,12 @@ class LoopVersioner:
         if not self._plain_name_expr(lo, bound) or not self._plain_name_expr(hi, bound):
             return loop
         conditions, covered = [], []
+        statements = {id(n.value) for s in loop.body for n in ast.walk(s)
+                      if isinstance(n, ast.Expr)}
         for call in [n for s in loop.body for n in ast.walk(s) if is_check_call(n)]:
+            if call.func.id.startswith(names.ATOMIC) and (atomic_operands_may_fail(call) or (
+                    self.flag_tested and id(call) not in statements)):
+                continue     # (where the flag must be tested, only an atomic statement can be)
             conds = self._cover(call, v, lo, hi, bound, inner)
             if conds is not None:
                 covered.append(call)
@@ -117,7 +122,7 @@ class LoopVersioner:
                 return False
             if isinstance(n, ast.Name) and n.id in bound:
                 return False
-            if isinstance(n, ast.Call) and not self.lin.is_cuda_value(n):
+            if isinstance(n, ast.Call) and not self.lin.is_plain_value(n):
                 return False
             if isinstance(n, ast.Subscript) and self.lin.form(n) is None:
                 return False
@@ -126,9 +131,6 @@ class LoopVersioner:
     def _cover(self, call, v, lo, hi, bound, inner):
         """Tests (before the loop) under which `call` cannot fail, or None."""
         if not isinstance(call.args[0], ast.Name) or call.args[0].id in bound:
-            return None
-        if call.func.id.startswith(names.ATOMIC) and (self.flag_tested or
-                                                      atomic_operands_may_fail(call)):
             return None
         comps = self.components(call)
         if comps is None:
