@@ -299,6 +299,24 @@ KEPT = {
             if i < x and x - 1 < a.shape[0]:      # x = 10.5, shape 10: i = 10 passes both
                 a[i] = 0
     """,
+    "a_second_load_of_the_guarded_index": """
+        def k(a, idx):
+            t = cuda.grid(1)
+            if 0 <= idx[t] < a.shape[0]:
+                a[idx[t]] = 0       # loaded again: a device function or thread may have written it
+    """,
+    "negative_index_in_range": """
+        def k(a, i):
+            if -a.shape[0] <= i < 0:
+                a[i] = 0            # valid (it wraps), but only non-negative indices are proven
+    """,
+    "versioning_with_the_array_rebound": """
+        def k(a, b):
+            s = 0
+            for k in range(a.shape[0] - 1):
+                s += a[k + 1]
+                a = b
+    """,
     "non_strict_between_unknown_values": """
         def k(a, j, n):
             if 0 <= j and j <= n and n < a.shape[0]:   # j, n uint64 and int64: compared in float64

@@ -184,3 +184,42 @@ def test_kernel_with_barriers_skips_proven_stores_after_a_failure():
     same_both_ways(stores_after_a_failure_before_the_barrier, 1, 2,
                    lambda: [np.arange(4, dtype=np.int32), np.full(2, -1, np.int32),
                             np.array([1, 9], np.int64)])
+
+
+# -- the tests before a versioned loop read only what exists before it --------------------------
+
+def reads_a_name_the_loop_assigns(a, b, out):
+    s = 0
+    for t in range(a.shape[0]):
+        m = b.shape[0]                     # assigned in the loop: unknown before it
+        s += a[t + m - b.shape[0] + 1]     # t + 1: the last iteration reads a[a.shape[0]]
+    out[0] = s
+
+
+def test_versioning_tests_read_no_name_the_loop_assigns():
+    same_both_ways(reads_a_name_the_loop_assigns, 1, 1,
+                   lambda: [np.arange(4, dtype=np.int32), np.zeros(3, np.int32),
+                            np.zeros(1, np.int32)])
+
+
+# -- a device function that writes its arguments changes no fact ---------------------------------
+
+def bump(arr, t):
+    arr[t] = arr[t] + 100
+
+
+def copies_the_index_first(a, idx):
+    t = cuda.grid(1)
+    j = idx[t]
+    if 0 <= j < a.shape[0]:
+        bump(idx, t)                       # writes idx[t]: j keeps the value it was tested with
+        a[j] = 1                           # proven
+
+
+def test_a_device_function_writing_an_array_does_not_touch_a_copied_index():
+    status = report(copies_the_index_first)
+    assert status[(copies_the_index_first.__code__.co_firstlineno + 5, "a", "store")] == \
+        "eliminated"
+    same_both_ways(copies_the_index_first, 1, 3,
+                   lambda: [np.zeros(4, np.int32), np.array([1, 3, 7], np.int64)],
+                   device_functions=[bump])
