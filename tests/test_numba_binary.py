@@ -253,7 +253,7 @@ def test_payload_holds_the_cubin_ptx_and_plain_data(probe):
     assert p["ptx_has_entry"] and p["entry_matches"]
     meta = p["meta"]
     assert set(meta) == {"payload", "entry", "library", "arg_types", "cc", "lineinfo",
-                         "max_registers", "lto", "carveout"}
+                         "max_registers", "lto", "carveout", "warnings"}
     assert meta["cc"] == [9, 0, "a"]
     assert meta["arg_types"] == [["array", "float32", 1, "C", False, True],
                                  ["array", "float32", 1, "C", False, True],

@@ -46,7 +46,7 @@ def gather(out, src, idx, _sk_fbp):
     if _sk_fb[0] != 0:
         _sk_skip(_sk_fb)
         return
-    _sk_flag = _sk_cuda.local.array(1, _sk_int32)
+    _sk_flag = _sk_flag_array()
     _sk_flag[0] = 0
     i = cuda.grid(1)
     if i < out.shape[0]:

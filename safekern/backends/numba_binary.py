@@ -41,6 +41,7 @@ from collections import Counter
 import numpy as np
 
 from .. import runtime
+from .numba_options import compile_warnings, occupancy_warning, replay_warnings
 from .numba_keys import (PAYLOAD_VERSION, NotLaunchable, Uncacheable, device_fields,
                          key_fields, launch_obstacle, type_from_data, type_to_data, types)
 
@@ -115,7 +116,7 @@ def storable(kernel) -> str | None:
     return None
 
 
-def pack_kernel(kernel, argtypes, cc) -> bytes:
+def pack_kernel(kernel, argtypes, cc, said=()) -> bytes:
     """The cubin of a compiled numba `_Kernel` for `cc`, and what a launch needs, as a payload.
     Uncacheable if the kernel refers to objects (global device arrays) a cubin cannot carry."""
     from ..cache.kernels import pack_payload
@@ -141,6 +142,7 @@ def pack_kernel(kernel, argtypes, cc) -> bytes:
         "max_registers": getattr(lib, "_max_registers", None),
         "lto": bool(getattr(lib, "_lto", False)),
         "carveout": carveout if isinstance(carveout, int) else None,
+        "warnings": [list(w) for w in said],
     }
     blobs = {"cubin": bytes(cubin)}
     if ptx:
@@ -327,25 +329,7 @@ def _make_params(launch_config):
     else:                                       # pragma: no cover - older cuda.core
         cfg = _Numba.LaunchConfig(grid=griddim, block=blockdim, shmem_size=sharedmem,
                                   cooperative_launch=False)
-    _occupancy_warning(griddim)
     return core_stream, cfg
-
-
-def _occupancy_warning(griddim) -> None:
-    """numba's warning for small grids (its _LaunchConfiguration gives it once per config)."""
-    from numba.cuda.core import config as numba_config
-
-    if getattr(numba_config, "CUDA_LOW_OCCUPANCY_WARNINGS", 0) and \
-            not getattr(numba_config, "DISABLE_PERFORMANCE_WARNINGS", 0):
-        size = griddim[0] * griddim[1] * griddim[2]
-        if size < 128:
-            import warnings
-
-            from numba.cuda.core.errors import NumbaPerformanceWarning
-
-            warnings.warn(NumbaPerformanceWarning(
-                f"Grid size {size} will likely result in GPU under-utilization due to low "
-                "occupancy."), stacklevel=6)      # the user's launch
 
 
 _by_handle: dict = {}
@@ -479,6 +463,7 @@ class BinaryLauncher:
             return False
         blockdim = tpb or spec.threads_per_block(source.context, sharedmem)
         griddim = (ntasks + blockdim - 1) // blockdim
+        occupancy_warning(griddim)          # numba's ForAll configures (and warns) each call
         params = launch_params((griddim, blockdim, stream, sharedmem))
         if params is None:
             return False
@@ -586,8 +571,11 @@ class BinaryLauncher:
         compiled = []
         cc = source.context.device.compute_capability
 
+        said: list = []
+
         def build() -> bytes:
-            k = self._compile(argtypes)
+            with compile_warnings(said):
+                k = self._compile(argtypes)
             compiled.append(k)
             if k is NUMBA:
                 raise _NotStored()
@@ -597,7 +585,7 @@ class BinaryLauncher:
             if why:
                 raise _NotStored()
             try:
-                return pack_kernel(k, argtypes, cc)
+                return pack_kernel(k, argtypes, cc, said)
             except Uncacheable as err:
                 log.debug("%s not stored: %s", describe, err)
                 raise _NotStored() from None
@@ -630,6 +618,7 @@ class BinaryLauncher:
                 raise _Failed() from err
             return self._get_or_compile(argtypes, source, kc, fields, describe, retry=False)
         STATS["load"] += 1
+        replay_warnings(meta.get("warnings"))
         return spec
 
     def _compile(self, argtypes):

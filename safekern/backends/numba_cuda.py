@@ -25,9 +25,11 @@ from .. import config, runtime
 from .._toolkit import explain_missing_toolkit
 from ..failures import BUFFER_LEN
 from ..frontend import python as pyfront
-from . import numba_rewrites, numba_sync
-from .numba_surface import DispatcherSurface, validate_forall, validate_launch_config
-from .numba_unchecked import UncheckedFunction, unchecked
+from . import numba_options, numba_rewrites, numba_sync
+from .numba_surface import (DispatcherSurface, HiddenArgument, UserExtensions,
+                            numba_errors_in_user_terms, validate_forall, validate_launch_config)
+from .numba_launch import LaunchConfigSurface, compile_for_args, mark_launch_config_sensitive
+from .numba_unchecked import UncheckedFunction, plain_build, unchecked
 
 from numba.cuda.core import config as _numba_config  # noqa: E402
 
@@ -51,7 +53,7 @@ from .numba_resolver import resolver as _resolver  # noqa: E402
 # -- building the numba function from the rewritten tree ---------------------------------------------
 
 
-def _compile_rewritten(rewritten, device_impls: dict, namespace=None):
+def _compile_rewritten(rewritten, device_impls: dict, namespace=None, cache=False):
     """The rewritten function, defined in `namespace` (a new one by default: the function's
     globals, closure, the check helpers and the callees' numba functions)."""
     parsed = rewritten.parsed
@@ -68,8 +70,11 @@ def _compile_rewritten(rewritten, device_impls: dict, namespace=None):
     exec(code, namespace)
     fn = namespace[parsed.name]
     fn.__module__ = getattr(parsed.pyfunc, "__module__", None)
-    # A name of its own, so numba's cache=True never confuses it with the unchecked function.
-    fn.__qualname__ = getattr(parsed.pyfunc, "__qualname__", parsed.name) + "__safekern"
+    # The user's name in what numba shows (its IR dumps, inspect_types, mangled names), but a
+    # name of its own for numba's cache=True, which must never confuse it with the unchecked
+    # function (numba's cache files are named by the qualified name).
+    fn.__qualname__ = getattr(parsed.pyfunc, "__qualname__", parsed.name) + (
+        "__safekern" if cache else "")
     fn.__doc__ = getattr(parsed.pyfunc, "__doc__", None)
     return fn
 
@@ -249,18 +254,30 @@ class _CheckedFunction(DispatcherSurface):
             else:
                 impls[name] = impl
         namespace = {}
-        fn = _compile_rewritten(rewritten, impls, namespace)
+        fn = _compile_rewritten(rewritten, impls, namespace,
+                                cache=bool(self._options.get("cache")))
         for name, dev in late:
             dev._waiting.append((namespace, name))
         options = _supported_options(self._options)
+        if options.get("extensions"):
+            options["extensions"] = list(options["extensions"])   # the user's list stays theirs
         if self.device:
             options["device"] = True
-        if self._sigs is not None and not SIMULATOR:
-            sigs = [_with_hidden(s, self.device) for s in self._sigs]
-            one = len(sigs) == 1 and (self._specialized or self.device)
-            self._numba = cuda.jit(sigs[0] if one else sigs, **options)(fn)
-        else:
-            self._numba = cuda.jit(**options)(fn)
+        with numba_options.quiet_config_warnings(), numba_errors_in_user_terms():
+            if self._sigs is not None and not SIMULATOR:
+                sigs = [_with_hidden(s, self.device) for s in self._sigs]
+                one = len(sigs) == 1 and (self._specialized or self.device)
+                self._numba = cuda.jit(sigs[0] if one else sigs, **options)(fn)
+            else:
+                self._numba = cuda.jit(**options)(fn)
+        if not self.device and not SIMULATOR:
+            # A launch that compiles calls the kernel's own _compile_for_args (hooks see it).
+            kernel = self
+            self._numba._compile_for_args = lambda *a, **kw: kernel._compile_for_args(*a, **kw)
+        if not self.device and not SIMULATOR and self._options.get("extensions"):
+            # Decoration's extensions: applied to the user's arguments only.
+            self._marks_hidden = True
+            UserExtensions.installed(self._numba.extensions)
         # Its own calls (recursion) and callers built while it was being built call it now.
         namespace[self.parsed.name] = self._numba
         for waiting, name in self._waiting:
@@ -312,6 +329,13 @@ class _CheckedFunction(DispatcherSurface):
     def rewritten_source(self) -> str:
         return self.rewritten.source
 
+    def __reduce__(self):
+        # As numba pickles its dispatcher: the function and options, decorated again there.
+        from .numba_pickle import reduce_function
+
+        return reduce_function(self.py_func, self._sigs, self._options, self.device,
+                               self._specialized)
+
     def __getattr__(self, name):
         # Everything else (inspect_asm, overloads, specialize, ...) is numba's dispatcher's.
         if name.startswith("_"):
@@ -333,6 +357,22 @@ class CheckedDeviceFunction(_CheckedFunction):
 
     def __getitem__(self, launch_config):
         return self._host_dispatcher()[launch_config]
+
+    @property
+    def _numba_type_(self):
+        # What numba's typeof gives for this function where numba's own code refers to it
+        # (numba's vectorize, cuda.compile or declare_device of a plain function, a plain
+        # numba kernel): numba's own dispatcher of the user's function (rewritten callers
+        # call the checked build by another name, see numba_resolver).
+        return self._plain_dispatcher()._numba_type_
+
+    def _plain_dispatcher(self):
+        with self._lock:
+            plain = self.__dict__.get("_plain")
+            if plain is None:
+                plain = self.__dict__["_plain"] = plain_build(
+                    self, _supported_options(self._options), SIMULATOR)
+            return plain
 
     def _host_dispatcher(self):
         if not SIMULATOR:
@@ -370,6 +410,7 @@ class CheckedKernel(_CheckedFunction):
 
     def __getitem__(self, launch_config):
         validate_launch_config(launch_config)
+        numba_options.occupancy_warning(launch_config[0])
         return _Launch(self, launch_config)
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
@@ -377,6 +418,8 @@ class CheckedKernel(_CheckedFunction):
         return _ForAll(self, ntasks, tpb, stream, sharedmem)
 
     def _with_buffer(self, args: tuple, buffer) -> tuple:
+        if self._marks_hidden:
+            buffer = HiddenArgument(buffer)
         return (buffer,) + args if self._hidden_first else args + (buffer,)
 
     def device_function(self) -> "CheckedDeviceFunction":
@@ -394,13 +437,30 @@ class CheckedKernel(_CheckedFunction):
         # numba's own message for a kernel launched without a configuration.
         return self._build()(*args, **kwargs)
 
+    def _compile_for_args(self, *args, **kws):
+        """numba's dispatcher calls this when a launch needs a compile (its launch
+        configuration current: numba.cuda.launchconfig); a hook on it sees each one."""
+        assert not kws
+        return compile_for_args(self, args)
 
-class _Launch:
-    __slots__ = ("kernel", "config")
+    def mark_launch_config_sensitive(self):
+        mark_launch_config_sensitive(self)
+
+
+class _Launch(LaunchConfigSurface):
+    """`kernel[griddim, blockdim(, stream(, sharedmem))]` (numba_launch: what it shows numba
+    and the user). `pre_launch_callbacks`: callables of (kernel, launch config) run just before
+    each launch; such a launch is numba's own, which calls them."""
+
+    __slots__ = ("kernel", "config", "pre_launch_callbacks", "_normalised",
+                 "_kernel_launch_config_sensitive")
 
     def __init__(self, kernel, config):
         self.kernel = kernel
         self.config = config
+        self.pre_launch_callbacks = []
+        self._normalised = None
+        self._kernel_launch_config_sensitive = None
 
     def __call__(self, *args):
         args = self.kernel._arguments(args)
@@ -410,16 +470,41 @@ class _Launch:
         if races is not None and isinstance(self.config, tuple) and len(self.config) >= 2:
             races.check(args, self.config[0], self.config[1])
         binary = self.kernel._binary
-        if binary is not None and binary.launch(self.config, args):
+        # Pre-launch callbacks and hooks on numba's compile take numba's launch (which runs
+        # them), as do launches the short path declines.
+        if binary is not None and not self.pre_launch_callbacks and \
+                "_compile_for_args" not in self.kernel.__dict__ and \
+                binary.launch(self.config, args):
             return
         numba_kernel = self.kernel._numba or self.kernel._build()
         source = current_source()
-        _launch_through_numba(source, args, numba_kernel[self.config],
-                              self.kernel._with_buffer(args, source.argument))
+        if SIMULATOR:
+            launch = numba_kernel[self.config]
+            for callback in self.pre_launch_callbacks:     # the simulator's launch has none
+                callback(numba_kernel, self)
+        else:
+            def launch(*full_args):
+                # numba's dispatcher launches with this object as its configuration.
+                numba_kernel.call(full_args, self)
+        try:
+            _launch_through_numba(source, args, launch,
+                                  self.kernel._with_buffer(args, source.argument))
+        except TypeError as err:
+            if not SIMULATOR and str(err).startswith("Ambiguous overloading"):
+                self.kernel._explain_ambiguous(args)      # raises numba's, in user's terms
+            raise
 
 
 def _launch_through_numba(source, args, launch, launch_args) -> None:
     """numba's own launch of a checked kernel, then safekern's after-launch steps."""
+    with numba_errors_in_user_terms():
+        _launch_numba(source, launch, launch_args)
+    runtime.after_launch(source)
+    if numba_sync.has_host_arrays(args):
+        numba_sync.host_arrays_copied_back()
+
+
+def _launch_numba(source, launch, launch_args) -> None:
     if SIMULATOR:
         try:
             launch(*launch_args)
@@ -430,9 +515,6 @@ def _launch_through_numba(source, args, launch, launch_args) -> None:
             # returns as it would on a GPU, the failure raises at the next sync point.
     else:
         launch(*launch_args)
-    runtime.after_launch(source)
-    if numba_sync.has_host_arrays(args):
-        numba_sync.host_arrays_copied_back()
 
 
 class _ForAll:
@@ -575,16 +657,27 @@ runtime.register_plain_sync(_plain_sync)
 # -- the decorator ------------------------------------------------------------------------------
 
 
+def _is_numba_dispatcher(fn) -> bool:
+    from numba.cuda.dispatcher import CUDADispatcher
+
+    return isinstance(fn, CUDADispatcher) and callable(getattr(fn, "py_func", None))
+
+
 def jit(func_or_sig=None, device=False, **options):
     """`numba.cuda.jit` with every indexed access checked (see module doc)."""
     if not config.get().checks:
         return cuda.jit(func_or_sig, device=device, **options)
     if options.get("boundscheck"):
         options.pop("boundscheck")     # safekern's checks replace numba's CPU-only ones
+    # numba's errors and warnings for the options, where numba gives them: at this call.
+    numba_options.check_options(device, options)
     cls = CheckedDeviceFunction if device else CheckedKernel
     numba_sync.install()
 
     def decorate(fn, sigs=None, specialized=False):
+        # A function jitted already is compiled anew from its Python function, as numba does.
+        if isinstance(fn, (_CheckedFunction, UncheckedFunction)) or _is_numba_dispatcher(fn):
+            fn = fn.py_func
         try:
             return cls(fn, sigs, options, specialized=specialized)
         except pyfront.SourceNotFound as err:

@@ -92,6 +92,24 @@ def _sk_buffer(typingctx, address):
 
 
 @intrinsic
+def _sk_flag_array(typingctx):
+    """The per-thread failure flag: a local int32[1], as cuda.local.array makes one, under a
+    name of its own (numba names the user's cuda.local arrays "_cudapy_lmem" in its LLVM, and
+    tools and tests find them by that name)."""
+    array_ty = types.Array(types.int32, 1, "C")
+
+    def codegen(context, builder, sig, args):
+        from numba.cuda.cudadrv import nvvm
+        from numba.cuda.cudaimpl import _generic_array
+
+        return _generic_array(context, builder, shape=(1,), dtype=types.int32,
+                              symbol_name="_sk_flag", addrspace=nvvm.ADDRSPACE_LOCAL,
+                              can_dynsized=False, alignment=None)
+
+    return array_ty(), codegen
+
+
+@intrinsic
 def _sk_record(typingctx, fb, flag, code, index, size, axis):
     """The same cold path for the atomics' generated overloads (see _generate)."""
     def codegen(context, builder, sig, args):
@@ -556,7 +574,8 @@ def namespace() -> dict:
     ns = {"_sk_load": _sk_load, "_sk_loadv": _sk_loadv, "_sk_store": _sk_store,
           "_sk_skip": _sk_skip, "_sk_put": _sk_put,
           "_sk_buffer": _sk_buffer, "_sk_extent": _sk_extent,
-          "_sk_cuda": cuda, "_sk_int32": types.int32, "_sk_slice": slice}
+          "_sk_cuda": cuda, "_sk_int32": types.int32, "_sk_slice": slice,
+          "_sk_flag_array": _sk_flag_array}
     for op, stub in ATOMIC_STUBS.items():
         ns[f"_sk_atomic_{op}"] = stub
     ns["_sk_fail"] = _sk_fail

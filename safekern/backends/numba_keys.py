@@ -195,8 +195,33 @@ def describe_value(value, depth: int = 0):
         return ("numba_function", type(value).__name__, _function_key(py_func, depth + 1),
                 describe_value(dict_items(opts), depth + 1))
     if isinstance(value, pytypes.FunctionType):
-        return ("function", _function_key(value, depth + 1))
+        return ("function", _function_key(value, depth + 1), _overloads_of(value, depth + 1))
     raise Uncacheable(f"a global of type {type(value).__module__}.{type(value).__qualname__}")
+
+
+def _overloads_of(fn, depth) -> tuple:
+    """What @overload / register_jitable registered for a plain function in numba-cuda's
+    typing registry (numba compiles calls of it from those, not from its code): each one's
+    implementation, strictness and options. Library functions' (numpy, math) are numba's own,
+    fixed by the toolchain's versions in the key."""
+    if (fn.__module__ or "").partition(".")[0] in ("numpy", "math", "cmath", "numba"):
+        return ()
+    from numba.cuda.typing.templates import builtin_registry
+
+    found = []
+    for value, ty in list(builtin_registry.globals):
+        if value is not fn:
+            continue
+        for template in getattr(ty, "templates", ()):
+            impl = getattr(template, "_overload_func", None)
+            if not isinstance(impl, pytypes.FunctionType):
+                raise Uncacheable(f"a typing template of {fn.__qualname__!r} that is not an "
+                                  "@overload")
+            found.append(("overload", _function_key(impl, depth + 1),
+                          bool(getattr(template, "_strict", True)),
+                          describe_value(dict_items(getattr(template, "_jit_options", {})
+                                                    or {}), depth + 1)))
+    return tuple(found)
 
 
 def dict_items(d: dict) -> tuple:
@@ -344,6 +369,12 @@ def options_fields(options: dict) -> dict:
     return out
 
 
+#: numba's switches that print its compilation's stages (NUMBA_DUMP_IR, ...).
+_NUMBA_DUMPS = ("DEBUG", "DUMP_BYTECODE", "DUMP_CFG", "DUMP_IR", "DUMP_SSA", "DUMP_ANNOTATION",
+                "DUMP_LLVM", "DUMP_FUNC_OPT", "DUMP_OPTIMIZED", "DUMP_ASSEMBLY", "DEBUG_TYPEINFER",
+                "DEBUG_FRONTEND")
+
+
 def launch_obstacle(options: dict) -> str | None:
     """Why a kernel with these options must stay on numba's launch path, or None."""
     from numba.cuda.core import config as numba_config
@@ -353,6 +384,10 @@ def launch_obstacle(options: dict) -> str | None:
         return "debug=True (numba reports device exceptions after the launch)"
     if options.get("extensions"):
         return "extensions= (numba's argument hooks)"
+    dumps = [flag for flag in _NUMBA_DUMPS if getattr(numba_config, flag, False)]
+    if dumps:
+        # What they print comes from numba's compilation, which a cached binary skips.
+        return f"numba's {', '.join(dumps)} (numba compiles to print them)"
     if getattr(numba_config, "CUDA_ENABLE_NRT", False):
         return "NRT is enabled (NUMBA_CUDA_ENABLE_NRT)"
     for item in options.get("link") or ():
@@ -437,7 +472,9 @@ def numba_config_fields() -> dict:
     from numba.cuda.core import config as numba_config
 
     names = ("OPT", "CUDA_DEBUGINFO_DEFAULT", "CUDA_ENABLE_NRT", "FASTMATH",
-             "CUDA_USE_NVIDIA_BINDING", "CUDA_FORCE_LTO")
+             "CUDA_USE_NVIDIA_BINDING", "CUDA_FORCE_LTO",
+             # what numba's compile warns about, replayed from a stored binary
+             "ALWAYS_WARN_UNINIT_VAR")
     return {n: repr(getattr(numba_config, n, None)) for n in names}
 
 

@@ -9,6 +9,7 @@ configurations and argument counts are checked where numba checks them, with num
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
 
 from numba.cuda.core import config as _numba_config
@@ -28,6 +29,17 @@ class DispatcherSurface:
 
     device = False
     _specialized = False
+    _marks_hidden = False      # launches pass HiddenArgument (the kernel has extensions)
+
+    # numba's dispatcher answers these for its function (numba's own code reads them of a
+    # dispatcher it is handed, e.g. compile_subroutine, or jit of a jitted function).
+    @property
+    def __code__(self):
+        return self.py_func.__code__
+
+    @property
+    def __defaults__(self):
+        return self.py_func.__defaults__
 
     # -- signatures: the user's <-> the rewritten function's ------------------------------------
     def _full(self, signature):
@@ -134,10 +146,15 @@ class DispatcherSurface:
 
     @property
     def extensions(self) -> list:
-        """numba's own list: what a user appends applies to later launches, which then take
-        numba's launch path (the one that calls extensions)."""
+        """The kernel's extensions, as numba's list: what a user appends applies to later
+        launches, which then take numba's launch path (the one that calls extensions). numba
+        hands every argument to them; the hidden one is kept from them (see UserExtensions)."""
         self.__dict__["_binary"] = None
-        return self._build().extensions
+        numba_list = self._build().extensions
+        if SIMULATOR or self.device or numba_list is None:
+            return numba_list
+        self._marks_hidden = True
+        return UserExtensions.installed(numba_list).extensions
 
     @property
     def lineinfo(self) -> bool:
@@ -152,7 +169,20 @@ class DispatcherSurface:
         return self._build().compile_device(self._full(args), return_type)
 
     def inspect_types(self, file=None):
-        return self._compiled().inspect_types(file=file)
+        """numba's annotated source per compiled kernel, headed by the user's argument types
+        (numba prints its kernel's own argument types, here with the hidden one)."""
+        if SIMULATOR or self.device:
+            return self._compiled().inspect_types(file=file)
+        import sys
+
+        file = sys.stdout if file is None else file
+        for argtypes, kernel in self.overloads.items():
+            if kernel._type_annotation is None:
+                raise ValueError("Type annotation is not available")
+            print("%s %s" % (kernel.entry_name, argtypes), file=file)
+            print("-" * 80, file=file)
+            print(kernel._type_annotation, file=file)
+            print("=" * 80, file=file)
 
     def specialize(self, *args):
         """A kernel compiled for the types of `args` only, as numba's `specialize` makes."""
@@ -178,6 +208,15 @@ class DispatcherSurface:
     def specializations(self) -> dict:
         return dict(self.__dict__.get("_specializations", {}))
 
+    def _explain_ambiguous(self, args) -> None:
+        """numba's TypeError for arguments that fit two signatures equally well, naming the
+        user's function and types (numba's own names the rewritten function's)."""
+        dispatcher = self._build()
+        sigs = [sig.replace(args=self._user(sig.args)) for sig in dispatcher.nopython_signatures]
+        argtypes = tuple(dispatcher.typeof_pyval(a) for a in args)
+        dispatcher.typingctx.resolve_overload(self.py_func, sigs, argtypes, {},
+                                              allow_ambiguous=False)
+
     # -- launches: what numba checks before it runs anything -----------------------------------
     def _arguments(self, args: tuple) -> tuple:
         """The launch's arguments with defaults filled in, or numba's TypeError naming the
@@ -187,6 +226,62 @@ class DispatcherSurface:
         bound = _py_signature(self).bind(*args)        # raises TypeError as numba would
         bound.apply_defaults()
         return tuple(bound.args)
+
+
+# How numba's messages show a checked device function's hidden parameters (its str and repr).
+_HIDDEN_IN_MESSAGES = (
+    ", array(int64, 1d, C), array(int32, 1d, C)",
+    ", Array(int64, 1, 'C', False, aligned=True), Array(int32, 1, 'C', False, aligned=True)",
+)
+
+
+@contextlib.contextmanager
+def numba_errors_in_user_terms():
+    """numba's compile errors (a device function called with types none of its signatures
+    takes, ...) as numba words them for the user's functions: without safekern's hidden
+    parameters and names."""
+    from numba.cuda.core.errors import NumbaError
+
+    try:
+        yield
+    except NumbaError as err:
+        msg = err.args[0] if err.args and isinstance(err.args[0], str) else None
+        if msg is not None:
+            new = msg.replace("__safekern", "")
+            for hidden in _HIDDEN_IN_MESSAGES:
+                new = new.replace(hidden, "")
+            if new != msg:
+                err.patch_message(new)
+        raise
+
+
+class HiddenArgument(int):
+    """The failure buffer's address in a launch of a kernel with extensions: marked, so
+    the user's extensions never see (nor wrap) safekern's own argument."""
+
+
+class UserExtensions:
+    """The one extension numba's dispatcher holds for a checked kernel: the user's
+    extensions, applied as numba applies them (last first), to the user's arguments only."""
+
+    def __init__(self, extensions: list):
+        self.extensions = extensions
+
+    @classmethod
+    def installed(cls, numba_list: list) -> "UserExtensions":
+        """The adapter in numba's extension list, put there (around what it held) if not."""
+        if len(numba_list) == 1 and isinstance(numba_list[0], cls):
+            return numba_list[0]
+        adapter = cls(list(numba_list))
+        numba_list[:] = [adapter]
+        return adapter
+
+    def prepare_args(self, ty, val, **kwargs):
+        if isinstance(val, HiddenArgument):
+            return ty, int(val)
+        for extension in reversed(self.extensions):
+            ty, val = extension.prepare_args(ty, val, **kwargs)
+        return ty, val
 
 
 def _py_signature(fn):
@@ -226,4 +321,5 @@ def validate_forall(ntasks) -> None:
         raise ValueError("Can't create ForAll with negative task count: %s" % ntasks)
 
 
-__all__ = ["DispatcherSurface", "validate_launch_config", "validate_forall", "hidden_types"]
+__all__ = ["DispatcherSurface", "HiddenArgument", "UserExtensions", "numba_errors_in_user_terms",
+           "validate_launch_config", "validate_forall", "hidden_types"]

@@ -28,11 +28,29 @@ class UncheckedFunction:
         self.__module__ = getattr(pyfunc, "__module__", None)
         self.device = device
         self.reason = reason
-        if sigs is None:
-            self._numba = cuda.jit(device=device, **options)(pyfunc)
-        else:
-            self._numba = cuda.jit(sigs if not specialized else sigs[0], device=device,
-                                   **options)(pyfunc)
+        self._pickled = (sigs, dict(options), specialized)
+        from .numba_options import quiet_config_warnings
+
+        with quiet_config_warnings():       # safekern.jit gave numba's warnings already
+            if sigs is None:
+                self._numba = cuda.jit(device=device, **options)(pyfunc)
+            else:
+                self._numba = cuda.jit(sigs if not specialized else sigs[0], device=device,
+                                       **options)(pyfunc)
+
+    @property
+    def __code__(self):
+        return self.py_func.__code__
+
+    @property
+    def __defaults__(self):
+        return self.py_func.__defaults__
+
+    def __reduce__(self):
+        from .numba_pickle import reduce_function
+
+        sigs, options, specialized = self._pickled
+        return reduce_function(self.py_func, sigs, options, self.device, specialized)
 
     def check_report(self) -> list[dict]:
         code = getattr(self.py_func, "__code__", None)
@@ -71,4 +89,23 @@ def unchecked(pyfunc, sigs, options, device: bool, reason: str, specialized=Fals
     return UncheckedFunction(pyfunc, sigs, options, device, reason, specialized)
 
 
-__all__ = ["UncheckedFunction", "unchecked"]
+def plain_build(fn, options: dict, simulator: bool):
+    """numba's own device function of a checked device function's Python function, for callers
+    safekern does not rewrite (numba's vectorize, `cuda.compile` of a plain function, a plain
+    numba kernel): they pass no failure buffer, so what it does there is unchecked (said once,
+    with an UncheckedWarning)."""
+    from .numba_options import quiet_config_warnings
+
+    warnings.warn(UncheckedWarning(
+        f"safekern: device function {fn.__qualname__!r} is called from code safekern does "
+        "not rewrite (numba's own jit, vectorize or cuda.compile of a plain function): those "
+        "calls run numba's unchecked build"), stacklevel=user_stacklevel())
+    options = {k: v for k, v in options.items() if k != "link"}
+    with quiet_config_warnings():
+        if fn._sigs is None or simulator:
+            return cuda.jit(device=True, **options)(fn.py_func)
+        sigs = fn._sigs
+        return cuda.jit(sigs[0] if len(sigs) == 1 else sigs, device=True, **options)(fn.py_func)
+
+
+__all__ = ["UncheckedFunction", "unchecked", "plain_build"]

@@ -130,9 +130,7 @@ def kernel_prelude(like, grid: bool = False) -> list:
     skip = ast.Expr(ast.Call(ast.Name(names.SKIP, ast.Load()),
                              [ast.Name(names.FB, ast.Load())], []))
     flag = ast.Assign([ast.Name(names.FLAG, ast.Store())], ast.Call(
-        ast.Attribute(ast.Attribute(ast.Name(names.CUDA, ast.Load()), "local", ast.Load()),
-                      "array", ast.Load()),
-        [ast.Constant(1), ast.Name(names.INT32, ast.Load())], []))
+        ast.Name(names.FLAG_ARRAY, ast.Load()), [], []))
     init = ast.Assign([ast.Subscript(ast.Name(names.FLAG, ast.Load()), ast.Constant(0),
                                      ast.Store())], ast.Constant(0))
     buffer = ast.Assign([ast.Name(names.FB, ast.Store())], ast.Call(
@@ -146,9 +144,7 @@ def _grid_prelude(like) -> list:
     buffer = ast.Assign([ast.Name(names.FB, ast.Store())], ast.Call(
         ast.Name(names.BUFFER, ast.Load()), [ast.Name(names.FB_ADDRESS, ast.Load())], []))
     flag = ast.Assign([ast.Name(names.FLAG, ast.Store())], ast.Call(
-        ast.Attribute(ast.Attribute(ast.Name(names.CUDA, ast.Load()), "local", ast.Load()),
-                      "array", ast.Load()),
-        [ast.Constant(1), ast.Name(names.INT32, ast.Load())], []))
+        ast.Name(names.FLAG_ARRAY, ast.Load()), [], []))
     init = ast.Assign([ast.Subscript(ast.Name(names.FLAG, ast.Load()), ast.Constant(0),
                                      ast.Store())], ast.Constant(0))
     parity = ast.Assign([ast.Name(names.GRID_PARITY, ast.Store())], ast.Constant(0))

@@ -102,10 +102,16 @@ def parse_function(pyfunc) -> ParsedFunction:
     try:
         module = ast.parse(dedented, filename=filename)
     except SyntaxError as err:
+        if name == "<lambda>":         # its line alone is no statement: numba's, unchecked
+            raise SourceNotFound(f"the line of lambda kernel at {filename}:{first} is not a "
+                                 "statement of its own", reason="a lambda inside a longer "
+                                 "statement") from None
         raise CompilationError(f"cannot parse kernel {name!r}: {err.msg}", filename=filename,
                                lineno=(err.lineno or 1) + first - 1) from None
     ast.increment_lineno(module, first - 1)
     fn = module.body[0]
+    if name == "<lambda>":
+        fn = _lambda_as_def(module, pyfunc, filename)
     if not isinstance(fn, ast.FunctionDef):
         raise CompilationError(f"{name!r} is not a plain function definition",
                                filename=filename, lineno=first)
@@ -119,6 +125,29 @@ def parse_function(pyfunc) -> ParsedFunction:
             except ValueError:
                 pass
     return ParsedFunction(pyfunc, fn, filename, indent, pyfunc.__globals__, closure)
+
+
+def _lambda_as_def(module, pyfunc, filename) -> ast.FunctionDef:
+    """A lambda (numba compiles those too) as the function `def lambda_(args): return body`,
+    found in its source line by line and parameters; SourceNotFound (numba's own, unchecked)
+    when that line holds no such lambda or several."""
+    code = pyfunc.__code__
+    params = list(code.co_varnames[:code.co_argcount])
+    found = [node for node in ast.walk(module) if isinstance(node, ast.Lambda)
+             and node.lineno == code.co_firstlineno
+             and [a.arg for a in node.args.args] == params]
+    if len(found) != 1:
+        why = "no lambda" if not found else f"{len(found)} lambdas"
+        raise SourceNotFound(
+            f"safekern cannot tell which lambda of {filename}:{code.co_firstlineno} is the "
+            f"kernel ({why} with parameters {params} there)",
+            reason=f"{why} with these parameters on its line")
+    node = found[0]
+    body = ast.Return(value=node.body)
+    ast.copy_location(body, node.body)
+    fn = ast.FunctionDef(name="lambda_", args=node.args, body=[body], decorator_list=[],
+                         returns=None, type_comment=None, type_params=[])
+    return ast.fix_missing_locations(ast.copy_location(fn, node))
 
 
 class _Context:
