@@ -58,22 +58,41 @@ _memory_cache: dict = {}
 _SCALARS = (int, float, complex, bool, np.number, np.bool_, type(None))
 
 
+_ATTR = "_safekern_memory"     # where an array object keeps its Memory (its layout is fixed)
+_INTEGERS = frozenset({int, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                       np.uint32, np.uint64})
+_NOT_MEMORY = frozenset({float, bool, complex, type(None), np.float16, np.float32, np.float64,
+                         np.complex64, np.complex128, np.bool_})
+_NO_ATTR: set = set()          # classes whose instances take no attribute (NumPy arrays)
+
+
 def memory_of(arg) -> Memory | None:
     """The memory of an array argument (numba device array, simulator array, CUDA array
-    interface, NumPy array), or None for anything else."""
+    interface, NumPy array), or None for anything else. Kept on the array object where it
+    takes an attribute (numba's and the simulator's arrays: one attribute read per launch),
+    else in a table by identity, guarded by a weak reference."""
     if isinstance(arg, _SCALARS):
         return None
+    memory = getattr(arg, _ATTR, None) if arg.__class__ not in _NO_ATTR else None
+    if memory is not None:
+        return memory
     key = id(arg)
     hit = _memory_cache.get(key)
     if hit is not None and hit[0]() is arg:
         return hit[1]
     memory = _describe(arg)
-    if memory is not None:
-        try:
-            ref = weakref.ref(arg, lambda _, key=key: _memory_cache.pop(key, None))
-        except TypeError:           # not weakly referenceable: described at every launch
-            return memory
-        _memory_cache[key] = (ref, memory)
+    if memory is None:
+        return None
+    try:
+        object.__setattr__(arg, _ATTR, memory)
+        return memory
+    except (AttributeError, TypeError):
+        _NO_ATTR.add(arg.__class__)
+    try:
+        ref = weakref.ref(arg, lambda _, key=key: _memory_cache.pop(key, None))
+    except TypeError:           # not weakly referenceable: described at every launch
+        return memory
+    _memory_cache[key] = (ref, memory)
     return memory
 
 
@@ -370,15 +389,15 @@ class RaceChecker:
         if mode == "off" or not self.written:
             return
         key = [griddim, blockdim]
-        cache = _memory_cache
-        for arg in args:                 # memory_of, inlined: this runs at every launch
-            hit = cache.get(id(arg))
-            if hit is not None and hit[0]() is arg:
-                key.append(hit[1])
-            elif isinstance(arg, (int, np.integer)) and not isinstance(arg, np.timedelta64):
+        for arg in args:                 # this runs at every launch: no call on the usual path
+            cls = arg.__class__
+            if cls in _INTEGERS:
                 key.append(arg)
+            elif cls in _NOT_MEMORY:
+                key.append(None)
             else:
-                key.append(memory_of(arg))
+                memory = getattr(arg, _ATTR, None) if cls not in _NO_ATTR else None
+                key.append(memory if memory is not None else memory_of(arg))
         key = tuple(key)
         try:
             findings = self._memo.get(key)

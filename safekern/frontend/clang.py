@@ -74,7 +74,37 @@ def _cindex():
         raise CompilationError(
             "checking C kernels needs libclang: pip install 'safekern[clang]' (libclang>=16)"
         ) from err
+    _guard_disposal(ci)
     return ci
+
+
+def _guard_disposal(ci) -> None:
+    """Make the bindings' finalizers safe in any order (once per process).
+
+    A TokenGroup's finalizer disposes its tokens through its translation unit. When the two are
+    garbage in one cycle, the collector may finalize the unit first, and disposing the tokens
+    then reads freed memory: a segmentation fault during a later parse (seen on the H200 with
+    Python 3.12). A unit now remembers that it is disposed, and tokens whose unit is gone are
+    left alone (their memory is a small leak, not a crash)."""
+    if getattr(ci.TokenGroup, "_safekern_guarded", False):
+        return
+    dispose_unit = ci.TranslationUnit.__del__
+    dispose_tokens = ci.TokenGroup.__del__
+
+    def unit_del(self):
+        if not self.__dict__.get("_safekern_disposed", False):
+            self.__dict__["_safekern_disposed"] = True
+            dispose_unit(self)
+
+    def tokens_del(self):
+        unit = self.__dict__.get("_tu")
+        if unit is not None and unit.__dict__.get("_safekern_disposed", False):
+            return
+        dispose_tokens(self)
+
+    ci.TranslationUnit.__del__ = unit_del
+    ci.TokenGroup.__del__ = tokens_del
+    ci.TokenGroup._safekern_guarded = True
 
 
 _INDEX = None
