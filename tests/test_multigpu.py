@@ -81,7 +81,7 @@ def test_one_host_thread_per_device():
             for round_ in range(20):
                 d = cuda.to_device(np.zeros(64))
                 if device == 1 and round_ == 7:
-                    K.shift_write[1, 32](d)
+                    K.shift_write[1, 64](d)          # thread 63 writes d[64]
                 else:
                     K.fill_index[2, 32](d)
                 try:
