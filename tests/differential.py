@@ -103,7 +103,7 @@ def forget(module) -> None:
 
 @dataclass
 class Outcome:
-    failures: list = field(default_factory=list)     # sorted (code, index, size, axis, thread, block)
+    failures: list = field(default_factory=list)  # sorted (code, index, size, axis, thread, block)
     raised: str | None = None                        # type of an exception escaping the launch
     message: str = ""                                # its text (for the report only)
     outputs: list = field(default_factory=list)      # every array argument after the launch
@@ -176,7 +176,7 @@ def compare_file(path: str, kernel: str, griddim, blockdim, make_args) -> list[s
         try:
             with eliminating(on):
                 module = import_file(path, name)
-        except Exception as exc:      # noqa: BLE001  (a rejected kernel must be rejected both ways)
+        except Exception as exc:      # noqa: BLE001  (a rejected kernel: rejected both ways)
             outcomes.append(Outcome(raised=f"decoration: {type(exc).__name__}",
                                     message=str(exc)))
             continue

@@ -559,7 +559,8 @@ class _Generator:
             elif roll < 0.5:
                 self.emit(1, f"dst[{var}{r.choice(['', ' + 1', ' - 1'])}] = 1")
             elif roll < 0.7:
-                self.emit(1, f"for t in range({r.choice(['min(p, 12)', 'src.shape[0]', 'dst.shape[0]'])}):")
+                bound = r.choice(["min(p, 12)", "src.shape[0]", "dst.shape[0]"])
+                self.emit(1, f"for t in range({bound}):")
                 self.emit(2, f"{r.choice(['dst[t] = 1', 'r += src[t]', 'r += src[t + q]'])}")
             elif roll < 0.85:
                 self.emit(1, f"if {var} >= dst.shape[0]:")

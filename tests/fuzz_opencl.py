@@ -107,7 +107,8 @@ class _Gen:
             elif roll < 0.5:
                 self.emit(indent + 1, f"buf[{self.index(var, start)}] = acc + {r.randint(0, 5)};")
             elif roll < 0.6:
-                self.emit(indent + 1, f"acc += grid2[{self.index(var, start)}][{r.randint(0, 3)}];")
+                self.emit(indent + 1,
+                          f"acc += grid2[{self.index(var, start)}][{r.randint(0, 3)}];")
             elif roll < 0.68:
                 self.emit(indent + 1, r.choice([f"{var} += 1;", f"bump(&{var});",
                                                 f"if (acc > {r.randint(0, 40)}) {var}++;"]))

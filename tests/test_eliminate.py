@@ -339,7 +339,7 @@ def test_guard_on_other_array_keeps_only_the_unproven_one(tmp_path):
     assert dict((s.array, s.status) for s in rw.sites) == {"a": "checked", "out": "eliminated"}
 
 
-# -- loop versioning ---------------------------------------------------------------------------------
+# -- loop versioning ------------------------------------------------------------------------------
 
 def test_loop_is_versioned_with_checked_copy(tmp_path):
     rw = rewrite(tmp_path, """

@@ -104,7 +104,7 @@ extern "C" __global__ void k(int *out) {
     assert on == {"safe", "checked"} and off == {"checked"}
 
 
-# -- run on PoCL both ways -------------------------------------------------------------------------
+# -- run on PoCL both ways ------------------------------------------------------------------------
 
 def run_both(env, source, items=2):
     from tests import fuzz_opencl

@@ -1,4 +1,4 @@
-"""Check elimination never hides a failure: kernels run on the simulator with elimination on and off.
+"""Check elimination never hides a failure: kernels run on the simulator, elimination on and off.
 
 Each kernel here is one whose check an elimination or versioning rule once dropped although it
 could fail (from the audit of issue 17 or found by the differential fuzzer, tests/fuzz_kernels.py).
@@ -51,7 +51,7 @@ def first_failure(pyfunc, griddim, blockdim, args):
     return info.value
 
 
-# -- issue 17: a reassigned loop variable in a versioned loop --------------------------------------
+# -- issue 17: a reassigned loop variable in a versioned loop -------------------------------------
 
 def mark_changes(a, marks):
     r = cuda.grid(1)
@@ -77,7 +77,7 @@ def test_reassigned_loop_variable_is_not_hoisted():
     same_both_ways(mark_changes, 1, 4, _mark_changes_args)
 
 
-# -- SAFEKERN_ELIMINATE=0 keeps every check ---------------------------------------------------------
+# -- SAFEKERN_ELIMINATE=0 keeps every check -------------------------------------------------------
 
 def guarded_copy(out, a):
     i = cuda.grid(1)
@@ -150,7 +150,7 @@ def test_a_bound_that_is_not_an_integer():
     same_both_ways(float_limit, 1, 12, lambda: [np.zeros(10, np.int32), 10.5])
 
 
-# -- a thread that failed goes on: proven stores must still test its flag --------------------------
+# -- a thread that failed goes on: proven stores must still test its flag -------------------------
 
 def fill_row(dst, n):                      # a checked device function (decorated per run)
     for t in range(dst.shape[0]):          # proven: a plain store, which ignored the flag

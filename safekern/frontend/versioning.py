@@ -72,7 +72,7 @@ class LoopVersioner:
             return loop
         v, lo, hi, _ = rng
         if v in assigned(loop.body):
-            return loop       # `k += 1` in the body: v leaves [lo, hi), the end tests prove nothing
+            return loop     # `k += 1` in the body: v leaves [lo, hi), the end tests prove nothing
         bound = assigned(loop.body) | {v}
         if not self._plain_name_expr(lo, bound) or not self._plain_name_expr(hi, bound):
             return loop
