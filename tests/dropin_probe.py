@@ -222,6 +222,48 @@ def users_local_array_keeps_numbas_name():
     assert found == ["16"], [ln for ln in llvm.splitlines() if "alloca" in ln]
 
 
+@check
+def slice_of_c_array_stays_c():
+    # numba types a[i:] of a C array as C (ffi.from_buffer and C-signature callees need it).
+    from numba import cuda
+    from numba.cuda import compiler
+
+    from safekern.backends import numba_cuda as nc
+
+    @safekern.jit
+    def view(x, out):
+        i = cuda.grid(1)
+        y = x[i:]
+        out[0] = y[0]
+    fn = nc._compile_rewritten(view._final_rewrite(), {})
+    with nc._assume_device((9, 0)):
+        cres = compiler.compile_cuda(fn, types.void, (types.int32[::1], types.int32[::1],
+                                                       types.int64), cc=(9, 0))
+    layouts = {str(k): v.layout for k, v in cres.type_annotation.typemap.items()
+               if str(k).startswith("y") and isinstance(v, types.Array)}
+    assert layouts and set(layouts.values()) == {"C"}, layouts
+
+
+@check
+def kernel_called_as_device_function_shows_in_overloads():
+    # numba compiles a kernel that another kernel calls as a device function, in the same
+    # dispatcher: its overloads (and signatures) show that compilation.
+    from safekern.backends import numba_cuda as nc
+
+    @safekern.jit
+    def times2(x):
+        return x * 2
+
+    @safekern.jit
+    def caller(r, x):
+        r[0] = times2(x[0])
+    with nc._assume_device((9, 0)):
+        caller.compile_ptx((types.int32[::1], types.int32[::1]))
+        assert times2.signatures == [(types.int32,)], times2.signatures
+        llvm = times2.overloads[times2.signatures[0]].library.get_llvm_str()
+    assert "ret i32 0" in llvm
+
+
 def main():
     out = {}
     for name, fn in CHECKS.items():

@@ -175,7 +175,8 @@ def probe():
     "carveout_validated_at_decoration", "low_occupancy_warning_at_configuration",
     "dumps_take_numbas_compile", "user_name_in_numbas_output", "inspect_types_in_user_types",
     "ambiguous_overloading_in_user_terms", "compile_for_args_and_launch_config",
-    "plain_numba_code_calls_checked_device_function", "users_local_array_keeps_numbas_name"])
+    "plain_numba_code_calls_checked_device_function", "users_local_array_keeps_numbas_name",
+    "slice_of_c_array_stays_c", "kernel_called_as_device_function_shows_in_overloads"])
 def test_outside_the_simulator(probe, name):
     assert probe.get(name) == "ok", probe.get(name)
 
@@ -225,3 +226,27 @@ def test_a_functions_overloads_are_part_of_its_key():
     bare, strict = make(True)
     _, loose = make(False)
     assert bare != strict and strict != loose
+
+
+def test_closure_function_defined_after_the_kernel():
+    # numba's doc example (test_montecarlo): the kernel calls `func`, defined below it in the
+    # same function; the closure cell is empty at decoration and filled by the launch.
+    def make():
+        @safekern.jit
+        def kernel(out, a, i):
+            out[0] = later(a, i)
+
+        @safekern.jit(device=True)
+        def later(a, i):
+            return a[i]
+        return kernel
+    kernel = make()
+    out = cuda.to_device(np.zeros(1))
+    a = cuda.to_device(np.arange(3.0))
+    kernel[1, 1](out, a, 2)
+    safekern.sync()
+    assert out.copy_to_host()[0] == 2.0
+    kernel[1, 1](out, a, 5)
+    with pytest.raises(safekern.BoundsError) as info:
+        safekern.sync()
+    assert (info.value.array, info.value.kernel) == ("a", "later")

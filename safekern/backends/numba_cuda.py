@@ -148,6 +148,22 @@ def _scope_snapshot(parsed) -> tuple:
                  for name in names)
 
 
+def _refresh_closure(parsed) -> None:
+    """The closure's variables as they are now: one assigned after the function was defined
+    (a function the kernel calls, defined below it in the enclosing function) was empty at
+    decoration."""
+    fn = parsed.pyfunc
+    code = getattr(fn, "__code__", None)
+    cells = getattr(fn, "__closure__", None)
+    if code is None or not cells:
+        return
+    for name, cell in zip(code.co_freevars, cells):
+        try:
+            parsed.closure[name] = cell.cell_contents
+        except ValueError:            # still empty
+            pass
+
+
 def _same_scope(a, b) -> bool:
     if len(a) != len(b):
         return False
@@ -222,6 +238,7 @@ class _CheckedFunction(DispatcherSurface):
         defined after this function, a global constant rebound)."""
         with self._lock:
             if self._final is None:
+                _refresh_closure(self.parsed)
                 if not _same_scope(_scope_snapshot(self.parsed), self._scope):
                     self.rewritten = self._rewrite()
                 _warn_plain_calls(self.rewritten)

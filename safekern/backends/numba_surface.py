@@ -130,7 +130,14 @@ class DispatcherSurface:
         """The compiled kernels, keyed by the user's argument types."""
         if SIMULATOR:
             return self._build().overloads       # the simulator's answers any key
-        return {self._user(k): v for k, v in self._compiled().overloads.items()}
+        answer = {self._user(k): v for k, v in self._compiled().overloads.items()}
+        # A kernel that other kernels call is compiled as a device function too: numba keeps
+        # those compilations in the same dispatcher, so its overloads show them as well.
+        dev = self.__dict__.get("_device_function")
+        if dev is not None and dev._numba is not None:
+            for key, value in dev._numba.overloads.items():
+                answer.setdefault(dev._user(key), value)
+        return answer
 
     @property
     def signatures(self) -> list:

@@ -252,7 +252,9 @@ def _call(name: str, args, like) -> ast.Call:
 def _index_expr(index):
     """The index as an ordinary expression (slices become slice(...) calls)."""
     if isinstance(index, ast.Slice):
-        parts = [index.lower, index.upper, index.step]
+        # No step: slice(lower, upper), which numba types as a[lower:upper] (slice2: a C
+        # array's view stays C); slice(lower, upper, None) would be an 'A' view.
+        parts = [index.lower, index.upper] + ([index.step] if index.step is not None else [])
         args = [p if p is not None else ast.Constant(None) for p in parts]
         return ast.copy_location(
             ast.Call(func=ast.Name(names.SLICE, ast.Load()), args=args, keywords=[]), index)
