@@ -317,6 +317,16 @@ KEPT = {
                 s += a[k + 1]
                 a = b
     """,
+    "rebound_by_a_nested_function": """
+        def k(a):
+            i = cuda.grid(1)
+            def bump():
+                nonlocal i
+                i += 10
+            if 0 <= i < a.shape[0]:
+                bump()              # i is i + 10 now
+                a[i] = 0
+    """,
     "non_strict_between_unknown_values": """
         def k(a, j, n):
             if 0 <= j and j <= n and n < a.shape[0]:   # j, n uint64 and int64: compared in float64

@@ -14,6 +14,7 @@ integer names, constants and arrays of constant shape (analysis only).
 - `.constants`: module-level and closure ints the function does not rebind (`TILE`).
 - `.shapes`: single definitions `cuda.shared.array(shape, ...)` / `cuda.local.array(...)` with a
   constant shape.
+- `.escaping`: names a nested function rebinds (`nonlocal i`): any call may change them.
 """
 from __future__ import annotations
 
@@ -164,6 +165,8 @@ class FunctionBindings:
             if shape is not None:
                 self.shapes[name] = shape
         self.integers = self._integer_names(nodes, check_call)
+        self.escaping = {name for node in nodes if isinstance(node, (ast.Nonlocal, ast.Global))
+                         for name in node.names}
 
     def _constant_shape(self, value):
         """(extents...) of `cuda.shared.array(shape, dtype)` / `cuda.local.array(...)`."""

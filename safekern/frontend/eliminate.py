@@ -48,11 +48,25 @@ class _Eliminator:
                                        flag_tested=flag_tested)
 
     # -- statements ---------------------------------------------------------------------------
+    def rebinds(self, node) -> set:
+        """Names evaluating `node` may rebind: its walrus targets, and with a call in it the
+        names a nested function declares nonlocal."""
+        out = walrus_targets(node)
+        if self.b.escaping and any(isinstance(n, ast.Call) for n in ast.walk(node)):
+            out |= self.b.escaping
+        return out
+
+    def facts(self, test, origin, facts, negate=False) -> list:
+        """The facts of a condition that still hold once it is evaluated."""
+        rebound = self.rebinds(test)
+        return [f for f in self.lin.facts(test, origin, negate=negate, scope=facts)
+                if not (f.deps & rebound)]
+
     def block(self, stmts, facts) -> list:
         out = []
         facts = list(facts)
         for stmt in stmts:
-            bound = assigned(stmt)
+            bound = assigned(stmt) | self.rebinds(stmt)
             facts = [f for f in facts if not (f.deps & bound)]
             new, after = self.stmt(stmt, facts)
             out += new
@@ -64,8 +78,8 @@ class _Eliminator:
         line = f"line {stmt.lineno}"
         if isinstance(stmt, ast.If):
             stmt.test = self.expr(stmt.test, facts)
-            yes = self.lin.facts(stmt.test, f"the guard at {line}", scope=facts)
-            no = self.lin.facts(stmt.test, f"the guard at {line}", negate=True, scope=facts)
+            yes = self.facts(stmt.test, f"the guard at {line}", facts)
+            no = self.facts(stmt.test, f"the guard at {line}", facts, negate=True)
             body_exits, else_exits = _exits(stmt.body), _exits(stmt.orelse)
             stmt.body = self.block(stmt.body, facts + yes)
             stmt.orelse = self.block(stmt.orelse, facts + no)
@@ -75,7 +89,7 @@ class _Eliminator:
             return self._for(stmt, facts), []
         if isinstance(stmt, ast.While):
             stmt.test = self.expr(stmt.test, facts)
-            yes = self.lin.facts(stmt.test, f"the loop condition at {line}", scope=facts)
+            yes = self.facts(stmt.test, f"the loop condition at {line}", facts)
             stmt.body = self.block(stmt.body, facts + yes)
             stmt.orelse = self.block(stmt.orelse, facts)
             return [stmt], []
@@ -186,7 +200,7 @@ class _Eliminator:
     # -- expressions ---------------------------------------------------------------------------
     def expr(self, node, facts):
         if isinstance(node, ast.BoolOp):
-            rebound = walrus_targets(node)
+            rebound = self.rebinds(node)
             seen = []
             values = []
             for value in node.values:
@@ -199,7 +213,7 @@ class _Eliminator:
         if isinstance(node, ast.IfExp):
             node.test = self.expr(node.test, facts)
             origin = f"the condition at line {node.lineno}"
-            rebound = walrus_targets(node)
+            rebound = self.rebinds(node)
             yes = [f for f in self.lin.facts(node.test, origin, scope=facts)
                    if not (f.deps & rebound)]
             no = [f for f in self.lin.facts(node.test, origin, negate=True, scope=facts)

@@ -71,9 +71,12 @@ class LoopVersioner:
         if self._has_barrier_or_device_call(loop):
             return loop
         v, lo, hi, _ = rng
-        if v in assigned(loop.body):
+        bound = assigned(loop.body)
+        if any(isinstance(n, ast.Call) for s in loop.body for n in ast.walk(s)):
+            bound |= self.b.escaping     # (a nested function's nonlocal names)
+        if v in bound:
             return loop     # `k += 1` in the body: v leaves [lo, hi), the end tests prove nothing
-        bound = assigned(loop.body) | {v}
+        bound |= {v}
         if not self._plain_name_expr(lo, bound) or not self._plain_name_expr(hi, bound):
             return loop
         conditions, covered = [], []
