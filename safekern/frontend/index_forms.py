@@ -309,21 +309,25 @@ class Linearizer:
         return index and self._one_unknown(node, local)
 
     def _one_unknown(self, node, local) -> bool:
-        """One leaf of unknown bounds, under + and - only; the other parts exact and below
-        2**60 (so that x + rest, with the result in [0, 2**53), cannot reach 2**63)."""
+        """One leaf of unknown bounds, under + and - only, the other parts exact and together
+        below 2**61 in magnitude: with the result proven in [0, 2**53), the unknown is below
+        2**61 + 2**53 and no partial sum reaches 2**63."""
         unknown = []
+        rest = []
 
-        def visit(n, linear_path: bool) -> bool:
+        def visit(n) -> bool:
             if self._leaf(n) and self.interval(n, local) is None:
                 unknown.append(n)
-                return linear_path and len(unknown) == 1
+                return len(unknown) == 1
             if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub)):
-                return visit(n.left, linear_path) and visit(n.right, linear_path)
+                return visit(n.left) and visit(n.right)
             if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
-                return visit(n.operand, linear_path)
+                return visit(n.operand)
             part = self.interval(n, local)
-            return part is not None and max(abs(part[0]), abs(part[1])) < 2 ** 60
-        return visit(node, True) and len(unknown) == 1
+            rest.append(part)
+            return part is not None
+        return visit(node) and len(unknown) == 1 and \
+            sum(max(abs(p[0]), abs(p[1])) for p in rest) < 2 ** 61
 
     # -- facts ----------------------------------------------------------------------------------
     def facts(self, test, origin: str = "", negate: bool = False, scope=()) -> list[Fact]:
