@@ -41,16 +41,29 @@ def quiet_config_warnings():
         yield
 
 
+_grid_sizes: dict = {}        # griddim as given -> blocks (a launch asks at every subscript)
+
+
 def occupancy_warning(griddim) -> None:
     """numba's NumbaPerformanceWarning for a grid of fewer than 128 blocks (read from numba's
     config at each configuration, as numba does: tests and users switch it at run time)."""
     if not _numba_config.CUDA_LOW_OCCUPANCY_WARNINGS or \
             _numba_config.DISABLE_PERFORMANCE_WARNINGS or SIMULATOR:
         return
-    from numba.cuda.errors import normalize_kernel_dimensions
+    try:
+        size = _grid_sizes.get(griddim)
+        hashable = True
+    except TypeError:                          # a list as a dimension
+        size, hashable = None, False
+    if size is None:
+        from numba.cuda.errors import normalize_kernel_dimensions
 
-    griddim, _ = normalize_kernel_dimensions(griddim, 1)
-    size = griddim[0] * griddim[1] * griddim[2]
+        dims, _ = normalize_kernel_dimensions(griddim, 1)
+        size = dims[0] * dims[1] * dims[2]
+        if hashable:
+            if len(_grid_sizes) >= 1024:
+                _grid_sizes.clear()
+            _grid_sizes[griddim] = size
     if size < 128:
         from numba.cuda.core.errors import NumbaPerformanceWarning
 
