@@ -79,7 +79,8 @@ def _cindex():
 
 
 def _guard_disposal(ci) -> None:
-    """Make the bindings' finalizers safe in any order (once per process).
+    """Make the bindings' finalizers safe in any order (once per process): tokens and
+    diagnostics may be collected after their translation unit.
 
     A TokenGroup's finalizer disposes its tokens through its translation unit. When the two are
     garbage in one cycle, the collector may finalize the unit first, and disposing the tokens
@@ -104,6 +105,20 @@ def _guard_disposal(ci) -> None:
 
     ci.TranslationUnit.__del__ = unit_del
     ci.TokenGroup.__del__ = tokens_del
+    # A Diagnostic keeps no reference to its unit, so it can outlive it (in a cycle, a
+    # traceback, a list freed later); clang_disposeDiagnostic then reads the diagnostic's
+    # vtable in the freed unit. For the diagnostics a unit owns (all safekern asks for) the
+    # call does nothing else: skip it.
+    ci.Diagnostic.__del__ = lambda self: None
+    dispose_index = ci.Index.__del__
+
+    def index_del(self):
+        try:
+            dispose_index(self)
+        except AttributeError:      # at interpreter exit the library handle is already gone
+            pass
+
+    ci.Index.__del__ = index_del
     ci.TokenGroup._safekern_guarded = True
 
 
