@@ -13,6 +13,7 @@ program wraps PyOpenCL's synchronisation calls as sync points (opencl_sync.py).
 from __future__ import annotations
 
 import logging
+import os
 import shlex
 import threading
 import weakref
@@ -168,16 +169,51 @@ def _buffer_root(ptr: int, size: int, buf) -> tuple[int, int]:
     key = (ptr, size)
     hit = _buffer_roots.get(key)
     if hit is None:
-        try:
-            parent = buf.get_info(cl.mem_info.ASSOCIATED_MEMOBJECT)
-        except cl.Error:
-            parent = None
-        hit = (parent.int_ptr, int(buf.get_info(cl.mem_info.OFFSET))) if parent is not None \
-            else (ptr, 0)
+        parent, offset = _parent_of(ptr)
+        hit = (parent, offset) if parent else (ptr, 0)
         if len(_buffer_roots) >= _MEMO_LIMIT:
             _buffer_roots.clear()
         _buffer_roots[key] = hit
     return hit
+
+
+_CL_MEM_ASSOCIATED_MEMOBJECT = 0x1107
+_CL_MEM_OFFSET = 0x1108
+_opencl_library = None
+
+
+def _parent_of(handle: int) -> tuple[int, int]:
+    """(the handle of the buffer `handle` is a sub-buffer of, or 0; its offset there), read as
+    plain integers with clGetMemObjectInfo. Not through PyOpenCL's get_info, which wraps the
+    parent in a new Buffer object: collected later with the user's buffers, its release was the
+    likeliest cause of a segmentation fault in NVIDIA's driver during garbage collection."""
+    global _opencl_library
+    import ctypes
+
+    if _opencl_library is None:
+        import glob
+
+        here = os.path.dirname(cl.__file__)
+        bundled = sorted(glob.glob(os.path.join(here + ".libs", "libOpenCL*.so*")) +
+                         glob.glob(os.path.join(os.path.dirname(here), "pyopencl.libs",
+                                                "libOpenCL*.so*")))
+        for name in bundled + ["libOpenCL.so.1", "libOpenCL.so"]:
+            try:
+                _opencl_library = ctypes.CDLL(name)
+                break
+            except OSError:
+                continue
+        else:
+            _opencl_library = False
+    if not _opencl_library:
+        return 0, 0
+    get = _opencl_library.clGetMemObjectInfo
+    parent, offset = ctypes.c_void_p(), ctypes.c_size_t()
+    for param, out in ((_CL_MEM_ASSOCIATED_MEMOBJECT, parent), (_CL_MEM_OFFSET, offset)):
+        if get(ctypes.c_void_p(handle), ctypes.c_uint(param), ctypes.c_size_t(ctypes.sizeof(out)),
+               ctypes.byref(out), None) != 0:
+            return 0, 0
+    return int(parent.value or 0), int(offset.value)
 
 
 def memory_span(arg):
