@@ -199,6 +199,12 @@ def test_opencl_sub_buffers_and_views(clenv):
     import pyopencl as cl
     import pyopencl.array as cla
 
+    if "NVIDIA" in clenv.device.platform.name:
+        # Three sub-buffers of one buffer, launched and collected, crash NVIDIA's driver at
+        # garbage collection with plain PyOpenCL too (no safekern in the process: checked on
+        # the H200, 2026-11-23); not something safekern can test around.
+        pytest.skip("sub-buffers segfault NVIDIA's OpenCL driver at collection (plain PyOpenCL)")
+
     align = clenv.device.mem_base_addr_align // 8
     prg = program(clenv)
     buf = cl.Buffer(clenv.ctx, cl.mem_flags.READ_WRITE, 16 * align)
