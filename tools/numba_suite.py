@@ -36,7 +36,7 @@ T = "numba.cuda.tests."
 #: Tests of numba-cuda with a real bug that safekern reports (test id -> why). They fail under
 #: safekern by design; docs/compatibility.md gives the line and the fix.
 KNOWN_BUGS = {
-    T + "cudapy.test_localmem.TestLocalMemory.test_struct_model_type_arr":
+    T + "cudapy.test_localmem.TestCudaLocalMem.test_struct_model_type_arr":
         "out of bounds: np.array((10,), dtype='int32') is the one-element array [10] and the "
         "kernel writes arr[i] for i in range(10); fix: np.zeros(10, dtype='int32')",
     T + "cudapy.test_sm.TestSharedMemoryIssue.test_issue_2393":
@@ -47,19 +47,16 @@ KNOWN_BUGS = {
 #: Incompatibilities still open, each with where it is being fixed (they are reported, and do
 #: not fail the comparison; an entry that passes again is reported as stale).
 OPEN = {
-    T + "cudapy.test_userexc.TestUserExc.test_user_exception":
-        "debug=True kernel raise: numba raises at the launch, safekern's raise check at the "
-        "next sync point (kernel raise checks)",
     T + "cudapy.test_exception.TestException.test_user_raise":
         "debug=True kernel raise reported at the next sync point, not at the launch",
     T + "cudapy.test_exception.TestException.test_zero_division_error_in_debug":
         "debug=True float division: numba's ZeroDivisionError/FloatingPointError at the launch",
-    T + "cudapy.test_exception.TestException.test_raise_in_device_function":
-        "raise with a str variable as message: the raise check takes integer values only",
-    T + "cudapy.test_recursion.TestSelfRecursion.test_raise":
-        "debug=True kernel raise reported at the next sync point, not at the launch",
-    T + "cudapy.test_datetime.TestCudaDateTime.test_scalar_datetime_kernel":
-        "race check: int() of a timedelta64 scalar argument (race_check.findings)",
+    T + "cudapy.test_dispatcher.TestDispatcher.test_explicit_signatures_device":
+        "typing error for a checked device function with several explicit signatures (GPU)",
+    T + "cudapy.test_extending.TestHighLevelExtending"
+        ".test_typing_vs_impl_signature_mismatch_handling_var_keyword":
+        "numba's TypingError for an @overload implementation taking **kwargs is not raised "
+        "(GPU)",
     T + "cudapy.test_make_function_to_jit_function.TestMakeFunctionToJITFunction"
         ".test_with_overload":
         "a closure with subscripts passed as a function value: the front end refuses "
@@ -74,7 +71,7 @@ OPEN = {
        "debug info describes the checked kernel: its hidden parameter (the failure buffer's "
        "address, an extra DILocalVariable and LLVM argument) and safekern's statements, "
        "which the test's FileCheck patterns do not expect (GPU only)"
-       for name in ("test_DILocation", "test_DILocation_versioned_variables",
+       for name in ("test_DILocation_versioned_variables",
                     "test_kernel_args_names", "test_kernel_args_types",
                     "test_kernel_args_types_dump", "test_llvm_inliner_flag_conflict")},
 }
