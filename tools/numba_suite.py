@@ -51,6 +51,10 @@ OPEN = {
         "debug=True kernel raise reported at the next sync point, not at the launch",
     T + "cudapy.test_exception.TestException.test_zero_division_error_in_debug":
         "debug=True float division: numba's ZeroDivisionError/FloatingPointError at the launch",
+    T + "cudapy.test_exception.TestException.test_raise_in_device_function":
+        "simulator: a raise in a device function without debug=True, called from a debug=True "
+        "kernel, becomes a safekern failure raised at the next sync point, not at the launch "
+        "(passes on the H200)",
     T + "cudapy.test_dispatcher.TestDispatcher.test_explicit_signatures_device":
         "typing error for a checked device function with several explicit signatures (GPU)",
     T + "cudapy.test_extending.TestHighLevelExtending"
