@@ -91,8 +91,12 @@ def compile_warnings(said: list):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno,
                                    source=w.source)
             if issubclass(w.category, NumbaWarning):
-                said.append([w.category.__name__, str(w.message), str(w.filename),
-                             int(w.lineno)])
+                # numba's text before its highlighting (ANSI colours where numba's colour
+                # scheme is on): the replay's NumbaWarning(text) highlights it once again.
+                text = getattr(w.message, "msg", None)
+                said.append([w.category.__name__, str(text if isinstance(text, str) else
+                                                      w.message),
+                             str(w.filename), int(w.lineno)])
 
 
 def replay_warnings(said) -> None:
