@@ -19,6 +19,7 @@ may only differ where an access was wrongly called safe.
 """
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass
 
@@ -38,6 +39,18 @@ class ClKernel:
     name: str
     items: int            # work-items (one work-group)
     n: int                # the kernel's int parameter
+
+    def regression_file(self, diffs) -> str:
+        """The kernel with what differed and its launch (`from_file` reads it back)."""
+        head = "".join(f"// {line[:300]}\n" for line in diffs)
+        case = {"seed": self.seed, "name": self.name, "items": self.items, "n": self.n}
+        return f"{head}{self.source}// FUZZ_CASE {json.dumps(case)}\n"
+
+    @staticmethod
+    def from_file(path) -> "ClKernel":
+        text = open(path).read()
+        case = json.loads(text.rsplit("// FUZZ_CASE ", 1)[1])
+        return ClKernel(case["seed"], text, case["name"], case["items"], case["n"])
 
     def arguments(self, cl, ctx, queue):
         data = np.arange(16, dtype=np.int32) * 7 % 11

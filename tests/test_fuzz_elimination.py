@@ -4,7 +4,8 @@
 - numba kernels (tests/fuzz_kernels.py) on the CUDA simulator, seeds 0..NUMBA_KERNELS-1;
 - every kernel the fuzzer ever found differing (tests/fuzz_regressions/, each file the kernel,
   what differed then, its launch and arguments);
-- OpenCL C kernels (tests/fuzz_opencl.py) on PoCL, seeds 0..OPENCL_KERNELS-1.
+- OpenCL C kernels (tests/fuzz_opencl.py) on PoCL, seeds 0..OPENCL_KERNELS-1, and the ones the
+  fuzzer found (tests/fuzz_regressions/*.cl).
 Each runs with elimination and versioning on and with every check kept; the two runs must agree
 on every thread's first failure, on what escapes the launch and on the outputs.
 """
@@ -22,6 +23,7 @@ from tests import differential, fuzz_kernels
 NUMBA_KERNELS = 300          # about 30 s on the simulator
 OPENCL_KERNELS = 24          # about 12 s on PoCL
 REGRESSIONS = sorted(Path(__file__).with_name("fuzz_regressions").glob("fuzz_*.py"))
+CL_REGRESSIONS = sorted(Path(__file__).with_name("fuzz_regressions").glob("fuzz_*.cl"))
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -79,6 +81,13 @@ def test_kernels_the_fuzzer_found_behave_the_same(path, no_pending_failure):
 
 def test_the_regressions_are_there():
     assert len(REGRESSIONS) >= 10
+
+
+@pytest.mark.parametrize("path", CL_REGRESSIONS, ids=[p.stem for p in CL_REGRESSIONS])
+def test_opencl_kernels_the_fuzzer_found_behave_the_same(clenv, path):
+    from tests import fuzz_opencl
+
+    assert not fuzz_opencl.differences(clenv, fuzz_opencl.ClKernel.from_file(path))
 
 
 def test_random_opencl_kernels_behave_the_same_with_elimination(clenv):

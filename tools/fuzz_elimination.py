@@ -94,7 +94,7 @@ def run_opencl(count: int, seed: int, out: str | None, minutes: float | None, lo
             if out:
                 os.makedirs(out, exist_ok=True)
                 with open(os.path.join(out, f"fuzz_{s}.cl"), "w") as f:
-                    f.write("".join(f"// {line}\n" for line in diffs) + k.source)
+                    f.write(k.regression_file(diffs))
         if done % 100 == 0:
             log(f"{done} kernels, {len(found)} differing, {time.monotonic() - start:.0f} s")
     return {"kernels": done, "differing": found, "seconds": time.monotonic() - start}
