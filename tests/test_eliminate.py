@@ -397,3 +397,40 @@ def test_no_versioning_across_barriers_or_with_nonunit_unknown_steps(tmp_path):
                 a[r] = 0
     """)
     assert {s.status for s in rw.sites} == {"checked"}, rw.source
+
+
+# -- what the benchmark kernels rely on ---------------------------------------------------------
+
+def test_tile_loop_with_a_module_constant_divisor_keeps_its_proofs(tmp_path):
+    # range((n + TILE - 1) // TILE) is a checked division (TILE is not a literal): its value is
+    # still known, so k = t * TILE + tx is exact and a[row, k] proven by the guard.
+    rw = rewrite(tmp_path, """
+        def k(a, c):
+            tx = cuda.threadIdx.x
+            row = cuda.blockIdx.y * TILE + cuda.threadIdx.y
+            n = a.shape[1]
+            acc = float32(0.0)
+            for t in range((n + TILE - 1) // TILE):
+                k = t * TILE + tx
+                if row < a.shape[0] and k < n:
+                    acc += a[row, k]
+            c[0, 0] = acc
+    """)
+    assert [s.status for s in rw.sites if s.array == "a"] == ["eliminated"], rw.source
+
+
+def test_atomic_merge_loop_in_a_kernel_with_barriers_is_hoisted(tmp_path):
+    rw = rewrite(tmp_path, """
+        def k(bins):
+            local = cuda.shared.array(256, float32)
+            tid = cuda.threadIdx.x
+            for b in range(tid, 256, cuda.blockDim.x):
+                local[b] = 0
+            cuda.syncthreads()
+            for b in range(tid, 256, cuda.blockDim.x):
+                cuda.atomic.add(bins, b, local[b])
+    """)
+    atomic = [s for s in rw.sites if s.kind == "atomic"]
+    assert [s.status for s in atomic] == ["hoisted"], rw.source
+    # the copy without checks still runs the atomic only while the thread's flag is clear
+    assert "if _sk_flag[0] == 0:" in rw.source and "_sk_cuda.atomic.add(bins, b" in rw.source
