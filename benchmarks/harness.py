@@ -272,3 +272,30 @@ def stderr_log(msg: str) -> None:
 
 __all__ = ["Settings", "run_case", "run_cases", "run_step", "Timer", "stats", "simulator",
            "describe", "stderr_log"]
+
+
+def device_name() -> str:
+    """The device a benchmark ran on, for its report ("CUDA simulator" under the simulator)."""
+    if simulator():
+        return "CUDA simulator"
+    from numba import cuda
+
+    name = cuda.get_current_device().name
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def save_report(out: str | None, stem: str, meta: dict, result: dict, text: str) -> None:
+    """Print a small benchmark's Markdown report and, with `out`, write it and its JSON as
+    <out>/<stem>-<date>.md / .json."""
+    import json
+    import os
+
+    print(text)
+    if not out:
+        return
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, f"{stem}-{meta['date']}")
+    with open(path + ".json", "w") as f:
+        json.dump({"meta": meta, "result": result}, f, indent=1)
+    with open(path + ".md", "w") as f:
+        f.write(text)

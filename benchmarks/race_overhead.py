@@ -11,13 +11,13 @@ Runs on the simulator too (a smoke run; its launch figures mean nothing).
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
 import sys
 import time
 
 import numpy as np
+
+from .harness import device_name, save_report, simulator
 
 
 def _kernels():
@@ -44,7 +44,7 @@ def measure(launches: int, batches: int) -> dict:
     from numba import cuda
 
     # The simulator runs a Python thread per GPU thread: a smoke run there uses one block.
-    n = 256 if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" else 1 << 16
+    n = 256 if simulator() else 1 << 16
     out, a, b = (cuda.to_device(np.ones(n, dtype=np.float32)) for _ in range(3))
     argsets = {"add(out, a, b)": (out, a, b), "scale_in_place(a, k)": (a, np.float32(1.0))}
     result = {"launches": launches, "batches": batches, "kernels": {}}
@@ -103,24 +103,9 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     result = measure(args.launches, args.batches)
-    from numba import cuda
-
-    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
-        device = "CUDA simulator"
-    else:
-        name = cuda.get_current_device().name
-        device = name.decode() if isinstance(name, bytes) else str(name)
-    meta = {"device": device, "date": time.strftime("%Y-%m-%d"),
+    meta = {"device": device_name(), "date": time.strftime("%Y-%m-%d"),
             "command": "python -m benchmarks.race_overhead " + " ".join(argv or sys.argv[1:])}
-    text = _markdown(result, meta)
-    print(text)
-    if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        stem = os.path.join(args.out, f"race_overhead-{meta['date']}")
-        with open(stem + ".json", "w") as f:
-            json.dump({"meta": meta, "result": result}, f, indent=1)
-        with open(stem + ".md", "w") as f:
-            f.write(text)
+    save_report(args.out, "race_overhead", meta, result, _markdown(result, meta))
     return 0
 
 

@@ -13,14 +13,14 @@ Runs on the simulator too (a smoke run; its figures mean nothing).
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import platform
 import statistics
 import sys
 import time
 
 import numpy as np
+
+from .harness import device_name, save_report
 
 
 def _median_us(fn, reps: int) -> float:
@@ -123,22 +123,10 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default=None, help="directory for the .json and .md results")
     args = parser.parse_args(argv)
     result = measure(args.reps, args.batches)
-    from numba import cuda
-
-    device = "CUDA simulator" if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" else \
-        cuda.get_current_device().name.decode() if isinstance(
-            cuda.get_current_device().name, bytes) else str(cuda.get_current_device().name)
-    meta = {"device": device, "date": time.strftime("%Y-%m-%d"), "python": platform.python_version(),
+    meta = {"device": device_name(), "date": time.strftime("%Y-%m-%d"),
+            "python": platform.python_version(),
             "command": "python -m benchmarks.sync_points " + " ".join(argv or sys.argv[1:])}
-    text = _markdown(result, meta)
-    print(text)
-    if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        stem = os.path.join(args.out, f"sync_points-{meta['date']}")
-        with open(stem + ".json", "w") as f:
-            json.dump({"meta": meta, "result": result}, f, indent=1)
-        with open(stem + ".md", "w") as f:
-            f.write(text)
+    save_report(args.out, "sync_points", meta, result, _markdown(result, meta))
     return 0
 
 
