@@ -178,8 +178,8 @@ class _Generator:
         roll = r.random()
         if roll < 0.55 and scope.ints:
             return r.choice(scope.ints)
-        if roll < 0.7:
-            return str(r.randint(-2, 7))
+        if roll < 0.7:      # (NumPy refuses `x + -2` for an unsigned x: no negative operands)
+            return str(r.randint(0, 7))
         if roll < 0.8:
             return r.choice(["n", "m"])
         if roll < 0.92:
@@ -199,7 +199,7 @@ class _Generator:
         if kind < 0.5:
             return f"{x} {r.choice(['+', '-'])} {self.expr(scope, depth + 1)}"
         if kind < 0.58:
-            return f"{r.choice([2, 3, -1])} * {x}"
+            return f"{r.choice([2, 3])} * {x}"
         if kind < 0.64:
             return f"({x}) * ({self.expr(scope, depth + 1)})"
         if kind < 0.72:

@@ -37,7 +37,7 @@ def run(count: int, seed: int, out: str | None, minutes: float | None, log=print
 
     work = tempfile.mkdtemp(prefix="safekern-fuzz-")
     start = time.monotonic()
-    found, done = [], 0
+    found, artifacts, done = [], [], 0
     try:
         for s in range(seed, seed + count):
             if minutes is not None and time.monotonic() - start > minutes * 60:
@@ -46,10 +46,14 @@ def run(count: int, seed: int, out: str | None, minutes: float | None, log=print
             path = os.path.join(work, f"fuzz_{s}.py")
             with open(path, "w") as f:
                 f.write(fk.source)
+            before = len(differential.ARTIFACTS)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")       # NumPy's overflow warnings, numba's
                 diffs = differential.compare_file(path, fk.kernel, fk.griddim, fk.blockdim,
                                                   fk.arguments)
+            if len(differential.ARTIFACTS) > before:
+                artifacts.append(s)
+                log(f"seed {s}: set apart, {differential.ARTIFACTS[-1]} (barriers.py groups)")
             os.remove(path)
             done += 1
             if diffs:
@@ -64,7 +68,8 @@ def run(count: int, seed: int, out: str | None, minutes: float | None, log=print
                     f"{time.monotonic() - start:.0f} s")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return {"kernels": done, "differing": found, "seconds": time.monotonic() - start}
+    return {"kernels": done, "differing": found, "seconds": time.monotonic() - start,
+            "set_apart": artifacts}
 
 
 def run_opencl(count: int, seed: int, out: str | None, minutes: float | None, log=print) -> dict:
@@ -112,7 +117,9 @@ def main(argv=None) -> int:
         args.count, args.seed, args.out, args.minutes, log=lambda *a: print(*a, flush=True))
     print(f"done: {result['kernels']} kernels (seeds {args.seed}..."
           f"{args.seed + result['kernels'] - 1}) in {result['seconds']:.0f} s, "
-          f"{len(result['differing'])} differing: {result['differing'][:50]}")
+          f"{len(result['differing'])} differing: {result['differing'][:50]}" +
+          (f"; set apart (barriers.py): {result['set_apart']}" if result.get("set_apart")
+           else ""))
     return 1 if result["differing"] else 0
 
 
