@@ -12,9 +12,8 @@ Backends are imported when first used: importing safekern imports no GPU library
 from .errors import (BoundsError, CompilationError, KernelAssertionError, KernelError,
                      KernelZeroDivisionError, RaceError, RaceWarning, SafekernError,
                      UncheckedWarning, UnsupportedError)
+from ._version import __version__
 from .runtime import sync
-
-__version__ = "0.1.0"
 
 
 def jit(*args, **kwargs):
@@ -39,7 +38,7 @@ def jit(*args, **kwargs):
     `safekern.UnsupportedError` for a construct that cannot be checked, both at decoration.
     With `SAFEKERN_CHECKS=0` it returns numba's own dispatcher. See docs/quickstart.md.
     """
-    from .backends.numba_cuda import jit as _jit
+    from .backends.numba.kernel import jit as _jit
 
     return _jit(*args, **kwargs)
 

@@ -11,6 +11,6 @@
 Pointer parameters take CuPy arrays (their size bounds the kernel's accesses);
 `skcp.unchecked(ptr)` passes anything else without a bound. See docs/cupy.md.
 """
-from .backends.cupy import RawKernel, RawModule, Unchecked, unchecked
+from .backends.cupy.api import RawKernel, RawModule, Unchecked, unchecked
 
 __all__ = ["RawKernel", "RawModule", "unchecked", "Unchecked"]

@@ -122,7 +122,7 @@ def unpack_payload(payload: bytes) -> tuple[dict, dict[str, bytes]]:
 
 def kernel_key(fields: Mapping) -> bytes:
     """The key material of `fields` plus safekern's version and the cache format."""
-    from .. import __version__
+    from .._version import __version__
 
     clash = [name for name in _ADDED_FIELDS if name in fields]
     if clash:

@@ -1,0 +1,1 @@
+"""The CuPy backend: checked CUDA C `RawKernel` / `RawModule`, compiled with NVRTC."""

@@ -1,0 +1,583 @@
+"""Check helpers for real numba-cuda kernels, typed per call by numba.
+
+`_sk_load(a, idx, code, fb, flag)` and `_sk_store(...)` are intrinsics: for an array they emit,
+inline, a comparison of each integer index component with its axis' extent, the failure
+recording on an unlikely branch, and numba's own getitem/setitem; for anything else (tuples,
+records, user types) they are the plain subscript. So which subscripts are array accesses is
+decided by numba's typing, never guessed from syntax. Atomics are overloads generated per array
+and index type (they return scalars, which device functions may).
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from llvmlite import ir
+from numba import cuda
+from numba.cuda import cgutils, types
+from numba.cuda.extending import intrinsic, overload
+
+from ... import failures
+from ...frontend.python.checks import INDEXED_ATOMICS
+
+# -- failure recording (the cold side) ------------------------------------------------------
+
+
+# Intrinsics and overloads rather than cuda.jit(device=True) functions: those would compile
+# for the current device, and kernels must also compile to PTX where there is no GPU.
+
+
+@intrinsic
+def _sk_skip(typingctx, fb):
+    """Thread (0,0,0) of block (0,0,0) counts a launch skipped because a failure was pending.
+    Inline, with the thread and block read by inline asm: the kernel's LLVM holds no call for
+    it (numba's own tests look for calls to see whether device functions were inlined)."""
+    if not isinstance(fb, types.Array):
+        return None
+
+    def codegen(context, builder, sig, args):
+        i64 = ir.IntType(64)
+        first = ir.Constant(ir.IntType(1), 1)
+        for reg in ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"):
+            zero = builder.icmp_unsigned("==", _special_register(builder, reg),
+                                         ir.Constant(i64, 0))
+            first = builder.and_(first, zero)
+        with builder.if_then(first, likely=False):
+            data = context.make_array(fb)(context, builder, args[0]).data
+            slot = builder.gep(data, [ir.Constant(i64, failures.SKIPPED)])
+            builder.atomic_rmw("add", slot, ir.Constant(i64, 1), "monotonic")
+        return context.get_dummy_value()
+
+    return types.none(fb), codegen
+
+
+assert failures.SKIPPED == 10 and failures.INDEX == 1 and failures.BLOCK == 7
+
+# -- stubs the rewritten code calls -----------------------------------------------------------
+
+
+def _sk_extent(arr, axis):
+    raise NotImplementedError("only callable inside a kernel")
+
+
+@overload(_sk_extent, target="cuda")
+def _ov_extent(arr, axis):
+    # Loop versioning compares indices with extents; for something that is not an array
+    # (a tuple indexed in the loop) the comparison fails and the checked loop runs.
+    if isinstance(arr, types.Array):
+        return lambda arr, axis: arr.shape[axis]
+    return lambda arr, axis: -1
+
+
+
+@intrinsic
+def _sk_buffer(typingctx, address):
+    """The failure buffer (int64[16], C order) at a device address passed as a scalar."""
+    if not isinstance(address, types.Integer):
+        return None
+    array_ty = types.Array(types.int64, 1, "C")
+
+    def codegen(context, builder, sig, args):
+        from numba.cuda.np.arrayobj import populate_array
+
+        ary = context.make_array(array_ty)(context, builder)
+        intp = context.get_value_type(types.intp)
+        data = builder.inttoptr(args[0], context.get_value_type(types.int64).as_pointer())
+        populate_array(ary, data=data, shape=[ir.Constant(intp, failures.BUFFER_LEN)],
+                       strides=[ir.Constant(intp, 8)], itemsize=ir.Constant(intp, 8),
+                       meminfo=None)
+        return ary._getvalue()
+
+    return array_ty(address), codegen
+
+
+@intrinsic
+def _sk_flag_array(typingctx):
+    """The per-thread failure flag: a local int32[1], as cuda.local.array makes one, under a
+    name of its own (numba names the user's cuda.local arrays "_cudapy_lmem" in its LLVM, and
+    tools and tests find them by that name)."""
+    array_ty = types.Array(types.int32, 1, "C")
+
+    def codegen(context, builder, sig, args):
+        from numba.cuda.cudadrv import nvvm
+        from numba.cuda.cudaimpl import _generic_array
+
+        return _generic_array(context, builder, shape=(1,), dtype=types.int32,
+                              symbol_name="_sk_flag", addrspace=nvvm.ADDRSPACE_LOCAL,
+                              can_dynsized=False, alignment=None)
+
+    return array_ty(), codegen
+
+
+@intrinsic
+def _sk_record(typingctx, fb, flag, code, index, size, axis):
+    """The same cold path for the atomics' generated overloads (see _generate)."""
+    def codegen(context, builder, sig, args):
+        fbv, flagv, *values = args
+        values = [context.cast(builder, v, t, types.int64)
+                  for v, t in zip(values, sig.args[2:])]
+        _emit_record(context, builder, fb, flag, fbv, flagv, *values)
+        return context.get_dummy_value()
+
+    return types.none(fb, flag, code, index, size, axis), codegen
+
+
+def _make_atomic_stub(op):
+    def stub(*args):
+        raise NotImplementedError("only callable inside a kernel")
+    stub.__name__ = stub.__qualname__ = f"_sk_atomic_{op}"
+    return stub
+
+
+ATOMIC_STUBS = {op: _make_atomic_stub(op) for op in INDEXED_ATOMICS}
+
+# -- code generation per (array type, index type) -------------------------------------------------
+
+
+def _components(index_ty):
+    return list(index_ty.types) if isinstance(index_ty, types.BaseTuple) else [index_ty]
+
+
+def _plan(array_ty, index_ty):
+    """(checks, scalar, fallback_index): checks = [(position, axis, component type)]."""
+    comps = _components(index_ty)
+    tupled = isinstance(index_ty, types.BaseTuple)
+    ndim = array_ty.ndim
+    consuming = [c for c in comps if not isinstance(c, (types.NoneType, types.EllipsisType))]
+    checks, axis, scalar = [], 0, True
+    for pos, comp in enumerate(comps):
+        if isinstance(comp, types.EllipsisType):
+            axis = ndim - (len(consuming) - _consumed_before(comps, pos))
+            scalar = False
+            continue
+        if isinstance(comp, types.NoneType):
+            scalar = False
+            continue
+        if isinstance(comp, types.Integer) and axis < ndim:
+            checks.append((pos, axis, comp))
+        elif not isinstance(comp, types.Integer):
+            scalar = False
+        axis += 1
+    if len(consuming) < ndim:
+        scalar = False
+    zero_parts = []
+    for pos, comp in enumerate(comps):
+        if isinstance(comp, types.Integer):
+            zero_parts.append("0")
+        else:
+            zero_parts.append(f"idx[{pos}]" if tupled else "idx")
+    fallback = f"({', '.join(zero_parts)},)" if tupled else zero_parts[0]
+    return checks, scalar, fallback, tupled
+
+
+def _consumed_before(comps, pos):
+    return sum(1 for c in comps[:pos]
+               if not isinstance(c, (types.NoneType, types.EllipsisType)))
+
+
+def _check_lines(checks, tupled, action):
+    lines = []
+    for pos, axis, comp in checks:
+        ix = f"idx[{pos}]" if tupled else "idx"
+        lines.append(f"    i{pos} = {ix}")
+        lines.append(f"    n{pos} = arr.shape[{axis}]")
+        if comp.signed:
+            cond = f"i{pos} < -n{pos} or i{pos} >= n{pos}"
+            as_int = f"i{pos}"
+        elif comp.bitwidth < 64:
+            cond = f"int64(i{pos}) >= n{pos}"
+            as_int = f"int64(i{pos})"
+        else:
+            cond = f"i{pos} >= uint64(n{pos})"
+            as_int = f"int64(i{pos})"
+        lines.append(f"    if {cond}:")
+        lines.append(f"        _sk_record(fb, flag, code + {pos}, {as_int}, n{pos}, {axis})")
+        lines.append(f"        {action}")
+    return lines
+
+
+def _zero_of(dtype):
+    try:
+        return np.dtype(str(dtype)).type(0)
+    except TypeError:
+        return None
+
+
+def _generate(kind, array_ty, index_ty, extra_args=(), atomic_op=None):
+    """Source of an atomic's overload: check the index, then the atomic (scalars only)."""
+    checks, _, _, tupled = _plan(array_ty, index_ty)
+    zero = _zero_of(array_ty.dtype)
+    namespace = {"_sk_record": _sk_record, "int64": np.int64, "uint64": np.uint64,
+                 "cuda": cuda, "ZERO": zero}
+    extra = "".join(f", {a}" for a in extra_args)
+    body = _check_lines(checks, tupled, "return ZERO")
+    body += ["    if flag[0] != 0:", "        return ZERO",
+             f"    return cuda.atomic.{atomic_op}(arr, idx{extra})"]
+    args = "arr, idx" + extra + ", code, fb, flag"
+    src = f"def impl({args}):\n" + "\n".join(body) + "\n"
+    exec(compile(src, f"<safekern {kind} check>", "exec"), namespace)
+    return namespace["impl"]
+
+
+# -- loads and stores: intrinsics, so a view (row = a[i]) can be the result -------------------------
+# A numba-cuda device function may not return an array it did not receive, so loads cannot be
+# overloads. The intrinsic emits the checks inline, with the failure side marked unlikely, and
+# lowers the subscript with numba's own getitem/setitem.
+
+
+def _resolve(typingctx, op, argtys):
+    fnty = typingctx.resolve_value_type(op)
+    try:
+        return typingctx.resolve_function_type(fnty, tuple(argtys), {})
+    except Exception:
+        return None
+
+
+def _special_register(builder, name):
+    """%tid.x and friends, read where the failure is recorded. A volatile read: LLVM cannot
+    share it with reads on the fast path, so the cold path keeps no thread or block index
+    alive in registers across the kernel (which would cost occupancy)."""
+    fnty = ir.FunctionType(ir.IntType(32), [])
+    asm = ir.InlineAsm(fnty, f"mov.u32 $0, %{name};", "=r", side_effect=True)
+    return builder.zext(builder.call(asm, []), ir.IntType(64))
+
+
+def _emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, axis):
+    """The cold path: set the thread's flag; the first failure on the device (a 64-bit
+    compare-and-swap on slot 0) writes its index, size, axis, thread and block. `code`,
+    `index`, `size` and `axis` are i64 values."""
+    i64 = ir.IntType(64)
+    flag_ary = context.make_array(flag_ty)(context, builder, flag)
+    builder.store(ir.Constant(flag_ary.data.type.pointee, 1), flag_ary.data)
+    data = context.make_array(fb_ty)(context, builder, fb).data
+    result = builder.cmpxchg(data, ir.Constant(i64, 0), code, "monotonic", "monotonic")
+    with builder.if_then(builder.extract_value(result, 1), likely=True):
+        slot = failures.INDEX
+        for value in (index, size, axis):
+            builder.store(value, builder.gep(data, [ir.Constant(i64, slot)]))
+            slot += 1
+        # One register read, one store: a few registers at most, even on this path.
+        for reg in ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"):
+            builder.store(_special_register(builder, reg),
+                          builder.gep(data, [ir.Constant(i64, slot)]))
+            slot += 1
+
+
+def _shapes(context, builder, arr_ty, arr):
+    ary = context.make_array(arr_ty)(context, builder, arr)
+    return ary, cgutils.unpack_tuple(builder, ary.shape, arr_ty.ndim)
+
+
+def _compare(builder, context, arr_ty, idx_ty, shapes, idx):
+    """[(position, axis, index as int64, size, bad)] for each integer index component."""
+    checks, _, _, tupled = _plan(arr_ty, idx_ty)
+    out = []
+    for pos, axis, comp in checks:
+        value = builder.extract_value(idx, pos) if tupled else idx
+        value = context.cast(builder, value, comp, types.int64)
+        size = shapes[axis]
+        if comp.signed:
+            # -size <= value < size, as one unsigned comparison of value + size with 2*size
+            bad = builder.icmp_unsigned(">=", builder.add(value, size), builder.add(size, size))
+        else:
+            bad = builder.icmp_unsigned(">=", value, size)
+        out.append((pos, axis, value, size, bad))
+    return out
+
+
+def _emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty):
+    """The cold branches: record each failing component. -> i1 ok (no component failed)"""
+    ok = cgutils.true_bit
+    i64 = ir.IntType(64)
+    for pos, axis, value, size, bad in compared:
+        with builder.if_then(bad, likely=False):
+            _emit_record(context, builder, fb_ty, flag_ty, fb, flag,
+                         builder.add(code, ir.Constant(i64, pos)), value, size,
+                         ir.Constant(i64, axis))
+        ok = builder.and_(ok, builder.not_(bad))
+    return ok
+
+
+def _emit_checks(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_ty, flag_ty):
+    """Compare each integer index component with its axis; record failures (cold). -> i1 ok"""
+    _, shapes = _shapes(context, builder, arr_ty, arr)
+    compared = _compare(builder, context, arr_ty, idx_ty, shapes, idx)
+    return _emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty)
+
+
+def _select_load(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_ty, flag_ty):
+    """A scalar load without a branch before it: the address is the element's when every
+    component is in bounds, else a slot of the failure buffer (always readable); the failure
+    is recorded after the load. So loads of later iterations are not held behind a branch
+    and stay in flight together, as in the unchecked loop."""
+    ary, shapes = _shapes(context, builder, arr_ty, arr)
+    compared = _compare(builder, context, arr_ty, idx_ty, shapes, idx)
+    ok = cgutils.true_bit
+    for *_, bad in compared:
+        ok = builder.and_(ok, builder.not_(bad))
+    strides = cgutils.unpack_tuple(builder, ary.strides, arr_ty.ndim)
+    comps = _components(idx_ty)
+    tupled = isinstance(idx_ty, types.BaseTuple)
+    inds = []
+    for pos, comp in enumerate(comps):
+        value = builder.extract_value(idx, pos) if tupled else idx
+        value = context.cast(builder, value, comp, types.intp)
+        if comp.signed:
+            value = builder.select(builder.icmp_signed("<", value, ir.Constant(value.type, 0)),
+                                   builder.add(value, shapes[pos]), value)
+        inds.append(value)
+    ptr = cgutils.get_item_pointer2(context, builder, ary.data, shapes, strides, arr_ty.layout,
+                                    inds, wraparound=False)
+    spare = context.make_array(fb_ty)(context, builder, fb).data
+    spare = builder.gep(spare, [ir.Constant(ir.IntType(64), failures.BUFFER_LEN - 2)])
+    ptr = builder.select(ok, ptr, builder.bitcast(spare, ptr.type))
+    from numba.cuda.np.arrayobj import load_item
+
+    value = load_item(context, builder, arr_ty, ptr)
+    _emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty)
+    return value
+
+
+def _selectable(context, arr_ty, idx_ty) -> bool:
+    """A full integer index of an array whose element fits the failure buffer's spare slots."""
+    comps = _components(idx_ty)
+    if len(comps) != arr_ty.ndim or not all(isinstance(c, types.Integer) for c in comps):
+        return False
+    try:
+        size = context.get_abi_sizeof(context.get_data_type(arr_ty.dtype))
+    except Exception:
+        return False
+    return size <= 16
+
+
+def _flag_clear(context, builder, flag_ty, flag):
+    ary = context.make_array(flag_ty)(context, builder, flag)
+    value = builder.load(ary.data)
+    return builder.icmp_signed("==", value, ir.Constant(value.type, 0))
+
+
+def _static_tuple_index(container, index):
+    literal = getattr(index, "literal_value", None)
+    if isinstance(container, types.BaseTuple) and isinstance(literal, int) and \
+            -len(container) <= literal < len(container):
+        return literal % len(container)
+    return None
+
+
+def _load_typer(typingctx, arr, idx, code, fb, flag, select: bool):
+    if not isinstance(arr, types.Array):
+        position = _static_tuple_index(arr, idx)
+        if position is not None:           # a heterogeneous tuple needs a constant index
+            def tuple_codegen(context, builder, sig, args):
+                return builder.extract_value(args[0], position)
+            return arr.types[position](arr, idx, code, fb, flag), tuple_codegen
+        gsig = _resolve(typingctx, operator.getitem, (arr, idx))
+        if gsig is None:
+            return None
+        if isinstance(arr, types.Record) and isinstance(idx, types.IntegerLiteral):
+            # rec[0]: a field by position, which numba lowers as static_getitem only.
+            def record_codegen(context, builder, sig, args):
+                from numba.cuda.typing.templates import signature
+
+                impl = context.get_function("static_getitem",
+                                            signature(gsig.return_type, arr, idx))
+                value = impl(builder, (args[0], idx.literal_value))
+                return context.cast(builder, value, gsig.return_type, sig.return_type)
+            return gsig.return_type(arr, idx, code, fb, flag), record_codegen
+
+        def plain_codegen(context, builder, sig, args):
+            impl = context.get_function(operator.getitem, gsig)
+            value = impl(builder, (args[0], context.cast(builder, args[1], idx, gsig.args[1])))
+            return context.cast(builder, value, gsig.return_type, sig.return_type)
+        return gsig.return_type(arr, idx, code, fb, flag), plain_codegen
+
+    gsig = _resolve(typingctx, operator.getitem, (arr, idx))
+    if gsig is None:
+        return None
+    result = gsig.return_type
+
+    def codegen(context, builder, sig, args):
+        a, i, c, fbv, flagv = args
+        c = context.cast(builder, c, sig.args[2], types.int64)
+        if select and not isinstance(result, types.Array) and _selectable(context, arr, idx):
+            value = _select_load(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
+            return context.cast(builder, value, arr.dtype, result)
+        ok = _emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
+        getitem = context.get_function(operator.getitem, gsig)
+        gi = context.cast(builder, i, idx, gsig.args[1])
+        if isinstance(result, types.Array):
+            # A view only computes a pointer; nothing is read until it is indexed, and those
+            # accesses are checked. So no branch is needed here.
+            return getitem(builder, (a, gi))
+        # Loads do not test the flag: an in-bounds read is harmless after a failure (its
+        # value is never stored: stores and atomics test the flag), and the test would cost
+        # a branch per load.
+        with builder.if_else(ok, likely=True) as (then, otherwise):
+            with then:
+                good = getitem(builder, (a, gi))
+                good_block = builder.basic_block
+            with otherwise:
+                bad = context.get_constant_null(result)
+                bad_block = builder.basic_block
+        phi = builder.phi(good.type)
+        phi.add_incoming(good, good_block)
+        phi.add_incoming(bad, bad_block)
+        return phi
+
+    return result(arr, idx, code, fb, flag), codegen
+
+
+@intrinsic
+def _sk_load(typingctx, arr, idx, code, fb, flag):
+    """A checked load: the load on the likely side of a branch (no extra registers)."""
+    return _load_typer(typingctx, arr, idx, code, fb, flag, select=False)
+
+
+@intrinsic
+def _sk_loadv(typingctx, arr, idx, code, fb, flag):
+    """A checked load in a loop: no branch before the load (see _select_load), so loads of
+    successive iterations overlap as in the unchecked loop; costs a few registers."""
+    return _load_typer(typingctx, arr, idx, code, fb, flag, select=True)
+
+
+@intrinsic
+def _sk_store(typingctx, arr, idx, value, code, fb, flag):
+    ssig = _resolve(typingctx, operator.setitem, (arr, idx, value))
+    if ssig is None:
+        return None
+    checked = isinstance(arr, types.Array)
+
+    def codegen(context, builder, sig, args):
+        a, i, v, c, fbv, flagv = args
+        v = context.cast(builder, v, value, ssig.args[2])
+        # numba's typing may widen the index (int32 tuples to intp): lower with its types.
+        si = context.cast(builder, i, idx, ssig.args[1])
+        setitem = context.get_function(operator.setitem, ssig)
+        if not checked:
+            setitem(builder, (a, si, v))
+            return context.get_dummy_value()
+        c = context.cast(builder, c, sig.args[3], types.int64)
+        ok = _emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
+        ok = builder.and_(ok, _flag_clear(context, builder, flag, flagv))
+        with builder.if_then(ok, likely=True):
+            setitem(builder, (a, si, v))
+        return context.get_dummy_value()
+
+    return types.none(arr, idx, value, code, fb, flag), codegen
+
+
+@intrinsic
+def _sk_put(typingctx, arr, idx, value, flag):
+    """A store proven in bounds whose value may come from a failed check: done only while
+    the thread's flag is clear (no bounds check)."""
+    ssig = _resolve(typingctx, operator.setitem, (arr, idx, value))
+    if ssig is None:
+        return None
+
+    def codegen(context, builder, sig, args):
+        a, i, v, flagv = args
+        v = context.cast(builder, v, value, ssig.args[2])
+        si = context.cast(builder, i, idx, ssig.args[1])
+        setitem = context.get_function(operator.setitem, ssig)
+        with builder.if_then(_flag_clear(context, builder, flag, flagv), likely=True):
+            setitem(builder, (a, si, v))
+        return context.get_dummy_value()
+
+    return types.none(arr, idx, value, flag), codegen
+
+
+# -- assert, raise, division by zero (frontend/python/safety.py) -------------------------------------
+
+
+@intrinsic
+def _sk_fail(typingctx, code, v0, v1, v2, fb, flag):
+    """An assert or raise failed: record it with up to three integer values."""
+    for value in (v0, v1, v2):
+        if not isinstance(value, (types.Integer, types.Boolean)):
+            from numba.core.errors import TypingError
+
+            raise TypingError(f"a kernel's failure message can carry integers only, not "
+                              f"{value}")
+
+    def codegen(context, builder, sig, args):
+        c, *values, fbv, flagv = args
+        as64 = [context.cast(builder, v, t, types.int64) for v, t in zip(
+            [c, *values], sig.args[:4])]
+        _emit_record(context, builder, fb, flag, fbv, flagv, *as64)
+        return context.get_dummy_value()
+
+    return types.none(code, v0, v1, v2, fb, flag), codegen
+
+
+def _make_division(op_name, pyop, any_type: bool):
+    """`a op b` whose zero divisor is recorded (integer operands; any type when `any_type`) on
+    an unlikely branch; that side divides by 1 instead, as the simulator's stand-in does."""
+    def typer(typingctx, a, b, code, fb, flag):
+        dsig = _resolve(typingctx, pyop, (a, b))
+        if dsig is None:
+            return None
+        checked = any_type or (isinstance(a, types.Integer) and isinstance(b, types.Integer))
+
+        def codegen(context, builder, sig, args):
+            av, bv, c, fbv, flagv = args
+            impl = context.get_function(pyop, dsig)
+            av = context.cast(builder, av, a, dsig.args[0])
+            bv = context.cast(builder, bv, b, dsig.args[1])
+            if checked and isinstance(dsig.args[1], (types.Integer, types.Float)):
+                zero = context.get_constant(dsig.args[1], 0)
+                one = context.get_constant(dsig.args[1], 1)
+                cmp = builder.fcmp_ordered if isinstance(dsig.args[1], types.Float) \
+                    else builder.icmp_signed
+                is_zero = cmp("==", bv, zero)
+                with builder.if_then(is_zero, likely=False):
+                    dividend = context.cast(builder, av, dsig.args[0], types.int64) \
+                        if isinstance(dsig.args[0], types.Integer) else \
+                        ir.Constant(ir.IntType(64), 0)
+                    i64 = ir.IntType(64)
+                    _emit_record(context, builder, fb, flag, fbv, flagv,
+                                 context.cast(builder, c, sig.args[2], types.int64),
+                                 dividend, ir.Constant(i64, 0), ir.Constant(i64, 0))
+                bv = builder.select(is_zero, one, bv)
+            value = impl(builder, (av, bv))
+            return context.cast(builder, value, dsig.return_type, sig.return_type)
+
+        return dsig.return_type(a, b, code, fb, flag), codegen
+
+    typer.__name__ = f"_sk_div_{op_name}" + ("_any" if any_type else "")
+    return intrinsic(typer)
+
+
+DIVISIONS = {f"_sk_div_{name}" + ("_any" if any_type else ""): _make_division(name, pyop, any_type)
+             for name, pyop in (("floordiv", operator.floordiv), ("mod", operator.mod),
+                                ("truediv", operator.truediv))
+             for any_type in (False, True)}
+
+
+def _register_atomic(op):
+    if op == "cas":
+        def typer(arr, idx, old, val, code, fb, flag):
+            if isinstance(arr, types.Array):
+                return _generate("atomic", arr, idx, ("old", "val"), atomic_op="cas")
+    else:
+        def typer(arr, idx, val, code, fb, flag):
+            if isinstance(arr, types.Array):
+                return _generate("atomic", arr, idx, ("val",), atomic_op=op)
+    overload(ATOMIC_STUBS[op], target="cuda")(typer)
+
+
+for _op in INDEXED_ATOMICS:
+    _register_atomic(_op)
+
+
+def namespace() -> dict:
+    """What the rewritten code's names are bound to, for real numba-cuda kernels."""
+    ns = {"_sk_load": _sk_load, "_sk_loadv": _sk_loadv, "_sk_store": _sk_store,
+          "_sk_skip": _sk_skip, "_sk_put": _sk_put,
+          "_sk_buffer": _sk_buffer, "_sk_extent": _sk_extent,
+          "_sk_cuda": cuda, "_sk_int32": types.int32, "_sk_slice": slice,
+          "_sk_flag_array": _sk_flag_array}
+    for op, stub in ATOMIC_STUBS.items():
+        ns[f"_sk_atomic_{op}"] = stub
+    ns["_sk_fail"] = _sk_fail
+    ns.update(DIVISIONS)
+    return ns

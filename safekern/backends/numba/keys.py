@@ -1,0 +1,518 @@
+"""Cache keys of checked numba kernels, and their argument types as plain data.
+
+`key_fields(kernel, argtypes, device)` names every input that determines the cubin numba-cuda
+makes for a checked kernel launched with `argtypes` on `device` (backends/numba/binary.py stores
+and loads the cubins):
+
+- the function: its rewritten source (the checks are in it), file and line, every global and
+  closure variable it reads (data by value, numpy arrays by content, plain numba device
+  functions by their code and the globals that reads, modules and classes by name), its jit
+  options (linked files by content), and the same for every checked device function it calls;
+- the argument types (as plain data, `type_to_data`), the hidden failure-buffer address included;
+- safekern's part of code generation (the typed check helpers' source), the toolchain (Python,
+  numba, numba-cuda, llvmlite, cuda-core, cuda-bindings, the NVVM / nvJitLink / toolkit wheels,
+  where /usr/local/cuda points), numba settings that change code (OPT, debug info, NRT, ...),
+  the NUMBA_* / CUDA_* environment, and the device (name, compute capability, CUDA driver).
+
+Nothing here loads NVVM or the linker, so a warm start does not pay for them. What cannot be
+described raises `Uncacheable` (the kernel then runs uncached); what needs numba's own launch
+path raises `NotLaunchable`.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import enum
+import hashlib
+import os
+import sys
+import threading
+import types as pytypes
+
+import numpy as np
+
+from ... import config
+
+try:
+    from numba.cuda import types
+except ImportError:          # pragma: no cover - numba-cuda without its numba.cuda.types
+    from numba.core import types
+
+#: Version of the stored payload's layout (backends/numba/binary.py); part of every key.
+PAYLOAD_VERSION = 1
+
+
+class Uncacheable(Exception):
+    """The kernel (for these argument types) cannot be keyed or stored; it can still run."""
+
+
+class NotLaunchable(Exception):
+    """This kernel needs numba's own launch path (debug, NRT, cooperative, extensions, ...)."""
+
+
+# -- argument types as plain data ------------------------------------------------------------------
+
+_SCALAR_NAMES = ("boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                 "uint64", "float16", "float32", "float64", "complex64", "complex128")
+_SCALARS = {str(getattr(types, n)): getattr(types, n) for n in _SCALAR_NAMES}
+_LAYOUTS = ("C", "F", "A")
+_MAX_NDIM = 32
+
+
+def type_to_data(ty):
+    """A numba type as JSON-able plain data; Uncacheable for types outside the supported set
+    (scalars, arrays of scalars, tuples of those)."""
+    if isinstance(ty, (types.Boolean, types.Integer, types.Float, types.Complex)):
+        name = str(ty)
+        if _SCALARS.get(name) is ty:
+            return name
+    elif type(ty) is types.Array:
+        dtype = type_to_data(ty.dtype)
+        if not isinstance(dtype, str):
+            raise Uncacheable(f"array of {ty.dtype}")
+        return ["array", dtype, int(ty.ndim), ty.layout, not ty.mutable, bool(ty.aligned)]
+    elif type(ty) is types.UniTuple:
+        return ["unituple", type_to_data(ty.dtype), int(ty.count)]
+    elif type(ty) is types.Tuple:
+        return ["tuple", [type_to_data(t) for t in ty.types]]
+    raise Uncacheable(f"argument type {ty} ({type(ty).__name__}) is not stored as data")
+
+
+def type_from_data(data, _depth: int = 0):
+    """The numba type `type_to_data` described; ValueError for anything else."""
+    if _depth > 16:
+        raise ValueError("argument type nested too deeply")
+    if isinstance(data, str):
+        try:
+            return _SCALARS[data]
+        except KeyError:
+            raise ValueError(f"unknown scalar type {data!r}") from None
+    if not isinstance(data, (list, tuple)) or not data:
+        raise ValueError(f"malformed argument type {data!r}")
+    tag = data[0]
+    if tag == "array" and len(data) == 6:
+        _, dtype, ndim, layout, readonly, aligned = data
+        if not isinstance(dtype, str) or type(ndim) is not int or not 0 <= ndim <= _MAX_NDIM \
+                or layout not in _LAYOUTS or type(readonly) is not bool \
+                or type(aligned) is not bool:
+            raise ValueError(f"malformed array type {data!r}")
+        return types.Array(type_from_data(dtype, _depth + 1), ndim, layout, readonly=readonly,
+                           aligned=aligned)
+    if tag == "unituple" and len(data) == 3 and type(data[2]) is int and 0 <= data[2] <= 1 << 16:
+        return types.UniTuple(type_from_data(data[1], _depth + 1), data[2])
+    if tag == "tuple" and len(data) == 2 and isinstance(data[1], (list, tuple)):
+        return types.Tuple([type_from_data(t, _depth + 1) for t in data[1]])
+    raise ValueError(f"malformed argument type {data!r}")
+
+
+def as_key(data):
+    """Plain data with lists as tuples (key material)."""
+    if isinstance(data, list):
+        return tuple(as_key(x) for x in data)
+    return data
+
+
+# -- key fields ---------------------------------------------------------------------------------
+
+_DATA_TYPES = (type(None), bool, int, float, str, bytes)
+_MAX_DEPTH = 8
+
+
+def _code_digest(code) -> str:
+    """A digest of a code object's behaviour (bytecode, names, constants; nested code too)."""
+    h = hashlib.sha256()
+
+    def feed(c):
+        h.update(c.co_code)
+        h.update(repr((c.co_names, c.co_varnames, c.co_freevars, c.co_cellvars,
+                       c.co_argcount)).encode())
+        for const in c.co_consts:
+            if isinstance(const, pytypes.CodeType):
+                feed(const)
+            else:
+                h.update(repr((type(const).__name__, const)).encode())
+
+    feed(code)
+    return h.hexdigest()
+
+
+def _code_names(code) -> set:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, pytypes.CodeType):
+            names |= _code_names(const)
+    return names
+
+
+def describe_value(value, depth: int = 0):
+    """A global (or closure variable, or option) as key material: data by value, functions by
+    their code, modules and classes by name. Uncacheable for what cannot be described."""
+    if depth > _MAX_DEPTH:
+        raise Uncacheable("globals nested too deeply")
+    from . import kernel as numba_cuda
+
+    if isinstance(value, enum.Enum):          # before int, which IntEnum derives from
+        cls = type(value)
+        return ("enum", cls.__module__, cls.__qualname__, value.name,
+                describe_value(value.value, depth + 1))
+    if isinstance(value, np.generic):          # before float, which np.float64 derives from
+        return ("npscalar", value.dtype.str, value.tobytes().hex())
+    if isinstance(value, _DATA_TYPES):
+        return value
+    if isinstance(value, complex):
+        return ("complex", value.real, value.imag)
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__,) + tuple(describe_value(v, depth + 1) for v in value)
+    if isinstance(value, (set, frozenset)):
+        items = [describe_value(v, depth + 1) for v in value]
+        if not all(isinstance(i, str) for i in items):
+            raise Uncacheable("a set of non-strings")
+        return ("set",) + tuple(sorted(items))
+    if isinstance(value, pytypes.ModuleType):
+        return ("module", value.__name__)
+    if hasattr(value, "__cuda_array_interface__"):
+        raise Uncacheable("a device array (its address is compiled into the kernel)")
+    if isinstance(value, np.ndarray):
+        data = np.ascontiguousarray(value)
+        return ("ndarray", value.dtype.str, repr(value.dtype.descr), tuple(value.shape),
+                hashlib.sha256(data.view(np.uint8).tobytes() if data.size else b"").hexdigest())
+    if isinstance(value, np.dtype):
+        return ("dtype", value.str, repr(value.descr))
+    if isinstance(value, types.Type):
+        return ("numba_type", type(value).__name__, str(value))
+    if isinstance(value, numba_cuda._CheckedFunction):
+        return ("checked", function_fields(value, depth + 1))
+    if isinstance(value, type):
+        return ("class", value.__module__, value.__qualname__)
+    if isinstance(value, np.ufunc):
+        return ("ufunc", value.__name__)
+    if isinstance(value, (pytypes.BuiltinFunctionType, pytypes.BuiltinMethodType)):
+        return ("builtin", getattr(value, "__module__", None), value.__qualname__)
+    py_func = getattr(value, "py_func", None)
+    if isinstance(py_func, pytypes.FunctionType):       # a numba dispatcher (device function)
+        opts = getattr(value, "targetoptions", None)
+        opts = {k: v for k, v in (opts or {}).items() if k != "extensions"}
+        return ("numba_function", type(value).__name__, _function_key(py_func, depth + 1),
+                describe_value(dict_items(opts), depth + 1))
+    if isinstance(value, pytypes.FunctionType):
+        return ("function", _function_key(value, depth + 1), _overloads_of(value, depth + 1))
+    raise Uncacheable(f"a global of type {type(value).__module__}.{type(value).__qualname__}")
+
+
+def _overloads_of(fn, depth) -> tuple:
+    """What @overload / register_jitable registered for a plain function in numba-cuda's
+    typing registry (numba compiles calls of it from those, not from its code): each one's
+    implementation, strictness and options. Library functions' (numpy, math) are numba's own,
+    fixed by the toolchain's versions in the key."""
+    if (fn.__module__ or "").partition(".")[0] in ("numpy", "math", "cmath", "numba"):
+        return ()
+    from numba.cuda.typing.templates import builtin_registry
+
+    found = []
+    for value, ty in list(builtin_registry.globals):
+        if value is not fn:
+            continue
+        for template in getattr(ty, "templates", ()):
+            impl = getattr(template, "_overload_func", None)
+            if not isinstance(impl, pytypes.FunctionType):
+                raise Uncacheable(f"a typing template of {fn.__qualname__!r} that is not an "
+                                  "@overload")
+            found.append(("overload", _function_key(impl, depth + 1),
+                          bool(getattr(template, "_strict", True)),
+                          describe_value(dict_items(getattr(template, "_jit_options", {})
+                                                    or {}), depth + 1)))
+    return tuple(found)
+
+
+def dict_items(d: dict) -> tuple:
+    return tuple(sorted((str(k), v) for k, v in d.items()))
+
+
+def _function_key(fn, depth):
+    """A Python function by module, name, code and the globals its code names."""
+    code = fn.__code__
+    scope = {}
+    if fn.__closure__:
+        for name, cell in zip(code.co_freevars, fn.__closure__):
+            try:
+                scope[name] = cell.cell_contents
+            except ValueError:
+                pass
+    glob = fn.__globals__
+    found = {}
+    for name in sorted(_code_names(code) | set(code.co_freevars)):
+        if name in scope:
+            found[name] = describe_value(scope[name], depth + 1)
+        elif name in glob:
+            value = glob[name]
+            if value is fn:
+                found[name] = ("self",)
+            else:
+                found[name] = describe_value(value, depth + 1)
+    return (fn.__module__, fn.__qualname__, _code_digest(code), tuple(sorted(found.items())))
+
+
+def _names_used(tree) -> tuple[set, set, list]:
+    """(names loaded, names bound locally, dotted attribute chains on loaded names)."""
+    loads, bound, chains = set(), set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.Name):
+            (loads if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            parts, inner = [node.attr], node.value
+            while isinstance(inner, ast.Attribute):
+                parts.append(inner.attr)
+                inner = inner.value
+            if isinstance(inner, ast.Name):
+                chains.append((inner.id, tuple(reversed(parts))))
+    return loads, bound, chains
+
+
+_MISSING = object()
+
+
+def _lookup(name, parsed):
+    if name in parsed.closure:
+        return parsed.closure[name]
+    if name in parsed.globals:
+        return parsed.globals[name]
+    return _MISSING
+
+
+def globals_fields(rewritten, depth: int = 0) -> dict:
+    """Every global and closure variable the rewritten function reads, as key material."""
+    from ...frontend.python import names
+
+    parsed = rewritten.parsed
+    used = getattr(rewritten, "names_used", None)      # a stored rewrite carries them
+    loads, bound, chains = used if used is not None else _names_used(rewritten.tree)
+    out = {}
+    for name in sorted(loads - bound):
+        if name.startswith(names.PREFIX):
+            continue                  # safekern's helpers (its version is in the key)
+        value = _lookup(name, parsed)
+        if value is _MISSING:
+            out[name] = ("builtin",) if hasattr(builtins, name) else ("missing",)
+        elif name == parsed.name and getattr(value, "parsed", None) is parsed:
+            out[name] = ("self",)          # a recursive call: the function itself
+        else:
+            out[name] = describe_value(value, depth + 1)
+    # Module attributes that are data (`consts.N`): numba freezes their values too.
+    for root, attrs in chains:
+        if root in bound or root.startswith(names.PREFIX):
+            continue
+        value = _lookup(root, parsed)
+        path = root
+        for attr in attrs:
+            if not isinstance(value, pytypes.ModuleType):
+                break
+            value = getattr(value, attr, _MISSING)
+            path += "." + attr
+            if value is _MISSING:
+                break
+            if isinstance(value, _DATA_TYPES + (complex, tuple, np.ndarray, np.generic)):
+                out[path] = describe_value(value, depth + 1)
+                break
+    return out
+
+
+def function_fields(fn, depth: int = 0) -> dict:
+    """A checked function (kernel or device function) as key material: its rewritten source,
+    where it is, the globals it reads, its options and the checked device functions it calls."""
+    if depth > _MAX_DEPTH:
+        raise Uncacheable("checked device functions nested too deeply (recursion?)")
+    rewritten = fn._final_rewrite()
+    parsed = rewritten.parsed
+    return {
+        "source": rewritten.source,
+        "filename": parsed.filename,
+        "line": parsed.tree.lineno,
+        "globals": globals_fields(rewritten, depth),
+        "options": options_fields(fn._options),
+        "device_functions": {name: function_fields(dev, depth + 1)
+                             for name, dev in sorted(rewritten.device_calls.items())},
+    }
+
+
+def _link_item(item):
+    if isinstance(item, (str, os.PathLike)):
+        path = os.fspath(item)
+        try:
+            with open(path, "rb") as f:
+                digest = hashlib.sha256(f.read()).hexdigest()
+        except OSError as err:
+            raise Uncacheable(f"cannot read linked file {path!r}: {err}") from None
+        return ("file", os.path.basename(path), digest)
+    data = getattr(item, "data", None)
+    if getattr(item, "setup_callback", None) or getattr(item, "teardown_callback", None) \
+            or getattr(item, "nrt", False):
+        raise NotLaunchable("linked code with setup/teardown callbacks or NRT")
+    if isinstance(data, str):
+        data = data.encode()
+    if not isinstance(data, (bytes, bytearray)):
+        raise Uncacheable(f"linked code of type {type(item).__name__}")
+    return ("code", type(item).__name__, getattr(item, "kind", None), getattr(item, "name", None),
+            hashlib.sha256(bytes(data)).hexdigest())
+
+
+def options_fields(options: dict) -> dict:
+    out = {}
+    for name, value in sorted(options.items()):
+        if name == "cache":
+            continue                  # numba's own cache=True does not change the binary
+        if name == "link":
+            out[name] = tuple(_link_item(x) for x in (value or ()))
+        else:
+            out[name] = describe_value(value)
+    return out
+
+
+#: numba's switches that print its compilation's stages (NUMBA_DUMP_IR, ...).
+_NUMBA_DUMPS = ("DEBUG", "DUMP_BYTECODE", "DUMP_CFG", "DUMP_IR", "DUMP_SSA", "DUMP_ANNOTATION",
+                "DUMP_LLVM", "DUMP_FUNC_OPT", "DUMP_OPTIMIZED", "DUMP_ASSEMBLY", "DEBUG_TYPEINFER",
+                "DEBUG_FRONTEND")
+
+
+def launch_obstacle(options: dict) -> str | None:
+    """Why a kernel with these options must stay on numba's launch path, or None."""
+    from numba.cuda.core import config as numba_config
+
+    debug = options.get("debug")
+    if debug or (debug is None and getattr(numba_config, "CUDA_DEBUGINFO_DEFAULT", 0)):
+        return "debug=True (numba reports device exceptions after the launch)"
+    if options.get("extensions"):
+        return "extensions= (numba's argument hooks)"
+    dumps = [flag for flag in _NUMBA_DUMPS if getattr(numba_config, flag, False)]
+    if dumps:
+        # What they print comes from numba's compilation, which a cached binary skips.
+        return f"numba's {', '.join(dumps)} (numba compiles to print them)"
+    if getattr(numba_config, "CUDA_ENABLE_NRT", False):
+        return "NRT is enabled (NUMBA_CUDA_ENABLE_NRT)"
+    for item in options.get("link") or ():
+        if getattr(item, "setup_callback", None) or getattr(item, "teardown_callback", None) \
+                or getattr(item, "nrt", False):
+            return "linked code with setup/teardown callbacks or NRT"
+    return None
+
+
+_toolchain = None
+_toolchain_lock = threading.Lock()
+
+#: Wheels whose versions identify NVVM, libdevice and the linker (nvJitLink); not loading the
+#: libraries themselves keeps a warm start fast. A system CUDA is named by CUDA_HOME / CUDA_PATH
+#: (environment) and where /usr/local/cuda points.
+_TOOLKIT_DISTRIBUTIONS = ("nvidia-nvvm", "nvidia-nvjitlink", "cuda-toolkit",
+                          "nvidia-cuda-nvcc-cu12", "nvidia-nvjitlink-cu12")
+
+
+def toolchain() -> dict:
+    """Versions of everything that compiles a numba kernel (once per process)."""
+    global _toolchain
+    with _toolchain_lock:
+        if _toolchain is None:
+            import importlib.metadata as md
+
+            import llvmlite
+            import numba
+
+            found = {}
+            for dist in _TOOLKIT_DISTRIBUTIONS:
+                try:
+                    found[dist] = md.version(dist)
+                except Exception:         # noqa: BLE001 - not installed (or broken metadata)
+                    found[dist] = None
+            try:
+                import numba_cuda
+                numba_cuda_version = getattr(numba_cuda, "__version__", None)
+            except ImportError:
+                numba_cuda_version = None
+            try:
+                import cuda.bindings
+                import cuda.core
+                core = (cuda.core.__version__, cuda.bindings.__version__)
+            except (ImportError, AttributeError):
+                core = (None, None)
+            cuda_link = "/usr/local/cuda"
+            _toolchain = {
+                "python": f"{sys.implementation.name} {sys.version.split()[0]}",
+                "numba": numba.__version__, "numba_cuda": numba_cuda_version,
+                "llvmlite": llvmlite.__version__, "cuda_core": core[0],
+                "cuda_bindings": core[1], "toolkit": found,
+                "usr_local_cuda": os.path.realpath(cuda_link) if os.path.exists(cuda_link)
+                else None,
+                "conda_prefix": os.environ.get("CONDA_PREFIX"),
+            }
+        return _toolchain
+
+
+_codegen = None
+
+
+def codegen_digest() -> str:
+    """safekern's own part of code generation: the typed check helpers, and this payload
+    layout. (The rewrite's output is the key's source; safekern's version is added too.)"""
+    global _codegen
+    if _codegen is None:
+        h = hashlib.sha256(f"payload {PAYLOAD_VERSION}\n".encode())
+        helpers = os.path.join(os.path.dirname(os.path.abspath(__file__)), "intrinsics.py")
+        try:
+            with open(helpers, "rb") as f:
+                h.update(f.read())
+        except OSError:
+            h.update(b"intrinsics.py unreadable")
+        _codegen = h.hexdigest()
+    return _codegen
+
+
+def numba_config_fields() -> dict:
+    """numba settings that change code generation and can be set from Python as well as from
+    NUMBA_* variables (those are in the key's environment too)."""
+    from numba.cuda.core import config as numba_config
+
+    names = ("OPT", "CUDA_DEBUGINFO_DEFAULT", "CUDA_ENABLE_NRT", "FASTMATH",
+             "CUDA_USE_NVIDIA_BINDING", "CUDA_FORCE_LTO",
+             # what numba's compile warns about, replayed from a stored binary
+             "ALWAYS_WARN_UNINIT_VAR")
+    return {n: repr(getattr(numba_config, n, None)) for n in names}
+
+
+_devices: dict = {}
+
+
+def device_fields(context) -> dict:
+    """Name, compute capability and CUDA driver version of a context's device."""
+    device = context.device
+    fields = _devices.get(device.id)
+    if fields is None:
+        from numba.cuda.cudadrv.driver import driver
+
+        cc = tuple(int(x) for x in device.compute_capability)
+        fields = {"device_name": str(device.name), "compute_capability": f"{cc[0]}.{cc[1]}",
+                  "driver": ".".join(map(str, driver.get_version()))}
+        _devices[device.id] = fields
+    return fields
+
+
+def key_fields(kernel, argtypes, device: dict) -> dict:
+    """Every input that determines the cubin of `kernel` for `argtypes` on `device`."""
+    return {
+        "kind": "numba-kernel",
+        "kernel": kernel.__qualname__,
+        "function": function_fields(kernel),
+        "arg_types": tuple(as_key(type_to_data(t)) for t in argtypes),
+        "checks": True,
+        "codegen": codegen_digest(),
+        "toolchain": toolchain(),
+        "numba_config": numba_config_fields(),
+        "env": tuple(config.environ_snapshot().items()),
+        **device,
+    }
+
+
+
+__all__ = ["Uncacheable", "NotLaunchable", "type_to_data", "type_from_data", "as_key",
+           "describe_value", "globals_fields", "function_fields", "options_fields",
+           "launch_obstacle", "toolchain", "codegen_digest", "numba_config_fields",
+           "device_fields", "key_fields", "PAYLOAD_VERSION"]

@@ -1,0 +1,497 @@
+"""Races through global memory, decided at a launch from the race summary and the arguments.
+
+The front end summarises each array parameter's accesses (frontend/python/races.py); here, with the
+launch's shapes, scalars and geometry and the arguments' memory, each pair of a write and
+another access to the same memory is *proven* to conflict (two distinct threads touch one
+element, both accesses certainly run and are in bounds), proven *free*, or *maybe*.
+
+For two accesses with index forms `c*g_k + b` per axis (g the thread's global coordinates), an
+element is shared when, per axis, `c*g_k + b_w (+ shift) = c*g'_k + b_a`: so `g'_k = g_k + d_k`
+with `d_k = (b_w + shift - b_a) / c` (no integer solution: free), and thread coordinates that no
+axis mentions are free to differ. Each access's guards and bounds give an interval per
+coordinate; the pair conflicts when the intervals admit g and g' with g != g'. That is Futhark's
+`noMemOverlap` question, answered for one launch: overlap unless disjointness is proven, and a
+RaceError only where the overlap is certain.
+
+Verdicts: a proven conflict raises RaceError at the launch (nothing runs). Arguments that share
+memory where neither is proven give one RaceWarning per kernel and pair (SAFEKERN_RACES=error:
+a RaceError). An in-place parameter whose conflict is only possible stays silent (its
+check_report() entry says "may race").
+"""
+from __future__ import annotations
+
+import linecache
+import threading
+import warnings
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from ... import config
+from ..._stack import user_stacklevel
+from ...errors import RaceError, RaceWarning
+from ...frontend.python.races import THREAD_ATOMS
+
+PROVEN, FREE, MAYBE = "proven", "free", "maybe"
+_EXACT = 1 << 40        # values this small, times launch extents, stay far from 2**63
+_MEMO_SIZE = 256
+_AXES = {"x": 0, "y": 1, "z": 2}
+
+
+@dataclass(frozen=True, eq=False)      # compared and hashed by identity: a memo key
+class Memory:
+    """Where an array argument lives: device memory or a host array (copied by the launch)."""
+
+    device: bool
+    ptr: int
+    lo: int
+    hi: int                 # [lo, hi): every byte an element of it occupies
+    shape: tuple
+    strides: tuple          # bytes
+    itemsize: int
+
+
+# id(array) -> (weak reference, Memory): arrays need not be hashable (the simulator's are not);
+# the weak reference tells a live entry from a reused id, and its callback drops the entry.
+_memory_cache: dict = {}
+_SCALARS = (int, float, complex, bool, np.number, np.bool_, type(None))
+
+
+_ATTR = "_safekern_memory"     # where an array object keeps its Memory (its layout is fixed)
+_INTEGERS = frozenset({int, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                       np.uint32, np.uint64})
+_NOT_MEMORY = frozenset({float, bool, complex, type(None), np.float16, np.float32, np.float64,
+                         np.complex64, np.complex128, np.bool_})
+_NO_ATTR: set = set()          # classes whose instances take no attribute (NumPy arrays)
+
+
+def memory_of(arg) -> Memory | None:
+    """The memory of an array argument (numba device array, simulator array, CUDA array
+    interface, NumPy array), or None for anything else. Kept on the array object where it
+    takes an attribute (numba's and the simulator's arrays: one attribute read per launch),
+    else in a table by identity, guarded by a weak reference."""
+    if isinstance(arg, _SCALARS):
+        return None
+    memory = getattr(arg, _ATTR, None) if arg.__class__ not in _NO_ATTR else None
+    if memory is not None:
+        return memory
+    key = id(arg)
+    hit = _memory_cache.get(key)
+    if hit is not None and hit[0]() is arg:
+        return hit[1]
+    memory = _describe(arg)
+    if memory is None:
+        return None
+    try:
+        object.__setattr__(arg, _ATTR, memory)
+        return memory
+    except (AttributeError, TypeError):
+        _NO_ATTR.add(arg.__class__)
+    try:
+        ref = weakref.ref(arg, lambda _, key=key: _memory_cache.pop(key, None))
+    except TypeError:           # not weakly referenceable: described at every launch
+        return memory
+    _memory_cache[key] = (ref, memory)
+    return memory
+
+
+def _describe(arg) -> Memory | None:
+    host = getattr(arg, "_ary", None)           # the simulator's arrays wrap a NumPy array
+    if isinstance(host, np.ndarray):
+        memory = _from_interface(host.__array_interface__, host.itemsize, device=True)
+    elif isinstance(arg, np.ndarray):
+        memory = _from_interface(arg.__array_interface__, arg.itemsize, device=False)
+    elif hasattr(arg, "__cuda_array_interface__"):
+        cai = arg.__cuda_array_interface__
+        memory = _from_interface(cai, np.dtype(cai["typestr"]).itemsize, device=True)
+    else:
+        return None
+    return memory
+
+
+def _from_interface(face, itemsize, *, device) -> Memory:
+    shape = tuple(face["shape"])
+    strides = face.get("strides")
+    if strides is None:
+        strides, step = [], itemsize
+        for n in reversed(shape):
+            strides.append(step)
+            step *= n
+        strides = tuple(reversed(strides))
+    ptr = int(face["data"][0] or 0)
+    lo = hi = ptr
+    if all(shape):
+        for n, s in zip(shape, strides):
+            if s >= 0:
+                hi += (n - 1) * s
+            else:
+                lo += (n - 1) * s
+        hi += itemsize
+    return Memory(device, ptr, lo, hi, shape, tuple(strides), itemsize)
+
+
+class _Launch:
+    """What the forms may mention, for one launch."""
+
+    def __init__(self, griddim, blockdim, memories: dict, scalars: dict):
+        self.grid = griddim
+        self.block = blockdim
+        self.extent = tuple(g * b for g, b in zip(griddim, blockdim))
+        self.memories = memories
+        self.scalars = scalars
+
+    def evaluate(self, form):
+        """(thread coefficients {k: c}, constant) of a form, or None if it mentions something
+        this launch does not fix."""
+        coeffs: dict = {}
+        const = form.const
+        for atom, c in form.terms:
+            if atom in THREAD_ATOMS:
+                coeffs[atom[1]] = coeffs.get(atom[1], 0) + c
+                continue
+            kind = atom[0]
+            if kind == "shape":
+                memory = self.memories.get(atom[1])
+                if memory is None or atom[2] >= len(memory.shape):
+                    return None
+                const += c * memory.shape[atom[2]]
+            elif kind == "name":
+                value = self.scalars.get(atom[1])
+                if value is None or abs(value) >= _EXACT:
+                    return None
+                const += c * value
+            elif kind == "cuda" and atom[1] in ("blockDim", "gridDim"):
+                const += c * (self.block if atom[1] == "blockDim" else self.grid)[_AXES[atom[2]]]
+            elif kind == "cuda" and atom[1] == "gridsize":
+                const += c * self.extent[0]
+            elif kind == "cuda" and atom[1] in ("threadIdx", "blockIdx"):
+                k = _AXES[atom[2]]
+                # threadIdx is the global coordinate when there is one block along it, blockIdx
+                # when blocks are one thread wide; otherwise it is not a function of g alone.
+                if (self.grid if atom[1] == "threadIdx" else self.block)[k] != 1:
+                    return None
+                coeffs[k] = coeffs.get(k, 0) + c
+            else:
+                return None
+        if abs(const) >= _EXACT or any(abs(c) >= _EXACT for c in coeffs.values()):
+            return None             # the kernel's 64-bit arithmetic might wrap: no conclusion
+        return {k: c for k, c in coeffs.items() if c}, const
+
+
+def _interval_meet(a, b):
+    lo, hi = max(a[0], b[0]), min(a[1], b[1])
+    return (lo, hi) if lo <= hi else None
+
+
+def _ceil_div(a, b):
+    return -((-a) // b)
+
+
+def _restrict(intervals, coeffs, const, *, upper=None):
+    """Intersect per-coordinate intervals with `sum(c*g) + const >= 0` (and, with `upper`,
+    `< upper`). Returns (intervals, exact) or None when it can never hold; exact=False when
+    the constraint ties several coordinates (then it is ignored, so existence is uncertain)."""
+    if not coeffs:
+        ok = const >= 0 and (upper is None or const < upper)
+        return (intervals, True) if ok else None
+    if len(coeffs) > 1:
+        return intervals, False
+    (k, c), = coeffs.items()
+    lo, hi = intervals[k]
+    # c*g + const >= 0
+    if c > 0:
+        lo = max(lo, _ceil_div(-const, c))
+    else:
+        hi = min(hi, (const) // (-c))
+    if upper is not None:       # c*g + const <= upper - 1
+        if c > 0:
+            hi = min(hi, (upper - 1 - const) // c)
+        else:
+            lo = max(lo, _ceil_div(upper - 1 - const, c))
+    if lo > hi:
+        return None
+    out = list(intervals)
+    out[k] = (lo, hi)
+    return out, True
+
+
+def _reach(access, launch, memory, shift_axes=None):
+    """Per-coordinate intervals of the threads that run `access` in bounds, whether they are
+    exact, and the evaluated index; None: no thread runs it in bounds."""
+    intervals = [(0, e - 1) for e in launch.extent]
+    exact = access.certain
+    for guard in access.guards:
+        value = launch.evaluate(guard)
+        if value is None:
+            exact = False
+            continue
+        result = _restrict(intervals, *value)
+        if result is None:
+            return None
+        intervals, ok = result
+        exact = exact and ok
+    index = [launch.evaluate(f) for f in access.index]
+    if any(v is None for v in index) or len(index) != len(memory.shape):
+        return "unknown"
+    for (coeffs, const), extent in zip(index, memory.shape):
+        result = _restrict(intervals, coeffs, const, upper=extent)
+        if result is None:
+            return None
+        intervals, ok = result
+        exact = exact and ok
+    return intervals, exact, index
+
+
+def pair_verdict(write, other, launch, memory_w, memory_o, shift=(0,)) -> str:
+    """PROVEN / FREE / MAYBE for a write and another access whose arrays share elements as
+    `element_o = element_w + shift` (per axis)."""
+    if write.index is None or other.index is None:
+        return MAYBE
+    reach_w = _reach(write, launch, memory_w)
+    reach_o = _reach(other, launch, memory_o)
+    if reach_w is None or reach_o is None:
+        return FREE
+    if reach_w == "unknown" or reach_o == "unknown":
+        return MAYBE
+    (iw, exact_w, index_w), (io, exact_o, index_o) = reach_w, reach_o
+    if len(index_w) != len(index_o) or len(shift) not in (1, len(index_w)):
+        return MAYBE
+    shifts = shift * len(index_w) if len(shift) == 1 else shift
+    # Per axis, g'_q = g_p + d: the other thread's coordinate q from this thread's p.
+    mapping: dict = {}                   # q -> (p, d)
+    sources: set = set()
+    for (cw, bw), (co, bo), s in zip(index_w, index_o, shifts):
+        if len(cw) > 1 or len(co) > 1 or len(cw) != len(co):
+            return MAYBE
+        if not cw:
+            if bw + s != bo:
+                return FREE          # this axis never names the same element
+            continue
+        (p, c), = cw.items()
+        (q, c_o), = co.items()
+        if c != c_o or p in sources or q in mapping:
+            return MAYBE
+        step = bw + s - bo
+        if step % c:
+            return FREE              # no integer solution
+        mapping[q] = (p, step // c)
+        sources.add(p)
+    # This thread's coordinates: p's range is what both accesses allow; others its own.
+    mine = list(iw)
+    for q, (p, d) in mapping.items():
+        meet = _interval_meet(mine[p], (io[q][0] - d, io[q][1] - d))
+        if meet is None:
+            return FREE
+        mine[p] = meet
+    if any(lo > hi for lo, hi in mine) or any(io[k][0] > io[k][1] for k in range(3)
+                                                if k not in mapping):
+        return FREE
+    # Distinct threads: some coordinate of the other thread can differ from this thread's.
+    distinct = False
+    for k in range(3):
+        if k in mapping:
+            p, d = mapping[k]
+            if p == k:
+                distinct = distinct or d != 0
+            elif not (mine[p][0] == mine[p][1] == mine[k][0] - d == mine[k][1] - d):
+                distinct = True      # g'_k = g_p + d against g_k: two ranges, a choice
+        elif not (mine[k][0] == mine[k][1] == io[k][0] == io[k][1]):
+            distinct = True          # the other thread's k is free
+    if not distinct:
+        return FREE                  # only a thread and itself
+    return PROVEN if exact_w and exact_o else MAYBE
+
+
+@dataclass(frozen=True)
+class Finding:
+    verdict: str
+    write: object                    # Access
+    other: object                    # Access
+    array: str
+    other_array: str
+
+
+class RaceChecker:
+    """One kernel's launch-time race check (see the module doc)."""
+
+    def __init__(self, summary, *, kernel: str, filename: str):
+        self.summary = summary
+        self.kernel = kernel
+        self.filename = filename
+        self.written = [p for p in summary.params if summary.written(p)]
+        self.used = [p for p in summary.params if summary.uses(p)]
+        self._warned: set = set()
+        self._lock = threading.Lock()
+        # launch layout -> findings: the verdict depends only on the geometry, the arguments'
+        # memory (Memory objects, by identity, held here so an identity is never reused) and
+        # the integer scalars.
+        self._memo: dict = {}
+
+    @property
+    def needed(self) -> bool:
+        return bool(self.written)
+
+    def findings(self, args, griddim, blockdim) -> list[Finding]:
+        params = self.summary.params
+        memories, scalars = {}, {}
+        for name, arg in zip(params, args):
+            memory = memory_of(arg)
+            if memory is not None:
+                memories[name] = memory
+            elif isinstance(arg, (int, np.integer)) and not isinstance(
+                    arg, (bool, np.bool_, np.timedelta64)):   # timedelta64 is an integer class
+                scalars[name] = int(arg)
+        launch = _Launch(griddim, blockdim, memories, scalars)
+        out = []
+        for name in self.written:
+            memory = memories.get(name)
+            if memory is None or name in self.summary.opaque or 0 in memory.strides:
+                continue
+            out += self._pairs(name, name, launch, (0,), in_place=True)
+        for i, p in enumerate(self.used):
+            for q in self.used[i + 1:]:
+                mp, mq = memories.get(p), memories.get(q)
+                if mp is None or mq is None or not (mp.device and mq.device):
+                    continue
+                if p not in self.written and q not in self.written:
+                    continue
+                if mp.hi <= mq.lo or mq.hi <= mp.lo:
+                    continue                      # disjoint memory
+                shift = _shift(mp, mq)
+                if shift is None or p in self.summary.opaque or q in self.summary.opaque:
+                    out.append(Finding(MAYBE, None, None, p, q))
+                    continue
+                out += self._pairs(p, q, launch, shift)
+                out += self._pairs(q, p, launch, tuple(-s for s in shift))
+        return out
+
+    def _pairs(self, p, q, launch, shift, in_place=False) -> list[Finding]:
+        out = []
+        accesses_q = self.summary.accesses.get(q, [])
+        mp, mq = launch.memories[p], launch.memories[q]
+        for w in self.summary.accesses.get(p, []):
+            if not w.write:
+                continue
+            for a in accesses_q:
+                if in_place and a is not w and a.write and id(a) < id(w):
+                    continue                      # each write-write pair once
+                if a is w and w.uniform_value:
+                    continue                      # threads storing one value: benign
+                verdict = pair_verdict(w, a, launch, mp, mq, shift)
+                if verdict != FREE:
+                    out.append(Finding(verdict, w, a, p, q))
+        return out
+
+    def check(self, args, griddim, blockdim) -> None:
+        """Raise RaceError for a proven race; warn once for shared memory not proven free."""
+        mode = config.get().races
+        if mode == "off" or not self.written:
+            return
+        key = [griddim, blockdim]
+        for arg in args:                 # this runs at every launch: no call on the usual path
+            cls = arg.__class__
+            if cls in _INTEGERS:
+                key.append(arg)
+            elif cls in _NOT_MEMORY:
+                key.append(None)
+            else:
+                memory = getattr(arg, _ATTR, None) if cls not in _NO_ATTR else None
+                key.append(memory if memory is not None else memory_of(arg))
+        key = tuple(key)
+        try:
+            findings = self._memo.get(key)
+        except TypeError:          # an unhashable launch configuration: no memo
+            findings, key = None, None
+        if findings is None:
+            try:
+                geometry = _dim3(griddim), _dim3(blockdim)
+            except (TypeError, ValueError):
+                return             # not a launch configuration: numba's launch says so
+            findings = self.findings(args, *geometry)
+            if key is not None:
+                if len(self._memo) >= _MEMO_SIZE:
+                    self._memo.clear()
+                self._memo[key] = findings
+        if not findings:
+            return
+        for f in findings:
+            if f.verdict == PROVEN:
+                raise self._error(f)
+        for f in findings:
+            if f.verdict != MAYBE or f.array == f.other_array:
+                continue                          # in place, unproven: check_report only
+            if mode == "error":
+                raise self._error(f, proven=False)
+            key = tuple(sorted((f.array, f.other_array)))
+            with self._lock:
+                if key in self._warned:
+                    continue
+                self._warned.add(key)
+            where = f" (line {f.write.lineno})" if f.write is not None else ""
+            warnings.warn(RaceWarning(
+                f"safekern: kernel {self.kernel!r}: arguments {f.array!r} and "
+                f"{f.other_array!r} share memory and safekern cannot prove that no two threads "
+                f"touch one element{where}; the kernel runs"), stacklevel=user_stacklevel())
+
+    def _error(self, f: Finding, proven=True) -> RaceError:
+        w, a = f.write, f.other
+        message = "" if proven and w is not None else (
+            f"arguments {f.array!r} and {f.other_array!r} share memory and safekern cannot "
+            "prove the launch race-free (SAFEKERN_RACES=error)")
+        line = w.lineno if w is not None else None
+        return RaceError(
+            message, kernel=self.kernel, filename=self.filename, lineno=line,
+            source_line=linecache.getline(self.filename, line) if line else None,
+            array=f.array, other=f.other_array, write_line=line,
+            read_line=a.lineno if a is not None else None,
+            write_text=w.text if w is not None else None,
+            other_text=a.text if a is not None else None,
+            other_write=bool(a is not None and a.write))
+
+    def report(self) -> list[dict]:
+        """check_report() rows: the verdict per written parameter that holds for any launch."""
+        rows = []
+        for name in self.written:
+            if name in self.summary.opaque:
+                line, why = self.summary.opaque[name]
+                rows.append(_row(line, name, "may race", f"its accesses are not known ({why})"))
+                continue
+            accesses = self.summary.accesses.get(name, [])
+            if any(a.index is None for a in accesses):
+                line = next(a.lineno for a in accesses if a.index is None)
+                rows.append(_row(line, name, "may race", "a data-dependent index"))
+            else:
+                rows.append(_row(accesses[0].lineno, name, "checked at launch",
+                                 "in place: each launch is proven race-free or refused"))
+        return rows
+
+
+def _row(line, array, status, reason) -> dict:
+    return {"line": line, "kind": "race", "array": array, "status": status, "reason": reason,
+            "code": None}
+
+
+def _shift(mp: Memory, mq: Memory):
+    """`element of q = element of p + shift`, per axis, for the layouts this handles: the same
+    memory, or two 1-D views of one buffer with one stride; else None."""
+    if 0 in mp.strides or 0 in mq.strides:
+        return None              # broadcast layouts: one element at many indices
+    if mp.ptr == mq.ptr and mp.strides == mq.strides and mp.itemsize == mq.itemsize:
+        return (0,)
+    if len(mp.shape) == len(mq.shape) == 1 and mp.strides == mq.strides and \
+            mp.itemsize == mq.itemsize and mp.strides[0]:
+        diff = mp.ptr - mq.ptr
+        if diff % mp.strides[0] == 0:
+            return (diff // mp.strides[0],)
+    return None
+
+
+def _dim3(d) -> tuple:
+    if isinstance(d, (int, np.integer)):
+        return (int(d), 1, 1)
+    d = tuple(int(x) for x in d)
+    return d + (1,) * (3 - len(d))
+
+
+__all__ = ["RaceChecker", "memory_of", "pair_verdict", "PROVEN", "FREE", "MAYBE"]

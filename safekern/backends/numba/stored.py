@@ -1,0 +1,334 @@
+"""The checked rewrite of a numba kernel, kept in the kernel cache, so a warm start skips it too.
+
+Decorating a function with `safekern.jit` parses it and rewrites it (checks, failure exits,
+check elimination); for a kernel with shared memory and barriers that takes milliseconds, more
+than everything else a warm start does per kernel. `rewrite(fn, make)` looks the rewrite up in
+the kernel cache first, by a key of everything it depends on:
+
+- the function's text (from its `def` to its last line), file, line and indentation, and
+  whether it is a kernel or a device function;
+- what each name in it means now: data by value, modules, classes and functions by name,
+  checked and numba functions by kind and name (whatever else: the rewrite is not stored);
+- safekern's front end (the source of safekern/frontend/*.py, failures.py and the numba
+  backend's name resolution), and safekern's settings other than the cache's and logging's.
+
+A hit gives a `StoredRewrite`: the rewritten source, the check sites, the failure sites the
+rewrite registered (registered again here, so failures report the same way), the checked device
+functions it calls (by the global names that hold them), and its other plain fields. Its `tree`
+is parsed from the source (enough to find the names it reads); a build compiles a fresh rewrite
+(`fresh`), which must give the same source. A miss rewrites as always and stores the result.
+Errors in the user's code are raised by the rewrite as before: only rewrites that succeeded are
+stored. Everything stored is JSON; nothing is executed.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import dataclasses
+import glob
+import hashlib
+import linecache
+import logging
+import os
+import types as pytypes
+
+import numpy as np
+
+from ... import config
+from ...failures import TABLE, FailureSite
+
+log = logging.getLogger("safekern.numba")
+
+FORMAT = 1
+_DATA = (type(None), bool, int, float, complex, str, bytes)
+
+
+class _NotStorable(Exception):
+    pass
+
+
+def _describe(value, depth=0):
+    """What the rewrite can see of a value: data by value, code objects by kind and name."""
+    from . import kernel as numba_cuda, keys as numba_keys
+
+    if depth > 4:
+        raise _NotStorable("nested too deeply")
+    if isinstance(value, (np.generic, np.ndarray, np.dtype, numba_keys.types.Type)) or \
+            isinstance(value, _DATA):
+        try:
+            return numba_keys.describe_value(value)
+        except numba_keys.Uncacheable as err:
+            raise _NotStorable(str(err)) from None
+    if isinstance(value, tuple):
+        return ("tuple",) + tuple(_describe(v, depth + 1) for v in value)
+    if isinstance(value, pytypes.ModuleType):
+        return ("module", value.__name__)
+    if isinstance(value, numba_cuda._CheckedFunction):
+        return ("checked", type(value).__name__, value.__module__, value.__qualname__)
+    options = getattr(value, "targetoptions", None)
+    if isinstance(options, dict):                        # a numba dispatcher
+        return ("numba", type(value).__name__, getattr(value, "__module__", None),
+                getattr(value, "__qualname__", None), bool(options.get("device")))
+    if type(value).__name__ == "FakeCUDAKernel":          # the simulator's
+        return ("numba", "FakeCUDAKernel", getattr(value.fn, "__module__", None),
+                getattr(value.fn, "__qualname__", None), bool(getattr(value, "_device", False)))
+    if isinstance(value, type):
+        return ("class", value.__module__, value.__qualname__)
+    if isinstance(value, (pytypes.FunctionType, pytypes.BuiltinFunctionType,
+                          pytypes.BuiltinMethodType, np.ufunc)):
+        return ("callable", type(value).__name__, getattr(value, "__module__", None),
+                getattr(value, "__qualname__", getattr(value, "__name__", None)))
+    raise _NotStorable(f"a global of type {type(value).__qualname__}")
+
+
+def _names(tree) -> list[str]:
+    return sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)})
+
+
+def _scope(parsed) -> dict:
+    out = {}
+    for name in _names(parsed.tree):
+        if name in parsed.closure:
+            out[name] = ("closure", _describe(parsed.closure[name]))
+        elif name in parsed.globals:
+            out[name] = ("global", _describe(parsed.globals[name]))
+        else:
+            out[name] = ("builtin",) if hasattr(builtins, name) else ("missing",)
+    return out
+
+
+_front_end = None
+
+
+def front_end_digest() -> str:
+    """The source of what a rewrite runs: safekern's front end, failure codes, name resolution."""
+    global _front_end
+    if _front_end is None:
+        from ..._version import __version__
+
+        here = os.path.dirname(os.path.abspath(__file__))
+        package = os.path.dirname(os.path.dirname(here))
+        paths = sorted(glob.glob(os.path.join(package, "frontend", "python", "*.py")))
+        paths += [os.path.join(package, "failures.py"), os.path.join(here, "kernel.py"),
+                  os.path.join(here, "resolver.py")]
+        h = hashlib.sha256(f"safekern {__version__} rewrite format {FORMAT}\n".encode())
+        for path in paths:
+            h.update(os.path.basename(path).encode() + b"\0")
+            try:
+                with open(path, "rb") as f:
+                    h.update(f.read())
+            except OSError:
+                h.update(b"unreadable")
+        _front_end = h.hexdigest()
+    return _front_end
+
+
+def _text(parsed) -> str:
+    """The function's lines as the parse read them (decorators are not part of its tree)."""
+    tree = parsed.tree
+    lines = linecache.getlines(parsed.filename)
+    end = getattr(tree, "end_lineno", None)
+    if not lines or end is None or end > len(lines):
+        raise _NotStorable("the function's text is not available")
+    return "".join(lines[tree.lineno - 1:end])
+
+
+def key_fields(fn) -> dict:
+    parsed = fn.parsed
+    return {
+        "kind": "numba-rewrite",
+        "function": fn.__qualname__,
+        "device": bool(fn.device),
+        # debug=True leaves raise/assert/division to numba (kernel_exceptions in the rewrite).
+        "debug": bool(fn._options.get("debug")),
+        "text": _text(parsed),
+        "line": parsed.tree.lineno,
+        "filename": parsed.filename,
+        "indent": parsed.indent,
+        "scope": _scope(parsed),
+        # A specialisation's parameters bound to functions (numba_resolver): not in its text.
+        "params": [a.arg for a in parsed.tree.args.args],
+        "front_end": front_end_digest(),
+        "settings": tuple((k, repr(v)) for k, v in sorted(
+            dataclasses.asdict(config.get()).items())
+            if not k.startswith(("cache", "log"))),
+        "env": tuple(config.environ_snapshot().items()),
+    }
+
+
+# -- what is stored ---------------------------------------------------------------------------
+
+def _plain(value):
+    """JSON-able form of a plain field value, or _NotStorable."""
+    if isinstance(value, (type(None), bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return {"seq": type(value).__name__, "items": [_plain(v) for v in value]}
+    raise _NotStorable(f"a rewrite field of type {type(value).__name__}")
+
+
+def _unplain(value):
+    if isinstance(value, dict):
+        items = [_unplain(v) for v in value["items"]]
+        return tuple(items) if value["seq"] == "tuple" else items
+    if isinstance(value, list):
+        return [_unplain(v) for v in value]
+    return value
+
+
+def pack(fn, rewritten, registered) -> dict:
+    """The rewrite as plain data (raises _NotStorable for what cannot be)."""
+    parsed = fn.parsed
+    calls = {}
+    used = _names(parsed.tree)          # (the key says what each of these means)
+    for name, dev in rewritten.device_calls.items():
+        holder = [g for g in used
+                  if (parsed.closure.get(g) if g in parsed.closure else parsed.globals.get(g))
+                  is dev]
+        if not holder:
+            raise _NotStorable(f"device function {dev!r} is not held by a global name")
+        calls[name] = holder[0]
+    fields = {}
+    for f in dataclasses.fields(rewritten):
+        if f.name in ("parsed", "tree", "device_calls"):
+            continue
+        value = getattr(rewritten, f.name)
+        if f.name == "sites":
+            fields[f.name] = [[_plain(v) for v in dataclasses.astuple(s)] for s in value]
+        else:
+            fields[f.name] = _plain(value)
+    from .keys import _names_used
+
+    loads, bound, chains = _names_used(rewritten.tree)
+    return {"format": FORMAT, "source": rewritten.source, "device_calls": calls,
+            "fields": fields, "failure_sites": [dataclasses.asdict(s) for s in registered],
+            "names": [sorted(loads), sorted(bound), [[root, list(attrs)] for root, attrs in
+                                                    chains]]}
+
+
+def unpack(fn, data: dict):
+    """A StoredRewrite from `pack`'s data, its failure sites registered; ValueError if the data
+    does not fit this process (then the function is rewritten afresh)."""
+    from ...frontend.python import checks as pyfront
+    from . import kernel as numba_cuda
+
+    if data.get("format") != FORMAT:
+        raise ValueError("another rewrite format")
+    parsed = fn.parsed
+    calls = {}
+    for name, holder in data["device_calls"].items():
+        dev = parsed.closure.get(holder) if holder in parsed.closure else \
+            parsed.globals.get(holder)
+        if not isinstance(dev, numba_cuda.CheckedDeviceFunction):
+            raise ValueError(f"{holder!r} is not a checked device function now")
+        calls[name] = dev
+    fields = {name: _unplain(v) for name, v in data["fields"].items()}
+    known = {f.name for f in dataclasses.fields(pyfront.RewrittenFunction)}
+    if set(fields) | {"parsed", "tree", "device_calls"} != known:
+        raise ValueError("the rewrite's fields changed")
+    fields["sites"] = [pyfront.CheckSite(*s) for s in fields["sites"]]
+    sites = [FailureSite(**s) for s in data["failure_sites"]]
+    loads, bound, chains = data["names"]
+    names = (set(loads), set(bound), [(root, tuple(attrs)) for root, attrs in chains])
+    stored = StoredRewrite(parsed=parsed, tree=None, device_calls=calls, **fields)
+    stored.stored_source = data["source"]
+    stored.names_used = names
+    for site in sites:
+        TABLE.register(site)
+    return stored
+
+
+def _stored_class():
+    from ...frontend.python import checks as pyfront
+
+    class StoredRewrite(pyfront.RewrittenFunction):
+        """A rewrite read from the kernel cache: its source as stored; its tree, parsed from
+        that source when first asked for, has none of the user's line numbers (a build
+        rewrites afresh)."""
+
+        stored_source = ""
+        names_used = None          # what numba_keys.globals_fields would find in the tree
+        _tree = None
+
+        @property
+        def source(self) -> str:
+            return self.stored_source
+
+        @property
+        def tree(self):
+            if self._tree is None:
+                self._tree = ast.parse(self.stored_source)
+            return self._tree
+
+        @tree.setter
+        def tree(self, value):
+            self._tree = value
+
+    return StoredRewrite
+
+
+class _Lazy:
+    cls = None
+
+
+def StoredRewrite(**kwargs):      # noqa: N802 - the class, made when first needed
+    if _Lazy.cls is None:
+        _Lazy.cls = _stored_class()
+    return _Lazy.cls(**kwargs)
+
+
+def is_stored(rewritten) -> bool:
+    return _Lazy.cls is not None and isinstance(rewritten, _Lazy.cls)
+
+
+# -- the entry point ---------------------------------------------------------------------------
+
+def rewrite(fn, make):
+    """`make()` (the front end's rewrite of `fn`), or the same from the kernel cache."""
+    from ...cache.kernels import get_kernel_cache
+
+    kc = get_kernel_cache()
+    fields = None
+    if kc is not None:
+        try:
+            fields = key_fields(fn)
+        except _NotStorable as why:
+            log.debug("rewrite of %r not cached: %s", fn.__qualname__, why)
+        except Exception:           # noqa: BLE001 - the cache never stops a kernel
+            log.debug("rewrite of %r: key failed", fn.__qualname__, exc_info=True)
+    describe = f"numba rewrite {fn.__qualname__!r}"
+    if fields is not None:
+        import json
+
+        payload = kc.lookup(fields, describe=describe)
+        if payload is not None:
+            try:
+                return unpack(fn, json.loads(payload.decode("utf-8")))
+            except Exception as err:   # noqa: BLE001 - stale or damaged: rewrite afresh
+                kc.reject(fields, f"{type(err).__name__}: {err}", describe=describe)
+    with TABLE.recording() as registered:
+        rewritten = make()
+    if fields is not None:
+        try:
+            import json
+
+            data = json.dumps(pack(fn, rewritten, registered), sort_keys=True).encode()
+            kc.get_or_compile(fields, lambda: data, describe=describe,
+                              meta={"kernel": fn.__qualname__, "backend": "numba-rewrite"})
+        except _NotStorable as why:
+            log.debug("rewrite of %r not stored: %s", fn.__qualname__, why)
+        except Exception:           # noqa: BLE001
+            log.debug("rewrite of %r: store failed", fn.__qualname__, exc_info=True)
+    return rewritten
+
+
+def fresh(fn, stored, make):
+    """The front end's own rewrite of `fn` for a build, checked against the stored one."""
+    rewritten = make()
+    if rewritten.source != stored.source:
+        log.warning("the cached rewrite of %r differs from a fresh one; using the fresh one "
+                    "(please report this)", fn.__qualname__)
+    return rewritten
+
+
+__all__ = ["rewrite", "fresh", "is_stored", "key_fields", "front_end_digest", "pack", "unpack"]

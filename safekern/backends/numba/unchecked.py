@@ -1,0 +1,111 @@
+"""Kernels safekern cannot check: no source (built by `exec`, typed at a prompt).
+
+safekern checks a kernel by rewriting its source; when `inspect` cannot find it there is
+nothing to rewrite (numba itself compiles from bytecode). Such a function is compiled by
+numba's own jit, as it is, behind the same surface as a checked one, with one
+`safekern.UncheckedWarning` naming it and why; `check_report()` says it is unchecked. A checked
+kernel may call it like any plain numba device function.
+"""
+from __future__ import annotations
+
+import warnings
+
+from numba import cuda
+
+from ..._stack import user_stacklevel
+from ...errors import UncheckedWarning
+
+
+class UncheckedFunction:
+    """numba's dispatcher for a function safekern could not check, with safekern's surface."""
+
+    def __init__(self, pyfunc, sigs, options, device: bool, reason: str, specialized=False):
+        self.py_func = pyfunc
+        self.__wrapped__ = pyfunc
+        self.__name__ = getattr(pyfunc, "__name__", "kernel")
+        self.__qualname__ = getattr(pyfunc, "__qualname__", self.__name__)
+        self.__doc__ = getattr(pyfunc, "__doc__", None)
+        self.__module__ = getattr(pyfunc, "__module__", None)
+        self.device = device
+        self.reason = reason
+        self._pickled = (sigs, dict(options), specialized)
+        from .options import quiet_config_warnings
+
+        with quiet_config_warnings():       # safekern.jit gave numba's warnings already
+            if sigs is None:
+                self._numba = cuda.jit(device=device, **options)(pyfunc)
+            else:
+                self._numba = cuda.jit(sigs if not specialized else sigs[0], device=device,
+                                       **options)(pyfunc)
+
+    @property
+    def __code__(self):
+        return self.py_func.__code__
+
+    @property
+    def __defaults__(self):
+        return self.py_func.__defaults__
+
+    def __reduce__(self):
+        from .pickling import reduce_function
+
+        sigs, options, specialized = self._pickled
+        return reduce_function(self.py_func, sigs, options, self.device, specialized)
+
+    def check_report(self) -> list[dict]:
+        code = getattr(self.py_func, "__code__", None)
+        return [{"line": getattr(code, "co_firstlineno", None), "kind": "function",
+                 "array": None, "status": "unchecked", "reason": f"no source: {self.reason}",
+                 "code": None}]
+
+    @property
+    def rewritten_source(self):
+        return None
+
+    def __getitem__(self, launch_config):
+        return self._numba[launch_config]
+
+    def __call__(self, *args, **kwargs):
+        return self._numba(*args, **kwargs)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self._numba, name)
+
+    def __repr__(self):
+        kind = "device function" if self.device else "kernel"
+        return f"<safekern unchecked {kind} {self.__qualname__!r} (no source)>"
+
+
+def unchecked(pyfunc, sigs, options, device: bool, reason: str, specialized=False):
+    """numba's jit of `pyfunc`, with one UncheckedWarning saying why it is not checked."""
+    name = getattr(pyfunc, "__qualname__", getattr(pyfunc, "__name__", repr(pyfunc)))
+    kind = "device function" if device else "kernel"
+    warnings.warn(UncheckedWarning(
+        f"safekern: {kind} {name!r} runs unchecked: its source cannot be found ({reason}); "
+        "numba compiles it from bytecode. Define it in a file to have its accesses checked."),
+        stacklevel=user_stacklevel())
+    return UncheckedFunction(pyfunc, sigs, options, device, reason, specialized)
+
+
+def plain_build(fn, options: dict, simulator: bool):
+    """numba's own device function of a checked device function's Python function, for callers
+    safekern does not rewrite (numba's vectorize, `cuda.compile` of a plain function, a plain
+    numba kernel): they pass no failure buffer, so what it does there is unchecked (said once,
+    with an UncheckedWarning)."""
+    from .options import quiet_config_warnings
+
+    warnings.warn(UncheckedWarning(
+        f"safekern: device function {fn.__qualname__!r} is called from code safekern does "
+        "not rewrite (numba's own jit, vectorize or cuda.compile of a plain function): those "
+        "calls run numba's unchecked build"), stacklevel=user_stacklevel())
+    options = {k: v for k, v in options.items() if k != "link"}
+    with quiet_config_warnings():
+        if fn._sigs is None or simulator:
+            return cuda.jit(device=True, **options)(fn.py_func)
+        sigs = fn._sigs
+        return cuda.jit(sigs[0] if len(sigs) == 1 else sigs, device=True, **options)(fn.py_func)
+
+
+__all__ = ["UncheckedFunction", "unchecked", "plain_build"]

@@ -1,0 +1,1 @@
+"""The PyOpenCL backend: checked OpenCL C programs, built by the OpenCL driver."""

@@ -1,0 +1,867 @@
+"""Which accesses of a C kernel function are checked, and the edits that check them.
+
+Shared by the C dialects (OpenCL C, CUDA C); part of the libclang layer of `parse.py`.
+
+    facts = analyse_function(ps, fn, dialect, is_kernel=..., helpers={...})   # analysis only
+    edits = access_edits(ps, facts, codes)                                    # rewrite only
+
+What an access is checked against:
+- arrays of constant size (private, __local/__shared__, program scope, struct members) and
+  vector components: the index of each axis against the axis's extent;
+- pointer parameters: a hidden size in bytes (`Base.size_expr`); `p[i]` / `*(p + i)` on the
+  parameter itself check `i` against the element count, other pointers derived in the function
+  from the parameter (`row = a + r * n`, `&a[k]`, casts, `p++`) check the byte offset from the
+  parameter against its size;
+- built-ins that access memory through a pointer (atomics, vloadN/vstoreN, math out-params):
+  the elements they touch.
+
+The generated checks call functions the dialect's prelude defines:
+  __sk_ix(long i, long n, long code, int axis, FB, FP)        -> i, or 0 after recording
+  __sk_ixb(long i, long off, long esz, long nbytes, long code, FB, FP)
+                            -> i when off + i*esz is in [0, nbytes - esz], else -(off/esz)
+so a failing access touches element 0 instead of leaving its buffer; the work-item then leaves
+at the end of the statement (see exits.py). FB and FP are `__sk_fb`, `__sk_fp`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .parse import (Access, Base, ParsedSource, binary_op, call_args, called_name, children,
+                    evaluate_int, function_body, insert_after, insert_before, kinds, strip,
+                    unary_op, walk)
+
+LONG_MAX = "0x7fffffffffffffffL"
+
+
+@dataclass
+class ParamInfo:
+    name: str
+    index: int
+    cursor: object
+    is_pointer: bool
+    pointee: str = ""          # pointee type spelling, e.g. "const __global float"
+    address_space: str = ""
+    void: bool = False
+    moved: bool = False        # assigned/incremented in the function
+    base: Base | None = None
+
+
+@dataclass
+class HelperCall:
+    cursor: object
+    callee: str
+    close_paren: int                       # byte offset of the call's ')'
+    n_args: int
+    args: list = field(default_factory=list)   # per pointer param: (offset_expr, size_expr)
+
+
+@dataclass
+class FunctionFacts:
+    name: str
+    cursor: object
+    is_kernel: bool
+    params: list
+    accesses: list             # every Access (checked, safe, unchecked)
+    calls: list                # HelperCall to rewritten helpers
+    moved: list                # ParamInfo of pointer params that move (saved at entry)
+    barriers: list = field(default_factory=list)
+    #: param_of(pointer expression) -> index of the parameter whose memory it points into,
+    #: None (an array of the function), or why that cannot be told (writes.py)
+    param_of: object = None
+
+    @property
+    def checked(self):
+        return [a for a in self.accesses if a.status == "checked"]
+
+
+class _Unknown(Exception):
+    """A pointer the rewriter cannot tie to a size; the message is the reason."""
+
+
+class _SelfRef(Exception):
+    """`q = q + 1`: the pointer being resolved keeps its own base."""
+
+
+_PENDING = object()
+
+_SIGNED = {"CHAR_S", "SCHAR", "WCHAR", "SHORT", "INT", "LONG", "LONGLONG", "INT128"}
+_UNSIGNED = {"CHAR_U", "UCHAR", "CHAR16", "CHAR32", "USHORT", "UINT", "ULONG", "ULONGLONG",
+             "UINT128"}
+
+
+def integer_limits(t) -> tuple | None:
+    """(least, greatest) value of an integer type, or None for any other type."""
+    t = t.get_canonical()
+    bits = 8 * t.get_size()
+    if t.kind.name in _SIGNED and bits > 0:
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    if t.kind.name in _UNSIGNED and bits > 0:
+        return 0, (1 << bits) - 1
+    return None
+
+
+def param_infos(fn, dialect) -> list[ParamInfo]:
+    K = kinds()
+    out = []
+    for i, p in enumerate(c for c in fn.get_children() if c.kind == K.PARM_DECL):
+        t = p.type.get_canonical()
+        is_ptr = t.kind.name in ("POINTER", "INCOMPLETEARRAY", "CONSTANTARRAY")
+        info = ParamInfo(p.spelling, i, p, is_ptr)
+        if is_ptr:
+            pointee = t.get_pointee() if t.kind.name == "POINTER" else t.get_array_element_type()
+            info.pointee = pointee.spelling
+            info.address_space = dialect.address_space(pointee.spelling)
+            info.void = pointee.get_canonical().kind.name == "VOID"
+        out.append(info)
+    return out
+
+
+class _Analyser:
+    def __init__(self, ps: ParsedSource, fn, dialect, is_kernel: bool, helpers: dict,
+                 eliminate: bool = True):
+        self.ps = ps
+        self.fn = fn
+        self.dialect = dialect
+        self.is_kernel = is_kernel
+        self.helpers = helpers          # name -> list[ParamInfo] of rewritten helpers
+        self.eliminate = eliminate      # False: no access is 'safe' (SAFEKERN_ELIMINATE=0)
+        self.K = kinds()
+        self.params = param_infos(fn, dialect)
+        self.by_decl = {}               # decl hash -> ParamInfo / derived var record
+        self.derived = {}               # local pointer var decl hash -> Base or _Unknown
+        self.loop_ranges = []           # (body_start, body_end, decl_hash, lo, hi)
+        self.accesses: list[Access] = []
+        self.calls: list[HelperCall] = []
+        self.barriers = []
+        self._declared = None
+        self._depth = 0
+
+    # -- bases of parameters and local pointers ---------------------------------------------
+    def setup(self):
+        body = function_body(self.fn)
+        moved = self._moved_decls(body)
+        for p in self.params:
+            self.by_decl[p.cursor.hash] = p
+            if not p.is_pointer:
+                continue
+            p.moved = p.cursor.hash in moved
+            ref = f"__sk_orig_{p.name}" if p.moved else p.name
+            if self.is_kernel:
+                p.base = Base("param", p.name, f"__sk_nb_{p.name}", "0", p.pointee,
+                              p.address_space, ref=ref)
+            else:
+                p.base = Base("helper_param", p.name, f"__sk_nb_{p.name}", f"__sk_o_{p.name}",
+                              p.pointee, p.address_space, ref=ref)
+        self._derive_locals(body)
+        self._induction_ranges(body)
+
+    def _moved_decls(self, body) -> set:
+        """Decls of pointer variables assigned, incremented or address-taken."""
+        K = self.K
+        out = set()
+        for c, parents in walk(body):
+            target = None
+            if c.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
+                op = binary_op(self.ps, c)
+                if op.endswith("=") and op not in ("==", "!=", "<=", ">="):
+                    target = children(c)[0]
+            elif c.kind == K.UNARY_OPERATOR and unary_op(self.ps, c) in (
+                    "++", "--", "post++", "post--", "&"):
+                target = children(c)[0]
+            if target is not None:
+                t = strip(target)
+                if t.kind == K.DECL_REF_EXPR and t.referenced is not None:
+                    out.add(t.referenced.hash)
+        return out
+
+    def _derive_locals(self, body):
+        K = self.K
+        writes = {}      # decl hash -> list of (op, rhs cursor)
+        decls = {}
+        for c, parents in walk(body):
+            if c.kind == K.VAR_DECL and c.type.get_canonical().kind.name == "POINTER":
+                decls[c.hash] = c
+                init = [ch for ch in c.get_children() if ch.kind.name.endswith("EXPR")
+                        or ch.kind.name.endswith("OPERATOR") or ch.kind.name.endswith("LITERAL")]
+                writes.setdefault(c.hash, [])
+                if init:
+                    writes[c.hash].append(("=", init[-1]))
+            elif c.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
+                op = binary_op(self.ps, c)
+                lhs, rhs = children(c)
+                t = strip(lhs)
+                if t.kind == K.DECL_REF_EXPR and t.referenced is not None and op in (
+                        "=", "+=", "-="):
+                    writes.setdefault(t.referenced.hash, []).append((op, rhs))
+            elif c.kind == K.UNARY_OPERATOR and unary_op(self.ps, c) == "&":
+                t = strip(children(c)[0])
+                if t.kind == K.DECL_REF_EXPR and t.referenced is not None and \
+                        t.referenced.hash in decls:
+                    writes.setdefault(t.referenced.hash, []).append(("&", None))
+        # Source order: a pointer derived from an earlier derived pointer resolves.
+        for h, decl in decls.items():
+            base = None
+            self.derived[h] = _PENDING
+            try:
+                for op, rhs in writes.get(h, []):
+                    if op == "&":
+                        raise _Unknown(f"the address of pointer '{decl.spelling}' is taken")
+                    if op in ("+=", "-="):
+                        continue
+                    try:
+                        b = self.pointer_base(rhs)[0]
+                    except _SelfRef:
+                        continue
+                    if base is not None and b is not base:
+                        raise _Unknown(f"pointer '{decl.spelling}' is assigned pointers into "
+                                       "different buffers")
+                    base = b
+                if base is None:
+                    raise _Unknown(f"pointer '{decl.spelling}' is never set from a parameter "
+                                   "or array")
+                self.derived[h] = base
+            except _Unknown as err:
+                self.derived[h] = err
+
+    def _induction_ranges(self, body):
+        """for (T v = C0; v < C1; v += S) (or <=, v++) with S > 0: v in [C0, C1) on every
+        iteration, if
+        - C0, C1 and the last value plus S are values of T: v never wraps around (`char v =
+          120; v < 200` goes negative) and the comparison is the one written (`unsigned u;
+          u < -1` compares with UINT_MAX);
+        - nothing in the body writes v or takes a reference to it: every use of v is read
+          (an lvalue-to-rvalue conversion);
+        - nothing jumps into the body from outside (a label or a `case` of an outer switch
+          inside it: v would be whatever it was)."""
+        K = self.K
+        for c, _ in walk(body):
+            if c.kind != K.FOR_STMT:
+                continue
+            ch = children(c)
+            if len(ch) != 4:
+                continue
+            init, cond, inc, loop_body = ch
+            var, lo, limits = None, None, None
+            if init.kind == K.DECL_STMT:
+                vs = children(init)
+                if len(vs) == 1 and vs[0].kind == K.VAR_DECL:
+                    vals = children(vs[0])
+                    if vals:
+                        var, lo = vs[0].hash, evaluate_int(vals[-1])
+                        limits = integer_limits(vs[0].type)
+            if var is None or lo is None or limits is None or cond.kind != K.BINARY_OPERATOR:
+                continue
+            op = binary_op(self.ps, cond)
+            a, b = children(cond)
+            sa = strip(a)
+            if not (sa.kind == K.DECL_REF_EXPR and sa.referenced is not None
+                    and sa.referenced.hash == var) or op not in ("<", "<="):
+                continue
+            bound = evaluate_int(b)
+            step = self._increment(inc, var)
+            if bound is None or step is None:
+                continue
+            hi = bound - 1 if op == "<" else bound
+            if not (limits[0] <= lo <= limits[1] and limits[0] <= bound <= limits[1] and
+                    hi + step <= limits[1]):
+                continue
+            if self._writes_in(loop_body, var) or self._entered_from_outside(loop_body):
+                continue
+            s, e = self.ps.offsets(loop_body)
+            cs, ce = self.ps.offsets(cond)
+            self.loop_ranges.append((min(s, cs), e, var, lo, hi))
+
+    def _increment(self, inc, var) -> int | None:
+        """The step of `v++` / `++v` / `v += S` (S > 0 constant), else None."""
+        K = self.K
+        if inc.kind == K.UNARY_OPERATOR and unary_op(self.ps, inc) in ("++", "post++"):
+            t = strip(children(inc)[0])
+            if t.kind == K.DECL_REF_EXPR and t.referenced is not None and \
+                    t.referenced.hash == var:
+                return 1
+            return None
+        if inc.kind == K.COMPOUND_ASSIGNMENT_OPERATOR and binary_op(self.ps, inc) == "+=":
+            t, step = children(inc)
+            t = strip(t)
+            v = evaluate_int(step)
+            if t.kind == K.DECL_REF_EXPR and t.referenced is not None and \
+                    t.referenced.hash == var and v is not None and v > 0:
+                return v
+        return None
+
+    def _writes_in(self, body, var) -> bool:
+        """Any use of `var` in `body` other than reading its value: an assignment, ++/--, `&`,
+        a C++ reference bound to it (`int& r = v`, `f(v)` with `f(int&)`), `sizeof(v)`."""
+        K = self.K
+        for c, parents in walk(body):
+            if c.kind != K.DECL_REF_EXPR or c.referenced is None or c.referenced.hash != var:
+                continue
+            up = [p for p in parents if p.kind != K.PAREN_EXPR]
+            if not up or up[-1].kind != K.UNEXPOSED_EXPR:     # no lvalue-to-rvalue conversion
+                return True
+        return False
+
+    def _entered_from_outside(self, body) -> bool:
+        K = self.K
+        for c, parents in walk(body):
+            if c.kind == K.LABEL_STMT:
+                return True
+            if c.kind in (K.CASE_STMT, K.DEFAULT_STMT) and not any(
+                    p.kind == K.SWITCH_STMT for p in parents[1:]):
+                return True
+        return False
+
+    def index_range(self, index, at: int):
+        """Constant [lo, hi] of an index expression at byte `at`, else None."""
+        K = self.K
+        v = evaluate_int(index)
+        if v is not None:
+            return v, v
+        c = strip(index)
+        offset = 0
+        if c.kind == K.BINARY_OPERATOR and binary_op(self.ps, c) in ("+", "-"):
+            a, b = children(c)
+            k = evaluate_int(b)
+            if k is None:
+                return None
+            offset = k if binary_op(self.ps, c) == "+" else -k
+            c = strip(a)
+        if c.kind != K.DECL_REF_EXPR or c.referenced is None:
+            return None
+        for s, e, var, lo, hi in self.loop_ranges:
+            if var == c.referenced.hash and s <= at < e:
+                return lo + offset, hi + offset
+        return None
+
+    # -- pointers -----------------------------------------------------------------------
+    def pointer_base(self, expr):
+        """(Base, direct) for a pointer expression; direct: the unmoved parameter itself."""
+        K = self.K
+        c = strip(expr)
+        if c.kind == K.DECL_REF_EXPR and c.referenced is not None:
+            h = c.referenced.hash
+            info = self.by_decl.get(h)
+            if isinstance(info, ParamInfo) and info.base is not None:
+                return info.base, not info.moved
+            if h in self.derived:
+                b = self.derived[h]
+                if b is _PENDING:
+                    raise _SelfRef()
+                if isinstance(b, _Unknown):
+                    raise b
+                return b, False
+            t = c.referenced.type.get_canonical()
+            if t.kind.name == "CONSTANTARRAY":
+                return self.array_base(c), False
+            raise _Unknown(f"pointer '{c.spelling}' is not a parameter, an array or derived "
+                           "from one in this function")
+        if c.kind == K.BINARY_OPERATOR and binary_op(self.ps, c) in ("+", "-"):
+            a, b = children(c)
+            if _is_pointer(a):
+                return self.pointer_base(a)[0], False
+            if _is_pointer(b) and binary_op(self.ps, c) == "+":
+                return self.pointer_base(b)[0], False
+        if c.kind == K.UNARY_OPERATOR and unary_op(self.ps, c) == "&":
+            inner = strip(children(c)[0])
+            if inner.kind == K.ARRAY_SUBSCRIPT_EXPR:
+                arr, _ = children(inner)
+                sa = strip(arr)
+                if sa.type.get_canonical().kind.name == "CONSTANTARRAY" and \
+                        sa.kind == K.DECL_REF_EXPR:
+                    return self.array_base(sa), False
+                if _is_pointer(arr):
+                    return self.pointer_base(arr)[0], False
+        if c.kind == K.CSTYLE_CAST_EXPR:
+            inner = children(c)[-1]
+            if _is_pointer(inner):
+                return self.pointer_base(inner)[0], False
+        if c.kind == K.CONDITIONAL_OPERATOR:
+            _, a, b = children(c)
+            ba, bb = self.pointer_base(a)[0], self.pointer_base(b)[0]
+            if ba is bb:
+                return ba, False
+            raise _Unknown("pointer chosen at run time between different buffers")
+        if c.kind == K.UNARY_OPERATOR and unary_op(self.ps, c) in ("++", "--", "post++",
+                                                                    "post--"):
+            return self.pointer_base(children(c)[0])[0], False
+        raise _Unknown(f"pointer '{self.ps.text(expr)}' is not tied to a parameter or array "
+                       "the rewriter can see")
+
+    def array_base(self, decl_ref) -> Base:
+        d = decl_ref.referenced
+        key = ("array", d.hash)
+        cached = self.by_decl.get(key)
+        if cached is None:
+            t = d.type.get_canonical()
+            elem = t.get_array_element_type()
+            cached = Base("array", d.spelling, f"(long)sizeof({d.spelling})", "0",
+                          elem.spelling, self.dialect.address_space(d.type.spelling),
+                          extent=t.get_array_size())
+            self.by_decl[key] = cached
+        return cached
+
+    # -- accesses ------------------------------------------------------------------------
+    def run(self) -> FunctionFacts:
+        self.setup()
+        body = function_body(self.fn)
+        self._visit(body, ())
+        moved = [p for p in self.params if p.is_pointer and p.moved]
+        return FunctionFacts(self.fn.spelling, self.fn, self.is_kernel, self.params,
+                             self.accesses, self.calls, moved, self.barriers, self.param_of)
+
+    def param_of(self, expr):
+        try:
+            base = self.pointer_base(expr)[0]
+        except _Unknown as err:
+            return str(err)
+        except _SelfRef:
+            return "a pointer defined from itself"
+        if base.kind == "array":
+            return None
+        return next(p.index for p in self.params if p.name == base.name)
+
+    def _visit(self, c, parents):
+        K = self.K
+        if c.kind == K.CXX_UNARY_EXPR:        # sizeof / alignof / vec_step: not evaluated
+            return
+        self._depth = len(parents)
+        handled_children = False
+        if c.kind == K.ARRAY_SUBSCRIPT_EXPR:
+            self._subscript(c, parents)
+        elif c.kind == K.UNARY_OPERATOR:
+            op = unary_op(self.ps, c)
+            if op == "*":
+                self._deref(c, children(c)[0], "deref")
+        elif c.kind == K.MEMBER_REF_EXPR:
+            ch = children(c)
+            if ch and self._is_arrow(c, ch[0]):
+                self._deref(c, ch[0], "deref")
+        elif c.kind == K.CALL_EXPR:
+            self._call(c, parents)
+        if not handled_children:
+            inner = parents + (c,)
+            for ch in c.get_children():
+                self._visit(ch, inner)
+
+    def _is_arrow(self, member, base) -> bool:
+        tok = self.ps.next_token(base.extent.end.offset)
+        return tok is not None and tok[2] == "->" and _is_pointer(base)
+
+    def _new(self, cursor, kind, **kw) -> Access:
+        s, e = self.ps.offsets(cursor)
+        a = Access(self.fn.spelling, kind, kw.pop("status", "checked"), kw.pop("reason", ""),
+                   s, e, depth=self._depth, **kw)
+        self.accesses.append(a)
+        return a
+
+    def _macro_reason(self, *positions):
+        name = self.ps.macro_at(*positions)
+        return f"written inside the expansion of macro '{name}'" if name else ""
+
+    def _address_only(self, parents) -> bool:
+        """A subscript under '&' forms an address; it is an access only for built-ins."""
+        K = self.K
+        skip = (K.PAREN_EXPR, K.UNEXPOSED_EXPR)
+        i = len(parents) - 1
+        while i >= 0 and parents[i].kind in skip:
+            i -= 1
+        if i < 0 or not (parents[i].kind == K.UNARY_OPERATOR
+                         and unary_op(self.ps, parents[i]) == "&"):
+            return False
+        # &x[i] passed to a built-in that accesses one element: the subscript is the access.
+        j = i - 1
+        while j >= 0 and parents[j].kind in skip + (K.CSTYLE_CAST_EXPR,):
+            j -= 1
+        if j >= 0 and parents[j].kind == K.CALL_EXPR:
+            name = called_name(parents[j])
+            spec = self.dialect.pointer_builtin(name) if name else None
+            if isinstance(spec, tuple) and spec[1] == 1:
+                return False
+        return True
+
+    def _subscript(self, c, parents):
+        K = self.K
+        lhs, rhs = children(c)
+        if self._address_only(parents):
+            return
+        base_expr, index = lhs, rhs
+        sl = strip(lhs)
+        if not (_is_pointer(lhs) or _is_array(sl) or _is_vector(sl)):
+            if _is_pointer(rhs):
+                self._new(c, "subscript", status="unchecked",
+                          reason="reversed subscript (index[pointer])", array=self.ps.text(rhs))
+            return
+        b = strip(base_expr)
+        i_s, i_e = self.ps.offsets(index)
+        reason = self._macro_reason(i_s, i_e)
+        if not reason and (i_e <= i_s or self.ps.offsets(base_expr)[1] > i_s):
+            name = self.ps.macro_containing(*self.ps.offsets(c))
+            reason = (f"written inside the expansion of macro '{name}'" if name
+                      else "written inside a macro expansion")
+        if _is_array(b) or _is_vector(b):
+            t = b.type.get_canonical()
+            extent = t.get_array_size() if _is_array(b) else t.element_count
+            root, axis = b, 0
+            while strip(root).kind == K.ARRAY_SUBSCRIPT_EXPR and _is_array(
+                    strip(children(strip(root))[0])):
+                root = strip(children(strip(root))[0])
+                axis += 1
+            root = strip(root)
+            name = self.ps.text(root)
+            if _is_vector(b) and not _is_array(b):
+                name = self.ps.text(b)
+            acc = self._new(c, "vector" if _is_vector(b) and not _is_array(b) else "subscript",
+                            index_start=i_s, index_end=i_e, array=name, axis=axis,
+                            extent=extent)
+            if reason:
+                acc.status, acc.reason = "unchecked", reason
+                return
+            rng = self.index_range(index, i_s) if self.eliminate else None
+            if rng is not None and 0 <= rng[0] and rng[1] < extent:
+                acc.status = "safe"
+                acc.reason = ("constant index" if rng[0] == rng[1] and evaluate_int(index)
+                              is not None else f"loop index in [{rng[0]}, {rng[1]}]")
+            return
+        # A pointer: the parameter itself, or a pointer derived from one.
+        acc = self._new(c, "subscript", index_start=i_s, index_end=i_e,
+                        array=self.ps.text(b), axis=0)
+        if reason:
+            acc.status, acc.reason = "unchecked", reason
+            return
+        try:
+            base, direct = self.pointer_base(base_expr)
+        except _Unknown as err:
+            acc.status, acc.reason = "unchecked", str(err)
+            return
+        self._tie(acc, base, direct, base_expr)
+
+    def _tie(self, acc: Access, base: Base, direct: bool, pointer_expr):
+        acc.base = base
+        acc.array = base.name
+        if not direct or base.kind == "array":
+            p_s, p_e = self.ps.offsets(pointer_expr)
+            if self.ps.macro_at(p_s, p_e):
+                acc.status, acc.reason = "unchecked", self._macro_reason(p_s, p_e)
+                return
+            if not _pure(self.ps, pointer_expr, self.dialect):
+                acc.status = "unchecked"
+                acc.reason = "pointer expression has side effects (evaluated twice to check it)"
+                return
+            acc.pointer_start, acc.pointer_end = p_s, p_e
+        if base.kind == "array":
+            acc.axis = 0
+
+    def _deref(self, c, operand, kind):
+        """*(p + k), *p, p->x: check the pointer operand."""
+        K = self.K
+        o = strip(operand)
+        acc = self._new(c, kind, array=self.ps.text(o))
+        try:
+            if o.kind == K.BINARY_OPERATOR and binary_op(self.ps, o) in ("+", "-") and \
+                    (_is_pointer(children(o)[0]) or binary_op(self.ps, o) == "+"):
+                a, b = children(o)
+                ptr, k = (a, b) if _is_pointer(a) else (b, a)
+                base, direct = self.pointer_base(ptr)
+                acc.negate = binary_op(self.ps, o) == "-"
+                acc.index_start, acc.index_end = self.ps.offsets(k)
+                reason = self._macro_reason(acc.index_start, acc.index_end)
+                if reason or acc.index_end <= acc.index_start:
+                    acc.status, acc.reason = "unchecked", reason or "inside a macro expansion"
+                    return
+                self._tie(acc, base, direct and not acc.negate, ptr)
+                return
+            base, _ = self.pointer_base(o)
+        except _Unknown as err:
+            acc.status, acc.reason = "unchecked", str(err)
+            return
+        # No offset operand: wrap the pointer itself as (P + check(0)).
+        self._tie(acc, base, False, o)
+        if acc.status == "checked":
+            acc.index_start = acc.index_end = -1
+            acc.extra["wrap_pointer"] = True
+
+    def _call(self, c, parents):
+        K = self.K
+        name = called_name(c)
+        args = call_args(c)
+        if name is None:
+            return
+        if name in self.dialect.barrier_functions:
+            self.barriers.append((c, parents))
+            return
+        if name in self.helpers:
+            self._helper_call(c, name, args)
+            return
+        if name in self._user_functions():
+            return   # kernels called as functions: rejected by the dialect's rewriter
+        spec = self.dialect.pointer_builtin(name)
+        if spec == "skip":
+            return
+        if spec is None:
+            for a in args:
+                if _is_pointer(a):
+                    self._new(a, "argument", status="unchecked", array=self.ps.text(strip(a)),
+                              reason=f"pointer passed to '{name}', which safekern does not "
+                                     "check")
+            return
+        arg_i, elems, offset_i = spec
+        if arg_i >= len(args):
+            return
+        ptr = args[arg_i]
+        p = strip(ptr)
+        while p.kind == K.CSTYLE_CAST_EXPR:
+            p = strip(children(p)[-1])
+        if elems == 1 and p.kind == K.UNARY_OPERATOR and unary_op(self.ps, p) == "&" and \
+                strip(children(p)[0]).kind == K.ARRAY_SUBSCRIPT_EXPR:
+            return   # the subscript inside is checked as the access (see _address_only)
+        acc = self._new(c, "builtin", array=self.ps.text(p), builtin=name, elems=elems)
+        try:
+            base, direct = self.pointer_base(ptr)
+        except _Unknown as err:
+            acc.status, acc.reason = "unchecked", str(err)
+            return
+        if offset_i is not None and offset_i < len(args):
+            acc.index_start, acc.index_end = self.ps.offsets(args[offset_i])
+            reason = self._macro_reason(acc.index_start, acc.index_end)
+            if reason:
+                acc.status, acc.reason = "unchecked", reason
+                return
+            self._tie(acc, base, False, ptr)
+            acc.extra["offset_arg"] = True
+            if direct:
+                acc.pointer_start = acc.pointer_end = -1
+        else:
+            self._tie(acc, base, False, ptr)
+            acc.extra["wrap_pointer"] = True
+
+    def _user_functions(self) -> set:
+        if self._declared is None:
+            K = self.K
+            self._declared = {c.spelling for c in self.ps.tu.cursor.get_children()
+                              if c.kind == K.FUNCTION_DECL and self.ps.in_main_file(c)}
+        return self._declared
+
+    def _helper_call(self, c, name, args):
+        K = self.K
+        hparams = self.helpers[name]
+        s, e = self.ps.offsets(c)
+        toks = self.ps.tokens_between(s, e)
+        if not toks or toks[-1][2] != ")" or self.ps.macro_at(toks[-1][0]):
+            raise self.ps.error(f"call of helper '{name}' written through a macro: safekern "
+                                "cannot pass its hidden arguments", s, e,
+                                kernel=self.fn.spelling)
+        call = HelperCall(c, name, toks[-1][0], len(args))
+        for p, a in zip(hparams, args):
+            if not p.is_pointer:
+                continue
+            try:
+                base, direct = self.pointer_base(a)
+                if not _pure(self.ps, a, self.dialect) and not direct:
+                    raise _Unknown("pointer argument has side effects")
+                call.args.append((_offset_expr(self.ps, base, None if direct else a),
+                                  base.size_expr))
+            except _Unknown as err:
+                self._new(a, "argument", status="unchecked", array=self.ps.text(strip(a)),
+                          reason=f"argument '{p.name}' of '{name}': {err}; accesses through "
+                                 "it are not checked")
+                call.args.append(("0L", LONG_MAX))
+        self.calls.append(call)
+
+
+def analyse_function(ps: ParsedSource, fn, dialect, *, is_kernel: bool,
+                     helpers: dict, eliminate: bool = True) -> FunctionFacts:
+    """The accesses, helper calls and barriers of one function definition (no edits).
+    `eliminate=False`: accesses proven in bounds are checked all the same."""
+    return _Analyser(ps, fn, dialect, is_kernel, helpers, eliminate).run()
+
+
+# -- the report ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ReportEntry:
+    """One check site of the user's source (an access, an assert, a division) and what
+    safekern does with it."""
+
+    function: str
+    lineno: int
+    col: int
+    text: str           # the access as written (whitespace collapsed)
+    array: str          # the array/buffer it is checked against (as written; "" otherwise)
+    status: str         # "checked", "safe" (proven in bounds, no check), "unchecked"
+    reason: str         # why safe / why unchecked ("" for checked)
+    kind: str = "bounds"   # "bounds", "assert" or "zero_division" (safety.py)
+
+
+class CheckReport(list):
+    """Every check site of a program, in source order: `prg.check_report()`.
+
+    A list of ReportEntry with `checked`, `safe` and `unchecked` views (all kinds) and
+    `accesses` (bounds only); str() is a table.
+    """
+
+    def __init__(self, entries=(), *, filename: str = "", checks: bool = True):
+        super().__init__(entries)
+        self.filename = filename
+        self.checks = checks
+
+    @property
+    def checked(self):
+        return [e for e in self if e.status == "checked"]
+
+    @property
+    def safe(self):
+        return [e for e in self if e.status == "safe"]
+
+    @property
+    def unchecked(self):
+        return [e for e in self if e.status == "unchecked"]
+
+    @property
+    def accesses(self):
+        return [e for e in self if e.kind == "bounds"]
+
+    def __str__(self) -> str:
+        if not self.checks:
+            return (f"{self.filename}: checks are off (SAFEKERN_CHECKS=0): the program was "
+                    "built unchanged and no access is checked")
+
+        def counts(entries):
+            n = {s: sum(e.status == s for e in entries) for s in ("checked", "safe",
+                                                                     "unchecked")}
+            return (f"{n['checked']} checked, {n['safe']} proven safe, "
+                    f"{n['unchecked']} unchecked")
+
+        accesses = self.accesses
+        others = [e for e in self if e.kind != "bounds"]
+        head = f"{self.filename}: {len(accesses)} accesses: {counts(accesses)}"
+        if others:
+            head += f"; {len(others)} asserts and divisions: {counts(others)}"
+        rows = [head]
+        for e in self:
+            why = f"  ({e.reason})" if e.reason else ""
+            kind = "" if e.kind == "bounds" else f"  [{e.kind}]"
+            rows.append(f"  {self.filename}:{e.lineno}:{e.col + 1}  {e.function:<16} "
+                        f"{e.status:<9} {e.text}{kind}{why}")
+        return "\n".join(rows)
+
+    def __repr__(self) -> str:
+        return (f"<CheckReport {self.filename}: {len(self.checked)} checked, "
+                f"{len(self.safe)} safe, {len(self.unchecked)} unchecked>")
+
+
+# -- type and purity helpers ----------------------------------------------------------------
+
+def _canon_kind(c) -> str:
+    return c.type.get_canonical().kind.name
+
+
+def _is_pointer(c) -> bool:
+    return _canon_kind(c) == "POINTER"
+
+
+def _is_array(c) -> bool:
+    return _canon_kind(c) == "CONSTANTARRAY"
+
+
+def _is_vector(c) -> bool:
+    return _canon_kind(c) in ("VECTOR", "EXTVECTOR")
+
+
+def _pure(ps: ParsedSource, expr, dialect) -> bool:
+    """No side effects: safe to evaluate twice."""
+    K = kinds()
+    for c, _ in walk(expr):
+        if c.kind in (K.COMPOUND_ASSIGNMENT_OPERATOR,):
+            return False
+        if c.kind == K.BINARY_OPERATOR and binary_op(ps, c) == "=":
+            return False
+        if c.kind == K.UNARY_OPERATOR and unary_op(ps, c) in ("++", "--", "post++", "post--"):
+            return False
+        if c.kind == K.CALL_EXPR and called_name(c) not in dialect.pure_builtins:
+            return False
+    return True
+
+
+def _tokens_text(ps: ParsedSource, start: int, end: int) -> str:
+    """Source text rebuilt from tokens: no comments, no newlines."""
+    return " ".join(t[2] for t in ps.tokens_between(start, end))
+
+
+def _offset_expr(ps: ParsedSource, base: Base, pointer_expr) -> str:
+    """C expression: byte offset of a pointer (None: the base itself) within base's memory."""
+    if pointer_expr is None:
+        return base.offset_expr if base.offset_expr != "0" else "0L"
+    p = _tokens_text(ps, *ps.offsets(pointer_expr))
+    return _offset_of(base, p)
+
+
+def _offset_of(base: Base, pointer_text: str) -> str:
+    space = f"{base.address_space} " if base.address_space else ""
+    diff = (f"(long)((const {space}char *)({pointer_text}) - "
+            f"(const {space}char *)({base.ref}))")
+    return diff if base.offset_expr == "0" else f"({base.offset_expr} + {diff})"
+
+
+# -- edits ------------------------------------------------------------------------------
+
+def access_edits(ps: ParsedSource, facts: FunctionFacts, codes: dict) -> list:
+    """Edits that wrap every checked access of `facts` in its check.
+
+    `codes` maps id(access) to the C literal of its failure code.
+    """
+    edits = []
+    fb = "__sk_fb, __sk_fp"
+    for a in facts.accesses:
+        if a.status != "checked":
+            continue
+        code = codes[id(a)]
+        d = 1000 + a.depth
+        base = a.base
+        if base is None:   # constant-size array or vector axis
+            edits.append(insert_before(a.index_start, "__sk_ix((long)(", d))
+            edits.append(insert_after(a.index_end, f"), {a.extent}L, {code}, {a.axis}, {fb})",
+                                      d))
+            continue
+        if a.pointer_start < 0 and not a.extra.get("wrap_pointer") and \
+                not a.extra.get("offset_arg") and base.kind == "param":
+            # The parameter itself: the index against the element count.
+            n = f"__sk_n_{base.name}"
+            edits.append(insert_before(a.index_start, "__sk_ix((long)(", d))
+            edits.append(insert_after(a.index_end, f"), {n}, {code}, 0, {fb})", d))
+            continue
+        ptr = None if a.pointer_start < 0 else _tokens_text(ps, a.pointer_start,
+                                                              a.pointer_end)
+        off = base.offset_expr if ptr is None else _offset_of(base, ptr)
+        if off == "0":
+            off = "0L"
+        target = ptr if ptr is not None else base.ref
+        elem = f"(long)sizeof(*({target}))"
+        if a.extra.get("offset_arg"):
+            elem = f"{a.elems}L * {elem}"
+        tail = f", {off}, {elem}, {base.size_expr}, {code}, {fb})"
+        if a.extra.get("wrap_pointer"):
+            edits.append(insert_before(a.pointer_start, "(", d))
+            edits.append(insert_after(a.pointer_end, f" + __sk_ixb(0L{tail})", d))
+        elif a.negate:
+            edits.append(insert_before(a.index_start, "(-__sk_ixb(-(long)(", d))
+            edits.append(insert_after(a.index_end, f"){tail})", d))
+        else:
+            edits.append(insert_before(a.index_start, "__sk_ixb((long)(", d))
+            edits.append(insert_after(a.index_end, f"){tail}", d))
+    return edits
+
+
+def call_edits(ps: ParsedSource, facts: FunctionFacts) -> list:
+    """Hidden arguments appended to every call of a rewritten helper."""
+    edits = []
+    for call in facts.calls:
+        parts = ["__sk_fb", "__sk_fp"]
+        for off, size in call.args:
+            parts += [off, size]
+        text = (", " if call.n_args else "") + ", ".join(parts)
+        edits.append(insert_before(call.close_paren, text, 10_000))
+    return edits
+
+
+__all__ = ["analyse_function", "access_edits", "call_edits", "param_infos", "FunctionFacts",
+           "ParamInfo", "HelperCall", "ReportEntry", "CheckReport", "LONG_MAX"]

@@ -1,0 +1,567 @@
+"""The accesses of one CUDA C function and the edits that check them (see cuda.py).
+
+Subscripts, dereferences, `->`, the address arguments of atomics and loads, barriers, calls of
+the source's own device functions (which get the failure buffer and the callers' array bounds)
+and arrays handed to functions outside the source. Every access is recorded as checked, proven
+safe, or unchecked with the reason.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...errors import UnsupportedError
+from . import parse as C
+from .safety import SafetyRewriter, division_operands
+from .cuda import ADDRESS_BUILTINS, BACKEND, BARRIERS, UNSAFE_BARRIER_CALLS, _ASM_BARRIER
+from .cuda_provenance import (NO_MEMORY_CALLS, PointerRoots, Root, Unknown, _array_type,
+                              _is_array_type, _is_pointer_type, _type_kind, operator_call)
+
+if TYPE_CHECKING:
+    from .cuda_rewrite import Function, ModuleRewriter
+
+
+class FunctionRewriter(PointerRoots):
+    """Analysis and edits of one function body."""
+
+    def __init__(self, mod: ModuleRewriter, fn: Function, body):
+        self.mod = mod
+        self.ps = mod.ps
+        self.K = mod.K
+        self.fn = fn
+        self.body = body
+        self.param_index = {p.hash: i for i, p in enumerate(fn.params)}
+        self.local_roots: dict[int, object] = {}
+        self.modified_params: set[int] = set()
+        self.arrays: dict[int, Root] = {}
+        self.checked = fn.rewritable
+        self.uncheck_reason = "" if fn.rewritable else fn.why
+        # asserts and divisions (safety.py); a constexpr function may run at compile time,
+        # where no check can
+        self.safety = SafetyRewriter(mod.ps, fn.name, mod.spelling, asserts=mod.kernel_asserts,
+                                     ndebug_from=mod.ndebug_from)
+        start = mod.ps.offsets(fn.cursor)[0]
+        self.constexpr = "constexpr" in [
+            t[2] for t in mod.ps.tokens_between(start, fn.cursor.location.offset)]
+
+    def run(self):
+        self._scan_declarations()
+        self._solve_local_roots()
+        self.visit(self.body, 0, {})
+        self.mod.edits += self.safety.edits
+        self.mod.safety += self.safety.sites
+
+    def _safety_ctx(self, ctx) -> str:
+        """Why an assert or division here cannot record a failure ("" when it can)."""
+        if self.constexpr:
+            return "inside a constexpr function, which may run at compile time"
+        return self._unchecked_ctx(ctx)
+
+
+    # -- the walk ----------------------------------------------------------------------------
+    def visit(self, c, depth, ctx):
+        K = self.K
+        kind = c.kind
+        if kind == K.CXX_UNARY_EXPR:
+            return        # sizeof / alignof: not evaluated
+        if kind == K.LAMBDA_EXPR:
+            return self._lambda(c, depth, ctx)
+        if kind == K.ARRAY_SUBSCRIPT_EXPR:
+            return self.subscript(c, depth, ctx, access=True)
+        if kind == K.UNARY_OPERATOR:
+            op = self._unary(c)
+            kids = C.children(c)
+            if op == "?" and kids:
+                s, e = self.ps.offsets(c)
+                self._record("deref", "unchecked", "inside a macro expansion", s, e,
+                             array=self.ps.text(c))
+            if op == "*" and kids:
+                return self.deref(c, kids[0], depth, ctx)
+            if op == "&" and kids:
+                inner = C.strip(kids[0])
+                if inner.kind == K.ARRAY_SUBSCRIPT_EXPR:
+                    return self.subscript(inner, depth + 1, ctx, access=False)
+        if kind == K.MEMBER_REF_EXPR:
+            return self.member(c, depth, ctx)
+        if kind == K.CALL_EXPR:
+            opcall = operator_call(c)
+            if opcall is not None and len(opcall[1]) == 1 and opcall[0] in ("&", "*"):
+                operand = opcall[1][0]
+                if opcall[0] == "*":
+                    return self.deref(c, operand, depth, ctx)
+                inner = C.strip(operand)
+                if inner.kind == K.ARRAY_SUBSCRIPT_EXPR:
+                    return self.subscript(inner, depth + 1, ctx, access=False)
+                return self.visit(operand, depth + 1, ctx)
+            if opcall is not None:
+                if opcall[0] in ("/", "%", "/=", "%=") and len(opcall[1]) == 2:
+                    # a division of template-dependent operands
+                    self.safety.division(c, *opcall[1], opcall[0], depth,
+                                         unusable=self._safety_ctx(ctx))
+                if opcall[0] == "[]" and opcall[1]:
+                    s, e = self.ps.offsets(c)
+                    self._record("subscript", "unchecked",
+                                 "operator[] of a class (e.g. CuPy's CArray): its own code "
+                                 "decides", s, e, array=self.ps.text(opcall[1][0]))
+                for ch in opcall[1]:
+                    self.visit(ch, depth + 1, ctx)
+                return
+            return self.call(c, depth, ctx)
+        if kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
+            operands = division_operands(self.ps, c)
+            if operands is not None:
+                self.safety.division(c, *operands, depth, unusable=self._safety_ctx(ctx))
+        if kind.name in ("ASM_STMT", "GCC_ASM_STMT", "MS_ASM_STMT"):
+            text = self.ps.text(c)
+            if _ASM_BARRIER.search(text):
+                raise self._reject(c, "a barrier in inline PTX cannot be made barrier-safe "
+                                   "(a failing thread could not release it); use "
+                                   "__syncthreads()")
+        for ch in c.get_children():
+            self.visit(ch, depth + 1, ctx)
+
+    def _unary(self, c) -> str:
+        """The operator of a UNARY_OPERATOR; inside a macro expansion (no tokens to read) a
+        dereference is told by its types, and "?" means one that cannot be edited."""
+        op = C.unary_op(self.ps, c)
+        kids = C.children(c)
+        if op or not kids:
+            return op
+        operand_t = C.strip(kids[0]).type
+        if _is_pointer_type(operand_t) or _is_array_type(operand_t):
+            pointee = operand_t.get_pointee() if _is_pointer_type(operand_t) else None
+            if pointee is not None and pointee.get_canonical().spelling.replace(
+                    "const ", "") == c.type.get_canonical().spelling.replace("const ", ""):
+                return "?"
+        return ""
+
+    def _lambda(self, c, depth, ctx):
+        s, _ = self.ps.offsets(c)
+        toks = self.ps.tokens_between(s, s + 64)
+        default = len(toks) >= 2 and toks[0][2] == "[" and toks[1][2] in ("=", "&") and \
+            len(toks) >= 3 and toks[2][2] in ("]", ",")
+        inner = dict(ctx)
+        if not default:
+            inner["unchecked"] = ("inside a lambda without a capture default ([=] or [&]), "
+                                  "which cannot see safekern's sizes")
+        for ch in c.get_children():
+            self.visit(ch, depth + 1, inner)
+
+    def _record(self, kind, status, reason, start, end, *, array="", axis=None, index=None,
+                extent=None):
+        a = C.Access(function=self.fn.name, kind=kind, status=status, reason=reason,
+                     start=start, end=end,
+                     index_start=index[0] if index else -1, index_end=index[1] if index else -1,
+                     array=array, axis=axis, extent=extent)
+        lineno, _, _ = a.location(self.ps)
+        a.extra["lineno"] = lineno
+        if status == "checked":
+            site = a.site(self.ps, BACKEND)
+            a.extra["code"] = site.code
+        self.mod.accesses.append(a)
+        return a
+
+    def _editable(self, *offsets) -> bool:
+        return self.ps.macro_at(*offsets) is None
+
+    def _wrappable(self, kind: str, p0: int, p1: int) -> bool:
+        """The pointer expression p0..p1 is written out in the user's text, next to the
+        operator that uses it (not produced by a macro that expands to the whole access)."""
+        before, after = self.ps.prev_token(p0), self.ps.next_token(p1)
+        if p1 <= p0 or before is None or after is None or not self._editable(p0, p1):
+            return False
+        if kind == "deref":
+            return before[2] == "*" and before[1] <= p0
+        if kind == "arrow":
+            return after[2] == "->" and after[0] >= p1
+        return before[2] in ("(", ",") and after[2] in (",", ")")
+
+    def _bracketed(self, i0: int, i1: int) -> bool:
+        """The index i0..i1 is written between '[' and ']' in the user's text (not produced
+        by a macro that expands to the whole subscript)."""
+        before, after = self.ps.prev_token(i0), self.ps.next_token(i1)
+        return (i1 > i0 and before is not None and before[2] == "[" and after is not None and
+                after[2] == "]" and self._editable(i0, i1, before[0], after[0]))
+
+    def _unchecked_ctx(self, ctx):
+        return ctx.get("unchecked") or (self.uncheck_reason if not self.checked else "")
+
+    def subscript(self, c, depth, ctx, access: bool):
+        base, index = self._split_subscript(c)
+        s, e = self.ps.offsets(c)
+        if base is None:
+            if access:
+                self._record("subscript", "unchecked",
+                             "the subscripted expression's type is not known (template-"
+                             "dependent or not a pointer)", s, e, array=self.ps.text(c))
+            for ch in c.get_children():
+                self.visit(ch, depth + 1, ctx)
+            return
+        b = C.strip(base)
+        if _is_array_type(b.type) or (b.kind == self.K.ARRAY_SUBSCRIPT_EXPR and
+                                      _is_array_type(b.type)):
+            self._array_subscript(c, base, index, depth, ctx, access)
+            return
+        if access:
+            self._pointer_subscript(c, base, index, depth, ctx)
+        else:
+            for ch in (base, index):
+                self.visit(ch, depth + 1, ctx)
+
+    def _array_axes(self, c):
+        """[(subscript, index cursor)] outermost first, and the array expression below."""
+        chain = []
+        node = c
+        while True:
+            base, index = self._split_subscript(node)
+            if base is None:
+                return chain, None
+            chain.append((node, index))
+            b = C.strip(base)
+            if b.kind == self.K.ARRAY_SUBSCRIPT_EXPR and _is_array_type(b.type):
+                node = b
+                continue
+            return chain, base
+
+    def _array_subscript(self, c, base, index, depth, ctx, access):
+        K = self.K
+        chain, arr = self._array_axes(c)
+        b = C.strip(arr)
+        levels = len(chain)
+        # Visit the array expression's own children (e.g. accesses inside a member base).
+        if b.kind != K.DECL_REF_EXPR:
+            self.visit(arr, depth + levels, ctx)
+        root = self.root_of(arr, c.extent.start.offset) if b.kind == K.DECL_REF_EXPR else None
+        name = b.spelling if b.kind == K.DECL_REF_EXPR else self.ps.text(arr)
+        for axis, (sub, idx) in enumerate(reversed(chain)):
+            # The type of the expression being subscripted at this axis.
+            sub_base, _ = self._split_subscript(sub)
+            arr_t = _array_type(C.strip(sub_base).type)
+            if access:
+                self._check_axis(sub, idx, axis, arr_t, name, root, b, depth + levels - axis,
+                                 ctx)
+            self.visit(idx, depth + levels - axis + 1, ctx)
+
+    def _extent_expr(self, arr_t, axis, name, root, b):
+        """A C expression for the extent of `axis`, and its constant value if known."""
+        size = arr_t.get_array_size() if _type_kind(arr_t) == "CONSTANTARRAY" else -1
+        if size >= 0:
+            return str(size), size
+        if root is not None and not isinstance(root, Unknown) and root.kind == "extern" and \
+                axis == 0:
+            return f"(__sk_dynsmem() / (long long)sizeof({name}[0]))", None
+        if _type_kind(arr_t) == "DEPENDENTSIZEDARRAY" and b.kind == self.K.DECL_REF_EXPR:
+            outer = name + "[0]" * axis
+            return f"(long long)(sizeof({outer}) / sizeof({outer}[0]))", None
+        return None, None
+
+    def _check_axis(self, sub, idx, axis, arr_t, name, root, b, depth, ctx):
+        s, e = self.ps.offsets(sub)
+        i0, i1 = self.ps.offsets(idx)
+        reason = self._unchecked_ctx(ctx)
+        if reason:
+            self._record("subscript", "unchecked", reason, s, e, array=name, axis=axis,
+                         index=(i0, i1))
+            return
+        if isinstance(root, Unknown):
+            self._record("subscript", "unchecked", root.reason, s, e, array=name, axis=axis,
+                         index=(i0, i1))
+            return
+        extent, const = self._extent_expr(arr_t, axis, name, root, b)
+        if extent is None:
+            self._record("subscript", "unchecked", f"the extent of axis {axis} of '{name}' is "
+                         "not known", s, e, array=name, axis=axis, index=(i0, i1))
+            return
+        value = C.evaluate_int(idx) if self.mod.eliminate else None
+        if const is not None and value is not None and 0 <= value < const:
+            self._record("subscript", "safe", f"constant index {value} < {const}", s, e,
+                         array=name, axis=axis, index=(i0, i1), extent=const)
+            return
+        if not self._bracketed(i0, i1):
+            self._record("subscript", "unchecked", "inside a macro expansion", s, e,
+                         array=name, axis=axis, index=(i0, i1))
+            return
+        a = self._record("subscript", "checked", "", s, e, array=name, axis=axis,
+                         index=(i0, i1), extent=const)
+        self.mod.edits.append(C.insert_before(i0, "__sk_ix(", depth))
+        self.mod.edits.append(C.insert_after(
+            i1, f", {extent}, {a.extra['code']:#x}ULL, {axis}, __sk_fb)", depth))
+
+    def _pointer_subscript(self, c, base, index, depth, ctx):
+        K = self.K
+        s, e = self.ps.offsets(c)
+        b = C.strip(base)
+        bs, be = self.ps.offsets(base)
+        i0, i1 = self.ps.offsets(index)
+        name = self.ps.text(base)
+        reason = self._unchecked_ctx(ctx)
+        root = self.root_of(base, s) if not reason else None
+        if reason or root is None or isinstance(root, Unknown):
+            why = reason or (root.reason if root is not None else "a null pointer")
+            self._record("subscript", "unchecked", why, s, e, array=name, axis=0,
+                         index=(i0, i1))
+        else:
+            swapped = bs > i0
+            fast = (root.kind == "kparam" and b.kind == K.DECL_REF_EXPR and
+                    root.base == b.spelling and not swapped)
+            open_tok = self.ps.next_token(min(be, i1))
+            close_tok = self.ps.next_token(max(be, i1))
+            ok = (open_tok is not None and open_tok[2] == "[" and close_tok is not None and
+                  close_tok[2] == "]" and close_tok[1] == e and be > bs and i1 > i0 and
+                  self._editable(bs, be, i0, i1, open_tok[0], close_tok[0]))
+            label = name if root.name == name else f"{name} (in {root.name})"
+            if not ok:
+                self._record("subscript", "unchecked", "inside a macro expansion", s, e,
+                             array=label, axis=0, index=(i0, i1))
+            elif fast:
+                i = int(root.key[1])
+                self.fn.count_params.add(i)
+                a = self._record("subscript", "checked", "", s, e, array=name, axis=0,
+                                 index=(i0, i1))
+                self.mod.edits.append(C.insert_before(i0, "__sk_ix(", depth))
+                self.mod.edits.append(C.insert_after(
+                    i1, f", __sk_n_{i}, {a.extra['code']:#x}ULL, 0, __sk_fb)", depth))
+            else:
+                a = self._record("subscript", "checked", "", s, e, array=label, axis=0,
+                                 index=(i0, i1))
+                first = min(bs, i0)
+                self.mod.edits.append(C.insert_before(first, "(*__sk_ptr((", depth))
+                self.mod.edits.append(C.replace(open_tok[0], open_tok[1], ") + ("))
+                self.mod.edits.append(C.replace(
+                    close_tok[0], close_tok[1],
+                    f"), {root.base}, {root.size}, {a.extra['code']:#x}ULL, __sk_fb))"))
+        for ch in (base, index):
+            self.visit(ch, depth + 1, ctx)
+
+    def _wrap_pointer(self, kind, whole, ptr, depth, ctx, *, what=None):
+        """Check one element at the pointer expression `ptr` (deref, ->, atomics)."""
+        s, e = self.ps.offsets(whole)
+        ps_, pe = self.ps.offsets(ptr)
+        name = what or self.ps.text(ptr)
+        reason = self._unchecked_ctx(ctx)
+        root = self.root_of(ptr, s) if not reason else None
+        if reason or root is None or isinstance(root, Unknown):
+            why = reason or (root.reason if root is not None else "a null pointer")
+            self._record(kind, "unchecked", why, s, e, array=name, axis=0, index=(ps_, pe))
+        elif not self._wrappable(kind, ps_, pe):
+            self._record(kind, "unchecked", "inside a macro expansion", s, e, array=name,
+                         axis=0, index=(ps_, pe))
+        else:
+            label = name if root.name == name else f"{name} (in {root.name})"
+            a = self._record(kind, "checked", "", s, e, array=label, axis=0, index=(ps_, pe))
+            self.mod.edits.append(C.insert_before(ps_, "__sk_ptr(", depth))
+            self.mod.edits.append(C.insert_after(
+                pe, f", {root.base}, {root.size}, {a.extra['code']:#x}ULL, __sk_fb)", depth))
+
+    def deref(self, c, operand, depth, ctx):
+        o = C.strip(operand)
+        if _is_array_type(c.type) or _type_kind(c.type) in ("FUNCTIONPROTO",
+                                                             "FUNCTIONNOPROTO"):
+            pass    # *tile is a row: an address, not an access
+        elif _is_pointer_type(o.type) or _type_kind(o.type) == "POINTER" or \
+                _is_array_type(o.type):
+            self._wrap_pointer("deref", c, operand, depth + 1, ctx)
+        else:
+            s, e = self.ps.offsets(c)
+            self._record("deref", "unchecked", "the pointer's type is not known "
+                         "(template-dependent)", s, e, array=self.ps.text(operand))
+        self.visit(operand, depth + 1, ctx)
+
+    def member(self, c, depth, ctx):
+        kids = C.children(c)
+        if kids:
+            obj = kids[0]
+            o = C.strip(obj)
+            tok = self.ps.next_token(obj.extent.end.offset)
+            if tok is not None and tok[2] == "->" and o.kind != self.K.CXX_THIS_EXPR:
+                self._wrap_pointer("arrow", c, obj, depth + 1, ctx)
+        for ch in kids:
+            self.visit(ch, depth + 1, ctx)
+
+    # -- calls -------------------------------------------------------------------------------
+    def _call_name(self, c) -> str:
+        """The called function's name, also for calls a template leaves unresolved."""
+        K = self.K
+        kids = C.children(c)
+        if not kids:
+            return c.spelling or ""
+        callee = C.strip(kids[0])
+        if callee.kind == K.DECL_REF_EXPR and callee.spelling:
+            return callee.spelling
+        for ch in C.walk(callee):
+            if ch[0].kind == K.OVERLOADED_DECL_REF and ch[0].spelling:
+                return ch[0].spelling
+        toks = self.ps.tokens_between(*self.ps.offsets(callee))
+        idents = [t[2] for t in toks if t[2].isidentifier() and t[2] != "template"]
+        if "<" in [t[2] for t in toks]:
+            cut = [t[2] for t in toks].index("<")
+            idents = [t[2] for t in toks[:cut] if t[2].isidentifier()]
+        return idents[-1] if idents else (c.spelling or "")
+
+    def _reject(self, c, problem):
+        s, e = self.ps.offsets(c)
+        return self.ps.error(problem, s, e, kernel=self.fn.name, cls=UnsupportedError)
+
+    def call(self, c, depth, ctx):
+        K = self.K
+        kids = C.children(c)
+        callee = C.strip(kids[0]) if kids else None
+        args = kids[1:]
+        if callee is not None and callee.kind == K.MEMBER_REF_EXPR:
+            if self._member_call(c, callee, depth):
+                return
+            for ch in kids:
+                self.visit(ch, depth + 1, ctx)
+            return
+        name = self._call_name(c)
+        if self.safety.is_assert(name) and not self.safety.assert_call(
+                c, name, depth, unusable=self._safety_ctx(ctx)):
+            return            # compiled away: its accesses do not run
+        if name in UNSAFE_BARRIER_CALLS:
+            raise self._reject(c, f"{UNSAFE_BARRIER_CALLS[name]} cannot be made barrier-safe: "
+                               "a thread that fails a check exits, and only barriers of the "
+                               "whole block (__syncthreads) are released by exiting threads")
+        if name in BARRIERS and callee is not None:
+            self._barrier(callee, BARRIERS[name])
+        elif name == "sync" and callee is not None and args and self._is_cg(args[0], "block"):
+            self._barrier(callee, "__sk_cg_sync")
+        elif name == "sync" and callee is not None and args and self._is_cg(args[0], "grid"):
+            raise self._reject(c, self._grid_message())
+        elif name in ADDRESS_BUILTINS and args:
+            self._address_arg(c, args[0], depth, ctx)
+            for ch in args[1:]:
+                self.visit(ch, depth + 1, ctx)
+            return
+        else:
+            target = self.mod._resolve(c, name)
+            if target is not None:
+                self._user_call(c, callee, target, args, ctx)
+            elif name not in NO_MEMORY_CALLS:
+                self._foreign_call(name, args)
+        for ch in args:
+            self.visit(ch, depth + 1, ctx)
+        if callee is not None and callee.kind != K.DECL_REF_EXPR:
+            self.visit(callee, depth + 1, ctx)
+
+    def _grid_message(self):
+        return ("grid- or cluster-wide synchronisation cannot be made barrier-safe: a thread "
+                "that fails a check exits, and the other blocks would wait for it")
+
+    def _is_cg(self, expr, which: str) -> bool:
+        t = C.strip(expr).type.get_canonical().spelling
+        t = t.replace("const ", "").replace("&", "").strip()
+        if which == "block":
+            return t.endswith("thread_block") and "cooperative_groups" in t
+        return any(t.endswith(g) for g in ("grid_group", "cluster_group", "multi_grid_group"))
+
+    def _member_call(self, c, callee, depth) -> bool:
+        """cooperative_groups: block.sync() -> __sk_cg_sync(block). True when rewritten."""
+        kids = C.children(callee)
+        if not kids:
+            return False
+        obj = kids[0]
+        method = callee.spelling
+        if method in UNSAFE_BARRIER_CALLS:
+            raise self._reject(c, f"{UNSAFE_BARRIER_CALLS[method]} cannot be made "
+                               "barrier-safe: a thread that fails a check exits, and only "
+                               "whole-block barriers are released by exiting threads")
+        if method != "sync":
+            return False
+        if self._is_cg(obj, "grid"):
+            raise self._reject(c, self._grid_message())
+        if not self._is_cg(obj, "block"):
+            return False
+        s, e = self.ps.offsets(c)
+        os_, oe = self.ps.offsets(obj)
+        if not self._editable(s, e - 1):
+            raise self._reject(c, "a block barrier inside a macro expansion cannot be "
+                               "rewritten; call it directly")
+        self.fn.barriers = True
+        self.mod.edits.append(C.insert_before(s, "__sk_cg_sync(", depth))
+        self.mod.edits.append(C.replace(oe, e, ")"))
+        self.visit(obj, depth + 1, {})
+        return True
+
+    def _barrier(self, callee, new_name):
+        s, e = self.ps.offsets(callee)
+        if not self._editable(s, e - 1) or e <= s:
+            raise self._reject(callee, "a block barrier inside a macro expansion cannot be "
+                               "rewritten; call it directly")
+        self.fn.barriers = True
+        self.mod.edits.append(C.replace(s, e, new_name))
+
+    def _address_arg(self, call, arg, depth, ctx):
+        K = self.K
+        a = C.strip(arg)
+        name = self._call_name(call)
+        opcall = operator_call(a)
+        is_addr = (a.kind == K.UNARY_OPERATOR and C.unary_op(self.ps, a) == "&") or (
+            opcall is not None and opcall[0] == "&" and len(opcall[1]) == 1)
+        if is_addr:
+            operand = C.children(a)[0] if opcall is None else opcall[1][0]
+            inner = C.strip(operand)
+            if inner.kind == K.ARRAY_SUBSCRIPT_EXPR:
+                self.subscript(inner, depth + 2, ctx, access=True)
+                return
+            # The address of a variable is in bounds (of a reference: where it was bound,
+            # an access checked -- or reported unchecked -- at the binding).
+            if inner.kind == K.DECL_REF_EXPR and self.mod.eliminate:
+                s, e = self.ps.offsets(arg)
+                self._record("atomic", "safe", f"the address of variable '{inner.spelling}'",
+                             s, e, array=inner.spelling)
+                return
+            if inner.kind == K.MEMBER_REF_EXPR:
+                self.visit(inner, depth + 2, ctx)
+                return
+        self._wrap_pointer("atomic", arg, arg, depth + 1, ctx,
+                           what=None)
+        self.visit(arg, depth + 1, ctx)
+
+    def _foreign_call(self, name, args):
+        """Arrays passed to functions this source does not define (headers, CUDA's library)
+        are accessed there unchecked: say so."""
+        for arg in args:
+            a = C.strip(arg)
+            if not (_is_pointer_type(a.type) or _is_array_type(a.type)):
+                continue
+            root = self.root_of(arg, arg.extent.start.offset)
+            if root is None or isinstance(root, Unknown) or root.kind == "scalar":
+                continue
+            s, e = self.ps.offsets(arg)
+            self._record("argument", "unchecked",
+                         f"passed to '{name or 'a function'}', which is not defined in this "
+                         "source: its accesses are not checked", s, e, array=root.name)
+
+    def _user_call(self, c, callee, target: Function, args, ctx):
+        self.fn.calls.add(target)
+        if not target.rewritable:
+            return
+        if target.kernel:
+            raise self._reject(c, "launching a kernel from device code (dynamic parallelism) "
+                               "is not supported by safekern")
+        ce = callee.extent.end.offset
+        tok = self.ps.next_token(ce)
+        if tok is None or tok[2] != "(" or not self._editable(tok[0]):
+            raise self._reject(c, f"cannot add safekern's hidden arguments to this call of "
+                               f"'{target.name}' (inside a macro expansion?)")
+        hidden = ["__sk_fb"]
+        for i in target.pointer_indexes:
+            arg = args[i] if i < len(args) else None
+            root = self.root_of(arg, c.extent.start.offset) if arg is not None else None
+            reason = self._unchecked_ctx(ctx)
+            if reason or root is None or isinstance(root, Unknown):
+                why = reason or (root.reason if root is not None else
+                                 "no array is passed (default argument or null)")
+                s, e = self.ps.offsets(arg if arg is not None else c)
+                pname = target.params[i].spelling if i < len(target.params) else str(i)
+                self._record("argument", "unchecked",
+                             f"accesses through parameter '{pname}' of '{target.name}' are "
+                             f"not checked for this call: {why}", s, e,
+                             array=self.ps.text(arg) if arg is not None else pname)
+                hidden += ["nullptr", "-1LL"]
+            else:
+                hidden += [f"(const volatile void*)({root.base})", f"(long long)({root.size})"]
+        text = ", ".join(hidden) + (", " if args else "")
+        self.mod.edits.append(C.insert_after(tok[1], text, 0))
+
+
+__all__ = ["FunctionRewriter"]

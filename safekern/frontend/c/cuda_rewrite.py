@@ -1,0 +1,364 @@
+"""The CUDA checking rewrite: find each function's accesses, then edit the text (see cuda.py).
+
+Analysis first: which user functions exist (kernels, `__device__` functions), what each pointer
+points into (its *root*: a kernel parameter, a device-function parameter, an array of known size,
+`extern __shared__` memory), and every access. Then the edits: checks at the accesses, hidden
+parameters at the signatures and call sites, the kernel preludes, the barrier replacements.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from ...errors import UnsupportedError
+from . import safety as c_safety, writes as c_writes
+from . import parse as C
+from .cuda import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, CudaRewrite, KernelInfo,
+                   ParamInfo, device_prelude, spelling)
+from .cuda_access import FunctionRewriter
+from .cuda_provenance import NO_MEMORY_CALLS, Root, Unknown, _is_pointer_type, operator_call
+
+
+@dataclass(eq=False)
+class Function:
+    """A function defined in the user's source that the rewrite may change."""
+
+    cursor: object
+    name: str
+    qualified: str
+    kernel: bool
+    template: bool
+    extern_c: bool
+    params: list                 # PARM_DECL cursors
+    decls: list                  # every declaration in the user's source (prototypes too)
+    rewritable: bool = True      # False: keeps its signature (see `why`)
+    why: str = ""
+    barriers: bool = False
+    calls: set = field(default_factory=set)
+    count_params: set = field(default_factory=set)    # kernel params with a fast count
+    orig_params: set = field(default_factory=set)     # kernel params reassigned in the body
+
+    @property
+    def pointer_indexes(self) -> list[int]:
+        return [i for i, p in enumerate(self.params) if _is_pointer_type(p.type)]
+
+
+class ModuleRewriter:
+    def __init__(self, ps, *, checks: bool = True, kernel_asserts: bool = True, options=(),
+                 eliminate: bool = True):
+        self.ps = ps
+        self.checks = checks
+        self.kernel_asserts = kernel_asserts
+        self.eliminate = eliminate          # False: nothing is 'safe' (SAFEKERN_ELIMINATE=0)
+        self.ndebug_from = c_safety.ndebug_from(ps, options)
+        self.spelling = spelling()
+        self.K = C.kinds()
+        self.edits: list[C.Edit] = []
+        self.accesses: list[C.Access] = []
+        self.safety: list = []                 # c_safety.SafetySite: asserts and divisions
+        self.writes: dict = {}                 # Function -> c_writes.Writes
+        self.functions: list[Function] = []
+        self.by_location: dict[int, Function] = {}
+        self.by_name: dict[str, list[Function]] = {}
+
+    # -- collecting functions ----------------------------------------------------------------
+    def _collect(self, cursor, namespaces=(), extern_c=False):
+        K = self.K
+        for ch in cursor.get_children():
+            if not self.ps.in_main_file(ch):
+                continue
+            if ch.kind == K.NAMESPACE:
+                self._collect(ch, namespaces + (ch.spelling,), extern_c)
+            elif ch.kind == K.LINKAGE_SPEC:
+                self._collect(ch, namespaces, True)
+            elif ch.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE):
+                attrs = {a.kind for a in ch.get_children()}
+                kernel = K.CUDAGLOBAL_ATTR in attrs
+                device = K.CUDADEVICE_ATTR in attrs
+                if not (kernel or device):
+                    continue
+                key = ch.canonical.location.offset if ch.canonical.location.file else None
+                fn = next((f for f in self.functions if f.cursor.canonical == ch.canonical),
+                          None)
+                if fn is None:
+                    fn = Function(cursor=ch, name=ch.spelling,
+                                  qualified="::".join(namespaces + (ch.spelling,)),
+                                  kernel=kernel, template=ch.kind == K.FUNCTION_TEMPLATE,
+                                  extern_c=extern_c, params=self._params(ch), decls=[])
+                    self.functions.append(fn)
+                    self.by_name.setdefault(ch.spelling, []).append(fn)
+                fn.decls.append(ch)
+                if ch.is_definition():
+                    fn.cursor = ch
+                    fn.params = self._params(ch)
+                macro = self.ps.macro_at(ch.location.offset, ch.location.offset + 1)
+                if macro is not None:
+                    fn.rewritable = False
+                    fn.why = (f"'{fn.name}' is defined by macro '{macro}', whose expansion "
+                              "safekern cannot edit")
+                self.by_location[ch.location.offset] = fn
+                if key is not None:
+                    self.by_location.setdefault(key, fn)
+
+    def _params(self, fn_cursor) -> list:
+        return [c for c in fn_cursor.get_children() if c.kind == self.K.PARM_DECL]
+
+    def _resolve(self, call, name: str) -> Function | None:
+        """The user function a CALL_EXPR calls, if it is one."""
+        K = self.K
+        ref = call.referenced
+        if ref is not None and ref.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE):
+            loc = ref.location
+            if loc.file is not None and loc.file.name == self.ps.path:
+                fn = self.by_location.get(loc.offset)
+                if fn is not None:
+                    return fn
+            if ref.canonical.location.file is not None:
+                fn = self.by_location.get(ref.canonical.location.offset)
+                if fn is not None and ref.canonical.location.file.name == self.ps.path:
+                    return fn
+            return None
+        cands = self.by_name.get(name or "", [])
+        if not cands or ref is not None:
+            return None
+        shapes = {tuple(f.pointer_indexes) for f in cands}
+        if len(shapes) > 1 or any(not f.rewritable for f in cands):
+            raise self.ps.error(
+                f"cannot tell which overload of '{name}' this call uses (the overloads differ "
+                "in their pointer parameters); give them different names",
+                *self.ps.offsets(call), cls=UnsupportedError)
+        return cands[0]
+
+    def _mark_indirect_uses(self):
+        """Functions referenced other than as a direct callee inside a function body keep
+        their signature; their accesses are reported unchecked."""
+        K = self.K
+        callee_refs = set()
+        bodies = [(f, C.function_body(f.cursor)) for f in self.functions]
+        for _, body in bodies:
+            if body is None:
+                continue
+            for c, _ in C.walk(body):
+                if c.kind == K.CALL_EXPR:
+                    ch = C.children(c)
+                    if ch:
+                        callee = C.strip(ch[0])
+                        callee_refs.add(callee.extent.start.offset)
+        for c, parents in C.walk(self.ps.tu.cursor):
+            if c.kind != K.DECL_REF_EXPR or not self.ps.in_main_file(c):
+                continue
+            ref = c.referenced
+            if ref is None or ref.kind not in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE):
+                continue
+            fn = self.by_location.get(ref.location.offset) or (
+                self.by_location.get(ref.canonical.location.offset))
+            if fn is None or fn.kernel:
+                continue
+            in_body = any(p.kind == K.COMPOUND_STMT for p in parents) and any(
+                p.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE) and
+                any(f.cursor == p for f, _ in bodies) for p in parents)
+            if c.extent.start.offset not in callee_refs or not in_body:
+                fn.rewritable = False
+                fn.why = fn.why or (f"'{fn.name}' is used other than by direct calls (address "
+                                    "taken or called outside the kernels), so it keeps its "
+                                    "signature")
+
+    # -- the module --------------------------------------------------------------------------
+    def run(self) -> CudaRewrite:
+        self._collect(self.ps.tu.cursor)
+        if self.checks:
+            self._mark_indirect_uses()
+            for fn in self.functions:
+                body = C.function_body(fn.cursor)
+                if fn.kernel and not fn.rewritable:
+                    s, e = self.ps.offsets(fn.cursor)
+                    a = C.Access(function=fn.name, kind="kernel", status="unchecked",
+                                 reason=f"{fn.why}: launched unchecked", start=s,
+                                 end=min(e, s + len(fn.name)), array="")
+                    a.extra["lineno"] = self.ps.line_col(s)[0]
+                    self.accesses.append(a)
+                    continue
+                if body is not None and fn.cursor.is_definition():
+                    rewriter = FunctionRewriter(self, fn, body)
+                    rewriter.run()
+                    self.writes[fn] = self._writes(rewriter, body)
+            self._propagate_barriers()
+            c_writes.solve(self.writes)
+            for fn in self.functions:
+                self._signature_edits(fn)
+            self._report_methods()
+        kernels = [self._kernel_info(fn) for fn in self.functions if fn.kernel]
+        barriers = any(k.barriers for k in kernels) or any(f.barriers for f in self.functions)
+        if self.checks:
+            text = C.apply_edits(self.ps, self.edits, prelude=device_prelude(barriers))
+        else:
+            uses = "SAFEKERN_ASSERT" in self.ps.source
+            text = C.apply_edits(self.ps, [], prelude=CHECKS_OFF_PRELUDE if uses else "")
+        return CudaRewrite(source=text, original=self.ps.source, filename=self.ps.filename,
+                           checked=self.checks, kernels=kernels, accesses=self.accesses,
+                           barriers=barriers, includes=self._includes(), safety=self.safety)
+
+    def _includes(self) -> tuple:
+        """Real header files the source includes (their contents go into cache keys)."""
+        out = {}
+        for inc in self.ps.tu.get_includes():
+            path = inc.include.name if inc.include is not None else ""
+            if not path or path.startswith("/__safekern__") or path in out:
+                continue
+            try:
+                with open(path, "rb") as f:
+                    out[path] = hashlib.sha256(f.read()).hexdigest()
+            except OSError:
+                continue
+        return tuple(sorted(out.items()))
+
+    def _report_methods(self):
+        """Member functions (operator[] of a user struct, constructors) are not rewritten;
+        their accesses are listed as unchecked."""
+        K = self.K
+        kinds = (K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR, K.CONVERSION_FUNCTION)
+        for c, parents in C.walk(self.ps.tu.cursor):
+            if c.kind not in kinds or not c.is_definition() or not self.ps.in_main_file(c):
+                continue
+            body = C.function_body(c)
+            if body is None:
+                continue
+            owner = c.semantic_parent.spelling if c.semantic_parent is not None else ""
+            name = f"{owner}::{c.spelling}" if owner else c.spelling
+            for node, _ in C.walk(body):
+                is_access = node.kind == K.ARRAY_SUBSCRIPT_EXPR or (
+                    node.kind == K.UNARY_OPERATOR and C.unary_op(self.ps, node) == "*")
+                if is_access:
+                    s, e = self.ps.offsets(node)
+                    a = C.Access(function=name, kind="subscript", status="unchecked",
+                                 reason="inside a member function, which safekern does not "
+                                 "rewrite", start=s, end=e, array="")
+                    a.extra["lineno"] = self.ps.line_col(s)[0]
+                    self.accesses.append(a)
+
+    def _propagate_barriers(self):
+        changed = True
+        while changed:
+            changed = False
+            for fn in self.functions:
+                if not fn.barriers and any(c.barriers for c in fn.calls):
+                    fn.barriers = changed = True
+
+    def _kernel_info(self, fn: Function) -> KernelInfo:
+        params = [ParamInfo(p.spelling, p.type.spelling, _is_pointer_type(p.type))
+                  for p in fn.params]
+        mangled = ""
+        if not fn.template:
+            mangled = fn.name if fn.extern_c else (fn.cursor.mangled_name or fn.name)
+        lineno = self.ps.line_col(fn.cursor.location.offset)[0]
+        stores = self.writes.get(fn, c_writes.Writes())
+        return KernelInfo(name=fn.name, qualified=fn.qualified, extern_c=fn.extern_c,
+                          template=fn.template, mangled=mangled, params=params, lineno=lineno,
+                          barriers=fn.barriers, checked=self.checks and fn.rewritable,
+                          written=tuple(p.name for i, p in enumerate(params)
+                                        if p.pointer and i in stores.params),
+                          writes_unknown=stores.unknown)
+
+    def _writes(self, rewriter, body) -> c_writes.Writes:
+        """The pointer parameters one function stores through (before its callees')."""
+        def resolve(expr):
+            root = rewriter.root_of(expr, expr.extent.start.offset)
+            if isinstance(root, Unknown):
+                return root.reason
+            if isinstance(root, Root) and root.kind in ("kparam", "dparam"):
+                return int(root.key[1])
+            return None
+
+        def callee_of(call):
+            try:
+                return self._resolve(call, rewriter._call_name(call))
+            except UnsupportedError:
+                return None
+
+        def access_of(name, args):
+            if name in ADDRESS_BUILTINS:
+                how = c_writes.READ if name.startswith("__ld") else c_writes.WRITE
+                return [(args[0], how)] if args else []
+            if name in NO_MEMORY_CALLS or name in BARRIERS:
+                return []
+            if name in ("memcpy", "memmove", "memset") and args:
+                return [(args[0], c_writes.WRITE)]
+            return None
+
+        return c_writes.scan(self.ps, body, resolve=resolve, callee_of=callee_of,
+                             access_of=access_of, operator_of=operator_call)
+
+    # -- signatures and preludes -------------------------------------------------------------
+    def _param_list(self, decl):
+        """(open paren offset, close paren offset, has params, void-only range or None)."""
+        ps = self.ps
+        name_at = decl.location.offset
+        tok = ps.next_token(name_at)
+        # Skip the name and explicit template arguments up to the parameter list's '('.
+        depth = 0
+        while tok is not None:
+            if tok[2] == "<":
+                depth += 1
+            elif tok[2] == ">":
+                depth -= 1
+            elif tok[2] == "(" and depth <= 0:
+                break
+            tok = ps.next_token(tok[1])
+        if tok is None:
+            raise ps.error("cannot find the parameter list of this function", name_at,
+                           cls=UnsupportedError)
+        open_at = tok[0]
+        params = self._params(decl)
+        if params:
+            end = params[-1].extent.end.offset
+            close = ps.next_token(end)
+            while close is not None and close[2] != ")":
+                close = ps.next_token(close[1])
+            return open_at, close[0], True, None
+        nxt = ps.next_token(tok[1])
+        if nxt is not None and nxt[2] == "void":
+            after = ps.next_token(nxt[1])
+            return open_at, after[0], False, (nxt[0], nxt[1])
+        return open_at, nxt[0], False, None
+
+    def _signature_edits(self, fn: Function):
+        if not fn.rewritable:
+            return
+        for decl in fn.decls:
+            open_at, close_at, has_params, void_range = self._param_list(decl)
+            idx = fn.pointer_indexes
+            if fn.kernel:
+                hidden = [f"long long __sk_bytes_{i}" for i in idx] + ["long long* __sk_fb"]
+                text = ", ".join(hidden)
+                if void_range:
+                    self.edits.append(C.replace(void_range[0], void_range[1], text))
+                else:
+                    self.edits.append(C.insert_before(close_at,
+                                                      (", " if has_params else "") + text, 0))
+            else:
+                hidden = ["long long* __sk_fb"]
+                for i in idx:
+                    hidden += [f"const volatile void* __sk_base_{i}", f"long long __sk_bytes_{i}"]
+                text = ", ".join(hidden)
+                if void_range:
+                    self.edits.append(C.replace(void_range[0], void_range[1], text))
+                else:
+                    self.edits.append(C.insert_after(open_at + 1,
+                                                     text + (", " if has_params else ""), 0))
+        if fn.kernel and fn.cursor.is_definition():
+            body = C.function_body(fn.cursor)
+            pre = ["if (__sk_enter_sync(__sk_fb)) return;" if fn.barriers
+                   else "if (__sk_enter(__sk_fb)) return;"]
+            for i in sorted(fn.orig_params):
+                name = fn.params[i].spelling
+                pre.append(f"const volatile void* const __sk_orig_{i} = {name};")
+            for i in sorted(fn.count_params):
+                name = fn.params[i].spelling
+                pre.append(f"const long long __sk_n_{i} = __sk_count(__sk_bytes_{i}, "
+                           f"(long long)sizeof(*{name}));")
+            self.edits.append(C.insert_after(body.extent.start.offset + 1, " ".join(pre), 0))
+
+
+
+
+__all__ = ["ModuleRewriter", "Function"]

@@ -1,0 +1,634 @@
+"""Python front end: numba-cuda kernel source -> AST with every indexed access checked.
+
+Stages (each a function; the rewrite passes return new trees):
+    parse_function(pyfunc)        -> ParsedFunction   (source, absolute lines, globals, closure)
+    BoundsCheckRewriter           loads/stores/atomics -> calls of check helpers, one site each
+    eliminate.eliminate_checks    drop checks proven in bounds, version loops (check once)
+    barriers.add_failure_exits    where a failing thread goes (return / break / skip to barrier)
+    rewrite_function(...)         the whole pipeline, returns a RewrittenFunction
+
+The generated calls name helpers that the backend binds (real numba: typed overloads; the CUDA
+simulator: plain Python). Which subscripts are of arrays is decided there, by numba's typing,
+not here: a subscript of a tuple or record passes through the helper unchanged.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import inspect
+import itertools
+import linecache
+import textwrap
+from dataclasses import dataclass, field
+
+from ...errors import CompilationError, UnsupportedError
+from ...failures import TABLE, FailureSite, site_code
+from . import exits as barriers, eliminate, names, safety
+
+# Atomic functions of numba.cuda.atomic whose second argument is an index.
+INDEXED_ATOMICS = ("add", "sub", "and_", "or_", "xor", "inc", "dec", "exch", "max", "min",
+                   "nanmax", "nanmin", "cas")
+# The number of index components registered for an index whose shape the source does not show
+# (`a[idx]` with `idx` a tuple variable): axes up to this many get a code.
+MAX_UNKNOWN_AXES = 8
+
+
+@dataclass
+class ParsedFunction:
+    pyfunc: object
+    tree: ast.FunctionDef          # decorators removed; line numbers absolute in `filename`
+    filename: str
+    indent: int                    # columns removed by dedent (add back for file columns)
+    globals: dict
+    closure: dict
+
+    @property
+    def name(self) -> str:
+        return self.tree.name
+
+    def source_line(self, lineno: int) -> str:
+        return linecache.getline(self.filename, lineno)
+
+
+@dataclass
+class CheckSite:
+    """One checked access, for check_report() and the failure table."""
+
+    code: int
+    kind: str          # "load", "store", "atomic"
+    array: str
+    lineno: int
+    status: str = "checked"          # "checked" | "eliminated"
+    reason: str = ""
+
+
+@dataclass
+class RewrittenFunction:
+    parsed: ParsedFunction
+    tree: ast.Module                # the rewritten function, ready to compile
+    sites: list[CheckSite] = field(default_factory=list)
+    device_calls: dict = field(default_factory=dict)    # generated name -> checked device fn
+    has_barriers: bool = False
+    plain_device_calls: list = field(default_factory=list)   # (lineno, name): unchecked callees
+
+    @property
+    def source(self) -> str:
+        return ast.unparse(self.tree)
+
+
+class SourceNotFound(CompilationError):
+    """`inspect` cannot find the function's source (built by exec, or typed at a prompt): the
+    backend runs it unchecked, with an UncheckedWarning."""
+
+    def __init__(self, problem: str, *, reason: str = "", **kw):
+        super().__init__(problem, **kw)
+        self.reason = reason
+
+
+def parse_function(pyfunc) -> ParsedFunction:
+    """The function's own source as an AST whose line numbers are those of its file."""
+    name = getattr(pyfunc, "__name__", repr(pyfunc))
+    try:
+        lines, first = inspect.getsourcelines(pyfunc)
+        filename = inspect.getsourcefile(pyfunc) or inspect.getfile(pyfunc)
+    except (OSError, TypeError) as err:
+        raise SourceNotFound(
+            f"safekern needs the source of kernel {name!r} to check it, and cannot find it "
+            f"({err}); define the kernel in a file, or set SAFEKERN_CHECKS=0",
+            reason=str(err)) from None
+    text = "".join(lines)
+    dedented = textwrap.dedent(text)
+    indent = len(lines[0]) - len(lines[0].lstrip()) if dedented != text else 0
+    try:
+        module = ast.parse(dedented, filename=filename)
+    except SyntaxError as err:
+        if name == "<lambda>":         # its line alone is no statement: numba's, unchecked
+            raise SourceNotFound(f"the line of lambda kernel at {filename}:{first} is not a "
+                                 "statement of its own", reason="a lambda inside a longer "
+                                 "statement") from None
+        raise CompilationError(f"cannot parse kernel {name!r}: {err.msg}", filename=filename,
+                               lineno=(err.lineno or 1) + first - 1) from None
+    ast.increment_lineno(module, first - 1)
+    fn = module.body[0]
+    if name == "<lambda>":
+        fn = _lambda_as_def(module, pyfunc, filename)
+    if not isinstance(fn, ast.FunctionDef):
+        raise CompilationError(f"{name!r} is not a plain function definition",
+                               filename=filename, lineno=first)
+    fn.decorator_list = []
+    closure = {}
+    code = getattr(pyfunc, "__code__", None)
+    if code is not None and pyfunc.__closure__:
+        for var, cell in zip(code.co_freevars, pyfunc.__closure__):
+            try:
+                closure[var] = cell.cell_contents
+            except ValueError:
+                pass
+    return ParsedFunction(pyfunc, fn, filename, indent, pyfunc.__globals__, closure)
+
+
+def _lambda_as_def(module, pyfunc, filename) -> ast.FunctionDef:
+    """A lambda (numba compiles those too) as the function `def lambda_(args): return body`,
+    found in its source line by line and parameters; SourceNotFound (numba's own, unchecked)
+    when that line holds no such lambda or several."""
+    code = pyfunc.__code__
+    params = list(code.co_varnames[:code.co_argcount])
+    found = [node for node in ast.walk(module) if isinstance(node, ast.Lambda)
+             and node.lineno == code.co_firstlineno
+             and [a.arg for a in node.args.args] == params]
+    if len(found) != 1:
+        why = "no lambda" if not found else f"{len(found)} lambdas"
+        raise SourceNotFound(
+            f"safekern cannot tell which lambda of {filename}:{code.co_firstlineno} is the "
+            f"kernel ({why} with parameters {params} there)",
+            reason=f"{why} with these parameters on its line")
+    node = found[0]
+    body = ast.Return(value=node.body)
+    ast.copy_location(body, node.body)
+    fn = ast.FunctionDef(name="lambda_", args=node.args, body=[body], decorator_list=[],
+                         returns=None, type_comment=None, type_params=[])
+    return ast.fix_missing_locations(ast.copy_location(fn, node))
+
+
+class _Context:
+    """What the rewriter needs to know about the function being rewritten."""
+
+    def __init__(self, parsed: ParsedFunction, resolver):
+        self.parsed = parsed
+        self.resolver = resolver
+        self.kernel_exceptions = True      # assert/raise/division checks (safety.py)
+        self.sites: list[CheckSite] = []
+        self.device_calls: dict = {}
+        self.plain_device_calls: list = []
+        self._temps = itertools.count()
+
+    def lookup(self, expr):
+        """What a name or attribute in the function means (for raised exception classes)."""
+        return safety.resolver_lookup(self.resolver, self.parsed)(expr)
+
+    def temp(self) -> str:
+        return f"{names.TEMP}{next(self._temps)}"
+
+    def error(self, node, problem, cls=UnsupportedError):
+        p = self.parsed
+        col = getattr(node, "col_offset", None)
+        end = getattr(node, "end_col_offset", None)
+        same_line = getattr(node, "end_lineno", None) == getattr(node, "lineno", None)
+        return cls(problem, filename=p.filename, lineno=getattr(node, "lineno", None),
+                   source_line=p.source_line(getattr(node, "lineno", 0) or 0),
+                   col=None if col is None else col + p.indent,
+                   end_col=(end + p.indent) if (end is not None and same_line) else None,
+                   kernel=p.name)
+
+    def register(self, kind: str, subscript_value, index, node) -> int:
+        """Register a check site (one code per index component) and return its base code."""
+        p = self.parsed
+        array = ast.unparse(subscript_value)
+        components = index.elts if isinstance(index, ast.Tuple) else [index]
+        known = isinstance(index, ast.Tuple) or _is_scalar_index(index)
+        base = site_code(p.filename, node.lineno, node.col_offset, p.name, kind, array)
+        line = p.source_line(node.lineno)
+        axis = 0
+        static_axes = True
+        count = len(components) if known else MAX_UNKNOWN_AXES
+        for position in range(count):
+            comp = components[position] if known else index
+            if known and (_is_ellipsis(comp) or _is_none(comp)):
+                static_axes = False     # later components' axes depend on the array's ndim
+                continue
+            col, end = _columns(comp if comp.lineno == node.lineno else node, p.indent)
+            TABLE.register(FailureSite(
+                code=base + position, kind="bounds", kernel=p.name, filename=p.filename,
+                lineno=node.lineno, source_line=line, col=col, end_col=end, array=array,
+                axis=axis if (known and static_axes) else None))
+            axis += 1
+        self.sites.append(CheckSite(base, kind, array, node.lineno))
+        return base
+
+    def register_failure(self, kind: str, node, *, message, exception=None,
+                         status="checked", reason="") -> int:
+        """Register an assert, raise or division site (see safety.py); its code."""
+        p = self.parsed
+        code = site_code(p.filename, node.lineno, node.col_offset, p.name, kind)
+        if status == "checked":
+            col, end = _columns(node, p.indent)
+            TABLE.register(FailureSite(
+                code=code, kind=kind, kernel=p.name, filename=p.filename, lineno=node.lineno,
+                source_line=p.source_line(node.lineno), col=col, end_col=end, array=None,
+                axis=None, message=message, exception=exception))
+        self.sites.append(CheckSite(code, kind, "", node.lineno, status, reason))
+        return code
+
+
+def _columns(node, indent):
+    same_line = node.end_lineno == node.lineno
+    return node.col_offset + indent, (node.end_col_offset + indent) if same_line else None
+
+
+def _is_ellipsis(node) -> bool:
+    return isinstance(node, ast.Constant) and node.value is Ellipsis
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _is_scalar_index(node) -> bool:
+    """An index expression that is certainly one component (not a tuple variable)."""
+    return isinstance(node, (ast.Constant, ast.BinOp, ast.UnaryOp, ast.Slice, ast.Compare,
+                             ast.Subscript)) or (
+        isinstance(node, ast.Call) and not _looks_like_grid(node))
+
+
+def _looks_like_grid(call: ast.Call) -> bool:
+    return isinstance(call.func, ast.Attribute) and call.func.attr in {"grid", "gridsize"}
+
+
+def _call(name: str, args, like) -> ast.Call:
+    return ast.copy_location(ast.Call(func=ast.Name(name, ast.Load()), args=args, keywords=[]),
+                             like)
+
+
+def _index_expr(index):
+    """The index as an ordinary expression (slices become slice(...) calls)."""
+    if isinstance(index, ast.Slice):
+        # No step: slice(lower, upper), which numba types as a[lower:upper] (slice2: a C
+        # array's view stays C); slice(lower, upper, None) would be an 'A' view.
+        parts = [index.lower, index.upper] + ([index.step] if index.step is not None else [])
+        args = [p if p is not None else ast.Constant(None) for p in parts]
+        return ast.copy_location(
+            ast.Call(func=ast.Name(names.SLICE, ast.Load()), args=args, keywords=[]), index)
+    if isinstance(index, ast.Tuple):
+        return ast.copy_location(
+            ast.Tuple(elts=[_index_expr(e) for e in index.elts], ctx=ast.Load()), index)
+    return index
+
+
+def _is_pure(node) -> bool:
+    """No calls, subscripts or walrus inside: evaluation order does not matter."""
+    return not any(isinstance(n, (ast.Call, ast.Subscript, ast.NamedExpr, ast.Await,
+                                  ast.Yield, ast.YieldFrom)) for n in ast.walk(node))
+
+
+class BoundsCheckRewriter(ast.NodeTransformer):
+    """Loads, stores and atomic indices -> calls of check helpers (one failure code each)."""
+
+    def __init__(self, ctx: _Context):
+        self.ctx = ctx
+
+    # -- expressions -------------------------------------------------------------------
+    def visit_Subscript(self, node: ast.Subscript):
+        if isinstance(node.ctx, ast.Del):
+            raise self.ctx.error(node, "deleting a subscript is not supported in a kernel")
+        if _is_static_attribute_index(node) or _is_field_name(node.slice):
+            return self.generic_visit(node)
+        value = self.visit(node.value)
+        index = self.visit(node.slice)
+        code = self.ctx.register("load", node.value, node.slice, node)
+        return _call(names.LOAD, [value, _index_expr(index), ast.Constant(code),
+                                  _fb(), _flag()], node)
+
+    def visit_Call(self, node: ast.Call):
+        role = self.ctx.resolver.classify_call(node.func, self.ctx.parsed)
+        if role is not None and role[0] == "atomic":
+            return self._atomic(node, role[1])
+        if role is not None and role[0] == "unsupported":
+            raise self.ctx.error(node, role[1])
+        node = self.generic_visit(node)
+        if role is not None and role[0] == "device":
+            # Device functions passed as arguments are bound into a specialisation of the
+            # callee (the backend's resolver), so their calls there are checked too.
+            bind = getattr(self.ctx.resolver, "bind_function_arguments", None)
+            dev = bind(node, role[1], self.ctx.parsed) if bind is not None else role[1]
+            name = f"{names.DEVICE}{len(self.ctx.device_calls)}"
+            self.ctx.device_calls[name] = dev
+            node.func = ast.copy_location(ast.Name(name, ast.Load()), node.func)
+            _pass_hidden(node, dev.parsed.tree.args)
+        elif role is not None and role[0] == "self":
+            # A recursive call keeps the function's own name: numba resolves recursion by it.
+            _pass_hidden(node, self.ctx.parsed.tree.args)
+        elif role is not None and role[0] == "plain_device":
+            self.ctx.plain_device_calls.append((node.lineno, role[1]))
+        return node
+
+    def _atomic(self, node: ast.Call, op: str):
+        if op == "compare_and_swap":
+            if len(node.args) != 3 or node.keywords:
+                raise self.ctx.error(node, "cuda.atomic.compare_and_swap takes (array, old, val)")
+            array, rest = node.args[0], node.args[1:]
+            index = ast.copy_location(ast.Constant(0), node.args[0])
+            helper_op = "cas"
+        else:
+            if len(node.args) < 3 or node.keywords:
+                raise self.ctx.error(node, f"cuda.atomic.{op} takes positional arguments "
+                                           "(array, index, value...)")
+            array, index, rest = node.args[0], node.args[1], node.args[2:]
+            helper_op = op
+        new_array = self.visit(array)
+        new_index = self.visit(index)
+        rest = [self.visit(a) for a in rest]
+        code = self.ctx.register("atomic", array, index, node)
+        return _call(f"{names.ATOMIC}{helper_op}",
+                     [new_array, _index_expr(new_index), *rest, ast.Constant(code), _fb(),
+                      _flag()], node)
+
+    def visit_Assert(self, node: ast.Assert):
+        if not self.ctx.kernel_exceptions:
+            return self.generic_visit(node)
+        return safety.assert_statement(self.ctx, node, self.visit)
+
+    def visit_Raise(self, node: ast.Raise):
+        if not self.ctx.kernel_exceptions:
+            return self.generic_visit(node)
+        return safety.raise_statement(self.ctx, node, self.visit, self.ctx.lookup)
+
+    def visit_BinOp(self, node: ast.BinOp):
+        if not (self.ctx.kernel_exceptions and safety.is_division(node.op)):
+            return self.generic_visit(node)
+        original = copy.deepcopy(node)      # as the user wrote it, for the message
+        left, right = self.visit(node.left), self.visit(node.right)
+        new = ast.copy_location(ast.BinOp(left, node.op, right), node)
+        checked = safety.division(self.ctx, left, node.op, right, original)
+        return new if checked is None else checked
+
+    def visit_Lambda(self, node):
+        return self._nested(node)
+
+    def visit_FunctionDef(self, node):
+        return self._nested(node)
+
+    def visit_ListComp(self, node):
+        return self._nested(node)
+
+    visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
+
+    def _nested(self, node):
+        if any(isinstance(n, ast.Subscript) for n in ast.walk(node)):
+            raise self.ctx.error(node, "subscripts inside a nested function, lambda or "
+                                       "comprehension cannot be checked; move the access into "
+                                       "the kernel body or a @safekern.jit(device=True) function")
+        return node
+
+    # -- statements ----------------------------------------------------------------------
+    def visit_Assign(self, node: ast.Assign):
+        if not any(_has_subscript_target(t) for t in node.targets):
+            return self.generic_visit(node)
+        value = self.visit(node.value)
+        out = []
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
+            target = node.targets[0]
+            if not (_is_pure(target.value) and _is_pure(target.slice)):
+                tmp = self.ctx.temp()
+                out.append(_assign(tmp, value, node))
+                value = ast.Name(tmp, ast.Load())
+            out.append(self._store(target, value, node))
+            return out
+        tmp = self.ctx.temp()
+        out.append(_assign(tmp, value, node))
+        for target in node.targets:
+            out += self._assign_target(target, ast.Name(tmp, ast.Load()), node)
+        return out
+
+    def visit_AnnAssign(self, node: ast.AnnAssign):
+        if isinstance(node.target, ast.Subscript):
+            if node.value is None:
+                return []
+            return self.visit_Assign(ast.copy_location(
+                ast.Assign(targets=[node.target], value=node.value), node))
+        return self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign):
+        if not isinstance(node.target, ast.Subscript):
+            original = copy.deepcopy(node.value)
+            value = self.visit(node.value)
+            if isinstance(node.target, ast.Name):
+                load = ast.copy_location(ast.Name(node.target.id, ast.Load()), node.target)
+                binop = ast.copy_location(ast.BinOp(load, node.op, original), node)
+                checked = safety.division(self.ctx, load, node.op, value, binop)
+                if checked is not None:        # x //= n -> x = _sk_div_floordiv(x, n, ...)
+                    return ast.copy_location(ast.Assign([node.target], checked), node)
+            node.value = value
+            return node
+        target = node.target
+        if _is_static_attribute_index(target) or _is_field_name(target.slice):
+            return self.generic_visit(node)
+        out = []
+        array = self.visit(target.value)
+        if not _is_pure(target.value):
+            tmp = self.ctx.temp()
+            out.append(_assign(tmp, array, node))
+            array = ast.Name(tmp, ast.Load())
+        index = _index_expr(self.visit(target.slice))
+        if not _is_pure(target.slice) or not isinstance(index, (ast.Name, ast.Constant)):
+            tmp = self.ctx.temp()
+            out.append(_assign(tmp, index, node))
+            index = ast.Name(tmp, ast.Load())
+        code = self.ctx.register("store", target.value, target.slice, target)
+        loaded = _call(names.LOAD, [array, index, ast.Constant(code), _fb(), _flag()], target)
+        original = ast.copy_location(ast.BinOp(copy.deepcopy(target), node.op,
+                                               copy.deepcopy(node.value)), node)
+        right = self.visit(node.value)
+        value = ast.copy_location(ast.BinOp(left=loaded, op=node.op, right=right), node)
+        value = safety.division(self.ctx, loaded, node.op, right, original) or value
+        out.append(ast.copy_location(ast.Expr(_call(
+            names.STORE, [array, index, value, ast.Constant(code), _fb(), _flag()], target)), node))
+        return out
+
+    def visit_For(self, node: ast.For):
+        if _has_subscript_target(node.target):
+            raise self.ctx.error(node.target, "a subscript as a for-loop target is not supported")
+        return self.generic_visit(node)
+
+    def visit_With(self, node):
+        for item in node.items:
+            if item.optional_vars is not None and _has_subscript_target(item.optional_vars):
+                raise self.ctx.error(item.optional_vars, "a subscript as a with-target is "
+                                                         "not supported")
+        return self.generic_visit(node)
+
+    def visit_Delete(self, node):
+        for t in node.targets:
+            if isinstance(t, ast.Subscript):
+                raise self.ctx.error(t, "deleting a subscript is not supported in a kernel")
+        return node
+
+    def _store(self, target: ast.Subscript, value, stmt) -> ast.stmt:
+        if _is_field_name(target.slice):
+            target = ast.copy_location(ast.Subscript(self.visit(target.value), target.slice,
+                                                     ast.Store()), target)
+            return ast.copy_location(ast.Assign(targets=[target], value=value), stmt)
+        array = self.visit(target.value)
+        index = _index_expr(self.visit(target.slice))
+        code = self.ctx.register("store", target.value, target.slice, target)
+        return ast.copy_location(ast.Expr(_call(
+            names.STORE, [array, index, value, ast.Constant(code), _fb(), _flag()], target)), stmt)
+
+    def _assign_target(self, target, value, stmt) -> list:
+        """Assign `value` to one target; subscripts inside tuple targets become temps."""
+        if isinstance(target, ast.Subscript):
+            return [self._store(target, value, stmt)]
+        if not _has_subscript_target(target):
+            return [ast.copy_location(ast.Assign(targets=[target], value=value), stmt)]
+        if isinstance(target, ast.Starred):
+            raise self.ctx.error(target, "a starred target holding a subscript is not supported")
+        stores = []
+
+        def strip(t):
+            if isinstance(t, ast.Subscript):
+                tmp = self.ctx.temp()
+                stores.append((t, tmp))
+                return ast.copy_location(ast.Name(tmp, ast.Store()), t)
+            if isinstance(t, (ast.Tuple, ast.List)):
+                return ast.copy_location(type(t)(elts=[strip(e) for e in t.elts], ctx=ast.Store()), t)
+            if isinstance(t, ast.Starred) and _has_subscript_target(t):
+                raise self.ctx.error(t, "a starred target holding a subscript is not supported")
+            return t
+
+        out = [ast.copy_location(ast.Assign(targets=[strip(target)], value=value), stmt)]
+        for sub, tmp in stores:
+            out.append(self._store(sub, ast.Name(tmp, ast.Load()), stmt))
+        return out
+
+
+def hidden_first(arguments: ast.arguments, device: bool) -> bool:
+    """Do the hidden parameters come before the user's? For *args (which takes every argument
+    after the named ones), and in device functions with defaults (a call omitting an argument
+    must not shift them into a user's parameter; the simulator's device functions take no
+    keywords)."""
+    return arguments.vararg is not None or (device and bool(arguments.defaults))
+
+
+def _pass_hidden(call: ast.Call, callee_args: ast.arguments) -> None:
+    """Add the failure buffer and flag to a call of a checked device function, where its
+    rewrite put the parameters (first, or last)."""
+    if hidden_first(callee_args, device=True):
+        call.args = [_fb(), _flag()] + call.args
+    elif call.keywords:
+        call.keywords += [ast.keyword(names.FB, _fb()), ast.keyword(names.FLAG, _flag())]
+    else:
+        call.args += [_fb(), _flag()]
+
+
+def _has_subscript_target(node) -> bool:
+    return any(isinstance(n, ast.Subscript) for n in ast.walk(node)) and (
+        isinstance(node, ast.Subscript) or isinstance(node, (ast.Tuple, ast.List, ast.Starred)))
+
+
+def _is_static_attribute_index(node: ast.Subscript) -> bool:
+    """`a.shape[0]` / `a.strides[1]` with a constant: a tuple whose length numba types."""
+    return (isinstance(node.value, ast.Attribute) and node.value.attr in {"shape", "strides"}
+            and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int))
+
+
+def _is_field_name(index) -> bool:
+    """`rec["x"]`: a record field, never an array index."""
+    return isinstance(index, ast.Constant) and isinstance(index.value, str)
+
+
+def _assign(name, value, like) -> ast.Assign:
+    return ast.copy_location(ast.Assign(targets=[ast.Name(name, ast.Store())], value=value), like)
+
+
+def _fb():
+    return ast.Name(names.FB, ast.Load())
+
+
+def _flag():
+    return ast.Name(names.FLAG, ast.Load())
+
+
+class _BoundResolver:
+    """The backend's resolver, plus the checked device functions this rewrite renamed."""
+
+    def __init__(self, resolver, device_calls):
+        self.resolver = resolver
+        self.device_calls = device_calls
+
+    def classify_call(self, func, parsed):
+        if isinstance(func, ast.Name) and func.id in self.device_calls:
+            return ("device", self.device_calls[func.id])
+        if isinstance(func, ast.Name) and func.id.startswith(names.PREFIX):
+            return None
+        return self.resolver.classify_call(func, parsed)
+
+
+def _check_reserved_names(parsed: ParsedFunction) -> None:
+    for node in ast.walk(parsed.tree):
+        ident = None
+        if isinstance(node, ast.Name):
+            ident = node.id
+        elif isinstance(node, ast.arg):
+            ident = node.arg
+        if ident is not None and ident.startswith(names.PREFIX):
+            p = parsed
+            raise CompilationError(
+                f"the name {ident!r} is reserved for safekern's generated code; rename it",
+                filename=p.filename, lineno=node.lineno, source_line=p.source_line(node.lineno),
+                col=node.col_offset + p.indent, end_col=node.end_col_offset + p.indent,
+                kernel=p.name)
+
+
+def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
+                     eliminate_checks: bool = True,
+                     kernel_exceptions: bool = True) -> RewrittenFunction:
+    """The checked version of a kernel (device=False) or device function (device=True).
+
+    With `eliminate_checks`, checks proven unable to fail are dropped and loop accesses are
+    checked once before the loop where possible (see eliminate.py). With `kernel_exceptions`,
+    assert, raise and division by zero become failures (safety.py); without, they are left to
+    numba (debug=True kernels raise them at the launch).
+
+    Kernels get one hidden parameter (the failure buffer) and a prelude; device functions get
+    two (the failure buffer and the calling thread's failure flag).
+    """
+    _check_reserved_names(parsed)
+    ctx = _Context(parsed, resolver)
+    ctx.kernel_exceptions = kernel_exceptions
+    fn = copy.deepcopy(parsed.tree)      # the passes edit nodes in place; keep the parse intact
+    new_fn = copy.copy(fn)
+    rewriter = BoundsCheckRewriter(ctx)
+    body = []
+    for stmt in fn.body:
+        new = rewriter.visit(stmt)
+        body += new if isinstance(new, list) else [new]
+    bound = _BoundResolver(resolver, ctx.device_calls)
+    if eliminate_checks:
+        is_cuda_module = getattr(resolver, "is_cuda_module", None)
+        body = eliminate.eliminate_checks(
+            fn, body, ctx=ctx, sites=ctx.sites, parsed=parsed, resolver=bound,
+            is_cuda=(lambda e: is_cuda_module(e, parsed)) if is_cuda_module else
+            (lambda e: False), device=device)
+    has_barriers = barriers.contains_barrier(body, bound, parsed)
+    grid_sync = barriers.contains_grid_sync(body, bound, parsed)
+    body = barriers.add_failure_exits(body, kind="device" if device else "kernel",
+                                      has_barriers=has_barriers, resolver=bound, parsed=parsed)
+    args = ast.arguments(posonlyargs=list(fn.args.posonlyargs), args=list(fn.args.args),
+                         vararg=fn.args.vararg, kwonlyargs=list(fn.args.kwonlyargs),
+                         kw_defaults=list(fn.args.kw_defaults), kwarg=fn.args.kwarg,
+                         defaults=list(fn.args.defaults))
+    if fn.args.kwarg or fn.args.kwonlyargs:
+        raise ctx.error(fn, "**kwargs and keyword-only parameters are not supported in "
+                            "checked kernels")
+    hidden = [ast.arg(names.FB), ast.arg(names.FLAG)] if device else [ast.arg(names.FB_ADDRESS)]
+    first = hidden_first(fn.args, device)
+    if first:
+        args.args = hidden + args.args     # callers and launches put them there too
+    else:
+        args.args += hidden
+    new_fn.body = body if device else barriers.kernel_prelude(fn, grid=grid_sync) + body
+    if fn.args.defaults and not first:
+        # Hidden parameters follow the user's; give them defaults so defaults stay legal.
+        args.defaults = list(fn.args.defaults) + [ast.Constant(None)] * (2 if device else 1)
+    new_fn.args = args
+    module = ast.Module(body=[new_fn], type_ignores=[])
+    for node in ast.walk(module):
+        if not hasattr(node, "lineno") and isinstance(node, (ast.stmt, ast.expr)):
+            ast.copy_location(node, fn)
+    ast.fix_missing_locations(module)
+    return RewrittenFunction(parsed, module, ctx.sites, ctx.device_calls, has_barriers,
+                             ctx.plain_device_calls)
+
+
+__all__ = ["parse_function", "rewrite_function", "ParsedFunction", "RewrittenFunction",
+           "SourceNotFound",
+           "CheckSite", "BoundsCheckRewriter", "INDEXED_ATOMICS"]

@@ -1,0 +1,324 @@
+"""Drop checks that cannot fail, and check loop accesses once before the loop where possible.
+
+A pure pass from the checked tree (after `BoundsCheckRewriter`, before the failure exits) to a
+new tree:
+
+- **Eliminate.** A check call whose every index component is proven in bounds by what the code
+  already compared on the way -- `if i < a.shape[0]`, `for k in range(a.shape[1])`, `if i >= n:
+  return` with `n = a.shape[0]`, `0 <= threadIdx`, constant shapes of shared/local arrays --
+  becomes the plain subscript (or the plain atomic). Facts are gathered walking the statements
+  in order; a fact stops holding at any assignment of a variable it mentions (also in a
+  condition's walrus, anywhere in a loop the fact enters, in tuple and augmented assignments).
+- **Version loops** (versioning.py): an innermost range loop runs without the checks of
+  accesses that are in bounds at its first and last iteration, tested once before it.
+
+Which proofs are valid at all -- exact arithmetic, integer and non-integer values, the assumed
+bounds of shapes and thread indices -- is index_forms.py's and linear.py's part. docs/checks.md
+has the table of the rules and what each assumes. `check_report()` lists each site as
+"checked", "eliminated" (reason: the comparisons that prove it) or "hoisted".
+"""
+from __future__ import annotations
+
+import ast
+
+from . import names
+from .exits import contains_barrier
+from .bindings import FunctionBindings, assigned, is_range, pure, walrus_targets
+from .index_forms import Linearizer
+from .linear import Fact
+from .unchecked import (atomic_operands_may_fail, is_check_call, plain, plain_atomic_statement,
+                        plain_store)
+from .versioning import LoopVersioner
+
+
+def _exits(body) -> bool:
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Continue, ast.Break, ast.Raise))
+
+
+class _Eliminator:
+    def __init__(self, bindings: FunctionBindings, lin: Linearizer, ctx, sites, resolver, parsed,
+                 *, flag_tested: bool):
+        self.b = bindings
+        self.lin = lin
+        self.ctx = ctx
+        self.sites = {s.code: s for s in sites}
+        self.flag_tested = flag_tested
+        self.versioner = LoopVersioner(lin, bindings, resolver, parsed,
+                                       components=self._components, mark=self._mark,
+                                       flag_tested=flag_tested)
+
+    # -- statements ---------------------------------------------------------------------------
+    def rebinds(self, node) -> set:
+        """Names evaluating `node` may rebind: its walrus targets, and with a call in it the
+        names a nested function declares nonlocal."""
+        out = walrus_targets(node)
+        if self.b.escaping and any(isinstance(n, ast.Call) for n in ast.walk(node)):
+            out |= self.b.escaping
+        return out
+
+    def facts(self, test, origin, facts, negate=False) -> list:
+        """The facts of a condition that still hold once it is evaluated."""
+        rebound = self.rebinds(test)
+        return [f for f in self.lin.facts(test, origin, negate=negate, scope=facts)
+                if not (f.deps & rebound)]
+
+    def block(self, stmts, facts) -> list:
+        out = []
+        facts = list(facts)
+        for stmt in stmts:
+            bound = assigned(stmt) | self.rebinds(stmt)
+            facts = [f for f in facts if not (f.deps & bound)]
+            new, after = self.stmt(stmt, facts)
+            out += new
+            facts += [f for f in after if not (f.deps & bound) or isinstance(stmt, ast.Assign)]
+        return out
+
+    def stmt(self, stmt, facts):
+        """(new statements, facts that hold after it)."""
+        line = f"line {stmt.lineno}"
+        if isinstance(stmt, ast.If):
+            stmt.test = self.expr(stmt.test, facts)
+            yes = self.facts(stmt.test, f"the guard at {line}", facts)
+            no = self.facts(stmt.test, f"the guard at {line}", facts, negate=True)
+            body_exits, else_exits = _exits(stmt.body), _exits(stmt.orelse)
+            stmt.body = self.block(stmt.body, facts + yes)
+            stmt.orelse = self.block(stmt.orelse, facts + no)
+            after = (no if body_exits else []) + (yes if else_exits else [])
+            return [stmt], after
+        if isinstance(stmt, ast.For):
+            return self._for(stmt, facts), []
+        if isinstance(stmt, ast.While):
+            stmt.test = self.expr(stmt.test, facts)
+            yes = self.facts(stmt.test, f"the loop condition at {line}", facts)
+            stmt.body = self.block(stmt.body, facts + yes)
+            stmt.orelse = self.block(stmt.orelse, facts)
+            return [stmt], []
+        if isinstance(stmt, ast.With):
+            stmt.body = self.block(stmt.body, facts)
+            return [stmt], []
+        if isinstance(stmt, ast.Expr) and is_check_call(stmt.value):
+            return self._access_statement(stmt, facts), []
+        if isinstance(stmt, ast.Assign):
+            stmt.value = self.expr(stmt.value, facts)
+            after = []
+            if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                name = stmt.targets[0].id
+                if name not in {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)} \
+                        and not walrus_targets(stmt.value):
+                    after = self.lin.equal(name, stmt.value, f"the assignment at {line}",
+                                           scope=facts)
+            return [stmt], after
+        if isinstance(stmt, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef, ast.Try)):
+            return [stmt], []
+        for fld, value in ast.iter_fields(stmt):
+            if isinstance(value, ast.expr):
+                setattr(stmt, fld, self.expr(value, facts))
+        return [stmt], []
+
+    def _access_statement(self, stmt, facts) -> list:
+        """A store, or an atomic whose result is unused."""
+        call = stmt.value
+        fn = call.func.id
+        if fn == names.LOAD:
+            stmt.value = self.expr(call, facts)
+            return [stmt]
+        call.args = [self.expr(a, facts) for a in call.args]
+        if fn.startswith(names.ATOMIC) and atomic_operands_may_fail(call):
+            return [stmt]
+        reason = self._proof(call, facts)
+        if reason is None or not isinstance(call.args[0], ast.Name):
+            return [stmt]
+        self._mark(call, "eliminated", reason)
+        if fn == names.STORE:
+            return [plain_store(call, stmt, flag_tested=self.flag_tested)]
+        if self.flag_tested:
+            return [plain_atomic_statement(stmt, call)]
+        return [ast.copy_location(ast.Expr(plain(call)), stmt)]
+
+    def _for(self, loop: ast.For, facts) -> list:
+        loop.iter = self.expr(loop.iter, facts)
+        before = []
+        rng = self._range(loop, before, facts)
+        inner = list(facts)
+        if rng is not None:
+            inner += self._range_facts(loop, rng)
+        loop.body = self.block(loop.body, inner)
+        loop.orelse = self.block(loop.orelse, facts)
+        if rng is None:
+            return before + [loop]
+        return before + [self.versioner.version(loop, rng, inner)]
+
+    def _range(self, loop: ast.For, before: list, facts):
+        """(v, lo, hi, step) of `for v in range(...)` with a positive step, else None.
+
+        Range arguments that read memory or call functions, or whose arithmetic might wrap
+        around, move into temporaries evaluated first, in order, as the range call would: the
+        loop then uses the temporaries, whose values are what the range really iterates over.
+        """
+        if not (self.b.range_ok and isinstance(loop.target, ast.Name) and is_range(loop.iter)):
+            return None
+        args = list(loop.iter.args)
+        for pos, arg in enumerate(args):
+            if not pure(arg, is_check_call) or any(
+                    isinstance(n, ast.Call) and not self.lin.is_plain_value(n)
+                    for n in ast.walk(arg)) or not self.lin.exact(arg, facts):
+                tmp = self.ctx.temp()
+                before.append(ast.copy_location(
+                    ast.Assign([ast.Name(tmp, ast.Store())], arg), loop))
+                args[pos] = ast.copy_location(ast.Name(tmp, ast.Load()), arg)
+        loop.iter.args = args
+        if len(args) == 1:
+            lo, hi, step = ast.Constant(0), args[0], ast.Constant(1)
+        else:
+            lo, hi = args[0], args[1]
+            step = args[2] if len(args) == 3 else ast.Constant(1)
+        s = self.lin.form(step)
+        if s is None or self.lin.atoms.minimum(s) is None or self.lin.atoms.minimum(s) < 1:
+            return None
+        return loop.target.id, lo, hi, step
+
+    def _range_facts(self, loop, rng) -> list:
+        """lo <= v < hi, while v is not reassigned in the body and lo, hi (evaluated once,
+        before the first iteration) do not depend on anything the loop assigns -- v itself
+        included: in `for j in range(j)` the bound is the old j."""
+        v, lo, hi, _ = rng
+        bound = assigned(loop.body) | {v}
+        if v in assigned(loop.body):
+            return []
+        origin = f"the loop range at line {loop.lineno}"
+        vf, lof, hif = self.lin.form(ast.Name(v, ast.Load())), self.lin.form(lo), \
+            self.lin.form(hi)
+        out = []
+        # (range() takes integers only, so v < hi is v <= hi - 1 whatever hi's type.)
+        for end, f in ((lof, (vf - lof) if lof is not None else None),
+                       (hif, (hif - vf).plus(-1) if hif is not None else None)):
+            if f is None or self.lin.deps(end) & bound:
+                continue                    # the loop changes the bound: its entry value is stale
+            out.append(Fact(f, self.lin.deps(f), origin))
+        return out
+
+    # -- expressions ---------------------------------------------------------------------------
+    def expr(self, node, facts):
+        if isinstance(node, ast.BoolOp):
+            rebound = self.rebinds(node)
+            seen = []
+            values = []
+            for value in node.values:
+                values.append(self.expr(value, facts + seen))
+                seen += self.lin.facts(value, f"the condition at line {node.lineno}",
+                                       negate=isinstance(node.op, ast.Or), scope=facts + seen)
+                seen = [f for f in seen if not (f.deps & rebound)]
+            node.values = values
+            return node
+        if isinstance(node, ast.IfExp):
+            node.test = self.expr(node.test, facts)
+            origin = f"the condition at line {node.lineno}"
+            rebound = self.rebinds(node)
+            yes = [f for f in self.lin.facts(node.test, origin, scope=facts)
+                   if not (f.deps & rebound)]
+            no = [f for f in self.lin.facts(node.test, origin, negate=True, scope=facts)
+                  if not (f.deps & rebound)]
+            node.body = self.expr(node.body, facts + yes)
+            node.orelse = self.expr(node.orelse, facts + no)
+            return node
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+                             ast.GeneratorExp)):
+            return node
+        for fld, value in ast.iter_fields(node):
+            if isinstance(value, ast.expr):
+                setattr(node, fld, self.expr(value, facts))
+            elif isinstance(value, list):
+                setattr(node, fld, [self.expr(v, facts) if isinstance(v, ast.expr) else v
+                                    for v in value])
+        if is_check_call(node) and node.func.id == names.LOAD or (
+                is_check_call(node) and node.func.id.startswith(names.ATOMIC) and
+                not self.flag_tested and not atomic_operands_may_fail(node)):
+            reason = self._proof(node, facts)
+            if reason is not None:
+                self._mark(node, "eliminated", reason)
+                return plain(node)
+        return node
+
+    # -- proofs ----------------------------------------------------------------------------------
+    def _components(self, call):
+        """[(position, component expr)] of a check call's index, or None if not all ints."""
+        array, index = call.args[0], call.args[1]
+        if not isinstance(array, ast.Name):
+            return None
+        comps = index.elts if isinstance(index, ast.Tuple) else [index]
+        out = []
+        for pos, comp in enumerate(comps):
+            if isinstance(comp, ast.Starred) or (isinstance(comp, ast.Constant) and
+                                                 type(comp.value) is not int):
+                return None
+            if isinstance(comp, ast.Call) and isinstance(comp.func, ast.Name) and \
+                    comp.func.id == names.SLICE:
+                return None
+            out.append((pos, comp))
+        return out
+
+    def _proof(self, call, facts) -> str | None:
+        comps = self._components(call)
+        if comps is None:
+            return None
+        used = []
+        for axis, comp in comps:
+            index = self.lin.form(comp)
+            extent = self.lin.shape_extent(call.args[0].id, axis)
+            if index is None or extent is None or not self.lin.exact(comp, facts, index=True):
+                return None
+            proof = self.lin.in_bounds(index, extent, facts)
+            if proof is None:
+                return None
+            used += [f.origin for f in proof if f.origin not in used]
+        if not used:
+            return "always in bounds (constant shape, non-negative index)"
+        return "proved by " + ", ".join(used)
+
+    def _mark(self, call, status, reason):
+        code = call.args[-3]
+        site = self.sites.get(code.value) if isinstance(code, ast.Constant) else None
+        if site is not None:
+            site.status, site.reason = status, reason
+
+
+class _LoopLoads(ast.NodeTransformer):
+    """Checked loads in innermost `for` loops (not the checked copies of versioned loops)
+    become `_sk_loadv`: the load does not wait behind its check's branch, so the loads of
+    successive iterations stay in flight together (CSR SpMV's x[indices[k]])."""
+
+    def __init__(self):
+        self.depth_inner = 0
+
+    def visit_For(self, node):
+        innermost = not any(isinstance(n, (ast.For, ast.While)) for s in node.body
+                            for n in ast.walk(s))
+        if innermost and not getattr(node, "checked_copy", False):
+            self.depth_inner += 1
+            self.generic_visit(node)
+            self.depth_inner -= 1
+            return node
+        return self.generic_visit(node)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if self.depth_inner and isinstance(node.func, ast.Name) and node.func.id == names.LOAD:
+            node.func = ast.copy_location(ast.Name(names.LOADV, ast.Load()), node.func)
+        return node
+
+
+def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, resolver,
+                     is_cuda, device: bool = False) -> list:
+    """The statement list with provably safe checks removed and loops versioned (see above).
+    `device`: the function is a device function (it may be entered with the flag set)."""
+    bindings = FunctionBindings(fn, body, parsed, is_cuda, is_check_call)
+    lin = Linearizer(defs=bindings.defs, constants=bindings.constants, shapes=bindings.shapes,
+                     integers=bindings.integers, is_cuda=is_cuda)
+    flag_tested = device or contains_barrier(body, resolver, parsed)
+    body = _Eliminator(bindings, lin, ctx, sites, resolver, parsed,
+                       flag_tested=flag_tested).block(body, [])
+    loads = _LoopLoads()
+    return [loads.visit(stmt) for stmt in body]
+
+
+__all__ = ["eliminate_checks", "assigned"]
