@@ -88,8 +88,8 @@ def child(variant: str, n: int, m: int, blocks: int) -> dict:
     marks["first_result"] = time.time()
     ok = {name: SK.check(name, results[name], cases[name][3]) for name in SK.NAMES}
     info = {"marks": marks, "ok": all(ok.values()), "bad": [n for n, v in ok.items() if not v]}
-    if variant in ("cold", "warm") and "safekern.backends.numba_binary" in sys.modules:
-        from safekern.backends import numba_binary    # (not under the simulator)
+    if variant in ("cold", "warm") and "safekern.backends.numba.binary" in sys.modules:
+        from safekern.backends.numba import binary as numba_binary    # (not under the simulator)
 
         info["stats"] = dict(numba_binary.STATS)
     if variant in ("cold", "warm"):

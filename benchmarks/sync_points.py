@@ -35,7 +35,7 @@ def measure(reps: int, batches: int) -> dict:
 
     import safekern
     from safekern import sync_points
-    from safekern.backends import numba_sync
+    from safekern.backends.numba import sync as numba_sync
 
     @safekern.jit
     def touch(a):

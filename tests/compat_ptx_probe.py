@@ -63,7 +63,7 @@ def llvm_calls(kernel, sig) -> int:
 
     from numba.cuda import compiler
 
-    from safekern.backends import numba_cuda as nc
+    from safekern.backends.numba import kernel as nc
 
     kernel._build()
     rewritten = kernel._final_rewrite()

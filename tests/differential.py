@@ -35,7 +35,7 @@ _recorded_lock = threading.Lock()
 
 
 def _record_every_first_failure(fb, flag, code, index, size, axis):
-    from safekern.backends import numba_sim
+    from safekern.backends.numba import sim as numba_sim
 
     first = int(flag[0]) == 0
     flag[0] = 1
@@ -48,7 +48,7 @@ def _record_every_first_failure(fb, flag, code, index, size, axis):
 @contextlib.contextmanager
 def recording():
     """While active, failing checks on the simulator are listed (see module doc), not buffered."""
-    from safekern.backends import numba_sim
+    from safekern.backends.numba import sim as numba_sim
 
     global _recorded
     original = numba_sim._record
@@ -158,7 +158,7 @@ _NUMPY_ERRORS = ("OverflowError", "FloatingPointError")
 
 def barrier_group_artifact(with_elimination: Outcome, all_checks: Outcome) -> bool:
     """Only the run with every check raised NumPy's arithmetic error, in a kernel with barriers.
-    There a failed thread still runs the statements barriers.py groups after its failing one
+    There a failed thread still runs the statements exits.py groups after its failing one
     (one flag test per group), and with every check kept more of them (more statements may
     fail, so groups start earlier): on the simulator such a statement's NumPy error escapes.
     A wrongly eliminated access raises in the other run (NumPy's IndexError)."""

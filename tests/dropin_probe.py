@@ -13,7 +13,7 @@ from numba.cuda.core import config as numba_config
 from numba.cuda.core.errors import NumbaInvalidConfigWarning, NumbaPerformanceWarning
 
 import safekern
-from safekern.backends.numba_keys import launch_obstacle
+from safekern.backends.numba.keys import launch_obstacle
 
 CHECKS = {}
 
@@ -188,7 +188,7 @@ def plain_numba_code_calls_checked_device_function():
 
     def cu_ufunc(x, y, z):
         return cu_device_fn(x, y, z)
-    from safekern.backends import numba_cuda as nc
+    from safekern.backends.numba import kernel as nc
 
     with nc._assume_device((9, 0)):      # no GPU here: numba asks for the current device
         got = warned(safekern.UncheckedWarning, lambda: cuda.compile_ptx(
@@ -207,7 +207,7 @@ def users_local_array_keeps_numbas_name():
     from numba import cuda
     from numba.cuda import compiler
 
-    from safekern.backends import numba_cuda as nc
+    from safekern.backends.numba import kernel as nc
 
     @safekern.jit
     def f(loc):
@@ -228,7 +228,7 @@ def slice_of_c_array_stays_c():
     from numba import cuda
     from numba.cuda import compiler
 
-    from safekern.backends import numba_cuda as nc
+    from safekern.backends.numba import kernel as nc
 
     @safekern.jit
     def view(x, out):
@@ -248,7 +248,7 @@ def slice_of_c_array_stays_c():
 def kernel_called_as_device_function_shows_in_overloads():
     # numba compiles a kernel that another kernel calls as a device function, in the same
     # dispatcher: its overloads (and signatures) show that compilation.
-    from safekern.backends import numba_cuda as nc
+    from safekern.backends.numba import kernel as nc
 
     @safekern.jit
     def times2(x):

@@ -616,7 +616,7 @@ class _Generator:
         barriers = self.chance(0.25)
         # A thread that failed in a kernel with barriers may still run a `return` grouped
         # after the failing statement, leave before the barrier, and the block then never
-        # learns of the failure (barriers.py, reported in issue 17's notes): no early returns
+        # learns of the failure (exits.py, reported in issue 17's notes): no early returns
         # there until that is fixed.
         self.returns = [] if barriers else ["return"]
         if barriers:

@@ -1,6 +1,6 @@
 """Random OpenCL C kernels for the differential fuzzer of the C front end's "safe" verdicts.
 
-The OpenCL front end (c_checks.py) leaves an access unchecked when it proves it in bounds: a
+The OpenCL front end (checks.py) leaves an access unchecked when it proves it in bounds: a
 constant index into an array of constant size, or the variable of a `for` loop whose header
 bounds it. `generate(seed)` writes kernels around exactly that: private arrays (1-D and 2-D)
 indexed by loop variables of every integer type (`char` wraps at 127, `unsigned` compares

@@ -18,9 +18,9 @@ import sys
 
 from numba.cuda import types
 
-from safekern.backends import numba_binary as nb
-from safekern.backends import numba_keys
-from safekern.backends.numba_cuda import _assume_device
+from safekern.backends.numba import binary as nb
+from safekern.backends.numba import keys as numba_keys
+from safekern.backends.numba.kernel import _assume_device
 from safekern.cache.kernels import kernel_key, unpack_payload
 from tests import numba_kernels as K
 

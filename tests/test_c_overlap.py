@@ -16,8 +16,8 @@ pytest.importorskip("clang.cindex")
 
 import safekern
 from safekern import config
-from safekern.frontend import cuda, opencl
-from safekern.overlap_check import OverlapCheck
+from safekern.frontend.c import cuda, opencl
+from safekern.backends.overlap import OverlapCheck
 
 pytestmark = pytest.mark.timeout(180, method="thread")
 

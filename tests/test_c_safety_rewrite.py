@@ -10,7 +10,7 @@ pytest.importorskip("clang.cindex")
 
 import safekern
 from safekern import failures
-from safekern.frontend import c_safety, cuda, opencl
+from safekern.frontend.c import safety as c_safety, cuda, opencl
 from tests import c_safety_kernels as K
 
 
@@ -289,7 +289,7 @@ def test_opencl_without_64_bit_atomics_uses_31_bit_codes():
 # -- NVRTC ----------------------------------------------------------------------------------------
 
 def _nvrtc():
-    from safekern.backends import nvrtc
+    from safekern.backends.cupy import nvrtc
 
     try:
         nvrtc.version()
@@ -303,7 +303,7 @@ def _nvrtc():
 @pytest.mark.parametrize("name", list(K.CASES))
 def test_cuda_cases_compile(name, mode):
     nvrtc = _nvrtc()
-    from safekern.backends import cupy as backend
+    from safekern.backends.cupy import api as backend
 
     src = K.CASES[name].cuda
     rw = cuda.rewrite(src, filename=f"{name}.cu", checks=mode != "checks off",
@@ -322,7 +322,7 @@ def test_cuda_cases_compile(name, mode):
 @pytest.mark.nvrtc
 def test_cuda_dependent_division_checks_only_integer_instances():
     nvrtc = _nvrtc()
-    from safekern.backends import cupy as backend
+    from safekern.backends.cupy import api as backend
 
     src = r"""
 template <typename T> __global__ void q(T* a, T d) { a[threadIdx.x] = a[threadIdx.x] / d; }

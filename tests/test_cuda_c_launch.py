@@ -12,7 +12,7 @@ pytest.importorskip("clang.cindex")
 
 import safekern
 from safekern import failures
-from safekern.backends import nvrtc
+from safekern.backends.cupy import nvrtc
 from tests import cuda_c_kernels as K
 
 try:
@@ -131,8 +131,8 @@ def fake_cupy(monkeypatch):
     FakeCupy.refuse_next_load = 0
     monkeypatch.setitem(sys.modules, "cupy", cp)
     from safekern import sync_points
-    from safekern.backends import cupy as backend
-    from safekern.backends import cupy_support, cupy_sync
+    from safekern.backends.cupy import api as backend
+    from safekern.backends.cupy import program as cupy_support, sync as cupy_sync
 
     monkeypatch.setattr(cupy_support, "_sources", {})
     # The stand-in has none of CuPy's sync points; the real CuPy's hooks are put in again by
@@ -162,7 +162,7 @@ def test_launch_appends_sizes_and_the_failure_buffer(fake_cupy):
     sizes = args[4:7]
     assert all(isinstance(s, np.int64) for s in sizes)
     assert [int(s) for s in sizes] == [400, 800, 400]       # bytes: the kernel divides
-    from safekern.backends.cupy import failure_source
+    from safekern.backends.cupy.api import failure_source
 
     assert args[7] is failure_source(0).buffer
     func = k.kernel
@@ -171,7 +171,7 @@ def test_launch_appends_sizes_and_the_failure_buffer(fake_cupy):
 
 def test_a_failure_written_by_the_device_is_raised_at_sync(fake_cupy):
     import safekern.cupy as skcp
-    from safekern.backends.cupy import failure_source
+    from safekern.backends.cupy.api import failure_source
 
     cp = fake_cupy
     k = skcp.RawKernel(K.GATHER, "gather", filename="g.cu")
@@ -224,7 +224,7 @@ def test_pointer_arguments_without_a_size(fake_cupy):
 
 
 def test_strided_views_are_sized_by_their_span(fake_cupy):
-    from safekern.backends.cupy import pointer_bytes
+    from safekern.backends.cupy.api import pointer_bytes
 
     a = FakeArray(np.zeros((10, 10), np.float32))
     assert pointer_bytes(a) == 400
@@ -259,7 +259,7 @@ def test_a_refused_cached_binary_is_rebuilt(fake_cupy):
     cp = fake_cupy
     skcp.RawKernel(K.SKIP_TARGET, "fill")((1,), (1,), (cp.zeros(1), np.float32(1), np.int32(1)))
     before = nvrtc.compile_calls()
-    from safekern.backends import cupy as backend
+    from safekern.backends.cupy import api as backend
 
     backend._MODULES.clear()               # as in a new process: load from the cache file
     FakeCupy.refuse_next_load = 2          # the cached cubin and its PTX are both refused

@@ -10,9 +10,9 @@ pytest.importorskip("clang.cindex")
 
 import safekern
 from safekern import failures
-from safekern.backends import cupy as backend
-from safekern.backends import nvrtc
-from safekern.frontend import cuda
+from safekern.backends.cupy import api as backend
+from safekern.backends.cupy import nvrtc
+from safekern.frontend.c import cuda
 from tests import cuda_c_kernels as K
 
 try:

@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("clang.cindex")
 
 import safekern
-from safekern.frontend import cuda
+from safekern.frontend.c import cuda
 from tests import cuda_c_kernels as K
 
 GOLDEN = pathlib.Path(__file__).parent / "golden" / "cuda"

@@ -18,7 +18,7 @@ cp = pytest.importorskip("cupy")
 
 import safekern  # noqa: E402
 import safekern.cupy as skcp  # noqa: E402
-from safekern.backends import nvrtc  # noqa: E402
+from safekern.backends.cupy import nvrtc  # noqa: E402
 from tests import cuda_c_kernels as K  # noqa: E402
 
 
@@ -438,7 +438,7 @@ def test_checks_off_runs_the_users_kernel(monkeypatch):
 # -- warm start: the cache serves the cubin, NVRTC does not run ------------------------------
 
 def test_warm_start_in_process_runs_no_nvrtc():
-    from safekern.backends import cupy as backend
+    from safekern.backends.cupy import api as backend
 
     n = 64
     args = lambda: (cp.zeros(n, cp.float32), f32(n), cp.arange(n, dtype=cp.int32),  # noqa

@@ -8,8 +8,8 @@ import textwrap
 
 import pytest
 
-from safekern.backends.numba_cuda import _resolver
-from safekern.frontend import python as pyfront
+from safekern.backends.numba.kernel import _resolver
+from safekern.frontend.python import checks as pyfront
 
 PRELUDE = """
 from numba import cuda, float32

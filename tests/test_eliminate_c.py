@@ -1,6 +1,6 @@
 """The C front ends' "safe" verdicts (accesses left unchecked because they are proven in bounds).
 
-OpenCL (c_checks.py): a constant index into an array of constant size, and a `for` loop's
+OpenCL (checks.py): a constant index into an array of constant size, and a `for` loop's
 variable within the bounds of its header. CUDA C (cuda_access.py): a constant index, and an
 atomic on the address of a variable. Each KEPT case is a loop whose variable leaves the range
 its header seems to give; the differential runs build the same kernel with SAFEKERN_ELIMINATE
@@ -10,8 +10,8 @@ from tests.opencl_env import clenv  # noqa: F401  (fixture; sets up the ICD vend
 
 import pytest
 
-from safekern.frontend import cuda as cuda_front
-from safekern.frontend import opencl as cl_front
+from safekern.frontend.c import cuda as cuda_front
+from safekern.frontend.c import opencl as cl_front
 
 pytestmark = pytest.mark.timeout(120, method="thread")
 

@@ -60,11 +60,11 @@ def _case(path: Path):
 
 
 # Differences that are not the elimination's: which statements a failed thread still runs in a
-# kernel with barriers (barriers.py guards a group of statements once, so a failed thread may
+# kernel with barriers (exits.py guards a group of statements once, so a failed thread may
 # run a `return` grouped after its failing statement and leave before the barrier, and the
 # block never learns of the failure; elimination changes the grouping). The fuzzer generates
 # no early returns in kernels with barriers until that is fixed.
-BARRIER_GROUPS = "a failed thread returns before the barrier (barriers.py, not elimination)"
+BARRIER_GROUPS = "a failed thread returns before the barrier (exits.py, not elimination)"
 KNOWN = {"fuzz_1393": BARRIER_GROUPS}
 
 

@@ -69,9 +69,9 @@ def test_failing_work_item_leaves_its_loops(backend, name, tmp_path):
 def test_cuda_versions_are_checked_at_the_site_and_compile(name):
     # Without a GPU: what the `cupy` runs above launch builds, and checks the failing line.
     pytest.importorskip("clang.cindex")
-    from safekern.backends import cupy as backend
-    from safekern.backends import nvrtc
-    from safekern.frontend import cuda
+    from safekern.backends.cupy import api as backend
+    from safekern.backends.cupy import nvrtc
+    from safekern.frontend.c import cuda
     from tests.cuda_c_kernels import line
 
     try:

@@ -13,8 +13,8 @@ import sys
 import numpy as np
 import pytest
 
-from safekern.backends import numba_keys as nk
-from safekern.backends.numba_keys import types
+from safekern.backends.numba import keys as nk
+from safekern.backends.numba.keys import types
 from safekern.cache import keys
 from safekern.cache.kernels import pack_payload
 
@@ -101,14 +101,14 @@ def _readonly():
 def test_launch_argument_types_are_numbas(value):
     from numba.cuda.typing.typeof import Purpose, typeof
 
-    from safekern.backends.numba_binary import argument_types
+    from safekern.backends.numba.binary import argument_types
 
     assert argument_types((value,)) == (typeof(value, Purpose.argument),)
     assert argument_types((value, value)) == (typeof(value, Purpose.argument),) * 2
 
 
 def test_untypable_argument_raises_like_numba():
-    from safekern.backends.numba_binary import argument_types
+    from safekern.backends.numba.binary import argument_types
 
     with pytest.raises(ValueError):
         argument_types((2**64,))
@@ -174,7 +174,7 @@ def test_options_that_need_numbas_launch_path():
 
 
 def test_an_eager_kernel_launch_picks_the_signature_numba_would():
-    from safekern.backends.numba_binary import _fit_signature
+    from safekern.backends.numba.binary import _fit_signature
 
     a_f32 = types.Array(types.float32, 1, "A")
     c_f32 = types.Array(types.float32, 1, "C")
@@ -195,7 +195,7 @@ def test_an_eager_kernel_launch_picks_the_signature_numba_would():
 # -- payloads ---------------------------------------------------------------------------------
 
 def test_payloads_that_are_not_ours_are_rejected():
-    from safekern.backends.numba_binary import unpack_kernel
+    from safekern.backends.numba.binary import unpack_kernel
 
     argtypes = (types.Array(types.float32, 1, "C"), types.int64)
     good = {"payload": nk.PAYLOAD_VERSION, "entry": "_Z1k", "library": "k",
@@ -218,7 +218,7 @@ def test_payloads_that_are_not_ours_are_rejected():
 
 
 def test_cc_triple_is_numbas_cubin_key():
-    from safekern.backends.numba_binary import cc_triple
+    from safekern.backends.numba.binary import cc_triple
 
     assert cc_triple((9, 0)) == (9, 0, "a")
     assert cc_triple((8, 6)) == (8, 6, "")

@@ -82,8 +82,8 @@ def test_a_refused_cubin_is_compiled_again(tmp_path):
     from numba import cuda
 
     import safekern
-    from safekern.backends import numba_binary, numba_keys
-    from safekern.backends.numba_cuda import current_source
+    from safekern.backends.numba import binary as numba_binary, keys as numba_keys
+    from safekern.backends.numba.kernel import current_source
     from safekern.cache.kernels import get_kernel_cache, pack_payload, unpack_payload
 
     mod = _module(tmp_path, "refused_mod", SCALE)
@@ -274,7 +274,7 @@ def test_forall_and_eager_signatures(kmods):
 def test_repeated_launches_take_the_short_path_and_match_numba(kmods):
     from numba import cuda
 
-    from safekern.backends import numba_binary
+    from safekern.backends.numba import binary as numba_binary
 
     a = np.abs(np.random.default_rng(1).standard_normal(256)).astype(np.float32)
     before = dict(numba_binary.STATS)

@@ -16,7 +16,7 @@ import pytest
 from numba import cuda
 
 import safekern
-from safekern.backends.numba_surface import (HiddenArgument, UserExtensions,
+from safekern.backends.numba.surface import (HiddenArgument, UserExtensions,
                                              numba_errors_in_user_terms)
 
 pytestmark = [pytest.mark.cudasim, pytest.mark.timeout(120)]
@@ -186,7 +186,7 @@ def test_numba_compile_warnings_are_stored_and_replayed():
     # test_ssa: "Detected uninitialized variable c"), as numba compiling there would.
     from numba.cuda.core.errors import NumbaWarning
 
-    from safekern.backends.numba_options import compile_warnings, replay_warnings
+    from safekern.backends.numba.options import compile_warnings, replay_warnings
 
     said = []
     with warnings.catch_warnings(record=True) as shown:
@@ -213,7 +213,7 @@ def test_a_functions_overloads_are_part_of_its_key():
     # test_extending: strict and not) must not share a stored binary.
     from numba.cuda.extending import overload
 
-    from safekern.backends import numba_keys as nk
+    from safekern.backends.numba import keys as nk
 
     def make(strict):
         def myoverload(a, kw=None):

@@ -1,4 +1,4 @@
-"""Checked rewrites of numba kernels from the kernel cache (backends/numba_rewrites.py): a warm
+"""Checked rewrites of numba kernels from the kernel cache (backends/numba/stored.py): a warm
 decoration skips the rewrite and still gives the same source, check report and failure
 reports; anything the rewrite depends on changing means a fresh rewrite."""
 import json
@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from safekern.backends import numba_rewrites
+from safekern.backends.numba import stored as numba_rewrites
 from safekern.cache.kernels import get_kernel_cache, kernel_key
 from safekern.failures import TABLE
 

@@ -73,7 +73,7 @@ def test_driver_error_in_the_rewritten_source_is_at_the_users_line(clenv):
 
 
 def test_build_errors_map_raw_lines_of_drivers_that_ignore_line_directives():
-    from safekern.frontend.clang import map_build_log
+    from safekern.frontend.c.parse import map_build_log
 
     log, first = map_build_log("<kernel>:62:3: error: use of undeclared identifier 'b'",
                                "k.cl", 60)

@@ -380,7 +380,7 @@ def test_sync_every_launch(clenv, monkeypatch):
 
 
 def test_32bit_atomics_path(clenv, monkeypatch):
-    from safekern.backends import opencl as backend
+    from safekern.backends.opencl import build as backend
 
     monkeypatch.setattr(backend, "device_caps", lambda devices: (False, True))
     prg = build(clenv, "__kernel void bad(__global float *x) { x[get_global_id(0) + 1] = 1; }")

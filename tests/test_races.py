@@ -12,9 +12,9 @@ from numba import cuda
 
 import safekern
 from safekern import config
-from safekern.backends.numba_cuda import _resolver
-from safekern.frontend import python as pyfront
-from safekern.frontend.races import analyse_kernel
+from safekern.backends.numba.kernel import _resolver
+from safekern.frontend.python import checks as pyfront
+from safekern.frontend.python.races import analyse_kernel
 from tests import race_kernels as K
 
 pytestmark = [pytest.mark.cudasim, pytest.mark.timeout(120)]

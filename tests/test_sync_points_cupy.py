@@ -21,7 +21,7 @@ cp = pytest.importorskip("cupy")
 import safekern  # noqa: E402
 import safekern.cupy as skcp  # noqa: E402
 from safekern import config, runtime, sync_points  # noqa: E402
-from safekern.backends import cupy_sync  # noqa: E402
+from safekern.backends.cupy import sync as cupy_sync  # noqa: E402
 from tests.cuda_c_kernels import line  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180, method="thread")

@@ -13,7 +13,7 @@ from numba import cuda
 
 import safekern
 from safekern import config, sync_points
-from safekern.backends import numba_sync
+from safekern.backends.numba import sync as numba_sync
 from tests import sync_kernels as K
 
 pytestmark = [pytest.mark.cudasim, pytest.mark.timeout(120)]

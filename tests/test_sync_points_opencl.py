@@ -19,7 +19,7 @@ from safekern import config, runtime, sync_points
 cl = pytest.importorskip("pyopencl")
 cla = pytest.importorskip("pyopencl.array")
 skcl = pytest.importorskip("safekern.opencl")
-from safekern.backends import opencl_sync  # noqa: E402
+from safekern.backends.opencl import sync as opencl_sync  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120, method="thread")
 

@@ -53,7 +53,7 @@ def run(count: int, seed: int, out: str | None, minutes: float | None, log=print
                                                   fk.arguments)
             if len(differential.ARTIFACTS) > before:
                 artifacts.append(s)
-                log(f"seed {s}: set apart, {differential.ARTIFACTS[-1]} (barriers.py groups)")
+                log(f"seed {s}: set apart, {differential.ARTIFACTS[-1]} (exits.py groups)")
             os.remove(path)
             done += 1
             if diffs:
@@ -118,7 +118,7 @@ def main(argv=None) -> int:
     print(f"done: {result['kernels']} kernels (seeds {args.seed}..."
           f"{args.seed + result['kernels'] - 1}) in {result['seconds']:.0f} s, "
           f"{len(result['differing'])} differing: {result['differing'][:50]}" +
-          (f"; set apart (barriers.py): {result['set_apart']}" if result.get("set_apart")
+          (f"; set apart (exits.py): {result['set_apart']}" if result.get("set_apart")
            else ""))
     return 1 if result["differing"] else 0
 

@@ -10,7 +10,7 @@ import numpy as np
 from numba import cuda, float32
 
 import safekern
-from safekern.backends import numba_helpers
+from safekern.backends.numba import intrinsics as numba_helpers
 
 sys.path.insert(0, ".")
 import benchmarks.kernels as K  # noqa: E402
