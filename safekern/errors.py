@@ -243,6 +243,11 @@ class UnsupportedError(CompilationError, NotImplementedError):
     """A construct the rewriter cannot check; rejected rather than left unchecked."""
 
 
+class InternalError(CompilationError, RuntimeError):
+    """A bug in safekern met while checking a kernel: says which kernel and which line it was
+    checking (frontend/located.py turns any unexpected exception in a pass into this)."""
+
+
 def _rebuild_compile(cls, problem, state):
     return cls(problem, **state)
 
@@ -250,7 +255,7 @@ def _rebuild_compile(cls, problem, state):
 # Shown as safekern.BoundsError in tracebacks; also where pickle finds them.
 for _cls in (SafekernError, KernelError, BoundsError, UncheckedWarning, RaceError, RaceWarning,
              KernelAssertionError,
-             KernelZeroDivisionError, CompilationError, UnsupportedError):
+             KernelZeroDivisionError, CompilationError, UnsupportedError, InternalError):
     _cls.__module__ = "safekern"
 
 

@@ -95,6 +95,27 @@ def _pending_sources_add(source: FailureSource) -> None:
             _exit_hook_registered = True
 
 
+_sources: dict = {}                     # (backend, key) -> FailureSource: the one registry
+_sources_lock = threading.Lock()
+
+
+def failure_source(backend: str, key, make, *, current=None) -> FailureSource:
+    """The failure source of `backend` for `key` (a device id, a CUDA context, an OpenCL
+    (context, device) pair), made by `make()` the first time. `current(source)` false -- a
+    destroyed context whose key was reused -- replaces it with a new one."""
+    with _sources_lock:
+        source = _sources.get((backend, key))
+        if source is None or (current is not None and not current(source)):
+            source = _sources[(backend, key)] = make()
+        return source
+
+
+def failure_sources(backend: str | None = None) -> list[FailureSource]:
+    """Every failure source made so far (of one backend)."""
+    with _sources_lock:
+        return [s for (b, _), s in _sources.items() if backend is None or b == backend]
+
+
 def register_plain_sync(fn) -> None:
     """A backend's synchronise-everything function, used by sync() when checks are off."""
     if fn not in _plain_syncs:
@@ -233,5 +254,5 @@ def _check_at_exit() -> None:
         os._exit(1)
 
 
-__all__ = ["FailureSource", "sync", "sync_point", "after_launch", "launch_raised", "register_plain_sync", "pending_sources",
+__all__ = ["FailureSource", "failure_source", "failure_sources", "sync", "sync_point", "after_launch", "launch_raised", "register_plain_sync", "pending_sources",
            "BUFFER_LEN"]

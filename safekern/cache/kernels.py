@@ -230,6 +230,37 @@ class KernelCache:
             return payload
         return self._one_at_a_time(key, digest, fields, compile_fn, describe, meta)
 
+    def get_or_build(self, fields: Mapping, build: Callable, load: Callable, *,
+                     describe: str = "kernel", meta: Mapping | None = None,
+                     refused: tuple = (Exception,)):
+        """What a backend keeps: `load(payload)` of the cached payload for `fields`, else of
+        what `build()` makes, stored for next time -- the one build-or-load path.
+
+        `build()` returns the payload (bytes), or `(payload, value)` when building already made
+        the usable value (then it is not loaded again). If `load` raises one of `refused` for a
+        cached payload (the driver refuses the binary, the record is stale), the entry is
+        rejected and built again, once; a second refusal propagates."""
+        built = []
+
+        def compile_fn() -> bytes:
+            made = build()
+            if isinstance(made, tuple):
+                payload, value = made
+                built.append(value)
+                return payload
+            return made
+
+        for attempt in (1, 2):
+            payload = self.get_or_compile(fields, compile_fn, describe=describe, meta=meta)
+            if built:
+                return built[0]
+            try:
+                return load(payload)
+            except refused as err:
+                if attempt == 2:
+                    raise
+                self.reject(fields, f"{type(err).__name__}: {err}", describe=describe)
+
     def _one_at_a_time(self, key, digest, fields, compile_fn, describe, meta) -> bytes | None:
         """`_compile` in one thread of this process per key at a time; the other threads wait
         for its result (at most lock_timeout seconds, then go on by themselves)."""
@@ -359,6 +390,18 @@ class _no_lock:
 _instance: KernelCache | None = None
 _instance_ident = None
 _instance_lock = threading.Lock()
+
+
+def get_or_build(fields: Mapping | None, build: Callable, load: Callable, *,
+                 describe: str = "kernel", meta: Mapping | None = None,
+                 refused: tuple = (Exception,)):
+    """`KernelCache.get_or_build` with the process's kernel cache; without one (off,
+    unusable) or without `fields` (not cacheable), `build()`'s value, loaded if need be."""
+    kc = get_kernel_cache() if fields is not None else None
+    if kc is None:
+        made = build()
+        return made[1] if isinstance(made, tuple) else load(made)
+    return kc.get_or_build(fields, build, load, describe=describe, meta=meta, refused=refused)
 
 
 def get_kernel_cache() -> KernelCache | None:
