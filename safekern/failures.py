@@ -75,12 +75,9 @@ class FailureTable:
         self._sites: dict[int, FailureSite] = {}
         self._by32: dict[int, FailureSite] = {}
         self._lock = threading.Lock()
-        self._recorders: list[list] = []
 
     def register(self, site: FailureSite) -> FailureSite:
         with self._lock:
-            for recorder in self._recorders:
-                recorder.append(site)
             old = self._sites.get(site.code)
             if old is not None and old != site:
                 # Same hash for two different sites: keep the first; the message may then name
@@ -90,20 +87,11 @@ class FailureTable:
             self._by32.setdefault(code32(site.code), site)
             return site
 
-    @contextlib.contextmanager
-    def recording(self):
-        """Collect the sites registered while the body runs (by any thread): what a rewrite
-        registered, so that a stored rewrite can register it again in another process."""
-        recorded: list[FailureSite] = []
-        with self._lock:
-            self._recorders.append(recorded)
-        try:
-            yield recorded
-        finally:
-            with self._lock:
-                # By identity: recordings nest (a rewrite creating a device function's), and
-                # two lists of the same sites are equal.
-                self._recorders[:] = [r for r in self._recorders if r is not recorded]
+    def register_all(self, sites) -> None:
+        """Register what a rewrite found (its `failure_sites`): what the backend does once per
+        kernel it builds or loads, so a failure code read back from a device can be named."""
+        for site in sites:
+            self.register(site)
 
     def lookup(self, code: int) -> FailureSite | None:
         site = self._sites.get(code)

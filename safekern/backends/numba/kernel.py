@@ -23,7 +23,7 @@ from numba import cuda
 
 from ... import config, runtime
 from ..._toolkit import explain_missing_toolkit
-from ...failures import BUFFER_LEN
+from ...failures import BUFFER_LEN, TABLE
 from ...frontend.python import checks as pyfront
 from . import options as numba_options, stored as numba_rewrites, sync as numba_sync
 from .surface import (DispatcherSurface, HiddenArgument, UserExtensions,
@@ -224,9 +224,12 @@ class _CheckedFunction(DispatcherSurface):
     def _rewrite(self):
         # With debug=True numba raises a kernel's exceptions at the launch itself: leave raise,
         # assert and division to it (numba's messages, numba's place).
-        return pyfront.rewrite_function(self.parsed, device=self.device, resolver=_resolver(),
-                                        eliminate_checks=config.get().eliminate,
-                                        kernel_exceptions=not self._options.get("debug"))
+        rewritten = pyfront.rewrite_function(self.parsed, device=self.device,
+                                             resolver=_resolver(),
+                                             eliminate_checks=config.get().eliminate,
+                                             kernel_exceptions=not self._options.get("debug"))
+        TABLE.register_all(rewritten.failure_sites)
+        return rewritten
 
     @property
     def has_barriers(self) -> bool:

@@ -176,7 +176,7 @@ def _unplain(value):
     return value
 
 
-def pack(fn, rewritten, registered) -> dict:
+def pack(fn, rewritten) -> dict:
     """The rewrite as plain data (raises _NotStorable for what cannot be)."""
     parsed = fn.parsed
     calls = {}
@@ -190,7 +190,7 @@ def pack(fn, rewritten, registered) -> dict:
         calls[name] = holder[0]
     fields = {}
     for f in dataclasses.fields(rewritten):
-        if f.name in ("parsed", "tree", "device_calls"):
+        if f.name in ("parsed", "tree", "device_calls", "failure_sites"):
             continue
         value = getattr(rewritten, f.name)
         if f.name == "sites":
@@ -201,14 +201,14 @@ def pack(fn, rewritten, registered) -> dict:
 
     loads, bound, chains = _names_used(rewritten.tree)
     return {"format": FORMAT, "source": rewritten.source, "device_calls": calls,
-            "fields": fields, "failure_sites": [dataclasses.asdict(s) for s in registered],
+            "fields": fields, "failure_sites": [dataclasses.asdict(s) for s in rewritten.failure_sites],
             "names": [sorted(loads), sorted(bound), [[root, list(attrs)] for root, attrs in
                                                     chains]]}
 
 
 def unpack(fn, data: dict):
-    """A StoredRewrite from `pack`'s data, its failure sites registered; ValueError if the data
-    does not fit this process (then the function is rewritten afresh)."""
+    """A StoredRewrite from `pack`'s data; ValueError if the data does not fit this process
+    (then the function is rewritten afresh)."""
     from ...frontend.python import checks as pyfront
     from . import kernel as numba_cuda
 
@@ -224,17 +224,16 @@ def unpack(fn, data: dict):
         calls[name] = dev
     fields = {name: _unplain(v) for name, v in data["fields"].items()}
     known = {f.name for f in dataclasses.fields(pyfront.RewrittenFunction)}
-    if set(fields) | {"parsed", "tree", "device_calls"} != known:
+    if set(fields) | {"parsed", "tree", "device_calls", "failure_sites"} != known:
         raise ValueError("the rewrite's fields changed")
     fields["sites"] = [pyfront.CheckSite(*s) for s in fields["sites"]]
     sites = [FailureSite(**s) for s in data["failure_sites"]]
     loads, bound, chains = data["names"]
     names = (set(loads), set(bound), [(root, tuple(attrs)) for root, attrs in chains])
-    stored = StoredRewrite(parsed=parsed, tree=None, device_calls=calls, **fields)
+    stored = StoredRewrite(parsed=parsed, tree=None, device_calls=calls, failure_sites=sites,
+                           **fields)
     stored.stored_source = data["source"]
     stored.names_used = names
-    for site in sites:
-        TABLE.register(site)
     return stored
 
 
@@ -284,47 +283,47 @@ def is_stored(rewritten) -> bool:
 # -- the entry point ---------------------------------------------------------------------------
 
 def rewrite(fn, make):
-    """`make()` (the front end's rewrite of `fn`), or the same from the kernel cache."""
-    from ...cache.kernels import get_kernel_cache
+    """`make()` (the front end's rewrite of `fn`), or the same from the kernel cache; its
+    failure sites registered either way."""
+    import json
 
-    kc = get_kernel_cache()
+    from ...cache.kernels import get_kernel_cache, get_or_build
+
     fields = None
-    if kc is not None:
+    if get_kernel_cache() is not None:
         try:
             fields = key_fields(fn)
         except _NotStorable as why:
             log.debug("rewrite of %r not cached: %s", fn.__qualname__, why)
         except Exception:           # noqa: BLE001 - the cache never stops a kernel
             log.debug("rewrite of %r: key failed", fn.__qualname__, exc_info=True)
-    describe = f"numba rewrite {fn.__qualname__!r}"
-    if fields is not None:
-        import json
+    made = []
 
-        payload = kc.lookup(fields, describe=describe)
-        if payload is not None:
-            try:
-                return unpack(fn, json.loads(payload.decode("utf-8")))
-            except Exception as err:   # noqa: BLE001 - stale or damaged: rewrite afresh
-                kc.reject(fields, f"{type(err).__name__}: {err}", describe=describe)
-    with TABLE.recording() as registered:
+    def build():
         rewritten = make()
-    if fields is not None:
-        try:
-            import json
+        made.append(rewritten)
+        return json.dumps(pack(fn, rewritten), sort_keys=True).encode(), rewritten
 
-            data = json.dumps(pack(fn, rewritten, registered), sort_keys=True).encode()
-            kc.get_or_compile(fields, lambda: data, describe=describe,
-                              meta={"kernel": fn.__qualname__, "backend": "numba-rewrite"})
-        except _NotStorable as why:
-            log.debug("rewrite of %r not stored: %s", fn.__qualname__, why)
-        except Exception:           # noqa: BLE001
-            log.debug("rewrite of %r: store failed", fn.__qualname__, exc_info=True)
+    def load(payload):
+        return unpack(fn, json.loads(payload.decode("utf-8")))
+
+    try:
+        rewritten = get_or_build(fields, build, load,
+                                 describe=f"numba rewrite {fn.__qualname__!r}",
+                                 meta={"kernel": fn.__qualname__, "backend": "numba-rewrite"})
+    except Exception as err:        # noqa: BLE001 - storing failed; the rewrite stands
+        if not made:
+            raise                   # the rewrite itself failed: the user's error
+        log.debug("rewrite of %r not stored: %s", fn.__qualname__, err)
+        rewritten = made[-1]
+    TABLE.register_all(rewritten.failure_sites)
     return rewritten
 
 
 def fresh(fn, stored, make):
     """The front end's own rewrite of `fn` for a build, checked against the stored one."""
     rewritten = make()
+    TABLE.register_all(rewritten.failure_sites)
     if rewritten.source != stored.source:
         log.warning("the cached rewrite of %r differs from a fresh one; using the fresh one "
                     "(please report this)", fn.__qualname__)

@@ -22,7 +22,7 @@ import textwrap
 from dataclasses import dataclass, field
 
 from ...errors import CompilationError, UnsupportedError
-from ...failures import TABLE, FailureSite, site_code
+from ...failures import FailureSite, site_code
 from . import exits as barriers, eliminate, names, safety
 
 # Atomic functions of numba.cuda.atomic whose second argument is an index.
@@ -70,6 +70,9 @@ class RewrittenFunction:
     device_calls: dict = field(default_factory=dict)    # generated name -> checked device fn
     has_barriers: bool = False
     plain_device_calls: list = field(default_factory=list)   # (lineno, name): unchecked callees
+    # What each failure code of the rewrite means; the backend registers them (failures.TABLE)
+    # when it builds or loads the kernel, the same way for a fresh rewrite and a stored one.
+    failure_sites: list = field(default_factory=list)
 
     @property
     def source(self) -> str:
@@ -158,6 +161,7 @@ class _Context:
         self.resolver = resolver
         self.kernel_exceptions = True      # assert/raise/division checks (safety.py)
         self.sites: list[CheckSite] = []
+        self.failure_sites: list[FailureSite] = []     # what a failure code means: registered
         self.device_calls: dict = {}
         self.plain_device_calls: list = []
         self._temps = itertools.count()
@@ -197,7 +201,7 @@ class _Context:
                 static_axes = False     # later components' axes depend on the array's ndim
                 continue
             col, end = _columns(comp if comp.lineno == node.lineno else node, p.indent)
-            TABLE.register(FailureSite(
+            self.failure_sites.append(FailureSite(
                 code=base + position, kind="bounds", kernel=p.name, filename=p.filename,
                 lineno=node.lineno, source_line=line, col=col, end_col=end, array=array,
                 axis=axis if (known and static_axes) else None))
@@ -212,7 +216,7 @@ class _Context:
         code = site_code(p.filename, node.lineno, node.col_offset, p.name, kind)
         if status == "checked":
             col, end = _columns(node, p.indent)
-            TABLE.register(FailureSite(
+            self.failure_sites.append(FailureSite(
                 code=code, kind=kind, kernel=p.name, filename=p.filename, lineno=node.lineno,
                 source_line=p.source_line(node.lineno), col=col, end_col=end, array=None,
                 axis=None, message=message, exception=exception))
@@ -626,7 +630,7 @@ def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
             ast.copy_location(node, fn)
     ast.fix_missing_locations(module)
     return RewrittenFunction(parsed, module, ctx.sites, ctx.device_calls, has_barriers,
-                             ctx.plain_device_calls)
+                             ctx.plain_device_calls, ctx.failure_sites)
 
 
 __all__ = ["parse_function", "rewrite_function", "ParsedFunction", "RewrittenFunction",
