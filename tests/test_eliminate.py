@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from safekern.backends.numba.kernel import _resolver
-from safekern.frontend.python import checks as pyfront
+from safekern.frontend import python as pyfront
 
 PRELUDE = """
 from numba import cuda, float32

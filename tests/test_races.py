@@ -13,7 +13,7 @@ from numba import cuda
 import safekern
 from safekern import config
 from safekern.backends.numba.kernel import _resolver
-from safekern.frontend.python import checks as pyfront
+from safekern.frontend import python as pyfront
 from safekern.frontend.python.races import analyse_kernel
 from tests import race_kernels as K
 

@@ -59,11 +59,13 @@ def internal_errors(*, kernel=None, filename=None, lineno=None, col=None, source
 
 class LocatedVisitor:
     """Mixin (first base) for ast visitors: set `located_kernel` and `located_filename`
-    (and `located_line_offset` when the tree's lines are relative to the file)."""
+    (and `located_line_offset` / `located_indent` when the tree's lines and columns are
+    relative to the file's)."""
 
     located_kernel: str | None = None
     located_filename: str | None = None
     located_line_offset: int = 0
+    located_indent: int = 0
 
     def visit(self, node):
         try:
@@ -75,8 +77,11 @@ class LocatedVisitor:
             if lineno is None:
                 raise                 # an outer node with a line will locate it
             line = lineno + self.located_line_offset
+            col = getattr(node, "col_offset", None)
             end = getattr(node, "end_col_offset", None)
+            same_line = getattr(node, "end_lineno", lineno) == lineno
             raise internal_error(
                 exc, kernel=self.located_kernel, filename=self.located_filename, lineno=line,
-                col=getattr(node, "col_offset", None),
-                end_col=end if getattr(node, "end_lineno", lineno) == lineno else None) from exc
+                col=None if col is None else col + self.located_indent,
+                end_col=end + self.located_indent if end is not None and same_line else None
+            ) from exc

@@ -24,7 +24,7 @@ from numba import cuda
 from ... import config, runtime
 from ..._toolkit import explain_missing_toolkit
 from ...failures import BUFFER_LEN, TABLE
-from ...frontend.python import checks as pyfront
+from ...frontend import python as pyfront
 from . import options as numba_options, stored as numba_rewrites, sync as numba_sync
 from .surface import (DispatcherSurface, HiddenArgument, UserExtensions,
                       numba_errors_in_user_terms, validate_forall, validate_launch_config)

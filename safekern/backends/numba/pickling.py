@@ -19,7 +19,7 @@ class CheckedRebuild:
     @classmethod
     def _rebuild(cls, pyfunc, sigs, options, device, specialized):
         from .kernel import CheckedDeviceFunction, CheckedKernel
-        from ...frontend.python import checks as pyfront
+        from ...frontend import python as pyfront
         from .unchecked import unchecked
 
         kind = CheckedDeviceFunction if device else CheckedKernel

@@ -209,7 +209,7 @@ def pack(fn, rewritten) -> dict:
 def unpack(fn, data: dict):
     """A StoredRewrite from `pack`'s data; ValueError if the data does not fit this process
     (then the function is rewritten afresh)."""
-    from ...frontend.python import checks as pyfront
+    from ...frontend import python as pyfront
     from . import kernel as numba_cuda
 
     if data.get("format") != FORMAT:
@@ -238,7 +238,7 @@ def unpack(fn, data: dict):
 
 
 def _stored_class():
-    from ...frontend.python import checks as pyfront
+    from ...frontend import python as pyfront
 
     class StoredRewrite(pyfront.RewrittenFunction):
         """A rewrite read from the kernel cache: its source as stored; its tree, parsed from

@@ -1,6 +1,12 @@
-"""The Python front end: numba-cuda kernel source -> a checked `ast` tree.
+"""The Python front end: numba-cuda kernel source -> a checked `ast` tree (see pipeline.py).
 
-parse (checks.parse_function) -> checks (BoundsCheckRewriter) -> safety (assert, raise,
-division) -> eliminate (bindings, index_forms, linear, versioning, unchecked) -> exits (where a
-failing thread goes); races summarises what each thread touches.
+parse -> checks (BoundsCheckRewriter) + safety (assert, raise, division) -> eliminate
+(bindings, index_forms, linear, versioning, unchecked) -> exits (where a failing thread goes);
+races summarises what each thread touches, for the launch-time race check.
 """
+from .checks import INDEXED_ATOMICS, CheckSite, hidden_first
+from .parse import ParsedFunction, SourceNotFound, parse_function
+from .pipeline import RewrittenFunction, rewrite_function
+
+__all__ = ["parse_function", "rewrite_function", "ParsedFunction", "RewrittenFunction",
+           "SourceNotFound", "CheckSite", "INDEXED_ATOMICS", "hidden_first"]

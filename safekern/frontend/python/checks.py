@@ -1,29 +1,23 @@
-"""Python front end: numba-cuda kernel source -> AST with every indexed access checked.
-
-Stages (each a function; the rewrite passes return new trees):
-    parse_function(pyfunc)        -> ParsedFunction   (source, absolute lines, globals, closure)
-    BoundsCheckRewriter           loads/stores/atomics -> calls of check helpers, one site each
-    eliminate.eliminate_checks    drop checks proven in bounds, version loops (check once)
-    barriers.add_failure_exits    where a failing thread goes (return / break / skip to barrier)
-    rewrite_function(...)         the whole pipeline, returns a RewrittenFunction
+"""The checking rewrite of the Python front end: every indexed load, store and atomic of a
+numba kernel becomes a call of a check helper, one failure site per index component.
 
 The generated calls name helpers that the backend binds (real numba: typed overloads; the CUDA
 simulator: plain Python). Which subscripts are of arrays is decided there, by numba's typing,
-not here: a subscript of a tuple or record passes through the helper unchanged.
+not here: a subscript of a tuple or record passes through the helper unchanged. pipeline.py
+runs this pass with the others.
 """
 from __future__ import annotations
 
 import ast
 import copy
-import inspect
 import itertools
-import linecache
-import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from ...errors import CompilationError, UnsupportedError
+from ...errors import UnsupportedError
 from ...failures import FailureSite, site_code
-from . import exits as barriers, eliminate, names, safety
+from ..located import LocatedVisitor
+from . import names, safety
+from .parse import ParsedFunction
 
 # Atomic functions of numba.cuda.atomic whose second argument is an index.
 INDEXED_ATOMICS = ("add", "sub", "and_", "or_", "xor", "inc", "dec", "exch", "max", "min",
@@ -31,23 +25,6 @@ INDEXED_ATOMICS = ("add", "sub", "and_", "or_", "xor", "inc", "dec", "exch", "ma
 # The number of index components registered for an index whose shape the source does not show
 # (`a[idx]` with `idx` a tuple variable): axes up to this many get a code.
 MAX_UNKNOWN_AXES = 8
-
-
-@dataclass
-class ParsedFunction:
-    pyfunc: object
-    tree: ast.FunctionDef          # decorators removed; line numbers absolute in `filename`
-    filename: str
-    indent: int                    # columns removed by dedent (add back for file columns)
-    globals: dict
-    closure: dict
-
-    @property
-    def name(self) -> str:
-        return self.tree.name
-
-    def source_line(self, lineno: int) -> str:
-        return linecache.getline(self.filename, lineno)
 
 
 @dataclass
@@ -60,97 +37,6 @@ class CheckSite:
     lineno: int
     status: str = "checked"          # "checked" | "eliminated"
     reason: str = ""
-
-
-@dataclass
-class RewrittenFunction:
-    parsed: ParsedFunction
-    tree: ast.Module                # the rewritten function, ready to compile
-    sites: list[CheckSite] = field(default_factory=list)
-    device_calls: dict = field(default_factory=dict)    # generated name -> checked device fn
-    has_barriers: bool = False
-    plain_device_calls: list = field(default_factory=list)   # (lineno, name): unchecked callees
-    # What each failure code of the rewrite means; the backend registers them (failures.TABLE)
-    # when it builds or loads the kernel, the same way for a fresh rewrite and a stored one.
-    failure_sites: list = field(default_factory=list)
-
-    @property
-    def source(self) -> str:
-        return ast.unparse(self.tree)
-
-
-class SourceNotFound(CompilationError):
-    """`inspect` cannot find the function's source (built by exec, or typed at a prompt): the
-    backend runs it unchecked, with an UncheckedWarning."""
-
-    def __init__(self, problem: str, *, reason: str = "", **kw):
-        super().__init__(problem, **kw)
-        self.reason = reason
-
-
-def parse_function(pyfunc) -> ParsedFunction:
-    """The function's own source as an AST whose line numbers are those of its file."""
-    name = getattr(pyfunc, "__name__", repr(pyfunc))
-    try:
-        lines, first = inspect.getsourcelines(pyfunc)
-        filename = inspect.getsourcefile(pyfunc) or inspect.getfile(pyfunc)
-    except (OSError, TypeError) as err:
-        raise SourceNotFound(
-            f"safekern needs the source of kernel {name!r} to check it, and cannot find it "
-            f"({err}); define the kernel in a file, or set SAFEKERN_CHECKS=0",
-            reason=str(err)) from None
-    text = "".join(lines)
-    dedented = textwrap.dedent(text)
-    indent = len(lines[0]) - len(lines[0].lstrip()) if dedented != text else 0
-    try:
-        module = ast.parse(dedented, filename=filename)
-    except SyntaxError as err:
-        if name == "<lambda>":         # its line alone is no statement: numba's, unchecked
-            raise SourceNotFound(f"the line of lambda kernel at {filename}:{first} is not a "
-                                 "statement of its own", reason="a lambda inside a longer "
-                                 "statement") from None
-        raise CompilationError(f"cannot parse kernel {name!r}: {err.msg}", filename=filename,
-                               lineno=(err.lineno or 1) + first - 1) from None
-    ast.increment_lineno(module, first - 1)
-    fn = module.body[0]
-    if name == "<lambda>":
-        fn = _lambda_as_def(module, pyfunc, filename)
-    if not isinstance(fn, ast.FunctionDef):
-        raise CompilationError(f"{name!r} is not a plain function definition",
-                               filename=filename, lineno=first)
-    fn.decorator_list = []
-    closure = {}
-    code = getattr(pyfunc, "__code__", None)
-    if code is not None and pyfunc.__closure__:
-        for var, cell in zip(code.co_freevars, pyfunc.__closure__):
-            try:
-                closure[var] = cell.cell_contents
-            except ValueError:
-                pass
-    return ParsedFunction(pyfunc, fn, filename, indent, pyfunc.__globals__, closure)
-
-
-def _lambda_as_def(module, pyfunc, filename) -> ast.FunctionDef:
-    """A lambda (numba compiles those too) as the function `def lambda_(args): return body`,
-    found in its source line by line and parameters; SourceNotFound (numba's own, unchecked)
-    when that line holds no such lambda or several."""
-    code = pyfunc.__code__
-    params = list(code.co_varnames[:code.co_argcount])
-    found = [node for node in ast.walk(module) if isinstance(node, ast.Lambda)
-             and node.lineno == code.co_firstlineno
-             and [a.arg for a in node.args.args] == params]
-    if len(found) != 1:
-        why = "no lambda" if not found else f"{len(found)} lambdas"
-        raise SourceNotFound(
-            f"safekern cannot tell which lambda of {filename}:{code.co_firstlineno} is the "
-            f"kernel ({why} with parameters {params} there)",
-            reason=f"{why} with these parameters on its line")
-    node = found[0]
-    body = ast.Return(value=node.body)
-    ast.copy_location(body, node.body)
-    fn = ast.FunctionDef(name="lambda_", args=node.args, body=[body], decorator_list=[],
-                         returns=None, type_comment=None, type_params=[])
-    return ast.fix_missing_locations(ast.copy_location(fn, node))
 
 
 class _Context:
@@ -274,7 +160,7 @@ def _is_pure(node) -> bool:
                                   ast.Yield, ast.YieldFrom)) for n in ast.walk(node))
 
 
-class BoundsCheckRewriter(ast.NodeTransformer):
+class BoundsCheckRewriter(LocatedVisitor, ast.NodeTransformer):
     """Loads, stores and atomic indices -> calls of check helpers (one failure code each)."""
 
     def __init__(self, ctx: _Context):
@@ -541,98 +427,4 @@ def _flag():
     return ast.Name(names.FLAG, ast.Load())
 
 
-class _BoundResolver:
-    """The backend's resolver, plus the checked device functions this rewrite renamed."""
-
-    def __init__(self, resolver, device_calls):
-        self.resolver = resolver
-        self.device_calls = device_calls
-
-    def classify_call(self, func, parsed):
-        if isinstance(func, ast.Name) and func.id in self.device_calls:
-            return ("device", self.device_calls[func.id])
-        if isinstance(func, ast.Name) and func.id.startswith(names.PREFIX):
-            return None
-        return self.resolver.classify_call(func, parsed)
-
-
-def _check_reserved_names(parsed: ParsedFunction) -> None:
-    for node in ast.walk(parsed.tree):
-        ident = None
-        if isinstance(node, ast.Name):
-            ident = node.id
-        elif isinstance(node, ast.arg):
-            ident = node.arg
-        if ident is not None and ident.startswith(names.PREFIX):
-            p = parsed
-            raise CompilationError(
-                f"the name {ident!r} is reserved for safekern's generated code; rename it",
-                filename=p.filename, lineno=node.lineno, source_line=p.source_line(node.lineno),
-                col=node.col_offset + p.indent, end_col=node.end_col_offset + p.indent,
-                kernel=p.name)
-
-
-def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
-                     eliminate_checks: bool = True,
-                     kernel_exceptions: bool = True) -> RewrittenFunction:
-    """The checked version of a kernel (device=False) or device function (device=True).
-
-    With `eliminate_checks`, checks proven unable to fail are dropped and loop accesses are
-    checked once before the loop where possible (see eliminate.py). With `kernel_exceptions`,
-    assert, raise and division by zero become failures (safety.py); without, they are left to
-    numba (debug=True kernels raise them at the launch).
-
-    Kernels get one hidden parameter (the failure buffer) and a prelude; device functions get
-    two (the failure buffer and the calling thread's failure flag).
-    """
-    _check_reserved_names(parsed)
-    ctx = _Context(parsed, resolver)
-    ctx.kernel_exceptions = kernel_exceptions
-    fn = copy.deepcopy(parsed.tree)      # the passes edit nodes in place; keep the parse intact
-    new_fn = copy.copy(fn)
-    rewriter = BoundsCheckRewriter(ctx)
-    body = []
-    for stmt in fn.body:
-        new = rewriter.visit(stmt)
-        body += new if isinstance(new, list) else [new]
-    bound = _BoundResolver(resolver, ctx.device_calls)
-    if eliminate_checks:
-        is_cuda_module = getattr(resolver, "is_cuda_module", None)
-        body = eliminate.eliminate_checks(
-            fn, body, ctx=ctx, sites=ctx.sites, parsed=parsed, resolver=bound,
-            is_cuda=(lambda e: is_cuda_module(e, parsed)) if is_cuda_module else
-            (lambda e: False), device=device)
-    has_barriers = barriers.contains_barrier(body, bound, parsed)
-    grid_sync = barriers.contains_grid_sync(body, bound, parsed)
-    body = barriers.add_failure_exits(body, kind="device" if device else "kernel",
-                                      has_barriers=has_barriers, resolver=bound, parsed=parsed)
-    args = ast.arguments(posonlyargs=list(fn.args.posonlyargs), args=list(fn.args.args),
-                         vararg=fn.args.vararg, kwonlyargs=list(fn.args.kwonlyargs),
-                         kw_defaults=list(fn.args.kw_defaults), kwarg=fn.args.kwarg,
-                         defaults=list(fn.args.defaults))
-    if fn.args.kwarg or fn.args.kwonlyargs:
-        raise ctx.error(fn, "**kwargs and keyword-only parameters are not supported in "
-                            "checked kernels")
-    hidden = [ast.arg(names.FB), ast.arg(names.FLAG)] if device else [ast.arg(names.FB_ADDRESS)]
-    first = hidden_first(fn.args, device)
-    if first:
-        args.args = hidden + args.args     # callers and launches put them there too
-    else:
-        args.args += hidden
-    new_fn.body = body if device else barriers.kernel_prelude(fn, grid=grid_sync) + body
-    if fn.args.defaults and not first:
-        # Hidden parameters follow the user's; give them defaults so defaults stay legal.
-        args.defaults = list(fn.args.defaults) + [ast.Constant(None)] * (2 if device else 1)
-    new_fn.args = args
-    module = ast.Module(body=[new_fn], type_ignores=[])
-    for node in ast.walk(module):
-        if not hasattr(node, "lineno") and isinstance(node, (ast.stmt, ast.expr)):
-            ast.copy_location(node, fn)
-    ast.fix_missing_locations(module)
-    return RewrittenFunction(parsed, module, ctx.sites, ctx.device_calls, has_barriers,
-                             ctx.plain_device_calls, ctx.failure_sites)
-
-
-__all__ = ["parse_function", "rewrite_function", "ParsedFunction", "RewrittenFunction",
-           "SourceNotFound",
-           "CheckSite", "BoundsCheckRewriter", "INDEXED_ATOMICS"]
+__all__ = ["CheckSite", "BoundsCheckRewriter", "INDEXED_ATOMICS", "hidden_first"]

@@ -20,6 +20,7 @@ has the table of the rules and what each assumes. `check_report()` lists each si
 from __future__ import annotations
 
 import ast
+import copy
 
 from . import names
 from .exits import contains_barrier
@@ -41,7 +42,8 @@ class _Eliminator:
         self.b = bindings
         self.lin = lin
         self.ctx = ctx
-        self.sites = {s.code: s for s in sites}
+        self.sites = {s.code for s in sites}
+        self.verdicts: dict[int, tuple[str, str]] = {}      # code -> (status, reason)
         self.flag_tested = flag_tested
         self.versioner = LoopVersioner(lin, bindings, resolver, parsed,
                                        components=self._components, mark=self._mark,
@@ -277,9 +279,8 @@ class _Eliminator:
 
     def _mark(self, call, status, reason):
         code = call.args[-3]
-        site = self.sites.get(code.value) if isinstance(code, ast.Constant) else None
-        if site is not None:
-            site.status, site.reason = status, reason
+        if isinstance(code, ast.Constant) and code.value in self.sites:
+            self.verdicts[code.value] = (status, reason)
 
 
 class _LoopLoads(ast.NodeTransformer):
@@ -287,13 +288,14 @@ class _LoopLoads(ast.NodeTransformer):
     become `_sk_loadv`: the load does not wait behind its check's branch, so the loads of
     successive iterations stay in flight together (CSR SpMV's x[indices[k]])."""
 
-    def __init__(self):
+    def __init__(self, checked_copies: set):
         self.depth_inner = 0
+        self.checked_copies = checked_copies       # id()s of the versioner's checked loops
 
     def visit_For(self, node):
         innermost = not any(isinstance(n, (ast.For, ast.While)) for s in node.body
                             for n in ast.walk(s))
-        if innermost and not getattr(node, "checked_copy", False):
+        if innermost and id(node) not in self.checked_copies:
             self.depth_inner += 1
             self.generic_visit(node)
             self.depth_inner -= 1
@@ -308,17 +310,21 @@ class _LoopLoads(ast.NodeTransformer):
 
 
 def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, resolver,
-                     is_cuda, device: bool = False) -> list:
-    """The statement list with provably safe checks removed and loops versioned (see above).
-    `device`: the function is a device function (it may be entered with the flag set)."""
+                     is_cuda, device: bool = False) -> tuple[list, dict]:
+    """A new statement list with provably safe checks removed and loops versioned (see
+    above), and the verdicts: failure code -> (status, reason) of each site it eliminated or
+    hoisted. `body` is left as it was. `device`: the function is a device function (it may
+    be entered with the flag set)."""
+    body = copy.deepcopy(body)          # the eliminator edits nodes in place: its own copy
     bindings = FunctionBindings(fn, body, parsed, is_cuda, is_check_call)
     lin = Linearizer(defs=bindings.defs, constants=bindings.constants, shapes=bindings.shapes,
                      integers=bindings.integers, is_cuda=is_cuda)
     flag_tested = device or contains_barrier(body, resolver, parsed)
-    body = _Eliminator(bindings, lin, ctx, sites, resolver, parsed,
-                       flag_tested=flag_tested).block(body, [])
-    loads = _LoopLoads()
-    return [loads.visit(stmt) for stmt in body]
+    eliminator = _Eliminator(bindings, lin, ctx, sites, resolver, parsed,
+                             flag_tested=flag_tested)
+    body = eliminator.block(body, [])
+    loads = _LoopLoads(eliminator.versioner.checked_copies)
+    return [loads.visit(stmt) for stmt in body], eliminator.verdicts
 
 
 __all__ = ["eliminate_checks", "assigned"]

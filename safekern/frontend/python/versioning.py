@@ -63,6 +63,7 @@ class LoopVersioner:
         self.components = components      # check call -> [(axis, component)] or None
         self.mark = mark                  # mark(call, status, reason)
         self.flag_tested = flag_tested
+        self.checked_copies: set[int] = set()   # id()s of the loops kept as the checked copy
 
     def version(self, loop: ast.For, rng, inner) -> ast.stmt:
         """The loop, or `if <end tests>: <fast copy> else: <loop>` (see module doc)."""
@@ -102,7 +103,7 @@ class LoopVersioner:
         empty = ast.Compare(copy.deepcopy(lo), [ast.GtE()], [copy.deepcopy(hi)])
         test = ast.BoolOp(ast.Or(), [empty, ast.BoolOp(ast.And(), conditions)
                                      if len(conditions) > 1 else conditions[0]])
-        loop.checked_copy = True       # (not worth registers for branch-free loads)
+        self.checked_copies.add(id(loop))   # (not worth registers for branch-free loads)
         out = ast.If(test=test, body=[fast], orelse=[loop])
         for n in ast.walk(out.test):
             ast.copy_location(n, loop)

@@ -1,0 +1,109 @@
+"""Parse a numba kernel's Python source: the function's tree with the file's own lines.
+
+`parse_function(pyfunc)` -> ParsedFunction (tree without decorators, absolute line numbers,
+the columns dedent removed, globals, closure); lambdas too. SourceNotFound when there is no
+source to check (built by exec, typed at a prompt): the kernel then runs unchecked, said so.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import textwrap
+from dataclasses import dataclass
+
+from ...errors import CompilationError
+
+
+@dataclass
+class ParsedFunction:
+    pyfunc: object
+    tree: ast.FunctionDef          # decorators removed; line numbers absolute in `filename`
+    filename: str
+    indent: int                    # columns removed by dedent (add back for file columns)
+    globals: dict
+    closure: dict
+
+    @property
+    def name(self) -> str:
+        return self.tree.name
+
+    def source_line(self, lineno: int) -> str:
+        return linecache.getline(self.filename, lineno)
+
+
+class SourceNotFound(CompilationError):
+    """`inspect` cannot find the function's source (built by exec, or typed at a prompt): the
+    backend runs it unchecked, with an UncheckedWarning."""
+
+    def __init__(self, problem: str, *, reason: str = "", **kw):
+        super().__init__(problem, **kw)
+        self.reason = reason
+
+
+def parse_function(pyfunc) -> ParsedFunction:
+    """The function's own source as an AST whose line numbers are those of its file."""
+    name = getattr(pyfunc, "__name__", repr(pyfunc))
+    try:
+        lines, first = inspect.getsourcelines(pyfunc)
+        filename = inspect.getsourcefile(pyfunc) or inspect.getfile(pyfunc)
+    except (OSError, TypeError) as err:
+        raise SourceNotFound(
+            f"safekern needs the source of kernel {name!r} to check it, and cannot find it "
+            f"({err}); define the kernel in a file, or set SAFEKERN_CHECKS=0",
+            reason=str(err)) from None
+    text = "".join(lines)
+    dedented = textwrap.dedent(text)
+    indent = len(lines[0]) - len(lines[0].lstrip()) if dedented != text else 0
+    try:
+        module = ast.parse(dedented, filename=filename)
+    except SyntaxError as err:
+        if name == "<lambda>":         # its line alone is no statement: numba's, unchecked
+            raise SourceNotFound(f"the line of lambda kernel at {filename}:{first} is not a "
+                                 "statement of its own", reason="a lambda inside a longer "
+                                 "statement") from None
+        raise CompilationError(f"cannot parse kernel {name!r}: {err.msg}", filename=filename,
+                               lineno=(err.lineno or 1) + first - 1) from None
+    ast.increment_lineno(module, first - 1)
+    fn = module.body[0]
+    if name == "<lambda>":
+        fn = _lambda_as_def(module, pyfunc, filename)
+    if not isinstance(fn, ast.FunctionDef):
+        raise CompilationError(f"{name!r} is not a plain function definition",
+                               filename=filename, lineno=first)
+    fn.decorator_list = []
+    closure = {}
+    code = getattr(pyfunc, "__code__", None)
+    if code is not None and pyfunc.__closure__:
+        for var, cell in zip(code.co_freevars, pyfunc.__closure__):
+            try:
+                closure[var] = cell.cell_contents
+            except ValueError:
+                pass
+    return ParsedFunction(pyfunc, fn, filename, indent, pyfunc.__globals__, closure)
+
+
+def _lambda_as_def(module, pyfunc, filename) -> ast.FunctionDef:
+    """A lambda (numba compiles those too) as the function `def lambda_(args): return body`,
+    found in its source line by line and parameters; SourceNotFound (numba's own, unchecked)
+    when that line holds no such lambda or several."""
+    code = pyfunc.__code__
+    params = list(code.co_varnames[:code.co_argcount])
+    found = [node for node in ast.walk(module) if isinstance(node, ast.Lambda)
+             and node.lineno == code.co_firstlineno
+             and [a.arg for a in node.args.args] == params]
+    if len(found) != 1:
+        why = "no lambda" if not found else f"{len(found)} lambdas"
+        raise SourceNotFound(
+            f"safekern cannot tell which lambda of {filename}:{code.co_firstlineno} is the "
+            f"kernel ({why} with parameters {params} there)",
+            reason=f"{why} with these parameters on its line")
+    node = found[0]
+    body = ast.Return(value=node.body)
+    ast.copy_location(body, node.body)
+    fn = ast.FunctionDef(name="lambda_", args=node.args, body=[body], decorator_list=[],
+                         returns=None, type_comment=None, type_params=[])
+    return ast.fix_missing_locations(ast.copy_location(fn, node))
+
+
+__all__ = ["ParsedFunction", "SourceNotFound", "parse_function"]

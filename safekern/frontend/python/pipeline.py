@@ -1,0 +1,148 @@
+"""The Python front end's pipeline: one kernel or device function, parsed -> checked.
+
+    parse.parse_function(pyfunc)  -> ParsedFunction   (source, absolute lines, globals, closure)
+    checks.BoundsCheckRewriter    loads/stores/atomics -> calls of check helpers, one site each;
+                                  safety.py: assert, raise, division by zero
+    eliminate.eliminate_checks    drop checks proven in bounds, version loops (check once)
+    exits.add_failure_exits       where a failing thread goes (return / break / skip to barrier)
+    rewrite_function(...)         all of them, returns a RewrittenFunction
+
+Each pass returns what it made (a new tree, its verdicts); this module puts the results
+together, and an unexpected exception in any of them becomes a located InternalError
+(located.py) naming the kernel and the line being checked.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass, field, replace
+
+from ...errors import CompilationError
+from ..located import internal_errors
+from . import eliminate, exits as barriers, names
+from .checks import BoundsCheckRewriter, CheckSite, _Context, hidden_first
+from .parse import ParsedFunction
+
+
+@dataclass
+class RewrittenFunction:
+    parsed: ParsedFunction
+    tree: ast.Module                # the rewritten function, ready to compile
+    sites: list[CheckSite] = field(default_factory=list)
+    device_calls: dict = field(default_factory=dict)    # generated name -> checked device fn
+    has_barriers: bool = False
+    plain_device_calls: list = field(default_factory=list)   # (lineno, name): unchecked callees
+    # What each failure code of the rewrite means; the backend registers them (failures.TABLE)
+    # when it builds or loads the kernel, the same way for a fresh rewrite and a stored one.
+    failure_sites: list = field(default_factory=list)
+
+    @property
+    def source(self) -> str:
+        return ast.unparse(self.tree)
+
+
+class _BoundResolver:
+    """The backend's resolver, plus the checked device functions this rewrite renamed."""
+
+    def __init__(self, resolver, device_calls):
+        self.resolver = resolver
+        self.device_calls = device_calls
+
+    def classify_call(self, func, parsed):
+        if isinstance(func, ast.Name) and func.id in self.device_calls:
+            return ("device", self.device_calls[func.id])
+        if isinstance(func, ast.Name) and func.id.startswith(names.PREFIX):
+            return None
+        return self.resolver.classify_call(func, parsed)
+
+
+def _check_reserved_names(parsed: ParsedFunction) -> None:
+    for node in ast.walk(parsed.tree):
+        ident = None
+        if isinstance(node, ast.Name):
+            ident = node.id
+        elif isinstance(node, ast.arg):
+            ident = node.arg
+        if ident is not None and ident.startswith(names.PREFIX):
+            p = parsed
+            raise CompilationError(
+                f"the name {ident!r} is reserved for safekern's generated code; rename it",
+                filename=p.filename, lineno=node.lineno, source_line=p.source_line(node.lineno),
+                col=node.col_offset + p.indent, end_col=node.end_col_offset + p.indent,
+                kernel=p.name)
+
+
+def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
+                     eliminate_checks: bool = True,
+                     kernel_exceptions: bool = True) -> RewrittenFunction:
+    """The checked version of a kernel (device=False) or device function (device=True).
+
+    With `eliminate_checks`, checks proven unable to fail are dropped and loop accesses are
+    checked once before the loop where possible (see eliminate.py). With `kernel_exceptions`,
+    assert, raise and division by zero become failures (safety.py); without, they are left to
+    numba (debug=True kernels raise them at the launch).
+
+    Kernels get one hidden parameter (the failure buffer) and a prelude; device functions get
+    two (the failure buffer and the calling thread's failure flag).
+    """
+    _check_reserved_names(parsed)
+    with internal_errors(kernel=parsed.name, filename=parsed.filename,
+                         lineno=parsed.tree.lineno,
+                         source_line=parsed.source_line(parsed.tree.lineno)):
+        return _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions)
+
+
+def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions):
+    ctx = _Context(parsed, resolver)
+    ctx.kernel_exceptions = kernel_exceptions
+    fn = copy.deepcopy(parsed.tree)      # the rewriter edits nodes in place; keep the parse intact
+    new_fn = copy.copy(fn)
+    rewriter = BoundsCheckRewriter(ctx)
+    rewriter.located_kernel, rewriter.located_filename = parsed.name, parsed.filename
+    rewriter.located_indent = parsed.indent
+    body = []
+    for stmt in fn.body:
+        new = rewriter.visit(stmt)
+        body += new if isinstance(new, list) else [new]
+    bound = _BoundResolver(resolver, ctx.device_calls)
+    sites = ctx.sites
+    if eliminate_checks:
+        is_cuda_module = getattr(resolver, "is_cuda_module", None)
+        body, verdicts = eliminate.eliminate_checks(
+            fn, body, ctx=ctx, sites=ctx.sites, parsed=parsed, resolver=bound,
+            is_cuda=(lambda e: is_cuda_module(e, parsed)) if is_cuda_module else
+            (lambda e: False), device=device)
+        sites = [replace(s, status=verdicts[s.code][0], reason=verdicts[s.code][1])
+                 if s.code in verdicts else s for s in sites]
+    has_barriers = barriers.contains_barrier(body, bound, parsed)
+    grid_sync = barriers.contains_grid_sync(body, bound, parsed)
+    body = barriers.add_failure_exits(body, kind="device" if device else "kernel",
+                                      has_barriers=has_barriers, resolver=bound, parsed=parsed)
+    args = ast.arguments(posonlyargs=list(fn.args.posonlyargs), args=list(fn.args.args),
+                         vararg=fn.args.vararg, kwonlyargs=list(fn.args.kwonlyargs),
+                         kw_defaults=list(fn.args.kw_defaults), kwarg=fn.args.kwarg,
+                         defaults=list(fn.args.defaults))
+    if fn.args.kwarg or fn.args.kwonlyargs:
+        raise ctx.error(fn, "**kwargs and keyword-only parameters are not supported in "
+                            "checked kernels")
+    hidden = [ast.arg(names.FB), ast.arg(names.FLAG)] if device else [ast.arg(names.FB_ADDRESS)]
+    first = hidden_first(fn.args, device)
+    if first:
+        args.args = hidden + args.args     # callers and launches put them there too
+    else:
+        args.args += hidden
+    new_fn.body = body if device else barriers.kernel_prelude(fn, grid=grid_sync) + body
+    if fn.args.defaults and not first:
+        # Hidden parameters follow the user's; give them defaults so defaults stay legal.
+        args.defaults = list(fn.args.defaults) + [ast.Constant(None)] * (2 if device else 1)
+    new_fn.args = args
+    module = ast.Module(body=[new_fn], type_ignores=[])
+    for node in ast.walk(module):
+        if not hasattr(node, "lineno") and isinstance(node, (ast.stmt, ast.expr)):
+            ast.copy_location(node, fn)
+    ast.fix_missing_locations(module)
+    return RewrittenFunction(parsed, module, sites, ctx.device_calls, has_barriers,
+                             ctx.plain_device_calls, ctx.failure_sites)
+
+
+__all__ = ["rewrite_function", "RewrittenFunction"]
