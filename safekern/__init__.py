@@ -11,7 +11,7 @@ Backends are imported when first used: importing safekern imports no GPU library
 """
 from .errors import (BoundsError, CompilationError, KernelAssertionError, KernelError,
                      KernelZeroDivisionError, RaceError, RaceWarning, SafekernError,
-                     UncheckedWarning, UnsupportedError)
+                     UncheckedWarning, UnsupportedError, InternalError)
 from ._version import __version__
 from .runtime import sync
 
@@ -55,5 +55,5 @@ def __getattr__(name):
 
 __all__ = ["jit", "sync", "KernelError", "BoundsError", "RaceError", "RaceWarning",
            "KernelAssertionError",
-           "KernelZeroDivisionError", "CompilationError", "UnsupportedError",
+           "KernelZeroDivisionError", "CompilationError", "UnsupportedError", "InternalError",
            "SafekernError", "UncheckedWarning", "CacheWarning", "__version__"]

@@ -179,3 +179,38 @@ def test_plain_numba_device_function_call_warns(tmp_path):
     with pytest.warns(UserWarning, match="plain numba device function"):
         module.k[1, 1](np.zeros(1, np.float32), np.ones(1, np.float32))
     safekern.sync()
+
+
+# -- a bug in a pass is reported where it happened ------------------------------------------
+
+def test_an_internal_error_in_the_checking_rewrite_names_the_access(tmp_path, monkeypatch):
+    from safekern.frontend.python import checks
+
+    def broken(self, kind, subscript_value, index, node):
+        raise KeyError("no such thing")
+
+    monkeypatch.setattr(checks._Context, "register", broken)
+    with pytest.raises(safekern.InternalError) as info:
+        load_module(tmp_path, GATHER, name="broken_rewrite")
+    err = info.value
+    text = str(err)
+    assert err.filename.endswith("broken_rewrite.py") and err.lineno == 9
+    assert "internal error in safekern" in text and "KeyError" in text and "'gather'" in text
+    assert "out[i] = src[idx[i]]" in text and "^" in text
+    assert isinstance(err.__cause__, KeyError)
+
+
+def test_an_internal_error_in_elimination_names_the_kernel(tmp_path, monkeypatch):
+    from safekern.frontend.python import eliminate
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(eliminate, "eliminate_checks", broken)
+    with pytest.raises(safekern.InternalError) as info:
+        load_module(tmp_path, GATHER, name="broken_elimination")
+    err = info.value
+    assert err.kernel == "gather" and err.filename.endswith("broken_elimination.py")
+    assert err.lineno == 6                      # the def line: no finer place is known
+    assert "ZeroDivisionError: a bug" in str(err) and "def gather" in str(err)
+    assert isinstance(err, safekern.CompilationError)
