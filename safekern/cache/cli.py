@@ -13,26 +13,14 @@ import argparse
 import json
 import os
 import sys
-import time
 import warnings
 
 from .. import config
 from .format import FORMAT_VERSION
 from .kernels import CacheUnavailable, resolve_path
+from .display import size, when
 from .store import Cache
 from .trust import CacheWarning, trust_problem
-
-
-def _size(n: int) -> str:
-    for unit in ("bytes", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
-        n /= 1024
-    return str(n)
-
-
-def _when(seconds: int) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds)) if seconds > 0 else "-"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -139,7 +127,7 @@ def _info_local(path, cfg, args) -> int:
     mode = "read-only (SAFEKERN_CACHE_READONLY=1)" if cfg.cache_readonly else "read-write"
     print(f"status:   {mode}")
     print(f"format:   version {FORMAT_VERSION}, generation {stats['generation'] or '-'}")
-    print(f"size:     {_size(stats['size'])} of a {_size(cfg.cache_max_bytes)} bound")
+    print(f"size:     {size(stats['size'])} of a {size(cfg.cache_max_bytes)} bound")
     extra = []
     if stats["dead"]:
         extra.append(f"{stats['dead']} superseded or deletion records")
@@ -180,7 +168,7 @@ def _list(path, cfg, args) -> int:
         print(f"no cached kernels in {path}" + ("" if os.path.exists(path) else " (no file yet)"))
         return 0
     table = [("KERNEL", "BACKEND", "DEVICE", "SIZE", "LAST USED", "KEY")]
-    table += [(r["kernel"], r["backend"], r["device"], _size(r["size"]), _when(r["last_used"]),
+    table += [(r["kernel"], r["backend"], r["device"], size(r["size"]), when(r["last_used"]),
                r["key"][:12]) for r in rows]
     widths = [min(40, max(len(row[i]) for row in table)) for i in range(len(table[0]))]
     for row in table:
@@ -202,7 +190,7 @@ def _list_remote(cfg, args) -> int:
         print(f"no cached kernels in {config.redact_url(cfg.cache_remote)}")
         return 0
     table = [("KERNEL", "BACKEND", "DEVICE", "SIZE", "STATE", "KEY")]
-    table += [(r["kernel"], r["backend"], r["device"], _size(r["size"]), r["state"],
+    table += [(r["kernel"], r["backend"], r["device"], size(r["size"]), r["state"],
                r["key"][:12]) for r in rows]
     widths = [min(40, max(len(row[i]) for row in table)) for i in range(len(table[0]))]
     for row in table:
@@ -219,7 +207,7 @@ def _verify(path, cfg, args) -> int:
         print(f"{path}: {report.header_problem}")
         return 1
     print(f"{path}: {report.records} records checked, {report.live} live entries, "
-          f"{report.dead} superseded or deletion records, {_size(report.size)}")
+          f"{report.dead} superseded or deletion records, {size(report.size)}")
     for offset, problem in report.problems:
         print(f"  damaged record at offset {offset}: {problem}")
     if report.torn_tail:
@@ -256,7 +244,7 @@ def _clear_local(path, cfg, args) -> int:
         print(f"error: cannot clear {path}: {cache.problem or cache.write_problem}",
               file=sys.stderr)
         return 1
-    print(f"cleared {path} ({before['entries']} entries, {_size(before['size'])})")
+    print(f"cleared {path} ({before['entries']} entries, {size(before['size'])})")
     return 0
 
 

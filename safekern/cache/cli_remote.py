@@ -7,6 +7,7 @@ operation): a person is waiting, not a launch. The secret is never printed.
 from __future__ import annotations
 
 from .. import config
+from .display import size
 from .remote import RemoteTier, client_available
 
 CLI_TIMEOUT = 5.0
@@ -35,8 +36,6 @@ def _mode(tier: RemoteTier) -> str:
 
 
 def _size(n) -> str:
-    from .cli import _size as size
-
     return size(n) if isinstance(n, int) else "?"
 
 
