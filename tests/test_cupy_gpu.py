@@ -460,7 +460,7 @@ def test_warm_start_in_process_runs_no_nvrtc():
 
 _WARM_SCRIPT = textwrap.dedent("""
     import json, numpy as np, cupy as cp, safekern, safekern.cupy as skcp
-    from safekern.backends import nvrtc
+    from safekern.backends.cupy import nvrtc
     from tests import cuda_c_kernels as K
     n = 256
     out = cp.zeros(n, cp.float32)

@@ -115,7 +115,7 @@ import json, sys
 import numpy as np
 from numba import cuda
 import safekern
-from safekern.backends import numba_rewrites
+from safekern.backends.numba import stored as numba_rewrites
 sys.path.insert(0, sys.argv[1])
 import rewrite_mod as m
 stored = [numba_rewrites.is_stored(m.k.rewritten), numba_rewrites.is_stored(m.get.rewritten)]
