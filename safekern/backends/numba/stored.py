@@ -39,7 +39,7 @@ from ...failures import TABLE, FailureSite
 
 log = logging.getLogger("safekern.numba")
 
-FORMAT = 1
+FORMAT = 2          # 2: launch predicates
 _DATA = (type(None), bool, int, float, complex, str, bytes)
 
 
@@ -190,10 +190,12 @@ def pack(fn, rewritten) -> dict:
         calls[name] = holder[0]
     fields = {}
     for f in dataclasses.fields(rewritten):
-        if f.name in ("parsed", "tree", "device_calls", "failure_sites"):
-            continue
+        if f.name in ("parsed", "tree", "device_calls", "failure_sites", "launch_variant"):
+            continue            # (a build rewrites afresh: the launch variant comes with it)
         value = getattr(rewritten, f.name)
-        if f.name == "sites":
+        if f.name == "launch_predicates":
+            fields[f.name] = [_pack_predicate(p) for p in value]
+        elif f.name == "sites":
             fields[f.name] = [[_plain(v) for v in dataclasses.astuple(s)] for s in value]
         else:
             fields[f.name] = _plain(value)
@@ -204,6 +206,19 @@ def pack(fn, rewritten) -> dict:
             "fields": fields, "failure_sites": [dataclasses.asdict(s) for s in rewritten.failure_sites],
             "names": [sorted(loads), sorted(bound), [[root, list(attrs)] for root, attrs in
                                                     chains]]}
+
+
+def _pack_predicate(predicate) -> list:
+    return [[[c, f.kind, f.param, f.name, list(f.axis)] for c, f in predicate.terms],
+            predicate.const]
+
+
+def _unpack_predicate(data):
+    from ...frontend.python.launch import LaunchFact, LaunchPredicate
+
+    terms, const = data
+    return LaunchPredicate(tuple((c, LaunchFact(kind, param, name, tuple(axis)))
+                                 for c, kind, param, name, axis in terms), const)
 
 
 def unpack(fn, data: dict):
@@ -224,9 +239,12 @@ def unpack(fn, data: dict):
         calls[name] = dev
     fields = {name: _unplain(v) for name, v in data["fields"].items()}
     known = {f.name for f in dataclasses.fields(pyfront.RewrittenFunction)}
-    if set(fields) | {"parsed", "tree", "device_calls", "failure_sites"} != known:
+    if set(fields) | {"parsed", "tree", "device_calls", "failure_sites",
+                      "launch_variant"} != known:
         raise ValueError("the rewrite's fields changed")
     fields["sites"] = [pyfront.CheckSite(*s) for s in fields["sites"]]
+    fields["launch_predicates"] = tuple(_unpack_predicate(p)
+                                        for p in fields["launch_predicates"])
     sites = [FailureSite(**s) for s in data["failure_sites"]]
     loads, bound, chains = data["names"]
     names = (set(loads), set(bound), [(root, tuple(attrs)) for root, attrs in chains])

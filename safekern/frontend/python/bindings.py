@@ -167,6 +167,11 @@ class FunctionBindings:
         self.integers = self._integer_names(nodes, check_call)
         self.escaping = {name for node in nodes if isinstance(node, (ast.Nonlocal, ast.Global))
                          for name in node.names}
+        # Parameters the function never rebinds, by position: their values (an array's shape,
+        # a scalar) are the launch's for the whole launch (launch.py's launch facts).
+        self.launch_params = {a.arg: i for i, a in
+                              enumerate(list(fn.args.posonlyargs) + list(fn.args.args))
+                              if a.arg not in counts and a.arg not in self.escaping}
 
     def _constant_shape(self, value):
         """(extents...) of `cuda.shared.array(shape, dtype)` / `cuda.local.array(...)`."""

@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import ast
 import copy
+from dataclasses import dataclass
 
 from . import names
 from .exits import contains_barrier
 from .bindings import FunctionBindings, assigned, is_range, pure, walrus_targets
 from .index_forms import Linearizer
+from .launch import LaunchProver
 from .linear import Fact
 from .unchecked import (atomic_operands_may_fail, is_check_call, plain, plain_atomic_statement,
                         plain_store)
@@ -38,12 +40,15 @@ def _exits(body) -> bool:
 
 class _Eliminator:
     def __init__(self, bindings: FunctionBindings, lin: Linearizer, ctx, sites, resolver, parsed,
-                 *, flag_tested: bool):
+                 *, flag_tested: bool, launch: bool):
         self.b = bindings
         self.lin = lin
         self.ctx = ctx
         self.sites = {s.code for s in sites}
         self.verdicts: dict[int, tuple[str, str]] = {}      # code -> (status, reason)
+        # Launch predicates (launch.py): code -> the predicates that prove the check.
+        self.launch = LaunchProver(lin, bindings.launch_params) if launch else None
+        self.launch_codes: dict[int, list] = {}
         self.flag_tested = flag_tested
         self.versioner = LoopVersioner(lin, bindings, resolver, parsed,
                                        components=self._components, mark=self._mark,
@@ -129,6 +134,7 @@ class _Eliminator:
             return [stmt]
         reason = self._proof(call, facts)
         if reason is None or not isinstance(call.args[0], ast.Name):
+            self._launch_proof(call, facts)
             return [stmt]
         self._mark(call, "eliminated", reason)
         if fn == names.STORE:
@@ -239,6 +245,7 @@ class _Eliminator:
             if reason is not None:
                 self._mark(node, "eliminated", reason)
                 return plain(node)
+            self._launch_proof(node, facts)
         return node
 
     # -- proofs ----------------------------------------------------------------------------------
@@ -277,9 +284,44 @@ class _Eliminator:
             return "always in bounds (constant shape, non-negative index)"
         return "proved by " + ", ".join(used)
 
+    def _launch_proof(self, call, facts) -> None:
+        """Record the launch predicates that prove `call`'s check, if there are such (the
+        check stays in this tree: the checked variant runs when a predicate fails)."""
+        if self.launch is None or not isinstance(call.args[0], ast.Name):
+            return
+        comps = self._components(call)
+        if comps is None:
+            return
+        found, used = [], []
+        for axis, comp in comps:
+            index = self.lin.form(comp)
+            extent = self.lin.shape_extent(call.args[0].id, axis)
+            if index is None or extent is None or not self.lin.exact(comp, facts, index=True):
+                return
+            for goal in (index, (extent - index).plus(-1)):
+                proof = self.lin.prove(goal, facts)
+                if proof is not None:
+                    used += [f.origin for f in proof if f.origin and f.origin not in used]
+                    continue
+                predicate = self.launch.predicate(goal, facts)
+                if predicate is None:
+                    return
+                if predicate not in found:
+                    found.append(predicate)
+        code = call.args[-3]
+        if found and isinstance(code, ast.Constant) and code.value in self.sites:
+            self.launch_codes[code.value] = found
+            why = " and ".join(p.text() for p in found)
+            self.verdicts[code.value] = (
+                "proven at launch", f"if {why}" + (f", with {', '.join(used)}" if used else ""))
+
     def _mark(self, call, status, reason):
         code = call.args[-3]
         if isinstance(code, ast.Constant) and code.value in self.sites:
+            if code.value in self.launch_codes and status == "hoisted":
+                # Proven at launch too: no check at all in the launch variant.
+                status, reason = "proven at launch", \
+                    f"{self.verdicts[code.value][1]}; else {reason}"
             self.verdicts[code.value] = (status, reason)
 
 
@@ -309,22 +351,31 @@ class _LoopLoads(ast.NodeTransformer):
         return node
 
 
+@dataclass
+class Elimination:
+    """What eliminate_checks found and made."""
+
+    body: list                  # the new statement list (the input is left as it was)
+    verdicts: dict              # failure code -> (status, reason): eliminated, hoisted, launch
+    launch_codes: dict          # failure code -> [LaunchPredicate]: checks proven at launch
+
+
 def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, resolver,
-                     is_cuda, device: bool = False) -> tuple[list, dict]:
-    """A new statement list with provably safe checks removed and loops versioned (see
-    above), and the verdicts: failure code -> (status, reason) of each site it eliminated or
-    hoisted. `body` is left as it was. `device`: the function is a device function (it may
-    be entered with the flag set)."""
+                     is_cuda, device: bool = False, launch: bool = True) -> Elimination:
+    """Provably safe checks removed and loops versioned (see above), as a new statement list,
+    with the verdicts. `device`: the function is a device function (it may be entered with
+    the flag set; it has no launch). `launch`: look for launch predicates (launch.py)."""
     body = copy.deepcopy(body)          # the eliminator edits nodes in place: its own copy
     bindings = FunctionBindings(fn, body, parsed, is_cuda, is_check_call)
     lin = Linearizer(defs=bindings.defs, constants=bindings.constants, shapes=bindings.shapes,
                      integers=bindings.integers, is_cuda=is_cuda)
     flag_tested = device or contains_barrier(body, resolver, parsed)
     eliminator = _Eliminator(bindings, lin, ctx, sites, resolver, parsed,
-                             flag_tested=flag_tested)
+                             flag_tested=flag_tested, launch=launch and not device)
     body = eliminator.block(body, [])
     loads = _LoopLoads(eliminator.versioner.checked_copies)
-    return [loads.visit(stmt) for stmt in body], eliminator.verdicts
+    return Elimination([loads.visit(stmt) for stmt in body], eliminator.verdicts,
+                       eliminator.launch_codes)
 
 
-__all__ = ["eliminate_checks", "assigned"]
+__all__ = ["eliminate_checks", "Elimination", "assigned"]

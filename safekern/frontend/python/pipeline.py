@@ -22,6 +22,7 @@ from ..located import internal_errors
 from . import eliminate, exits as barriers, names
 from .checks import BoundsCheckRewriter, CheckSite, _Context, hidden_first
 from .parse import ParsedFunction
+from .unchecked import Unchecker
 
 
 @dataclass
@@ -35,6 +36,10 @@ class RewrittenFunction:
     # What each failure code of the rewrite means; the backend registers them (failures.TABLE)
     # when it builds or loads the kernel, the same way for a fresh rewrite and a stored one.
     failure_sites: list = field(default_factory=list)
+    # Launch predicates (launch.py): when all hold at a launch, the backend may launch
+    # `launch_variant` (this rewrite without the checks they prove) instead of `tree`.
+    launch_predicates: tuple = ()
+    launch_variant: "RewrittenFunction | None" = None
 
     @property
     def source(self) -> str:
@@ -74,13 +79,16 @@ def _check_reserved_names(parsed: ParsedFunction) -> None:
 
 def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
                      eliminate_checks: bool = True,
-                     kernel_exceptions: bool = True) -> RewrittenFunction:
+                     kernel_exceptions: bool = True,
+                     launch_predicates: bool = False) -> RewrittenFunction:
     """The checked version of a kernel (device=False) or device function (device=True).
 
     With `eliminate_checks`, checks proven unable to fail are dropped and loop accesses are
     checked once before the loop where possible (see eliminate.py). With `kernel_exceptions`,
     assert, raise and division by zero become failures (safety.py); without, they are left to
-    numba (debug=True kernels raise them at the launch).
+    numba (debug=True kernels raise them at the launch). With `launch_predicates` (kernels
+    only), checks the host can prove at a launch are found (launch.py): the result then has
+    `launch_predicates` and a `launch_variant` without those checks.
 
     Kernels get one hidden parameter (the failure buffer) and a prelude; device functions get
     two (the failure buffer and the calling thread's failure flag).
@@ -89,10 +97,11 @@ def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
     with internal_errors(kernel=parsed.name, filename=parsed.filename,
                          lineno=parsed.tree.lineno,
                          source_line=parsed.source_line(parsed.tree.lineno)):
-        return _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions)
+        return _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions,
+                        launch_predicates)
 
 
-def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions):
+def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, launch_predicates):
     ctx = _Context(parsed, resolver)
     ctx.kernel_exceptions = kernel_exceptions
     fn = copy.deepcopy(parsed.tree)      # the rewriter edits nodes in place; keep the parse intact
@@ -106,14 +115,35 @@ def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions):
         body += new if isinstance(new, list) else [new]
     bound = _BoundResolver(resolver, ctx.device_calls)
     sites = ctx.sites
+    launch_body, predicates = None, ()
     if eliminate_checks:
         is_cuda_module = getattr(resolver, "is_cuda_module", None)
-        body, verdicts = eliminate.eliminate_checks(
+        found = eliminate.eliminate_checks(
             fn, body, ctx=ctx, sites=ctx.sites, parsed=parsed, resolver=bound,
             is_cuda=(lambda e: is_cuda_module(e, parsed)) if is_cuda_module else
-            (lambda e: False), device=device)
-        sites = [replace(s, status=verdicts[s.code][0], reason=verdicts[s.code][1])
-                 if s.code in verdicts else s for s in sites]
+            (lambda e: False), device=device, launch=launch_predicates)
+        body = found.body
+        sites = [replace(s, status=found.verdicts[s.code][0], reason=found.verdicts[s.code][1])
+                 if s.code in found.verdicts else s for s in sites]
+        if found.launch_codes:
+            # The variant launched when every predicate holds: those checks plain accesses.
+            flag_tested = device or barriers.contains_barrier(body, bound, parsed)
+            launch_body = [Unchecker(set(found.launch_codes), flag_tested=flag_tested).visit(
+                copy.deepcopy(stmt)) for stmt in body]
+            predicates = tuple(dict.fromkeys(p for ps in found.launch_codes.values()
+                                             for p in ps))
+    module, has_barriers = _finish(fn, new_fn, body, device, bound, parsed, ctx)
+    rewritten = RewrittenFunction(parsed, module, sites, ctx.device_calls, has_barriers,
+                                  ctx.plain_device_calls, ctx.failure_sites)
+    if launch_body is not None:
+        launch_module, _ = _finish(fn, copy.copy(fn), launch_body, device, bound, parsed, ctx)
+        rewritten.launch_predicates = predicates
+        rewritten.launch_variant = replace(rewritten, tree=launch_module)
+    return rewritten
+
+
+def _finish(fn, new_fn, body, device, bound, parsed, ctx):
+    """The function around the checked body: failure exits, hidden parameters, prelude."""
     has_barriers = barriers.contains_barrier(body, bound, parsed)
     grid_sync = barriers.contains_grid_sync(body, bound, parsed)
     body = barriers.add_failure_exits(body, kind="device" if device else "kernel",
@@ -141,8 +171,6 @@ def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions):
         if not hasattr(node, "lineno") and isinstance(node, (ast.stmt, ast.expr)):
             ast.copy_location(node, fn)
     ast.fix_missing_locations(module)
-    return RewrittenFunction(parsed, module, sites, ctx.device_calls, has_barriers,
-                             ctx.plain_device_calls, ctx.failure_sites)
-
+    return module, has_barriers
 
 __all__ = ["rewrite_function", "RewrittenFunction"]

@@ -1,0 +1,196 @@
+"""Launch predicates: checks the host can prove at a launch, from what only the launch knows.
+
+A static proof (eliminate.py) knows the code but not the launch. At a launch the host knows
+every array argument's shape, the scalar arguments, the block and grid dimensions. For a check
+the static prover cannot discharge, this module looks for a *launch predicate*: a linear
+condition over those launch facts alone that, together with the facts holding at the access,
+proves the access in bounds:
+
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = a[i]            # a[i] needs a.shape[0] >= out.shape[0]
+    tile[ty, tx]                 # 16 x 16 shared tile: blockDim.y <= 16 and blockDim.x <= 16
+    for k in range(n): x[i + k]  # x.shape[0] >= n + (the largest i) ...
+
+The backend evaluates the predicates of a kernel at each launch (a few integer compares) and
+launches a variant compiled without the checks they prove when all of them hold, the checked
+kernel otherwise; so nothing that can fail goes unchecked.
+
+Soundness. The prover (linear.py) shows `goal >= 0` as `goal = rest + sum(facts)`, facts >= 0
+where the access is. Here `rest` splits into a part over *launch atoms* -- shapes of array
+parameters and scalar parameters the kernel never rebinds, blockDim, gridDim, gridsize: values
+fixed for the whole launch -- and a part over other atoms whose least value m (by their bounds)
+is known. `launch part + m >= 0`, checked by the host with the real values, then implies
+`goal >= 0`. The facts that tie thread indices to the launch (threadIdx.x < blockDim.x,
+blockIdx.x < gridDim.x, grid(1) < gridsize(1)) are true in every launch. Scalar arguments count
+only when the launch passes an integer (the backend tests that as part of the predicate).
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from .linear import Fact, Form
+
+_AXES = ("x", "y", "z")
+_HOPELESS = 2 ** 40          # a predicate needing more elements than this never holds
+
+
+@dataclass(frozen=True)
+class LaunchFact:
+    """One value the host knows at a launch."""
+
+    kind: str              # "shape" | "scalar" | "block" | "grid" | "gridsize"
+    param: int | None      # the parameter's position (shape, scalar)
+    name: str              # the parameter's name ("" for launch dimensions)
+    axis: tuple            # (k,) for shape/block/grid; (ndim, k) for gridsize; () for scalar
+
+    def text(self) -> str:
+        if self.kind == "shape":
+            return f"{self.name}.shape[{self.axis[0]}]"
+        if self.kind == "scalar":
+            return self.name
+        if self.kind in ("block", "grid"):
+            return f"{'blockDim' if self.kind == 'block' else 'gridDim'}.{_AXES[self.axis[0]]}"
+        ndim, k = self.axis
+        return "cuda.gridsize(1)" if ndim == 1 else f"cuda.gridsize({ndim})[{k}]"
+
+    def python(self) -> str:
+        """The value as a Python expression over `args`, `grid`, `block` (3-tuples of ints)."""
+        if self.kind == "shape":
+            return f"args[{self.param}].shape[{self.axis[0]}]"
+        if self.kind == "scalar":
+            return f"_int(args[{self.param}])"
+        if self.kind == "block":
+            return f"block[{self.axis[0]}]"
+        if self.kind == "grid":
+            return f"grid[{self.axis[0]}]"
+        ndim, k = self.axis
+        return f"(block[{k}] * grid[{k}])"
+
+
+@dataclass(frozen=True)
+class LaunchPredicate:
+    """sum(coeff * fact) + const >= 0."""
+
+    terms: tuple           # ((coeff, LaunchFact), ...)
+    const: int
+
+    def text(self) -> str:
+        """`a.shape[0] >= out.shape[0]`, `blockDim.y <= 16`."""
+        def side(parts, const):
+            words = [(f"{c} * " if c != 1 else "") + f.text() for c, f in parts]
+            if const or not words:
+                words.append(str(const))
+            return " + ".join(words)
+
+        pos = [(c, f) for c, f in self.terms if c > 0]
+        neg = [(-c, f) for c, f in self.terms if c < 0]
+        const = self.const
+        if not neg:                                    # x - 16 >= 0 reads x >= 16
+            return f"{side(pos, 0)} >= {-const}"
+        if not pos:                                    # 16 - x >= 0 reads x <= 16
+            return f"{side(neg, 0)} <= {const}"
+        return f"{side(pos, const if const > 0 else 0)} >= {side(neg, -const if const < 0 else 0)}"
+
+    def python(self) -> str:
+        parts = [f"{c} * {f.python()}" if c != 1 else f.python() for c, f in self.terms]
+        return f"({' + '.join(parts)} + {self.const} >= 0)"
+
+
+def launch_fact(atom, launch_params: dict) -> LaunchFact | None:
+    """The launch fact an atom of index_forms.py stands for, or None."""
+    kind = atom[0]
+    if kind == "shape" and atom[1] in launch_params:
+        return LaunchFact("shape", launch_params[atom[1]], atom[1], (atom[2],))
+    if kind == "name" and atom[1] in launch_params:
+        return LaunchFact("scalar", launch_params[atom[1]], atom[1], ())
+    if kind == "cuda" and atom[1] in ("blockDim", "gridDim") and atom[2] in _AXES:
+        return LaunchFact("block" if atom[1] == "blockDim" else "grid", None, "",
+                          (_AXES.index(atom[2]),))
+    if kind == "cuda" and atom[1] == "gridsize":
+        ndim, k = (1, 0) if len(atom) == 3 else (atom[2], atom[3])
+        return LaunchFact("gridsize", None, "", (ndim, k))
+    return None
+
+
+class LaunchProver:
+    """Launch predicates for goals the static prover could not show (see module doc)."""
+
+    def __init__(self, lin, launch_params: dict):
+        self.lin = lin
+        self.atoms = lin.atoms
+        self.launch_params = launch_params
+
+    def _dimension(self, kind, axis):
+        return self.atoms.add(("cuda", kind, axis), lower=1,
+                              upper=1024 if kind == "blockDim" else 2 ** 31 - 1, integer=True)
+
+    def thread_facts(self, forms) -> list:
+        """Facts true in every launch that tie the thread atoms of `forms` to the launch:
+        threadIdx.k <= blockDim.k - 1, blockIdx.k <= gridDim.k - 1, grid(n)[k] <= gridsize - 1."""
+        out = []
+        for atom in {a for form in forms for a in form.atoms}:
+            if atom[0] != "cuda":
+                continue
+            if atom[1] in ("threadIdx", "blockIdx") and atom[2] in _AXES:
+                dim = self._dimension("blockDim" if atom[1] == "threadIdx" else "gridDim",
+                                      atom[2])
+                form = Form.of({dim: 1, atom: -1}, -1)
+            elif atom[1] == "grid":
+                size = ("cuda", "gridsize") + atom[2:]
+                self.atoms.add(size, lower=1, upper=2 ** 41, integer=True)
+                form = Form.of({size: 1, atom: -1}, -1)
+            else:
+                continue
+            out.append(Fact(form, frozenset(), "the launch's dimensions"))
+        return out
+
+    def predicate(self, goal: Form, facts: list) -> LaunchPredicate | None:
+        """A launch predicate implying goal >= 0 where `facts` hold, or None. Of several, the
+        one most likely to hold: over launch facts alone (no other atom's worst case in it),
+        then over shapes and scalars rather than launch dimensions (grids are rounded up past
+        the data: `a.shape[0] >= out.shape[0]`, not `a.shape[0] >= gridsize`), then the
+        fewest terms."""
+        facts = list(facts) + self.thread_facts([goal] + [f.form for f in facts])
+        useful = list({(f.form, f.strict): f for f in facts}.values())
+        local = self.lin.prover.local_bounds(useful)
+        best, best_rank = None, None
+        combos = itertools.chain([()], ((f,) for f in useful),
+                                 itertools.combinations(useful, 2))
+        for combo in combos:
+            rest = goal.plus(1) if any(f.strict for f in combo) else goal
+            for f in combo:
+                rest = rest - f.form
+            found = self._split(rest, local)
+            if found is None:
+                continue
+            predicate, pure = found
+            rank = (not pure, sum(f.kind in ("block", "grid", "gridsize")
+                                  for _, f in predicate.terms),
+                    len(predicate.terms), abs(predicate.const))
+            if best is None or rank < best_rank:
+                best, best_rank = predicate, rank
+        return best
+
+    def _split(self, rest: Form, local):
+        """(predicate, whether rest was over launch atoms alone), or None."""
+        launch, other = {}, {}
+        for atom, c in rest.terms:
+            fact = launch_fact(atom, self.launch_params)
+            if fact is not None:
+                launch[fact] = launch.get(fact, 0) + c
+            else:
+                other[atom] = c
+        launch = {f: c for f, c in launch.items() if c}
+        if not launch:
+            return None                   # nothing the launch knows helps
+        low = self.atoms.minimum(Form.of(other), local)
+        if low is None or rest.const + low < -_HOPELESS:
+            return None                   # (no launch has arrays that large)
+        terms = tuple(sorted(((c, f) for f, c in launch.items()),
+                             key=lambda t: (t[1].kind, t[1].param or 0, t[1].axis)))
+        return LaunchPredicate(terms, rest.const + low), not other
+
+
+__all__ = ["LaunchFact", "LaunchPredicate", "LaunchProver", "launch_fact"]
