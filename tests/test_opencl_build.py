@@ -15,7 +15,7 @@ cla = pytest.importorskip("pyopencl.array")
 skcl = pytest.importorskip("safekern.opencl")
 
 pytestmark = pytest.mark.timeout(120, method="thread")   # a hang fails, never blocks CI
-from safekern.backends import opencl as backend  # noqa: E402
+from safekern.backends.opencl import build as backend  # noqa: E402
 
 GOOD = """__kernel void twice(__global const float *a, __global float *out) {
     int i = get_global_id(0);
@@ -73,7 +73,7 @@ def test_driver_error_in_the_rewritten_source_is_at_the_users_line(clenv):
 
 
 def test_build_errors_map_raw_lines_of_drivers_that_ignore_line_directives():
-    from safekern.frontend.c.parse import map_build_log
+    from safekern.frontend.c.buildlog import map_build_log
 
     log, first = map_build_log("<kernel>:62:3: error: use of undeclared identifier 'b'",
                                "k.cl", 60)

@@ -10,7 +10,7 @@ pytest.importorskip("clang.cindex")
 from safekern import CompilationError, UnsupportedError  # noqa: E402
 from safekern.failures import TABLE, code32  # noqa: E402
 from safekern.frontend.c import opencl as O  # noqa: E402
-from safekern.frontend.c.parse import prelude_lines  # noqa: E402
+from safekern.frontend.c.edits import prelude_lines  # noqa: E402
 
 
 def rewrite(src, **kw):

@@ -26,7 +26,8 @@ import pyopencl.array as cla
 from ... import config, runtime
 from ...errors import CompilationError
 from ...failures import BUFFER_LEN
-from ...frontend.c import parse as C
+from ...frontend.c.buildlog import map_build_log
+from ...frontend.c.edits import prelude_lines
 from ...frontend.c import opencl as frontend
 from ..overlap import strided_extent
 from . import sync as opencl_sync
@@ -307,7 +308,7 @@ def _build_error(prg, err, ctx, devices, filename, n_prelude,
             logs.append((dev, text))
     if not logs:
         return CompilationError(f"the OpenCL driver failed to build the program: {err}")
-    mapped, first = C.map_build_log(logs[0][1], filename, n_prelude)
+    mapped, first = map_build_log(logs[0][1], filename, n_prelude)
     problem = first.message if first is not None else "build failed"
     lineno = first.lineno if first is not None else None
     lines = user_source.split("\n")
@@ -395,7 +396,7 @@ def build_program(ctx, source: str, *, filename: str, options=None,
     describe = f"opencl program {filename}"
     if not config.get().checks:
         text = frontend.checks_off_source(source, filename)
-        prg = _cached_build(ctx, text, options, devices, filename, C.prelude_lines(text),
+        prg = _cached_build(ctx, text, options, devices, filename, prelude_lines(text),
                             describe, source)
         return BuiltProgram(prg, None, source, filename, tuple(options))
     opencl_sync.install()
@@ -415,7 +416,7 @@ def build_program(ctx, source: str, *, filename: str, options=None,
             f"safekern's parser (libclang) cannot analyse this program although the OpenCL "
             f"driver builds it: {err.problem}", filename=filename, lineno=err.lineno,
             source_line=err.source_line, col=err.col) from None
-    n_prelude = C.prelude_lines(rewritten.text)
+    n_prelude = prelude_lines(rewritten.text)
     prg = _cached_build(ctx, rewritten.text, options, devices, filename, n_prelude, describe,
                         source)
     return BuiltProgram(prg, rewritten, source, filename, tuple(options), int64)

@@ -1,5 +1,8 @@
 """The C front ends (CUDA C for CuPy, OpenCL C for PyOpenCL), on one libclang layer.
 
-parse (libclang) -> checks (which accesses need a check) -> safety, writes -> exits (barrier-safe
-jumps) -> the dialects' rewrites (cuda*, opencl*), which edit the text and keep its lines.
+parse (libclang) -> model (the facts) -> provenance (what a pointer points into) -> checks /
+cuda_access (which accesses need a check), safety (asserts, divisions), writes (stores through
+parameters) -> exits (barrier-safe jumps, OpenCL) -> the dialects' rewrites (opencl_rewrite,
+cuda_rewrite), which edit the text (edits) and keep its lines; buildlog maps a driver's log back.
+opencl.py and cuda.py are the entries: `rewrite(source, ...)`.
 """

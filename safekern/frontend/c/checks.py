@@ -1,6 +1,6 @@
 """Which accesses of a C kernel function are checked, and the edits that check them.
 
-Shared by the C dialects (OpenCL C, CUDA C); part of the libclang layer of `parse.py`.
+The OpenCL C front end's access analysis (CUDA C has its own walk, cuda_access.py).
 
     facts = analyse_function(ps, fn, dialect, is_kernel=..., helpers={...})   # analysis only
     edits = access_edits(ps, facts, codes)                                    # rewrite only
@@ -24,54 +24,15 @@ at the end of the statement (see exits.py). FB and FP are `__sk_fb`, `__sk_fp`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from .parse import (Access, Base, ParsedSource, binary_op, call_args, called_name, children,
-                    evaluate_int, function_body, insert_after, insert_before, kinds, strip,
-                    unary_op, walk)
+from .edits import insert_after, insert_before
+from .model import Access, Base, FunctionFacts, HelperCall, ParamInfo
+from .parse import (ParsedSource, binary_op, call_args, called_name, children, evaluate_int,
+                    function_body, kinds, strip, unary_op, walk)
 
 LONG_MAX = "0x7fffffffffffffffL"
 
-
-@dataclass
-class ParamInfo:
-    name: str
-    index: int
-    cursor: object
-    is_pointer: bool
-    pointee: str = ""          # pointee type spelling, e.g. "const __global float"
-    address_space: str = ""
-    void: bool = False
-    moved: bool = False        # assigned/incremented in the function
-    base: Base | None = None
-
-
-@dataclass
-class HelperCall:
-    cursor: object
-    callee: str
-    close_paren: int                       # byte offset of the call's ')'
-    n_args: int
-    args: list = field(default_factory=list)   # per pointer param: (offset_expr, size_expr)
-
-
-@dataclass
-class FunctionFacts:
-    name: str
-    cursor: object
-    is_kernel: bool
-    params: list
-    accesses: list             # every Access (checked, safe, unchecked)
-    calls: list                # HelperCall to rewritten helpers
-    moved: list                # ParamInfo of pointer params that move (saved at entry)
-    barriers: list = field(default_factory=list)
-    #: param_of(pointer expression) -> index of the parameter whose memory it points into,
-    #: None (an array of the function), or why that cannot be told (writes.py)
-    param_of: object = None
-
-    @property
-    def checked(self):
-        return [a for a in self.accesses if a.status == "checked"]
 
 
 class _Unknown(Exception):
@@ -675,6 +636,13 @@ def analyse_function(ps: ParsedSource, fn, dialect, *, is_kernel: bool,
     return _Analyser(ps, fn, dialect, is_kernel, helpers, eliminate).run()
 
 
+def find_accesses(ps: ParsedSource, fn, dialect, *, is_kernel: bool = True,
+                  helpers=None) -> list:
+    """Every memory access of one function definition, classified."""
+    return analyse_function(ps, fn, dialect, is_kernel=is_kernel,
+                            helpers=helpers or {}).accesses
+
+
 # -- the report ----------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -863,5 +831,5 @@ def call_edits(ps: ParsedSource, facts: FunctionFacts) -> list:
     return edits
 
 
-__all__ = ["analyse_function", "access_edits", "call_edits", "param_infos", "FunctionFacts",
+__all__ = ["analyse_function", "find_accesses", "access_edits", "call_edits", "param_infos", "FunctionFacts",
            "ParamInfo", "HelperCall", "ReportEntry", "CheckReport", "LONG_MAX"]

@@ -7,23 +7,21 @@ safe, or unchecked with the reason.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ...errors import UnsupportedError
-from . import parse as C
+from . import edits as E, parse as C
+from .model import Access
 from .safety import SafetyRewriter, division_operands
-from .cuda import ADDRESS_BUILTINS, BACKEND, BARRIERS, UNSAFE_BARRIER_CALLS, _ASM_BARRIER
+from .cuda_dialect import ADDRESS_BUILTINS, BACKEND, BARRIERS, UNSAFE_BARRIER_CALLS, _ASM_BARRIER
 from .cuda_provenance import (NO_MEMORY_CALLS, PointerRoots, Root, Unknown, _array_type,
                               _is_array_type, _is_pointer_type, _type_kind, operator_call)
-
-if TYPE_CHECKING:
-    from .cuda_rewrite import Function, ModuleRewriter
 
 
 class FunctionRewriter(PointerRoots):
     """Analysis and edits of one function body."""
 
-    def __init__(self, mod: ModuleRewriter, fn: Function, body):
+    def __init__(self, mod, fn, body):
+        # mod: the cuda_rewrite.ModuleRewriter (edits and accesses are collected there);
+        # fn: its cuda_rewrite.Function for this definition
         self.mod = mod
         self.ps = mod.ps
         self.K = mod.K
@@ -148,7 +146,7 @@ class FunctionRewriter(PointerRoots):
 
     def _record(self, kind, status, reason, start, end, *, array="", axis=None, index=None,
                 extent=None):
-        a = C.Access(function=self.fn.name, kind=kind, status=status, reason=reason,
+        a = Access(function=self.fn.name, kind=kind, status=status, reason=reason,
                      start=start, end=end,
                      index_start=index[0] if index else -1, index_end=index[1] if index else -1,
                      array=array, axis=axis, extent=extent)
@@ -282,8 +280,8 @@ class FunctionRewriter(PointerRoots):
             return
         a = self._record("subscript", "checked", "", s, e, array=name, axis=axis,
                          index=(i0, i1), extent=const)
-        self.mod.edits.append(C.insert_before(i0, "__sk_ix(", depth))
-        self.mod.edits.append(C.insert_after(
+        self.mod.edits.append(E.insert_before(i0, "__sk_ix(", depth))
+        self.mod.edits.append(E.insert_after(
             i1, f", {extent}, {a.extra['code']:#x}ULL, {axis}, __sk_fb)", depth))
 
     def _pointer_subscript(self, c, base, index, depth, ctx):
@@ -317,16 +315,16 @@ class FunctionRewriter(PointerRoots):
                 self.fn.count_params.add(i)
                 a = self._record("subscript", "checked", "", s, e, array=name, axis=0,
                                  index=(i0, i1))
-                self.mod.edits.append(C.insert_before(i0, "__sk_ix(", depth))
-                self.mod.edits.append(C.insert_after(
+                self.mod.edits.append(E.insert_before(i0, "__sk_ix(", depth))
+                self.mod.edits.append(E.insert_after(
                     i1, f", __sk_n_{i}, {a.extra['code']:#x}ULL, 0, __sk_fb)", depth))
             else:
                 a = self._record("subscript", "checked", "", s, e, array=label, axis=0,
                                  index=(i0, i1))
                 first = min(bs, i0)
-                self.mod.edits.append(C.insert_before(first, "(*__sk_ptr((", depth))
-                self.mod.edits.append(C.replace(open_tok[0], open_tok[1], ") + ("))
-                self.mod.edits.append(C.replace(
+                self.mod.edits.append(E.insert_before(first, "(*__sk_ptr((", depth))
+                self.mod.edits.append(E.replace(open_tok[0], open_tok[1], ") + ("))
+                self.mod.edits.append(E.replace(
                     close_tok[0], close_tok[1],
                     f"), {root.base}, {root.size}, {a.extra['code']:#x}ULL, __sk_fb))"))
         for ch in (base, index):
@@ -348,8 +346,8 @@ class FunctionRewriter(PointerRoots):
         else:
             label = name if root.name == name else f"{name} (in {root.name})"
             a = self._record(kind, "checked", "", s, e, array=label, axis=0, index=(ps_, pe))
-            self.mod.edits.append(C.insert_before(ps_, "__sk_ptr(", depth))
-            self.mod.edits.append(C.insert_after(
+            self.mod.edits.append(E.insert_before(ps_, "__sk_ptr(", depth))
+            self.mod.edits.append(E.insert_after(
                 pe, f", {root.base}, {root.size}, {a.extra['code']:#x}ULL, __sk_fb)", depth))
 
     def deref(self, c, operand, depth, ctx):
@@ -476,8 +474,8 @@ class FunctionRewriter(PointerRoots):
             raise self._reject(c, "a block barrier inside a macro expansion cannot be "
                                "rewritten; call it directly")
         self.fn.barriers = True
-        self.mod.edits.append(C.insert_before(s, "__sk_cg_sync(", depth))
-        self.mod.edits.append(C.replace(oe, e, ")"))
+        self.mod.edits.append(E.insert_before(s, "__sk_cg_sync(", depth))
+        self.mod.edits.append(E.replace(oe, e, ")"))
         self.visit(obj, depth + 1, {})
         return True
 
@@ -487,7 +485,7 @@ class FunctionRewriter(PointerRoots):
             raise self._reject(callee, "a block barrier inside a macro expansion cannot be "
                                "rewritten; call it directly")
         self.fn.barriers = True
-        self.mod.edits.append(C.replace(s, e, new_name))
+        self.mod.edits.append(E.replace(s, e, new_name))
 
     def _address_arg(self, call, arg, depth, ctx):
         K = self.K
@@ -531,7 +529,7 @@ class FunctionRewriter(PointerRoots):
                          f"passed to '{name or 'a function'}', which is not defined in this "
                          "source: its accesses are not checked", s, e, array=root.name)
 
-    def _user_call(self, c, callee, target: Function, args, ctx):
+    def _user_call(self, c, callee, target, args, ctx):
         self.fn.calls.add(target)
         if not target.rewritable:
             return
@@ -561,7 +559,7 @@ class FunctionRewriter(PointerRoots):
             else:
                 hidden += [f"(const volatile void*)({root.base})", f"(long long)({root.size})"]
         text = ", ".join(hidden) + (", " if args else "")
-        self.mod.edits.append(C.insert_after(tok[1], text, 0))
+        self.mod.edits.append(E.insert_after(tok[1], text, 0))
 
 
 __all__ = ["FunctionRewriter"]

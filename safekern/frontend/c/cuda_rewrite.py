@@ -13,10 +13,98 @@ from dataclasses import dataclass, field
 from ...errors import UnsupportedError
 from . import safety as c_safety, writes as c_writes
 from . import parse as C
-from .cuda import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, CudaRewrite, KernelInfo,
-                   ParamInfo, device_prelude, spelling)
+from . import edits as E
+from .checks import CheckReport, ReportEntry
 from .cuda_access import FunctionRewriter
+from .cuda_dialect import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, device_prelude,
+                           spelling)
+from .model import Access
 from .cuda_provenance import NO_MEMORY_CALLS, Root, Unknown, _is_pointer_type, operator_call
+
+
+# -- results: what the backend gets -----------------------------------------------------------
+
+@dataclass
+class ParamInfo:
+    name: str
+    type: str
+    pointer: bool
+
+
+@dataclass
+class KernelInfo:
+    """A `__global__` function as the launch sees it."""
+
+    name: str                 # as written
+    qualified: str            # with namespaces (ns::k)
+    extern_c: bool
+    template: bool
+    mangled: str              # the symbol of the unchecked kernel (libclang's mangling)
+    params: list[ParamInfo]
+    lineno: int
+    barriers: bool = False
+    checked: bool = True      # False: launched with the user's arguments only (see report)
+    written: tuple = ()       # pointer parameters the kernel stores through (writes.py)
+    writes_unknown: str = ""  # why any pointer parameter may be written
+
+    @property
+    def pointer_params(self) -> list[str]:
+        """The pointer parameters, in order: one hidden size argument each, then the buffer."""
+        return [p.name for p in self.params if p.pointer]
+
+
+@dataclass
+class CudaRewrite:
+    source: str               # what NVRTC compiles
+    original: str
+    filename: str
+    checked: bool
+    kernels: list[KernelInfo] = field(default_factory=list)
+    accesses: list[Access] = field(default_factory=list)
+    barriers: bool = False    # some kernel synchronises its block
+    includes: tuple = ()      # (path, sha256) of the real files the source includes
+    safety: list = field(default_factory=list)   # c_safety.SafetySite: asserts, divisions
+
+    def find_kernels(self, name: str) -> list[KernelInfo]:
+        """Kernels a symbol, a name or a name expression (`ns::axpy<float>`) can mean."""
+        base = _strip_template_args(name).strip().lstrip("&").strip()
+        out = [k for k in self.kernels if name in (k.mangled, k.name, k.qualified)
+               or base in (k.name, k.qualified)]
+        return out
+
+    def report(self):
+        """Every access, in source order: a c_checks.CheckReport of ReportEntry (the same
+        report as the OpenCL path's)."""
+        data = self.original.encode("utf-8")
+        entries = []
+        for a in self.accesses:
+            line_start = data.rfind(b"\n", 0, a.start) + 1
+            col = len(data[line_start:a.start].decode("utf-8", "replace"))
+            text = " ".join(data[a.start:a.end].decode("utf-8", "replace").split())
+            entries.append((a.start, ReportEntry(a.function, a.extra.get("lineno") or 0, col,
+                                                 text, a.array, a.status, a.reason)))
+        entries += [(s.start, s.entry()) for s in self.safety]
+        entries = [e for _, e in sorted(entries, key=lambda pair: pair[0])]
+        return CheckReport(entries, filename=self.filename, checks=self.checked)
+
+    @property
+    def unchecked(self) -> list[Access]:
+        return [a for a in self.accesses if a.status == "unchecked"]
+
+
+def _strip_template_args(name: str) -> str:
+    depth, out = 0, []
+    for ch in name:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out)
+
+
+# -- the rewrite -------------------------------------------------------------------------------
 
 
 @dataclass(eq=False)
@@ -53,8 +141,8 @@ class ModuleRewriter:
         self.ndebug_from = c_safety.ndebug_from(ps, options)
         self.spelling = spelling()
         self.K = C.kinds()
-        self.edits: list[C.Edit] = []
-        self.accesses: list[C.Access] = []
+        self.edits: list[E.Edit] = []
+        self.accesses: list[Access] = []
         self.safety: list = []                 # c_safety.SafetySite: asserts and divisions
         self.writes: dict = {}                 # Function -> c_writes.Writes
         self.functions: list[Function] = []
@@ -172,7 +260,7 @@ class ModuleRewriter:
                 body = C.function_body(fn.cursor)
                 if fn.kernel and not fn.rewritable:
                     s, e = self.ps.offsets(fn.cursor)
-                    a = C.Access(function=fn.name, kind="kernel", status="unchecked",
+                    a = Access(function=fn.name, kind="kernel", status="unchecked",
                                  reason=f"{fn.why}: launched unchecked", start=s,
                                  end=min(e, s + len(fn.name)), array="")
                     a.extra["lineno"] = self.ps.line_col(s)[0]
@@ -190,10 +278,10 @@ class ModuleRewriter:
         kernels = [self._kernel_info(fn) for fn in self.functions if fn.kernel]
         barriers = any(k.barriers for k in kernels) or any(f.barriers for f in self.functions)
         if self.checks:
-            text = C.apply_edits(self.ps, self.edits, prelude=device_prelude(barriers))
+            text = E.apply_edits(self.ps, self.edits, prelude=device_prelude(barriers))
         else:
             uses = "SAFEKERN_ASSERT" in self.ps.source
-            text = C.apply_edits(self.ps, [], prelude=CHECKS_OFF_PRELUDE if uses else "")
+            text = E.apply_edits(self.ps, [], prelude=CHECKS_OFF_PRELUDE if uses else "")
         return CudaRewrite(source=text, original=self.ps.source, filename=self.ps.filename,
                            checked=self.checks, kernels=kernels, accesses=self.accesses,
                            barriers=barriers, includes=self._includes(), safety=self.safety)
@@ -230,7 +318,7 @@ class ModuleRewriter:
                     node.kind == K.UNARY_OPERATOR and C.unary_op(self.ps, node) == "*")
                 if is_access:
                     s, e = self.ps.offsets(node)
-                    a = C.Access(function=name, kind="subscript", status="unchecked",
+                    a = Access(function=name, kind="subscript", status="unchecked",
                                  reason="inside a member function, which safekern does not "
                                  "rewrite", start=s, end=e, array="")
                     a.extra["lineno"] = self.ps.line_col(s)[0]
@@ -331,9 +419,9 @@ class ModuleRewriter:
                 hidden = [f"long long __sk_bytes_{i}" for i in idx] + ["long long* __sk_fb"]
                 text = ", ".join(hidden)
                 if void_range:
-                    self.edits.append(C.replace(void_range[0], void_range[1], text))
+                    self.edits.append(E.replace(void_range[0], void_range[1], text))
                 else:
-                    self.edits.append(C.insert_before(close_at,
+                    self.edits.append(E.insert_before(close_at,
                                                       (", " if has_params else "") + text, 0))
             else:
                 hidden = ["long long* __sk_fb"]
@@ -341,9 +429,9 @@ class ModuleRewriter:
                     hidden += [f"const volatile void* __sk_base_{i}", f"long long __sk_bytes_{i}"]
                 text = ", ".join(hidden)
                 if void_range:
-                    self.edits.append(C.replace(void_range[0], void_range[1], text))
+                    self.edits.append(E.replace(void_range[0], void_range[1], text))
                 else:
-                    self.edits.append(C.insert_after(open_at + 1,
+                    self.edits.append(E.insert_after(open_at + 1,
                                                      text + (", " if has_params else ""), 0))
         if fn.kernel and fn.cursor.is_definition():
             body = C.function_body(fn.cursor)
@@ -356,9 +444,9 @@ class ModuleRewriter:
                 name = fn.params[i].spelling
                 pre.append(f"const long long __sk_n_{i} = __sk_count(__sk_bytes_{i}, "
                            f"(long long)sizeof(*{name}));")
-            self.edits.append(C.insert_after(body.extent.start.offset + 1, " ".join(pre), 0))
+            self.edits.append(E.insert_after(body.extent.start.offset + 1, " ".join(pre), 0))
 
 
 
 
-__all__ = ["ModuleRewriter", "Function"]
+__all__ = ["ModuleRewriter", "Function", "CudaRewrite", "KernelInfo", "ParamInfo"]

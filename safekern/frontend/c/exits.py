@@ -35,7 +35,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...errors import UnsupportedError
-from .parse import ParsedSource, children, function_body, insert_after, insert_before
+from .edits import insert_after, insert_before
+from .parse import ParsedSource, children, function_body
 
 _LOOPS = ("FOR_STMT", "WHILE_STMT", "DO_STMT")
 _SUBSTMT = ("IF_STMT", "SWITCH_STMT", "CASE_STMT", "DEFAULT_STMT", "LABEL_STMT") + _LOOPS

@@ -1,20 +1,17 @@
-"""The shared libclang layer for C-family kernel languages (OpenCL C here, CUDA C for CuPy).
+"""libclang for the C front ends (CUDA C, OpenCL C): parse the user's source, read positions.
 
-Language-neutral: everything that differs between OpenCL C and CUDA C lives in a `Dialect`
-object (safekern/frontend/c/opencl.py has the OpenCL one). Three modules make the layer:
-this one (parsing, positions, edits, #line, build logs, failure sites), `checks.py` (which
-accesses are checked against what, and the edits that check them) and `exits.py` (where a
-failing thread goes: exit checks, barrier-safe jumps). A C front end runs:
+The bottom of the C front ends: everything above reads the tree through this module. The layer,
+bottom up:
 
-    ps = parse(source, filename=..., args=dialect.parse_args(options), headers=dialect.headers())
-    ps.errors()                        # libclang's errors, at the user's lines
-    for fn in functions(ps):           # FUNCTION_DECL definitions written in the user's source
-        facts = c_checks.analyse_function(ps, fn, dialect, is_kernel=..., helpers=...)
-        # facts.accesses: list[Access] (analysis only); find_accesses() is the short form
-        edits += c_checks.access_edits(ps, facts, codes)   # codes: id(access) -> C literal
-        edits += barriers_c.ControlPlan(ps, fn, dialect, ...).edits("return;")
-    text = apply_edits(ps, edits, prelude=dialect_prelude)   # + '#line 1 "file"', lines kept
-    log, err = map_build_log(driver_log, ps.filename, prelude_lines(text))
+    parse       (this module) the translation unit, byte offsets <-> lines, tokens, macros
+    edits       text edits that keep every line, `#line`, apply_edits
+    buildlog    a driver's build log at the user's lines
+    model       the facts passes hand on: Access, Base, ParamInfo, FunctionFacts, Dialect
+    provenance  what a pointer points into (both dialects)
+    checks      which accesses of an OpenCL C function are checked, and the edits that check them
+    safety      asserts and integer division; writes: which pointer parameters are stored through
+    exits       where a failing OpenCL work-item goes (barrier-safe jumps)
+    opencl*     the OpenCL C dialect and its rewrite; cuda*: the CUDA C dialect and its rewrite
 
 API (stable; later additions only extend it):
 
@@ -35,22 +32,6 @@ API (stable; later additions only extend it):
   `binary_op(ps, cursor)` (operator spelling from tokens), `evaluate_int(cursor)`
   (constant value or None), `functions(ps)`, `function_body(fn)`, `called_name(call)`,
   `call_args(call)`.
-- `Access`: one memory access (see c_checks.analyse_function / `find_accesses`): its kind
-  ("subscript", "deref", "builtin", "vector", "argument"), status ("checked", "safe",
-  "unchecked"), reason, the byte ranges to wrap, the array/pointer it is checked against
-  (`Base`), axis and constant extent; `Access.site(ps, backend)` registers and returns its
-  `safekern.failures.FailureSite`.
-- `Edit(start, end, text, key)`: replace data[start:end] with text (start == end inserts).
-  Make them with `insert_before(pos, text, depth)`, `insert_after(pos, text, depth)` (these
-  order insertions that meet at one offset: closing text of inner constructs first, then
-  opening text of outer constructs first) and `replace(start, end, text)`. Edit text never
-  contains a newline: line numbers stay.
-- `apply_edits(ps, edits, *, prelude="") -> str`: prelude, then `#line 1 "<filename>"`, then
-  the edited user text.
-- `map_build_log(log, filename, prelude_lines) -> (log, BuildError | None)`: rewrites raw line
-  numbers of the rewritten source (for drivers that ignore #line) to the user's lines and
-  returns the first error's location.
-- `Dialect`: the base class of language dialects (see its docstring for the hooks).
 """
 from __future__ import annotations
 
@@ -59,10 +40,9 @@ import ctypes
 import os
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ...errors import CompilationError
-from ...failures import TABLE, FailureSite, site_code
 
 _MAIN_DIR = "/__safekern__"
 
@@ -452,268 +432,6 @@ def _is_constant_tree(cursor) -> bool:
     return True
 
 
-# -- edits ---------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Edit:
-    """Replace data[start:end] with `text` (an insertion when end == start).
-
-    `key` orders edits that meet at one offset: insert_after() texts (which close constructs
-    ending there) come first, innermost first; then insert_before() texts, outermost first.
-    """
-
-    start: int
-    end: int = -1
-    text: str = ""
-    key: tuple = (1, 0)
-
-    def __post_init__(self):
-        if self.end < 0:
-            object.__setattr__(self, "end", self.start)
-        if "\n" in self.text:
-            raise ValueError("edit text must not contain a newline (line numbers are kept)")
-
-
-def insert_before(pos: int, text: str, depth: int = 0) -> Edit:
-    return Edit(pos, pos, text, (1, depth))
-
-
-def insert_after(pos: int, text: str, depth: int = 0) -> Edit:
-    return Edit(pos, pos, text, (0, -depth))
-
-
-def replace(start: int, end: int, text: str) -> Edit:
-    return Edit(start, end, text, (2, 0))
-
-
-def line_directive(lineno: int, filename: str) -> str:
-    name = filename.replace("\\", "\\\\").replace('"', '\\"')
-    return f'#line {lineno} "{name}"'
-
-
-def apply_edits(ps: ParsedSource, edits, *, prelude: str = "") -> str:
-    """The edited user source after `prelude` and a #line directive back to line 1."""
-    data = ps.data
-    ordered = sorted(edits, key=lambda e: (e.start, e.key, e.end))
-    out = []
-    pos = 0
-    for e in ordered:
-        if e.start < pos:
-            raise ValueError(f"overlapping edits at byte {e.start} of {ps.filename}")
-        out.append(data[pos:e.start])
-        out.append(e.text.encode("utf-8"))
-        pos = e.end
-    out.append(data[pos:])
-    body = b"".join(out).decode("utf-8")
-    head = prelude if not prelude or prelude.endswith("\n") else prelude + "\n"
-    return f"{head}{line_directive(1, ps.filename)}\n{body}"
-
-
-def prelude_lines(text: str) -> int:
-    """Lines before the user's line 1 in a text made by apply_edits (the #line included)."""
-    marker = text.find("\n#line 1 ")
-    if text.startswith("#line 1 "):
-        return 1
-    if marker < 0:
-        return 0
-    return text.count("\n", 0, marker + 1) + 1
-
-
-# -- build logs ----------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class BuildError:
-    lineno: int | None
-    col: int | None
-    message: str
-
-
-_LOC = re.compile(r'(?P<file>"[^"\n]*"|<[^>\n]*>|[^\s:"()]+):(?P<line>\d+):(?:(?P<col>\d+):)?')
-_EDG = re.compile(r'"(?P<file>[^"\n]+)", line (?P<line>\d+)')
-_ERROR_WORD = re.compile(r"\b(?:fatal )?error\b\s*:?\s*", re.IGNORECASE)
-
-
-def map_build_log(log: str, filename: str, n_prelude: int):
-    """Rewrite a driver's build log to the user's lines; also its first error in the source.
-
-    Locations that name `filename` already follow our #line directive; other names of the
-    main source (drivers that ignore #line: "<kernel>", "<source>", a temporary file) count
-    lines of the rewritten text, so the prelude is subtracted. Headers (.h) keep their lines.
-    """
-    own = re.compile(re.escape(filename) +
-                     r":(?P<line>\d+)(?::(?P<col>\d+))?(?: <Spelling=[^>]*>)?:")
-    own_edg = re.compile('"' + re.escape(filename) + r'", line (?P<line>\d+)(?P<col>)')
-    first = None
-    out_lines = []
-    for line in (log or "").splitlines():
-        m = own.search(line) or own_edg.search(line)
-        user_line = None
-        if m:
-            user_line = int(m.group("line"))
-        elif _EDG.search(line):
-            # '"<kernel>", line 62: error: ...' (EDG-style front ends)
-            e = _EDG.search(line)
-            raw = int(e.group("line"))
-            if raw > n_prelude and not e.group("file").endswith((".h", ".hpp", ".cuh")):
-                user_line = raw - n_prelude
-                line = f'{line[:e.start()]}"{filename}", line {user_line}{line[e.end():]}'
-                m = own_edg.search(line)
-        else:
-            m = _LOC.search(line)
-            if m:
-                name = m.group("file").strip('"')
-                raw = int(m.group("line"))
-                if not name.endswith((".h", ".hpp", ".cuh", ".clh")) and raw > n_prelude:
-                    user_line = raw - n_prelude
-                    col = m.group("col")
-                    line = (f"{line[:m.start()]}{filename}:{user_line}:"
-                            f"{col + ':' if col else ''}{line[m.end():]}")
-                    m = own.search(line)
-                else:
-                    m = None
-        if first is None and _ERROR_WORD.search(line):
-            if m is not None:
-                col = m.group("col")
-                msg = _ERROR_WORD.sub("", line[m.end():].lstrip(": "), count=1).strip() or \
-                    line.strip()
-                first = BuildError(user_line, int(col) - 1 if col else None, msg)
-            elif "error" in line.lower() and not line.strip().lower().startswith(
-                    ("1 error", "device")):
-                first = BuildError(None, None, _ERROR_WORD.sub("", line, count=1).strip())
-        out_lines.append(line)
-    return "\n".join(out_lines), first
-
-
-# -- accesses ------------------------------------------------------------------------------
-
-@dataclass
-class Base:
-    """What a pointer or array is checked against.
-
-    kind "param": a pointer parameter of a kernel with a hidden size argument;
-    "helper_param": a pointer parameter of a helper function (offset and size passed in);
-    "array": an array of constant size (private, __local/__shared__, program scope, member).
-    """
-
-    kind: str
-    name: str                 # the parameter/array as written
-    size_expr: str            # C expression: the size in bytes of what may be accessed
-    offset_expr: str = "0"    # C expression: byte offset of `name` within that memory
-    elem_type: str = ""       # the element type spelling (pointee type)
-    address_space: str = ""   # dialect's address space keyword ("__global", ...)
-    extent: int | None = None # constant element count, for arrays
-    ref: str = ""             # C expression of the base pointer (`name`, or a saved copy)
-
-    def __post_init__(self):
-        if not self.ref:
-            self.ref = self.name
-
-
-@dataclass
-class Access:
-    """One memory access of the user's source, and how it is handled."""
-
-    function: str
-    kind: str                 # "subscript", "deref", "builtin", "vector"
-    status: str               # "checked", "safe", "unchecked"
-    reason: str               # why safe/unchecked ("" for checked)
-    start: int                # byte range of the whole access (for the report and caret)
-    end: int
-    index_start: int = -1     # byte range of the index (subscript) / offset operand
-    index_end: int = -1
-    array: str = ""
-    axis: int | None = None
-    extent: int | None = None # constant extent of the axis (arrays)
-    base: Base | None = None
-    pointer_start: int = -1   # byte range of the pointer expression (derived pointers)
-    pointer_end: int = -1
-    elems: int = 1            # elements touched (vloadN: N)
-    negate: bool = False      # the offset operand is subtracted (p - k)
-    builtin: str = ""
-    depth: int = 0            # AST depth (orders insertions that meet at one offset)
-    extra: dict = field(default_factory=dict)
-
-    def location(self, ps: ParsedSource):
-        lineno, col = ps.line_col(self.index_start if self.index_start >= 0 else self.start)
-        s = self.index_start if self.index_start >= 0 else self.start
-        e = self.index_end if self.index_end >= 0 else self.end
-        end_line, end_col = ps.line_col(e)
-        if end_line != lineno or e <= s:
-            end_col = None
-        return lineno, col, end_col
-
-    def site(self, ps: ParsedSource, backend: str, kind: str = "bounds") -> FailureSite:
-        """Register this access's failure site in the process-wide table."""
-        lineno, col, end_col = self.location(ps)
-        code = site_code(backend, ps.filename, lineno, col, self.function, self.array,
-                         self.axis, self.kind, kind)
-        return TABLE.register(FailureSite(
-            code=code, kind=kind, kernel=self.function, filename=ps.filename, lineno=lineno,
-            source_line=ps.source_line(lineno), col=col, end_col=end_col, array=self.array,
-            axis=self.axis))
-
-
-class Dialect:
-    """What differs between C kernel languages. Subclasses fill these in.
-
-    Attributes:
-      name                 "opencl", "cuda"
-      barrier_functions    names of group barriers ("barrier", "work_group_barrier";
-                           "__syncthreads", ...): statements calling them are barrier points
-      pure_builtins        a container: `name in pure_builtins` for calls without side effects
-                           (get_global_id, min, ...), so expressions holding them may be
-                           evaluated twice by a check
-    Hooks:
-      parse_args(options) -> libclang arguments; headers() -> [(name, text)]
-      is_kernel(fn_cursor) -> bool
-      address_space(type_spelling) -> "__global", "__local", ... or "" (used in the
-                           `(const AS char *)` casts of byte-offset checks)
-      pointer_builtin(name) -> (pointer arg, elements touched, offset arg or None) for
-                           built-ins that access memory through a pointer (atomics, vloadN),
-                           "skip" for ones that do not, None: reported as unchecked
-      barrier_call_edits(ps, call) -> edits making a barrier also fence the group's flag
-      group_barrier_text() -> a statement that syncs the group (after collectives)
-    The language's rewriter adds the prelude (which defines __sk_ix, __sk_ixb,
-    __SK_UNLIKELY), hidden parameters and the kernel prologue (__sk_fp, __sk_lf, __sk_nb).
-    """
-
-    name = "c"
-    barrier_functions: frozenset = frozenset()
-    pure_builtins = frozenset()
-
-    def parse_args(self, options) -> list:
-        raise NotImplementedError
-
-    def headers(self) -> list:
-        return []
-
-    def is_kernel(self, fn) -> bool:
-        raise NotImplementedError
-
-    def address_space(self, type_spelling: str) -> str:
-        return ""
-
-    def pointer_builtin(self, name: str):
-        return None
-
-    def barrier_call_edits(self, ps, call) -> list:
-        return []
-
-    def group_barrier_text(self) -> str:
-        raise NotImplementedError
-
-
-def find_accesses(ps: ParsedSource, fn, dialect, *, is_kernel: bool = True,
-                  helpers=None) -> list:
-    """Every memory access of one function definition, classified (see c_checks)."""
-    from .checks import analyse_function
-
-    return analyse_function(ps, fn, dialect, is_kernel=is_kernel,
-                            helpers=helpers or {}).accesses
-
-
-__all__ = ["parse", "ParsedSource", "Diagnostic", "Edit", "insert_before", "insert_after",
-           "replace", "apply_edits", "prelude_lines", "line_directive", "map_build_log",
-           "BuildError", "Access", "Base", "Dialect", "find_accesses", "strip", "children", "walk",
-           "functions", "function_body", "called_name", "call_args", "unary_op",
-           "binary_op", "evaluate_int", "kinds"]
+__all__ = ["parse", "ParsedSource", "Diagnostic", "strip", "children", "walk", "functions",
+           "function_body", "called_name", "call_args", "unary_op", "binary_op", "evaluate_int",
+           "kinds"]

@@ -31,6 +31,7 @@ from typing import Callable
 from ...errors import UnsupportedError
 from ...failures import TABLE, FailureSite, site_code
 from . import parse as C
+from . import edits as E
 from .checks import ReportEntry
 
 ASSERT_MACROS = ("SAFEKERN_ASSERT", "SAFEKERN_ASSERT_MSG")
@@ -155,7 +156,7 @@ class SafetyRewriter:
             self.removed.append((s, e))
             site = self._site("assert", "unchecked", "compiled away (NDEBUG is defined)"
                               if ndebug else "compiled away (SAFEKERN_KERNEL_ASSERTS=0)", s, e)
-            site.edits.append(C.replace(name_tok[0], name_tok[1], "__SK_ASSERT_OFF"))
+            site.edits.append(E.replace(name_tok[0], name_tok[1], "__SK_ASSERT_OFF"))
             return False
         cond = args[0]
         cs, ce = ps.offsets(cond)
@@ -168,7 +169,7 @@ class SafetyRewriter:
             site = self._site("assert", "unchecked", f"{unusable}: compiled as CUDA's own "
                               "assert (a failure traps)", s, e)
             if native != name:
-                site.edits.append(C.replace(name_tok[0], name_tok[1], native))
+                site.edits.append(E.replace(name_tok[0], name_tok[1], native))
             return True
         if name == "SAFEKERN_ASSERT_MSG":
             if len(args) < 2:
@@ -186,22 +187,22 @@ class SafetyRewriter:
         if value is not None and value != 0:
             site = self._site("assert", "safe", "constant true condition", s, e,
                               caret=(cs, ce))
-            site.edits.append(C.replace(name_tok[0], name_tok[1], "__SK_ASSERT_OFF"))
+            site.edits.append(E.replace(name_tok[0], name_tok[1], "__SK_ASSERT_OFF"))
             return True
         site = self._site("assert", "checked", "", s, e, caret=(cs, ce), message=message)
         code = self.spelling.code_literal(site.code)
         sp = self.spelling
         edits = site.edits
-        edits.append(C.replace(name_tok[0], name_tok[1], "(__SK_LIKELY("))
-        edits.append(C.insert_after(ce, f")) ? (void)0 : {sp.fail.format(code=code)}", depth))
+        edits.append(E.replace(name_tok[0], name_tok[1], "(__SK_LIKELY("))
+        edits.append(E.insert_after(ce, f")) ? (void)0 : {sp.fail.format(code=code)}", depth))
         for start, end in removed:
-            edits.append(C.replace(start, end, ""))
+            edits.append(E.replace(start, end, ""))
         for v in values:
             vs, ve = ps.offsets(v)
-            edits.append(C.insert_before(vs, f"{sp.value_cast}(", depth + 1))
-            edits.append(C.insert_after(ve, ")", depth + 1))
+            edits.append(E.insert_before(vs, f"{sp.value_cast}(", depth + 1))
+            edits.append(E.insert_after(ve, ")", depth + 1))
         pad = "".join(", 0" for _ in range(MAX_VALUES - len(values)))
-        edits.append(C.insert_before(close, f"{pad})", depth))
+        edits.append(E.insert_before(close, f"{pad})", depth))
         return True
 
     def _call_tokens(self, call, name):
@@ -321,13 +322,13 @@ class SafetyRewriter:
         site = self._site("zero_division", "checked", "", s, e, message=message)
         code = self.spelling.code_literal(site.code)
         if compound:
-            site.edits += [C.insert_before(rs, f"{fn}(", depth),
-                           C.insert_after(re_, f", {dividend}, {code}{self.spelling.tail}",
+            site.edits += [E.insert_before(rs, f"{fn}(", depth),
+                           E.insert_after(re_, f", {dividend}, {code}{self.spelling.tail}",
                                           depth)]
         else:
-            site.edits += [C.insert_before(ls, f"{fn}(", depth),
-                           C.replace(tok[0], tok[1], ","),
-                           C.insert_after(re_, f", {code}{self.spelling.tail}", depth)]
+            site.edits += [E.insert_before(ls, f"{fn}(", depth),
+                           E.replace(tok[0], tok[1], ","),
+                           E.insert_after(re_, f", {code}{self.spelling.tail}", depth)]
 
     # -- sites -----------------------------------------------------------------------------
     def _site(self, kind, status, reason, start, end, *, caret=None, message=None):

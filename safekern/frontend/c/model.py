@@ -1,0 +1,182 @@
+"""The facts the C front ends find and pass between their passes: plain dataclasses.
+
+- `Base`: what a pointer or array is checked against (a kernel's pointer parameter and its
+  hidden size, a helper's parameter with offset and size from its caller, an array of known size).
+- `Access`: one memory access of the user's source, how it is handled (checked, eliminated,
+  unchecked with the reason) and the byte ranges an edit wraps; `Access.site()` is its
+  `FailureSite`.
+- `ParamInfo`, `HelperCall`, `FunctionFacts`: what the OpenCL access analysis (checks.py)
+  finds in one function, and what its rewrite (opencl_rewrite.py) reads.
+- `Dialect`: the base class of the language dialects (opencl.py, cuda_dialect.py): what
+  differs between C kernel languages.
+
+Nothing here reads the tree except through the `ParsedSource` it is given.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...failures import TABLE, FailureSite, site_code
+
+
+@dataclass
+class Base:
+    """What a pointer or array is checked against.
+
+    kind "param": a pointer parameter of a kernel with a hidden size argument;
+    "helper_param": a pointer parameter of a helper function (offset and size passed in);
+    "array": an array of constant size (private, __local/__shared__, program scope, member).
+    """
+
+    kind: str
+    name: str                 # the parameter/array as written
+    size_expr: str            # C expression: the size in bytes of what may be accessed
+    offset_expr: str = "0"    # C expression: byte offset of `name` within that memory
+    elem_type: str = ""       # the element type spelling (pointee type)
+    address_space: str = ""   # dialect's address space keyword ("__global", ...)
+    extent: int | None = None # constant element count, for arrays
+    ref: str = ""             # C expression of the base pointer (`name`, or a saved copy)
+
+    def __post_init__(self):
+        if not self.ref:
+            self.ref = self.name
+
+
+@dataclass
+class Access:
+    """One memory access of the user's source, and how it is handled."""
+
+    function: str
+    kind: str                 # "subscript", "deref", "builtin", "vector"
+    status: str               # "checked", "safe", "unchecked"
+    reason: str               # why safe/unchecked ("" for checked)
+    start: int                # byte range of the whole access (for the report and caret)
+    end: int
+    index_start: int = -1     # byte range of the index (subscript) / offset operand
+    index_end: int = -1
+    array: str = ""
+    axis: int | None = None
+    extent: int | None = None # constant extent of the axis (arrays)
+    base: Base | None = None
+    pointer_start: int = -1   # byte range of the pointer expression (derived pointers)
+    pointer_end: int = -1
+    elems: int = 1            # elements touched (vloadN: N)
+    negate: bool = False      # the offset operand is subtracted (p - k)
+    builtin: str = ""
+    depth: int = 0            # AST depth (orders insertions that meet at one offset)
+    extra: dict = field(default_factory=dict)
+
+    def location(self, ps):
+        lineno, col = ps.line_col(self.index_start if self.index_start >= 0 else self.start)
+        s = self.index_start if self.index_start >= 0 else self.start
+        e = self.index_end if self.index_end >= 0 else self.end
+        end_line, end_col = ps.line_col(e)
+        if end_line != lineno or e <= s:
+            end_col = None
+        return lineno, col, end_col
+
+    def site(self, ps, backend: str, kind: str = "bounds") -> FailureSite:
+        """Register this access's failure site in the process-wide table."""
+        lineno, col, end_col = self.location(ps)
+        code = site_code(backend, ps.filename, lineno, col, self.function, self.array,
+                         self.axis, self.kind, kind)
+        return TABLE.register(FailureSite(
+            code=code, kind=kind, kernel=self.function, filename=ps.filename, lineno=lineno,
+            source_line=ps.source_line(lineno), col=col, end_col=end_col, array=self.array,
+            axis=self.axis))
+
+
+class Dialect:
+    """What differs between C kernel languages. Subclasses fill these in.
+
+    Attributes:
+      name                 "opencl", "cuda"
+      barrier_functions    names of group barriers ("barrier", "work_group_barrier";
+                           "__syncthreads", ...): statements calling them are barrier points
+      pure_builtins        a container: `name in pure_builtins` for calls without side effects
+                           (get_global_id, min, ...), so expressions holding them may be
+                           evaluated twice by a check
+    Hooks:
+      parse_args(options) -> libclang arguments; headers() -> [(name, text)]
+      is_kernel(fn_cursor) -> bool
+      address_space(type_spelling) -> "__global", "__local", ... or "" (used in the
+                           `(const AS char *)` casts of byte-offset checks)
+      pointer_builtin(name) -> (pointer arg, elements touched, offset arg or None) for
+                           built-ins that access memory through a pointer (atomics, vloadN),
+                           "skip" for ones that do not, None: reported as unchecked
+      barrier_call_edits(ps, call) -> edits making a barrier also fence the group's flag
+      group_barrier_text() -> a statement that syncs the group (after collectives)
+    The language's rewriter adds the prelude (which defines __sk_ix, __sk_ixb,
+    __SK_UNLIKELY), hidden parameters and the kernel prologue (__sk_fp, __sk_lf, __sk_nb).
+    """
+
+    name = "c"
+    barrier_functions: frozenset = frozenset()
+    pure_builtins = frozenset()
+
+    def parse_args(self, options) -> list:
+        raise NotImplementedError
+
+    def headers(self) -> list:
+        return []
+
+    def is_kernel(self, fn) -> bool:
+        raise NotImplementedError
+
+    def address_space(self, type_spelling: str) -> str:
+        return ""
+
+    def pointer_builtin(self, name: str):
+        return None
+
+    def barrier_call_edits(self, ps, call) -> list:
+        return []
+
+    def group_barrier_text(self) -> str:
+        raise NotImplementedError
+
+
+
+@dataclass
+class ParamInfo:
+    name: str
+    index: int
+    cursor: object
+    is_pointer: bool
+    pointee: str = ""          # pointee type spelling, e.g. "const __global float"
+    address_space: str = ""
+    void: bool = False
+    moved: bool = False        # assigned/incremented in the function
+    base: Base | None = None
+
+
+@dataclass
+class HelperCall:
+    cursor: object
+    callee: str
+    close_paren: int                       # byte offset of the call's ')'
+    n_args: int
+    args: list = field(default_factory=list)   # per pointer param: (offset_expr, size_expr)
+
+
+@dataclass
+class FunctionFacts:
+    name: str
+    cursor: object
+    is_kernel: bool
+    params: list
+    accesses: list             # every Access (checked, safe, unchecked)
+    calls: list                # HelperCall to rewritten helpers
+    moved: list                # ParamInfo of pointer params that move (saved at entry)
+    barriers: list = field(default_factory=list)
+    #: param_of(pointer expression) -> index of the parameter whose memory it points into,
+    #: None (an array of the function), or why that cannot be told (writes.py)
+    param_of: object = None
+
+    @property
+    def checked(self):
+        return [a for a in self.accesses if a.status == "checked"]
+
+
+
+__all__ = ["Access", "Base", "Dialect", "ParamInfo", "HelperCall", "FunctionFacts"]

@@ -1,0 +1,281 @@
+"""The checking rewrite of an OpenCL C program (opencl.py's `rewrite` parses, then runs this).
+
+For each function definition: its accesses (checks.py), its asserts and divisions (safety.py),
+where a failing work-item goes (exits.py), which pointer parameters it writes (writes.py); then
+the edits: checks, hidden parameters and arguments, the kernels' prologues. What comes back is
+plain data: the checked text, the kernels as the launch needs them, the report and the failure
+sites.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from ...errors import UnsupportedError
+from ...failures import TABLE
+from . import edits as E, parse as C, safety as c_safety, writes as c_writes
+from .checks import ReportEntry, access_edits, analyse_function, call_edits, param_infos
+from .exits import ControlPlan, find_anchor
+
+
+@dataclass
+class KernelInfo:
+    name: str
+    n_user_args: int
+    params: list                      # ParamInfo of every user parameter
+    pointer_params: list              # those that get a hidden size argument, in order
+    barriers: bool = False
+    written: tuple = ()               # pointer parameters the kernel stores through
+    writes_unknown: str = ""          # why any pointer parameter may be written
+    lineno: int = 0                   # the line of the kernel's name
+
+    @property
+    def n_args(self) -> int:
+        return self.n_user_args + 1 + len(self.pointer_params)
+
+
+@dataclass
+class Rewritten:
+    text: str
+    kernels: dict
+    report: list = field(default_factory=list)
+    sites: list = field(default_factory=list)
+
+
+
+class ProgramRewriter:
+    def __init__(self, ps: C.ParsedSource, dialect, kernel_asserts=True,
+                 eliminate=True):
+        self.ps = ps
+        self.dialect = dialect
+        self.kernel_asserts = kernel_asserts
+        self.eliminate = eliminate
+        self.fns = C.functions(ps)
+        self.kernel_names = {f.spelling for f in self.fns if dialect.is_kernel(f)}
+        self.helpers = {f.spelling: param_infos(f, dialect) for f in self.fns
+                        if f.spelling not in self.kernel_names}
+
+    def run(self) -> Rewritten:
+        ps = self.ps
+        facts = {f.spelling: analyse_function(ps, f, self.dialect,
+                                              is_kernel=f.spelling in self.kernel_names,
+                                              helpers=self.helpers, eliminate=self.eliminate)
+                 for f in self.fns}
+        self._reject_kernel_calls()
+        barrier_helpers = self._closure(facts, lambda fa: bool(fa.barriers))
+        safety = {f.spelling: self._safety(f, facts[f.spelling], barrier_helpers)
+                  for f in self.fns}
+        failing = self._closure(facts, lambda fa: bool(fa.checked or
+                                                       safety[fa.name].checked))
+        writes = self._writes(facts)
+        edits, kernels, sites, report = [], {}, [], []
+        for f in self.fns:
+            fa = facts[f.spelling]
+            codes = {}
+            for a in fa.checked:
+                site = a.site(ps, "opencl")
+                sites.append(site)
+                codes[id(a)] = self.dialect.code_literal(site.code)
+            edits += access_edits(ps, fa, codes)
+            edits += call_edits(ps, fa)
+            failure_offsets = [a.start for a in fa.checked] + \
+                [self.ps.offsets(c.cursor)[0] for c in fa.calls if c.callee in failing]
+            collectives = self._collective_calls(f, barrier_helpers)
+            barrier_calls = [c for c, _ in fa.barriers] + collectives
+            is_kernel = f.spelling in self.kernel_names
+            checks = safety[f.spelling]
+            plan, control = self._control(f, is_kernel, barrier_calls, collectives,
+                                          failure_offsets, checks)
+            failure_offsets += [s.start for s in checks.checked]
+            edits += control + checks.edits
+            sites += [TABLE.lookup(s.code) for s in checks.checked]
+            report.extend(sorted(self._report(fa) + [s.entry() for s in checks.sites],
+                                 key=lambda r: (r.lineno, r.col)))
+            edits += self._signature_edits(f, fa, is_kernel)
+            # Any barrier: the group decides together whether a failure is pending.
+            edits += self._prologue_edits(f, fa, is_kernel, plan.has_barriers,
+                                          bool(failure_offsets))
+            if is_kernel:
+                # Plain data only: libclang cursors would keep the whole parse alive.
+                params = [replace(p, cursor=None, base=None) for p in fa.params]
+                stores = writes[f.spelling]
+                kernels[f.spelling] = KernelInfo(
+                    f.spelling, len(params), params, [p for p in params if p.is_pointer],
+                    plan.barrier_mode,
+                    tuple(p.name for p in params if p.is_pointer and p.index in stores.params),
+                    stores.unknown, ps.line_col(f.location.offset)[0])
+        text = E.apply_edits(ps, edits, prelude=self.dialect.prelude())
+        return Rewritten(text, kernels, report, sites)
+
+    def _writes(self, facts) -> dict:
+        """Name -> c_writes.Writes: the pointer parameters each function stores through,
+        its helpers' stores included."""
+        out = {}
+        for f in self.fns:
+            fa = facts[f.spelling]
+            out[f.spelling] = c_writes.scan(
+                self.ps, C.function_body(f), resolve=fa.param_of,
+                callee_of=lambda call: C.called_name(call) if C.called_name(call) in
+                self.helpers else None,
+                access_of=self.dialect.memory_access)
+        return c_writes.solve(out)
+
+    def _safety(self, fn, fa, barrier_helpers) -> c_safety.SafetyRewriter:
+        """The asserts and divisions of one function (safety.py). A failing work-item must
+        not leave a loop that holds a barrier through its header, so a site in such a header
+        stays unchecked. Accesses and helper calls inside asserts compiled away are dropped:
+        they are not compiled."""
+        checks = c_safety.SafetyRewriter(self.ps, fn.spelling, self.dialect.spelling(),
+                                         asserts=self.kernel_asserts)
+        collectives = self._collective_calls(fn, barrier_helpers)
+        probe = ControlPlan(self.ps, fn, self.dialect, kernel=fn.spelling in self.kernel_names,
+                            barrier_calls=[c for c, _ in fa.barriers] + collectives,
+                            failure_offsets=[], collectives=collectives)
+
+        def unusable_at(offset):
+            node, header = find_anchor(probe.root, offset)
+            if header and node.is_loop and node.has_barrier:
+                return ("in the header of a loop that holds a barrier: a failing work-item "
+                        "could leave the loop while its group waits")
+            return ""
+
+        c_safety.scan(checks, C.function_body(fn), depth_base=1000, unusable_at=unusable_at)
+        if checks.removed:
+            fa.accesses[:] = [a for a in fa.accesses if not checks.inside_removed(a.start)]
+            fa.calls[:] = [c for c in fa.calls
+                           if not checks.inside_removed(self.ps.offsets(c.cursor)[0])]
+        return checks
+
+    def _control(self, fn, is_kernel, barrier_calls, collectives, failure_offsets, checks):
+        """(ControlPlan, its edits): where a failing work-item goes. Where the function's
+        barriers make a failure path impossible only because of its divisions, those stay
+        unchecked (a kernel that built before keeps building); asserts are the user's request
+        and the plan's error stands."""
+        exit_text = self._exit_text(fn, is_kernel)
+        while True:
+            offsets = failure_offsets + [s.start for s in checks.checked]
+            try:
+                plan = ControlPlan(self.ps, fn, self.dialect, kernel=is_kernel,
+                                   barrier_calls=barrier_calls, failure_offsets=offsets,
+                                   collectives=collectives)
+                if not is_kernel:
+                    plan.barrier_mode = False
+                return plan, plan.edits(exit_text)
+            except UnsupportedError as err:
+                if not checks.leave_divisions_unchecked(
+                        "not checked: a failing work-item could not leave this function "
+                        f"safely ({err.problem.split(':')[0]})"):
+                    raise
+
+    def _closure(self, facts, direct) -> set:
+        """Helpers for which `direct` holds, or which call one that does."""
+        out = {name for name, fa in facts.items() if name in self.helpers and direct(fa)}
+        changed = True
+        while changed:
+            changed = False
+            for name, fa in facts.items():
+                if name in self.helpers and name not in out and \
+                        any(c.callee in out for c in fa.calls):
+                    out.add(name)
+                    changed = True
+        return out
+
+    def _collective_calls(self, fn, barrier_helpers) -> list:
+        K = C.kinds()
+        out = []
+        for c, _ in C.walk(C.function_body(fn)):
+            if c.kind == K.CALL_EXPR:
+                name = C.called_name(c)
+                if name in barrier_helpers or (
+                        name and name.startswith("work_group_")
+                        and name not in self.dialect.barrier_functions):
+                    out.append(c)
+        return out
+
+    def _reject_kernel_calls(self):
+        K = C.kinds()
+        for f in self.fns:
+            for c, _ in C.walk(f):
+                if c.kind == K.CALL_EXPR and C.called_name(c) in self.kernel_names:
+                    s, e = self.ps.offsets(c)
+                    raise self.ps.error(
+                        f"kernel '{C.called_name(c)}' is called as a function: safekern "
+                        "checks kernels launched from the host only; move its body into a "
+                        "helper function", s, e, kernel=f.spelling, cls=UnsupportedError)
+
+    def _exit_text(self, fn, is_kernel) -> str:
+        if is_kernel:
+            return "return;"
+        rt = fn.result_type
+        canon = rt.get_canonical()
+        if canon.kind.name == "VOID":
+            return "return;"
+        if canon.kind.name in ("RECORD", "ELABORATED"):
+            return f"{{ {rt.spelling} __sk_r = {{0}}; return __sk_r; }}"
+        return f"return ({rt.spelling})0;"
+
+    def _signature_edits(self, fn, fa, is_kernel) -> list:
+        ptrs = [p for p in fa.params if p.is_pointer]
+        hidden = (self.dialect.kernel_hidden_params(ptrs) if is_kernel
+                  else self.dialect.helper_hidden_params(ptrs))
+        K = C.kinds()
+        edits = []
+        decls = [c for c in self.ps.tu.cursor.get_children()
+                 if c.kind == K.FUNCTION_DECL and c.spelling == fn.spelling
+                 and self.ps.in_main_file(c)]
+        for d in decls:
+            open_paren, close_paren = self._param_parens(d)
+            inner = self.ps.slice(open_paren + 1, close_paren).strip()
+            if inner in ("", "void"):
+                edits.append(E.replace(open_paren + 1, close_paren, hidden))
+            else:
+                edits.append(E.insert_before(close_paren, ", " + hidden, 0))
+        return edits
+
+    def _param_parens(self, decl):
+        s, e = self.ps.offsets(decl)
+        name_at = decl.location.offset
+        toks = [t for t in self.ps.tokens_between(s, e) if t[0] >= name_at]
+        if self.ps.macro_at(name_at) or len(toks) < 3 or toks[1][2] != "(":
+            raise self.ps.error(f"the parameter list of '{decl.spelling}' is written through "
+                                "a macro: safekern cannot add its hidden parameters",
+                                name_at, kernel=decl.spelling, cls=UnsupportedError)
+        depth = 0
+        for s0, _, spelling in toks[1:]:
+            if spelling == "(":
+                depth += 1
+            elif spelling == ")":
+                depth -= 1
+                if depth == 0:
+                    return toks[1][0], s0
+        raise self.ps.error(f"cannot find the parameter list of '{decl.spelling}'", name_at)
+
+    def _prologue_edits(self, fn, fa, is_kernel, barriers, flag) -> list:
+        body = C.function_body(fn)
+        start = self.ps.offsets(body)[0]
+        parts = []
+        if is_kernel:
+            parts.append(self.dialect.kernel_prologue(barriers=barriers, flag=flag))
+            used = {a.base.name for a in fa.checked if a.base is not None and
+                    a.base.kind == "param" and a.pointer_start < 0 and
+                    not a.extra.get("wrap_pointer") and not a.extra.get("offset_arg")}
+            for p in fa.params:
+                if p.is_pointer and p.name in used and not p.void:
+                    parts.append(f"const long __sk_n_{p.name} = __sk_nb_{p.name} / "
+                                 f"(long)sizeof(*{p.name});")
+        for p in fa.moved:
+            parts.append(f"{p.pointee} *__sk_orig_{p.name} = {p.name};")
+        if not parts:
+            return []
+        return [E.insert_after(start + 1, " " + " ".join(parts), -1)]
+
+    def _report(self, fa) -> list:
+        out = []
+        for a in fa.accesses:
+            lineno, col, _ = a.location(self.ps)
+            text = " ".join(self.ps.slice(a.start, a.end).split())
+            out.append(ReportEntry(fa.name, lineno, col, text, a.array, a.status, a.reason))
+        return sorted(out, key=lambda r: (r.lineno, r.col))
+
+
+
+__all__ = ["ProgramRewriter", "Rewritten", "KernelInfo"]
