@@ -17,7 +17,7 @@ TILE = 16
 """
 
 
-def rewrite(tmp_path, body, name="k"):
+def rewrite(tmp_path, body, name="k", *, launch_predicates=False, device=False):
     import importlib.util
 
     path = tmp_path / f"elim_{abs(hash(body))}.py"
@@ -26,7 +26,8 @@ def rewrite(tmp_path, body, name="k"):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     parsed = pyfront.parse_function(getattr(module, name))
-    return pyfront.rewrite_function(parsed, device=False, resolver=_resolver())
+    return pyfront.rewrite_function(parsed, device=device, resolver=_resolver(),
+                                    launch_predicates=launch_predicates)
 
 
 def statuses(rw):

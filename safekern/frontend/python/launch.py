@@ -188,6 +188,16 @@ class LaunchProver:
         low = self.atoms.minimum(Form.of(other), local)
         if low is None or rest.const + low < -_HOPELESS:
             return None                   # (no launch has arrays that large)
+        atoms = {f: a for a, _ in rest.terms
+                 if (f := launch_fact(a, self.launch_params)) is not None}
+        top = self.atoms.maximum(Form.of({atoms[f]: c for f, c in launch.items()}))
+        if top is not None and top + rest.const + low < 0:
+            return None                   # no launch satisfies it (gridsize(1) <= 0)
+        shapes = [c for f, c in launch.items() if f.kind == "shape"]
+        if shapes and max(launch.values()) < 0:
+            # Only upper bounds on shapes (`out.shape[0] <= 0`): true where the guarded code
+            # cannot run at all -- sound, never useful, and it would keep every launch checked.
+            return None
         terms = tuple(sorted(((c, f) for f, c in launch.items()),
                              key=lambda t: (t[1].kind, t[1].param or 0, t[1].axis)))
         return LaunchPredicate(terms, rest.const + low), not other
