@@ -40,6 +40,11 @@ VARIABLES = (
     Variable("SAFEKERN_ELIMINATE", "1",
              "0 keeps every check: no check is eliminated or hoisted out of a loop (for "
              "differential testing of the elimination)."),
+    Variable("SAFEKERN_LAUNCH_PREDICATES", "1",
+             "1 proves at each launch, from the arguments' shapes and the block and grid "
+             "dimensions, the checks no static proof removes, and launches a variant without "
+             "them when every predicate holds (the checked kernel otherwise); 0 always "
+             "launches the checked kernel."),
     Variable("SAFEKERN_KERNEL_ASSERTS", "1",
              "0 compiles `assert` statements in kernels away (what `python -O` users expect); "
              "bounds checks, `raise` and division checks stay."),
@@ -207,6 +212,7 @@ class Config:
     sync_points: bool
     exit_on_pending: bool
     eliminate: bool
+    launch_predicates: bool
     kernel_asserts: bool
     float_division: str        # "numpy" | "raise"
     races: str                 # "on" | "off" | "error"
@@ -269,6 +275,8 @@ def _read(environ) -> Config:
         sync_points=_flag(raw("SAFEKERN_SYNC_POINTS"), "SAFEKERN_SYNC_POINTS"),
         exit_on_pending=_flag(raw("SAFEKERN_EXIT_ON_PENDING"), "SAFEKERN_EXIT_ON_PENDING"),
         eliminate=_flag(raw("SAFEKERN_ELIMINATE"), "SAFEKERN_ELIMINATE"),
+        launch_predicates=_flag(raw("SAFEKERN_LAUNCH_PREDICATES"),
+                                "SAFEKERN_LAUNCH_PREDICATES"),
         kernel_asserts=_flag(raw("SAFEKERN_KERNEL_ASSERTS"), "SAFEKERN_KERNEL_ASSERTS"),
         float_division=_choice(raw("SAFEKERN_FLOAT_DIVISION"), "SAFEKERN_FLOAT_DIVISION",
                                ("numpy", "raise")),
