@@ -23,6 +23,7 @@ import numpy as np
 
 from ... import config, runtime
 from ...errors import UnsupportedError
+from ...report import ReportEntry, Status
 from ...frontend.c import cuda as frontend
 from . import sync as cupy_sync, nvrtc
 from ..overlap import OverlapCheck
@@ -234,13 +235,11 @@ class Program:
         return symbol, infos[0]
 
     def note_unchecked(self, info, param: str, position: int) -> None:
-        from ...frontend.c.checks import ReportEntry
-
         key = (info.name, param)
         if key not in self.launch_notes:
             self.launch_notes[key] = ReportEntry(
                 info.name, info.lineno, 0, f"argument {position} ('{param}') of a launch",
-                param, "unchecked", "marked skcp.unchecked() at launch: accesses through "
+                param, Status.UNCHECKED, "marked skcp.unchecked() at launch: accesses through "
                 f"'{param}' are not bounded")
 
     def overlap_check(self, info):

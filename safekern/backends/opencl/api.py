@@ -9,7 +9,7 @@ import pyopencl.array as cla
 from ... import config, runtime
 from . import build as backend
 from ...errors import CompilationError
-from ...frontend.c.checks import CheckReport, ReportEntry
+from ...report import CheckReport, ReportEntry, Status
 from ...frontend.c.opencl import DEFAULT_FILENAME
 from ..overlap import OverlapCheck
 
@@ -104,7 +104,7 @@ class Program:
         entries = list(built.rewritten.report)
         for name in self._driver_kernel_names():
             if name not in built.rewritten.kernels:
-                entries.append(ReportEntry(name, 0, 0, f"kernel {name}", "", "unchecked",
+                entries.append(ReportEntry(name, 0, 0, f"kernel {name}", "", Status.UNCHECKED,
                                            "kernel defined outside the program's own source "
                                            "(an #include): not rewritten"))
         return CheckReport(entries, filename=self.filename)

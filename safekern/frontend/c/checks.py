@@ -24,8 +24,7 @@ at the end of the statement (see exits.py). FB and FP are `__sk_fb`, `__sk_fp`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ...report import Status
 from .edits import insert_after, insert_before
 from .model import Access, Base, FunctionFacts, HelperCall, ParamInfo
 from .parse import (ParsedSource, binary_op, call_args, called_name, children, evaluate_int,
@@ -410,7 +409,7 @@ class _Analyser:
 
     def _new(self, cursor, kind, **kw) -> Access:
         s, e = self.ps.offsets(cursor)
-        a = Access(self.fn.spelling, kind, kw.pop("status", "checked"), kw.pop("reason", ""),
+        a = Access(self.fn.spelling, kind, kw.pop("status", Status.CHECKED), kw.pop("reason", ""),
                    s, e, depth=self._depth, **kw)
         self.accesses.append(a)
         return a
@@ -449,7 +448,7 @@ class _Analyser:
         sl = strip(lhs)
         if not (_is_pointer(lhs) or _is_array(sl) or _is_vector(sl)):
             if _is_pointer(rhs):
-                self._new(c, "subscript", status="unchecked",
+                self._new(c, "subscript", status=Status.UNCHECKED,
                           reason="reversed subscript (index[pointer])", array=self.ps.text(rhs))
             return
         b = strip(base_expr)
@@ -475,11 +474,11 @@ class _Analyser:
                             index_start=i_s, index_end=i_e, array=name, axis=axis,
                             extent=extent)
             if reason:
-                acc.status, acc.reason = "unchecked", reason
+                acc.status, acc.reason = Status.UNCHECKED, reason
                 return
             rng = self.index_range(index, i_s) if self.eliminate else None
             if rng is not None and 0 <= rng[0] and rng[1] < extent:
-                acc.status = "safe"
+                acc.status = Status.ELIMINATED
                 acc.reason = ("constant index" if rng[0] == rng[1] and evaluate_int(index)
                               is not None else f"loop index in [{rng[0]}, {rng[1]}]")
             return
@@ -487,12 +486,12 @@ class _Analyser:
         acc = self._new(c, "subscript", index_start=i_s, index_end=i_e,
                         array=self.ps.text(b), axis=0)
         if reason:
-            acc.status, acc.reason = "unchecked", reason
+            acc.status, acc.reason = Status.UNCHECKED, reason
             return
         try:
             base, direct = self.pointer_base(base_expr)
         except _Unknown as err:
-            acc.status, acc.reason = "unchecked", str(err)
+            acc.status, acc.reason = Status.UNCHECKED, str(err)
             return
         self._tie(acc, base, direct, base_expr)
 
@@ -502,10 +501,10 @@ class _Analyser:
         if not direct or base.kind == "array":
             p_s, p_e = self.ps.offsets(pointer_expr)
             if self.ps.macro_at(p_s, p_e):
-                acc.status, acc.reason = "unchecked", self._macro_reason(p_s, p_e)
+                acc.status, acc.reason = Status.UNCHECKED, self._macro_reason(p_s, p_e)
                 return
             if not _pure(self.ps, pointer_expr, self.dialect):
-                acc.status = "unchecked"
+                acc.status = Status.UNCHECKED
                 acc.reason = "pointer expression has side effects (evaluated twice to check it)"
                 return
             acc.pointer_start, acc.pointer_end = p_s, p_e
@@ -527,17 +526,17 @@ class _Analyser:
                 acc.index_start, acc.index_end = self.ps.offsets(k)
                 reason = self._macro_reason(acc.index_start, acc.index_end)
                 if reason or acc.index_end <= acc.index_start:
-                    acc.status, acc.reason = "unchecked", reason or "inside a macro expansion"
+                    acc.status, acc.reason = Status.UNCHECKED, reason or "inside a macro expansion"
                     return
                 self._tie(acc, base, direct and not acc.negate, ptr)
                 return
             base, _ = self.pointer_base(o)
         except _Unknown as err:
-            acc.status, acc.reason = "unchecked", str(err)
+            acc.status, acc.reason = Status.UNCHECKED, str(err)
             return
         # No offset operand: wrap the pointer itself as (P + check(0)).
         self._tie(acc, base, False, o)
-        if acc.status == "checked":
+        if acc.status == Status.CHECKED:
             acc.index_start = acc.index_end = -1
             acc.extra["wrap_pointer"] = True
 
@@ -561,7 +560,7 @@ class _Analyser:
         if spec is None:
             for a in args:
                 if _is_pointer(a):
-                    self._new(a, "argument", status="unchecked", array=self.ps.text(strip(a)),
+                    self._new(a, "argument", status=Status.UNCHECKED, array=self.ps.text(strip(a)),
                               reason=f"pointer passed to '{name}', which safekern does not "
                                      "check")
             return
@@ -579,13 +578,13 @@ class _Analyser:
         try:
             base, direct = self.pointer_base(ptr)
         except _Unknown as err:
-            acc.status, acc.reason = "unchecked", str(err)
+            acc.status, acc.reason = Status.UNCHECKED, str(err)
             return
         if offset_i is not None and offset_i < len(args):
             acc.index_start, acc.index_end = self.ps.offsets(args[offset_i])
             reason = self._macro_reason(acc.index_start, acc.index_end)
             if reason:
-                acc.status, acc.reason = "unchecked", reason
+                acc.status, acc.reason = Status.UNCHECKED, reason
                 return
             self._tie(acc, base, False, ptr)
             acc.extra["offset_arg"] = True
@@ -622,7 +621,7 @@ class _Analyser:
                 call.args.append((_offset_expr(self.ps, base, None if direct else a),
                                   base.size_expr))
             except _Unknown as err:
-                self._new(a, "argument", status="unchecked", array=self.ps.text(strip(a)),
+                self._new(a, "argument", status=Status.UNCHECKED, array=self.ps.text(strip(a)),
                           reason=f"argument '{p.name}' of '{name}': {err}; accesses through "
                                  "it are not checked")
                 call.args.append(("0L", LONG_MAX))
@@ -641,80 +640,6 @@ def find_accesses(ps: ParsedSource, fn, dialect, *, is_kernel: bool = True,
     """Every memory access of one function definition, classified."""
     return analyse_function(ps, fn, dialect, is_kernel=is_kernel,
                             helpers=helpers or {}).accesses
-
-
-# -- the report ----------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class ReportEntry:
-    """One check site of the user's source (an access, an assert, a division) and what
-    safekern does with it."""
-
-    function: str
-    lineno: int
-    col: int
-    text: str           # the access as written (whitespace collapsed)
-    array: str          # the array/buffer it is checked against (as written; "" otherwise)
-    status: str         # "checked", "safe" (proven in bounds, no check), "unchecked"
-    reason: str         # why safe / why unchecked ("" for checked)
-    kind: str = "bounds"   # "bounds", "assert" or "zero_division" (safety.py)
-
-
-class CheckReport(list):
-    """Every check site of a program, in source order: `prg.check_report()`.
-
-    A list of ReportEntry with `checked`, `safe` and `unchecked` views (all kinds) and
-    `accesses` (bounds only); str() is a table.
-    """
-
-    def __init__(self, entries=(), *, filename: str = "", checks: bool = True):
-        super().__init__(entries)
-        self.filename = filename
-        self.checks = checks
-
-    @property
-    def checked(self):
-        return [e for e in self if e.status == "checked"]
-
-    @property
-    def safe(self):
-        return [e for e in self if e.status == "safe"]
-
-    @property
-    def unchecked(self):
-        return [e for e in self if e.status == "unchecked"]
-
-    @property
-    def accesses(self):
-        return [e for e in self if e.kind == "bounds"]
-
-    def __str__(self) -> str:
-        if not self.checks:
-            return (f"{self.filename}: checks are off (SAFEKERN_CHECKS=0): the program was "
-                    "built unchanged and no access is checked")
-
-        def counts(entries):
-            n = {s: sum(e.status == s for e in entries) for s in ("checked", "safe",
-                                                                     "unchecked")}
-            return (f"{n['checked']} checked, {n['safe']} proven safe, "
-                    f"{n['unchecked']} unchecked")
-
-        accesses = self.accesses
-        others = [e for e in self if e.kind != "bounds"]
-        head = f"{self.filename}: {len(accesses)} accesses: {counts(accesses)}"
-        if others:
-            head += f"; {len(others)} asserts and divisions: {counts(others)}"
-        rows = [head]
-        for e in self:
-            why = f"  ({e.reason})" if e.reason else ""
-            kind = "" if e.kind == "bounds" else f"  [{e.kind}]"
-            rows.append(f"  {self.filename}:{e.lineno}:{e.col + 1}  {e.function:<16} "
-                        f"{e.status:<9} {e.text}{kind}{why}")
-        return "\n".join(rows)
-
-    def __repr__(self) -> str:
-        return (f"<CheckReport {self.filename}: {len(self.checked)} checked, "
-                f"{len(self.safe)} safe, {len(self.unchecked)} unchecked>")
 
 
 # -- type and purity helpers ----------------------------------------------------------------
@@ -780,7 +705,7 @@ def access_edits(ps: ParsedSource, facts: FunctionFacts, codes: dict) -> list:
     edits = []
     fb = "__sk_fb, __sk_fp"
     for a in facts.accesses:
-        if a.status != "checked":
+        if a.status != Status.CHECKED:
             continue
         code = codes[id(a)]
         d = 1000 + a.depth
@@ -831,5 +756,5 @@ def call_edits(ps: ParsedSource, facts: FunctionFacts) -> list:
     return edits
 
 
-__all__ = ["analyse_function", "find_accesses", "access_edits", "call_edits", "param_infos", "FunctionFacts",
-           "ParamInfo", "HelperCall", "ReportEntry", "CheckReport", "LONG_MAX"]
+__all__ = ["analyse_function", "find_accesses", "access_edits", "call_edits", "param_infos",
+           "FunctionFacts", "ParamInfo", "HelperCall", "LONG_MAX"]

@@ -8,6 +8,7 @@ safe, or unchecked with the reason.
 from __future__ import annotations
 
 from ...errors import UnsupportedError
+from ...report import Status
 from . import edits as E, parse as C
 from .model import Access
 from .safety import SafetyRewriter, division_operands
@@ -70,7 +71,7 @@ class FunctionRewriter(PointerRoots):
             kids = C.children(c)
             if op == "?" and kids:
                 s, e = self.ps.offsets(c)
-                self._record("deref", "unchecked", "inside a macro expansion", s, e,
+                self._record("deref", Status.UNCHECKED, "inside a macro expansion", s, e,
                              array=self.ps.text(c))
             if op == "*" and kids:
                 return self.deref(c, kids[0], depth, ctx)
@@ -97,7 +98,7 @@ class FunctionRewriter(PointerRoots):
                                          unusable=self._safety_ctx(ctx))
                 if opcall[0] == "[]" and opcall[1]:
                     s, e = self.ps.offsets(c)
-                    self._record("subscript", "unchecked",
+                    self._record("subscript", Status.UNCHECKED,
                                  "operator[] of a class (e.g. CuPy's CArray): its own code "
                                  "decides", s, e, array=self.ps.text(opcall[1][0]))
                 for ch in opcall[1]:
@@ -152,7 +153,7 @@ class FunctionRewriter(PointerRoots):
                      array=array, axis=axis, extent=extent)
         lineno, _, _ = a.location(self.ps)
         a.extra["lineno"] = lineno
-        if status == "checked":
+        if status == Status.CHECKED:
             site = a.site(self.ps, BACKEND)
             a.extra["code"] = site.code
         self.mod.accesses.append(a)
@@ -188,7 +189,7 @@ class FunctionRewriter(PointerRoots):
         s, e = self.ps.offsets(c)
         if base is None:
             if access:
-                self._record("subscript", "unchecked",
+                self._record("subscript", Status.UNCHECKED,
                              "the subscripted expression's type is not known (template-"
                              "dependent or not a pointer)", s, e, array=self.ps.text(c))
             for ch in c.get_children():
@@ -257,28 +258,28 @@ class FunctionRewriter(PointerRoots):
         i0, i1 = self.ps.offsets(idx)
         reason = self._unchecked_ctx(ctx)
         if reason:
-            self._record("subscript", "unchecked", reason, s, e, array=name, axis=axis,
+            self._record("subscript", Status.UNCHECKED, reason, s, e, array=name, axis=axis,
                          index=(i0, i1))
             return
         if isinstance(root, Unknown):
-            self._record("subscript", "unchecked", root.reason, s, e, array=name, axis=axis,
+            self._record("subscript", Status.UNCHECKED, root.reason, s, e, array=name, axis=axis,
                          index=(i0, i1))
             return
         extent, const = self._extent_expr(arr_t, axis, name, root, b)
         if extent is None:
-            self._record("subscript", "unchecked", f"the extent of axis {axis} of '{name}' is "
-                         "not known", s, e, array=name, axis=axis, index=(i0, i1))
+            self._record("subscript", Status.UNCHECKED, f"the extent of axis {axis} of '{name}' "
+                         "is not known", s, e, array=name, axis=axis, index=(i0, i1))
             return
         value = C.evaluate_int(idx) if self.mod.eliminate else None
         if const is not None and value is not None and 0 <= value < const:
-            self._record("subscript", "safe", f"constant index {value} < {const}", s, e,
+            self._record("subscript", Status.ELIMINATED, f"constant index {value} < {const}", s, e,
                          array=name, axis=axis, index=(i0, i1), extent=const)
             return
         if not self._bracketed(i0, i1):
-            self._record("subscript", "unchecked", "inside a macro expansion", s, e,
+            self._record("subscript", Status.UNCHECKED, "inside a macro expansion", s, e,
                          array=name, axis=axis, index=(i0, i1))
             return
-        a = self._record("subscript", "checked", "", s, e, array=name, axis=axis,
+        a = self._record("subscript", Status.CHECKED, "", s, e, array=name, axis=axis,
                          index=(i0, i1), extent=const)
         self.mod.edits.append(E.insert_before(i0, "__sk_ix(", depth))
         self.mod.edits.append(E.insert_after(
@@ -295,7 +296,7 @@ class FunctionRewriter(PointerRoots):
         root = self.root_of(base, s) if not reason else None
         if reason or root is None or isinstance(root, Unknown):
             why = reason or (root.reason if root is not None else "a null pointer")
-            self._record("subscript", "unchecked", why, s, e, array=name, axis=0,
+            self._record("subscript", Status.UNCHECKED, why, s, e, array=name, axis=0,
                          index=(i0, i1))
         else:
             swapped = bs > i0
@@ -308,18 +309,18 @@ class FunctionRewriter(PointerRoots):
                   self._editable(bs, be, i0, i1, open_tok[0], close_tok[0]))
             label = name if root.name == name else f"{name} (in {root.name})"
             if not ok:
-                self._record("subscript", "unchecked", "inside a macro expansion", s, e,
+                self._record("subscript", Status.UNCHECKED, "inside a macro expansion", s, e,
                              array=label, axis=0, index=(i0, i1))
             elif fast:
                 i = int(root.key[1])
                 self.fn.count_params.add(i)
-                a = self._record("subscript", "checked", "", s, e, array=name, axis=0,
+                a = self._record("subscript", Status.CHECKED, "", s, e, array=name, axis=0,
                                  index=(i0, i1))
                 self.mod.edits.append(E.insert_before(i0, "__sk_ix(", depth))
                 self.mod.edits.append(E.insert_after(
                     i1, f", __sk_n_{i}, {a.extra['code']:#x}ULL, 0, __sk_fb)", depth))
             else:
-                a = self._record("subscript", "checked", "", s, e, array=label, axis=0,
+                a = self._record("subscript", Status.CHECKED, "", s, e, array=label, axis=0,
                                  index=(i0, i1))
                 first = min(bs, i0)
                 self.mod.edits.append(E.insert_before(first, "(*__sk_ptr((", depth))
@@ -339,13 +340,13 @@ class FunctionRewriter(PointerRoots):
         root = self.root_of(ptr, s) if not reason else None
         if reason or root is None or isinstance(root, Unknown):
             why = reason or (root.reason if root is not None else "a null pointer")
-            self._record(kind, "unchecked", why, s, e, array=name, axis=0, index=(ps_, pe))
+            self._record(kind, Status.UNCHECKED, why, s, e, array=name, axis=0, index=(ps_, pe))
         elif not self._wrappable(kind, ps_, pe):
-            self._record(kind, "unchecked", "inside a macro expansion", s, e, array=name,
+            self._record(kind, Status.UNCHECKED, "inside a macro expansion", s, e, array=name,
                          axis=0, index=(ps_, pe))
         else:
             label = name if root.name == name else f"{name} (in {root.name})"
-            a = self._record(kind, "checked", "", s, e, array=label, axis=0, index=(ps_, pe))
+            a = self._record(kind, Status.CHECKED, "", s, e, array=label, axis=0, index=(ps_, pe))
             self.mod.edits.append(E.insert_before(ps_, "__sk_ptr(", depth))
             self.mod.edits.append(E.insert_after(
                 pe, f", {root.base}, {root.size}, {a.extra['code']:#x}ULL, __sk_fb)", depth))
@@ -360,7 +361,7 @@ class FunctionRewriter(PointerRoots):
             self._wrap_pointer("deref", c, operand, depth + 1, ctx)
         else:
             s, e = self.ps.offsets(c)
-            self._record("deref", "unchecked", "the pointer's type is not known "
+            self._record("deref", Status.UNCHECKED, "the pointer's type is not known "
                          "(template-dependent)", s, e, array=self.ps.text(operand))
         self.visit(operand, depth + 1, ctx)
 
@@ -504,8 +505,9 @@ class FunctionRewriter(PointerRoots):
             # an access checked -- or reported unchecked -- at the binding).
             if inner.kind == K.DECL_REF_EXPR and self.mod.eliminate:
                 s, e = self.ps.offsets(arg)
-                self._record("atomic", "safe", f"the address of variable '{inner.spelling}'",
-                             s, e, array=inner.spelling)
+                self._record("atomic", Status.ELIMINATED,
+                             f"the address of variable '{inner.spelling}'", s, e,
+                             array=inner.spelling)
                 return
             if inner.kind == K.MEMBER_REF_EXPR:
                 self.visit(inner, depth + 2, ctx)
@@ -525,7 +527,7 @@ class FunctionRewriter(PointerRoots):
             if root is None or isinstance(root, Unknown) or root.kind == "scalar":
                 continue
             s, e = self.ps.offsets(arg)
-            self._record("argument", "unchecked",
+            self._record("argument", Status.UNCHECKED,
                          f"passed to '{name or 'a function'}', which is not defined in this "
                          "source: its accesses are not checked", s, e, array=root.name)
 
@@ -551,7 +553,7 @@ class FunctionRewriter(PointerRoots):
                                  "no array is passed (default argument or null)")
                 s, e = self.ps.offsets(arg if arg is not None else c)
                 pname = target.params[i].spelling if i < len(target.params) else str(i)
-                self._record("argument", "unchecked",
+                self._record("argument", Status.UNCHECKED,
                              f"accesses through parameter '{pname}' of '{target.name}' are "
                              f"not checked for this call: {why}", s, e,
                              array=self.ps.text(arg) if arg is not None else pname)

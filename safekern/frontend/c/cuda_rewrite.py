@@ -11,10 +11,10 @@ import hashlib
 from dataclasses import dataclass, field
 
 from ...errors import UnsupportedError
+from ...report import CheckReport, ReportEntry, Status
 from . import safety as c_safety, writes as c_writes
 from . import parse as C
 from . import edits as E
-from .checks import CheckReport, ReportEntry
 from .cuda_access import FunctionRewriter
 from .cuda_dialect import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, device_prelude,
                            spelling)
@@ -73,8 +73,8 @@ class CudaRewrite:
         return out
 
     def report(self):
-        """Every access, in source order: a c_checks.CheckReport of ReportEntry (the same
-        report as the OpenCL path's)."""
+        """Every access, asserts and divisions included, in source order: a
+        safekern.report.CheckReport (the same report as the other backends')."""
         data = self.original.encode("utf-8")
         entries = []
         for a in self.accesses:
@@ -82,14 +82,15 @@ class CudaRewrite:
             col = len(data[line_start:a.start].decode("utf-8", "replace"))
             text = " ".join(data[a.start:a.end].decode("utf-8", "replace").split())
             entries.append((a.start, ReportEntry(a.function, a.extra.get("lineno") or 0, col,
-                                                 text, a.array, a.status, a.reason)))
+                                                 text, a.array, a.status, a.reason,
+                                                 code=a.extra.get("code"))))
         entries += [(s.start, s.entry()) for s in self.safety]
         entries = [e for _, e in sorted(entries, key=lambda pair: pair[0])]
         return CheckReport(entries, filename=self.filename, checks=self.checked)
 
     @property
     def unchecked(self) -> list[Access]:
-        return [a for a in self.accesses if a.status == "unchecked"]
+        return [a for a in self.accesses if a.status == Status.UNCHECKED]
 
 
 def _strip_template_args(name: str) -> str:
@@ -260,7 +261,7 @@ class ModuleRewriter:
                 body = C.function_body(fn.cursor)
                 if fn.kernel and not fn.rewritable:
                     s, e = self.ps.offsets(fn.cursor)
-                    a = Access(function=fn.name, kind="kernel", status="unchecked",
+                    a = Access(function=fn.name, kind="kernel", status=Status.UNCHECKED,
                                  reason=f"{fn.why}: launched unchecked", start=s,
                                  end=min(e, s + len(fn.name)), array="")
                     a.extra["lineno"] = self.ps.line_col(s)[0]
@@ -318,7 +319,7 @@ class ModuleRewriter:
                     node.kind == K.UNARY_OPERATOR and C.unary_op(self.ps, node) == "*")
                 if is_access:
                     s, e = self.ps.offsets(node)
-                    a = Access(function=name, kind="subscript", status="unchecked",
+                    a = Access(function=name, kind="subscript", status=Status.UNCHECKED,
                                  reason="inside a member function, which safekern does not "
                                  "rewrite", start=s, end=e, array="")
                     a.extra["lineno"] = self.ps.line_col(s)[0]

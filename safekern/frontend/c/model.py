@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...failures import TABLE, FailureSite, site_code
+from ...report import Status
 
 
 @dataclass
@@ -48,7 +49,7 @@ class Access:
 
     function: str
     kind: str                 # "subscript", "deref", "builtin", "vector"
-    status: str               # "checked", "safe", "unchecked"
+    status: Status            # CHECKED, ELIMINATED (proven in bounds), UNCHECKED
     reason: str               # why safe/unchecked ("" for checked)
     start: int                # byte range of the whole access (for the report and caret)
     end: int
@@ -175,7 +176,7 @@ class FunctionFacts:
 
     @property
     def checked(self):
-        return [a for a in self.accesses if a.status == "checked"]
+        return [a for a in self.accesses if a.status == Status.CHECKED]
 
 
 

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field, replace
 
 from ...errors import UnsupportedError
 from ...failures import TABLE
+from ...report import ReportEntry
 from . import edits as E, parse as C, safety as c_safety, writes as c_writes
-from .checks import ReportEntry, access_edits, analyse_function, call_edits, param_infos
+from .checks import access_edits, analyse_function, call_edits, param_infos
 from .exits import ControlPlan, find_anchor
 
 
@@ -70,11 +71,12 @@ class ProgramRewriter:
         edits, kernels, sites, report = [], {}, [], []
         for f in self.fns:
             fa = facts[f.spelling]
-            codes = {}
+            codes, site_codes = {}, {}
             for a in fa.checked:
                 site = a.site(ps, "opencl")
                 sites.append(site)
                 codes[id(a)] = self.dialect.code_literal(site.code)
+                site_codes[id(a)] = site.code
             edits += access_edits(ps, fa, codes)
             edits += call_edits(ps, fa)
             failure_offsets = [a.start for a in fa.checked] + \
@@ -88,7 +90,7 @@ class ProgramRewriter:
             failure_offsets += [s.start for s in checks.checked]
             edits += control + checks.edits
             sites += [TABLE.lookup(s.code) for s in checks.checked]
-            report.extend(sorted(self._report(fa) + [s.entry() for s in checks.sites],
+            report.extend(sorted(self._report(fa, site_codes) + [s.entry() for s in checks.sites],
                                  key=lambda r: (r.lineno, r.col)))
             edits += self._signature_edits(f, fa, is_kernel)
             # Any barrier: the group decides together whether a failure is pending.
@@ -268,12 +270,13 @@ class ProgramRewriter:
             return []
         return [E.insert_after(start + 1, " " + " ".join(parts), -1)]
 
-    def _report(self, fa) -> list:
+    def _report(self, fa, site_codes) -> list:
         out = []
         for a in fa.accesses:
             lineno, col, _ = a.location(self.ps)
             text = " ".join(self.ps.slice(a.start, a.end).split())
-            out.append(ReportEntry(fa.name, lineno, col, text, a.array, a.status, a.reason))
+            out.append(ReportEntry(fa.name, lineno, col, text, a.array, a.status, a.reason,
+                                   code=site_codes.get(id(a))))
         return sorted(out, key=lambda r: (r.lineno, r.col))
 
 

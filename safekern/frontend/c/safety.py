@@ -30,9 +30,9 @@ from typing import Callable
 
 from ...errors import UnsupportedError
 from ...failures import TABLE, FailureSite, site_code
+from ...report import ReportEntry, Status
 from . import parse as C
 from . import edits as E
-from .checks import ReportEntry
 
 ASSERT_MACROS = ("SAFEKERN_ASSERT", "SAFEKERN_ASSERT_MSG")
 MAX_VALUES = 3        # failures.ARGS
@@ -76,7 +76,7 @@ class SafetySite:
 
     function: str
     kind: str                  # "assert" or "zero_division"
-    status: str                # "checked", "safe" (no check needed), "unchecked"
+    status: Status             # CHECKED, ELIMINATED (no check needed), UNCHECKED
     reason: str
     start: int                 # the construct's bytes
     end: int
@@ -88,7 +88,7 @@ class SafetySite:
 
     def entry(self) -> ReportEntry:
         return ReportEntry(self.function, self.lineno, self.col, self.text, "", self.status,
-                           self.reason, kind=self.kind)
+                           self.reason, kind=self.kind, code=self.code)
 
 
 @dataclass
@@ -112,7 +112,7 @@ class SafetyRewriter:
 
     @property
     def checked(self) -> list:
-        return [s for s in self.sites if s.status == "checked"]
+        return [s for s in self.sites if s.status == Status.CHECKED]
 
     @property
     def edits(self) -> list:
@@ -123,8 +123,8 @@ class SafetyRewriter:
         safe here); True if there was one."""
         found = False
         for site in self.sites:
-            if site.kind == "zero_division" and site.status == "checked":
-                site.status, site.reason, site.edits = "unchecked", reason, []
+            if site.kind == "zero_division" and site.status == Status.CHECKED:
+                site.status, site.reason, site.edits = Status.UNCHECKED, reason, []
                 found = True
         return found
 
@@ -147,14 +147,14 @@ class SafetyRewriter:
                 raise ps.error(f"{name} written through a macro: safekern cannot give it a "
                                "failure site; call it directly in the function body", s, e,
                                kernel=self.function, cls=UnsupportedError)
-            self._site("assert", "unchecked", "written through a macro: compiled as CUDA's "
+            self._site("assert", Status.UNCHECKED, "written through a macro: compiled as CUDA's "
                        "own assert (a failure traps and ends the CUDA context)", s, e)
             return True
         name_tok, close = parts
         ndebug = name == "assert" and self.ndebug_from is not None and s >= self.ndebug_from
         if not self.asserts or ndebug:
             self.removed.append((s, e))
-            site = self._site("assert", "unchecked", "compiled away (NDEBUG is defined)"
+            site = self._site("assert", Status.UNCHECKED, "compiled away (NDEBUG is defined)"
                               if ndebug else "compiled away (SAFEKERN_KERNEL_ASSERTS=0)", s, e)
             site.edits.append(E.replace(name_tok[0], name_tok[1], "__SK_ASSERT_OFF"))
             return False
@@ -166,7 +166,7 @@ class SafetyRewriter:
                 raise ps.error(f"{name} here cannot reach safekern's failure buffer "
                                f"({unusable})", s, e, kernel=self.function,
                                cls=UnsupportedError)
-            site = self._site("assert", "unchecked", f"{unusable}: compiled as CUDA's own "
+            site = self._site("assert", Status.UNCHECKED, f"{unusable}: compiled as CUDA's own "
                               "assert (a failure traps)", s, e)
             if native != name:
                 site.edits.append(E.replace(name_tok[0], name_tok[1], native))
@@ -185,11 +185,11 @@ class SafetyRewriter:
             values, removed = [], []
         value = _evaluate(cond)
         if value is not None and value != 0:
-            site = self._site("assert", "safe", "constant true condition", s, e,
+            site = self._site("assert", Status.ELIMINATED, "constant true condition", s, e,
                               caret=(cs, ce))
             site.edits.append(E.replace(name_tok[0], name_tok[1], "__SK_ASSERT_OFF"))
             return True
-        site = self._site("assert", "checked", "", s, e, caret=(cs, ce), message=message)
+        site = self._site("assert", Status.CHECKED, "", s, e, caret=(cs, ce), message=message)
         code = self.spelling.code_literal(site.code)
         sp = self.spelling
         edits = site.edits
@@ -271,22 +271,22 @@ class SafetyRewriter:
             if not all(_type_kind_of(_element(t)) in _INTEGER_KINDS
                        for t in (expr.type, lhs.type)):
                 return
-            self._site("zero_division", "unchecked", "a vector division: its components are "
+            self._site("zero_division", Status.UNCHECKED, "a vector division: its components are "
                        "not checked", s, e)
             return
         divisor = _evaluate(rhs)
         if divisor is not None and divisor != 0:
-            self._site("zero_division", "safe", "non-zero constant divisor", s, e)
+            self._site("zero_division", Status.ELIMINATED, "non-zero constant divisor", s, e)
             return
         if divisor is None and _constant_tree(lhs) and _constant_tree(rhs):
-            self._site("zero_division", "unchecked", "a constant expression (left to the "
+            self._site("zero_division", Status.UNCHECKED, "a constant expression (left to the "
                        "compiler)", s, e)
             return
         if unusable:
-            self._site("zero_division", "unchecked", unusable, s, e)
+            self._site("zero_division", Status.UNCHECKED, unusable, s, e)
             return
         if dependent and (compound or not self.spelling.generic):
-            self._site("zero_division", "unchecked", "the operand types are template-"
+            self._site("zero_division", Status.UNCHECKED, "the operand types are template-"
                        "dependent: write `a = a / b` to have it checked", s, e)
             return
         if compound:
@@ -300,12 +300,12 @@ class SafetyRewriter:
         rs, re_ = ps.offsets(rhs)
         tok = ps.next_token(le)
         if fn is None:
-            self._site("zero_division", "unchecked", f"a division of type "
+            self._site("zero_division", Status.UNCHECKED, f"a division of type "
                        f"{expr.type.spelling} is not checked", s, e)
             return
         if tok is None or tok[2] != op or tok[1] > rs or le <= ls or re_ <= rs or \
                 ps.macro_at(ls, tok[0], re_) or ps.macro_containing(s, e):
-            self._site("zero_division", "unchecked", "written inside a macro expansion", s, e)
+            self._site("zero_division", Status.UNCHECKED, "written inside a macro expansion", s, e)
             return
         shown = _literal(_collapse(ps.slice(s, e)))
         divisor_text = _literal(_collapse(ps.slice(rs, re_)))
@@ -319,7 +319,7 @@ class SafetyRewriter:
                     target.referenced.kind in (C.kinds().VAR_DECL, C.kinds().PARM_DECL):
                 dividend = ps.slice(*ps.offsets(target))
                 message += " (dividend {0})"
-        site = self._site("zero_division", "checked", "", s, e, message=message)
+        site = self._site("zero_division", Status.CHECKED, "", s, e, message=message)
         code = self.spelling.code_literal(site.code)
         if compound:
             site.edits += [E.insert_before(rs, f"{fn}(", depth),
@@ -341,7 +341,7 @@ class SafetyRewriter:
             end_col = None
         site = SafetySite(self.function, kind, status, reason, start, end, lineno, col,
                           _collapse(ps.slice(start, end)))
-        if status == "checked":
+        if status == Status.CHECKED:
             site.code = site_code(self.spelling.backend, ps.filename, caret_line, caret_col,
                                   self.function, kind, site.text)
             TABLE.register(FailureSite(
