@@ -3,6 +3,7 @@
     python -m benchmarks                       # everything, H200 sizes
     python -m benchmarks --quick               # tiny sizes, a smoke run (works on the simulator)
     python -m benchmarks --only saxpy,nbody --modes unchecked,checked --reps 20
+    python -m benchmarks --languages cupy,opencl   # the CUDA C and OpenCL C kernels only
 
 Exit status 1 when any kernel in any mode failed to build, run or verify against NumPy.
 """
@@ -14,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import cases, modes, sanitizer
+from . import cases, languages, modes, sanitizer
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "results"
 
@@ -26,14 +27,20 @@ def _csv(values) -> list:
 def parse_args(argv):
     p = argparse.ArgumentParser(
         prog="python -m benchmarks",
-        description="safekern benchmark suite: checked vs unchecked numba-cuda kernels, "
-                    "sync-every-launch and compute-sanitizer memcheck, host launch overhead and "
-                    "compile time. See docs/benchmarks.md.")
+        description="safekern benchmark suite: checked vs unchecked numba-cuda, CuPy (CUDA C) "
+                    "and PyOpenCL (OpenCL C) kernels, sync-every-launch and compute-sanitizer "
+                    "memcheck, host launch overhead and compile time. See docs/benchmarks.md.")
     p.add_argument("--quick", action="store_true",
                    help="tiny sizes, 2 repetitions, short overhead runs: a smoke run that also "
                         "works on the CUDA simulator (NUMBA_ENABLE_CUDASIM=1); not a measurement")
     p.add_argument("--only", action="append", metavar="NAMES",
-                   help="comma-separated kernels to run (repeatable; default all; see --list)")
+                   help="comma-separated kernels to run: a name runs in every selected "
+                        "language that has it, LANGUAGE:NAME in that one (repeatable; default "
+                        "all; see --list)")
+    p.add_argument("--languages", action="append", metavar="LANGS",
+                   help=f"comma-separated subset of {','.join(languages.NAMES)} (default: all; "
+                        "a language whose library or device is missing is reported as "
+                        "skipped)")
     p.add_argument("--modes", action="append", metavar="MODES",
                    help=f"comma-separated subset of {','.join(modes.ALL_MODE_NAMES)} "
                         "(default: all)")
@@ -65,11 +72,14 @@ def parse_args(argv):
     p.add_argument("--worker-out", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
 
-    args.names = _csv(args.only) or list(cases.CASES)
-    unknown = [n for n in args.names if n not in cases.CASES]
-    if unknown:
-        p.error(f"--only: unknown kernel(s) {', '.join(unknown)}; "
-                f"choose from {', '.join(cases.CASES)}")
+    args.language_names = _csv(args.languages) or list(languages.NAMES)
+    try:
+        args.selection = languages.select(_csv(args.only), args.language_names)
+    except ValueError as err:
+        p.error(str(err))
+    if not args.selection:
+        p.error("--only and --languages select no kernel")
+    args.names = [n for lang, n in args.selection if lang == "numba"]    # the numba cases
     args.mode_names = _csv(args.modes) or list(modes.ALL_MODE_NAMES)
     unknown = [m for m in args.mode_names if m not in modes.ALL_MODE_NAMES]
     if unknown:
@@ -97,9 +107,12 @@ def parse_args(argv):
 
 
 def _list() -> int:
-    for name in cases.CASES:
-        case = cases.build(name, True)
-        print(f"{name:<16} {case.summary}")
+    for lang in languages.NAMES:
+        print(f"{languages.LABELS[lang]}:")
+        for name in languages.case_names(lang):
+            summary = cases.build(name, True).summary if lang == "numba" else \
+                "the numba case's data and reference, C kernels"
+            print(f"  {languages.case_id(lang, name):<22} {summary}")
     print()
     for mode in modes.MODES.values():
         print(f"{mode.name:<16} {mode.label}")
@@ -128,18 +141,25 @@ def main(argv=None) -> int:
            "versions": report.versions(),
            "settings": {"quick": args.quick, "reps": args.reps, "warmup": args.warmup,
                         "target_ms": args.target_ms, "seed": args.seed,
-                        "modes": args.mode_names, "kernels": args.names},
+                        "modes": args.mode_names, "languages": args.language_names,
+                        "kernels": [languages.case_id(*pair) for pair in args.selection]},
            "modes": {m.name: m.label for m in in_process}, "phase_s": {}}
-    log(f"safekern benchmarks on {run['machine'].get('gpu')}: {len(args.names)} kernel(s), "
+    log(f"safekern benchmarks on {run['machine'].get('gpu')}: {len(args.selection)} "
+        f"kernel(s), languages {', '.join(args.language_names)}, "
         f"modes {', '.join(args.mode_names)}")
 
     t0 = time.perf_counter()
-    run["cases"] = harness.run_cases(args.names, in_process, settings, log)
+    run["cases"], run["languages"] = harness.run_selection(args.selection, in_process,
+                                                           settings, log)
     run["phase_s"]["kernels"] = time.perf_counter() - t0
     _save(run, args, complete=False)
 
+    # The phases after the kernels measure numba-cuda only.
+    numba_ran = run["languages"].get("numba", {}).get("status") == "ok"
+    if not numba_ran:
+        args.names = []
     # Cheapest first: a run stopped by a time limit loses the memcheck phase, not the others.
-    if not args.no_host and in_process:
+    if not args.no_host and in_process and numba_ran:
         t0 = time.perf_counter()
         run["host_launch"] = overhead.host_launch(in_process, args.host_launches,
                                                   args.host_batches, log=log)
@@ -147,13 +167,13 @@ def main(argv=None) -> int:
         _save(run, args, complete=False)
 
     variants = [m for m in (modes.UNCHECKED, modes.CHECKED) if m in in_process]
-    if args.compile_reps and len(variants) == 2:
+    if args.compile_reps and len(variants) == 2 and args.names:
         t0 = time.perf_counter()
         run["compile"] = overhead.compile_times(args.names, args.compile_reps, args.seed, log=log)
         run["phase_s"]["compile"] = time.perf_counter() - t0
         _save(run, args, complete=False)
 
-    if modes.SANITIZER in args.mode_names:
+    if modes.SANITIZER in args.mode_names and numba_ran:
         t0 = time.perf_counter()
         names = [n for n in args.sanitizer_names if n in args.names]
         run["sanitizer"] = sanitizer.run(names, quick=args.quick, seed=args.seed,
@@ -189,17 +209,27 @@ def _notes(run, args) -> list:
         notes.append("CUDA simulator: repetitions timed with the host clock; no compile step")
     if args.quick:
         notes.append("--quick: tiny sizes and few repetitions, for testing the suite only")
+    for lang, info in (run.get("languages") or {}).items():
+        if info.get("status") == "skipped":
+            notes.append(f"{languages.LABELS[lang]} skipped: {info['reason']}")
+        elif info.get("note"):
+            notes.append(f"{languages.LABELS[lang]} on {info.get('device')}: {info['note']}")
     return notes
 
 
 def _print_summary(run, paths) -> None:
     s = run["summary"]
     print()
-    for mode, label in (("checked", "checked / unchecked"), ("sync", "sync every launch"),
-                        ("sanitizer", "memcheck")):
-        if mode in s:
-            print(f"{label:<22} geomean {s[mode]['geomean']:.3f}  worst {s[mode]['worst']:.3f} "
-                  f"({s[mode]['worst_kernel']})")
+    for lang, per_mode in s["languages"].items():
+        for mode, label in (("checked", "checked / unchecked"), ("sync", "sync every launch"),
+                            ("sanitizer", "memcheck")):
+            if mode in per_mode:
+                x = per_mode[mode]
+                print(f"{lang:<7}{label:<22} geomean {x['geomean']:.3f}  worst {x['worst']:.3f} "
+                      f"({x['worst_kernel']})")
+    for lang, info in run["languages"].items():
+        if info["status"] == "skipped":
+            print(f"{lang}: skipped: {info['reason']}")
     for goal in s["goals"]:
         if goal["met"] is not None:
             print(f"goal {goal['what']}: {goal['measured']:.3f} <= {goal['target']}: "

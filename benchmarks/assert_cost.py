@@ -31,6 +31,8 @@ import time
 
 import numpy as np
 
+from .backends import cupy_unavailable, opencl_device, opencl_device_name, opencl_on_cpu
+
 ALL = ("numba", "cupy", "opencl")
 
 CUDA_SOURCE = r"""
@@ -149,13 +151,11 @@ def bench_numba(n: int, reps: int, warmup: int) -> dict:
 # -- CuPy ----------------------------------------------------------------------------------------
 
 def bench_cupy(n: int, reps: int, warmup: int) -> dict:
-    try:
-        import cupy as cp
+    why = cupy_unavailable()
+    if why:
+        return {"skipped": why}
+    import cupy as cp
 
-        if cp.cuda.runtime.getDeviceCount() == 0:
-            raise RuntimeError("no CUDA device")
-    except Exception as err:     # noqa: BLE001 - no CuPy, or no device
-        return {"skipped": f"CuPy cannot run here ({err})"}
     import safekern
     import safekern.cupy as skcp
 
@@ -200,20 +200,15 @@ def bench_cupy(n: int, reps: int, warmup: int) -> dict:
 # -- OpenCL ---------------------------------------------------------------------------------------
 
 def bench_opencl(n: int, reps: int, warmup: int) -> dict:
-    os.environ.setdefault("OCL_ICD_VENDORS", "/etc/OpenCL/vendors")
-    try:
-        import pyopencl as cl
-        import pyopencl.array as cla
-    except ImportError as err:
-        return {"skipped": f"PyOpenCL is not installed ({err})"}
+    device, why = opencl_device()
+    if device is None:
+        return {"skipped": why}
+    import pyopencl as cl
+    import pyopencl.array as cla
+
     import safekern
     import safekern.opencl as skcl
 
-    platforms = cl.get_platforms()
-    ordered = sorted(platforms, key=lambda p: "nvidia" not in p.name.lower())
-    device = next((d for p in ordered for d in p.get_devices()), None)
-    if device is None:
-        return {"skipped": "no OpenCL device"}
     ctx = cl.Context([device])
     queue = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
     x = cla.to_device(queue, np.random.default_rng(0).random(n, dtype=np.float32))
@@ -254,9 +249,8 @@ def bench_opencl(n: int, reps: int, warmup: int) -> dict:
     verified = {m: bool(np.allclose(o.get(), want)) for m, o in outs.items()}
     times = _interleaved(runs, reps, warmup)
     safekern.sync()
-    result = {"times": times, "verified": verified, "device": f"{device.name} "
-              f"({device.platform.name})"}
-    if device.type & cl.device_type.CPU:
+    result = {"times": times, "verified": verified, "device": opencl_device_name(device)}
+    if opencl_on_cpu(device):
         result["note"] = "a CPU device: the times say nothing about a GPU"
     return result
 

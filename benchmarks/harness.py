@@ -1,11 +1,13 @@
 """Run one benchmark case in every mode, interleaved, and verify every mode against NumPy.
 
-For each case: build the data once and upload it; per mode, decorate the kernels with the mode's
-decorator, run one step (this compiles) and compare the step's outputs with the NumPy reference;
-pick the number of steps per repetition from the unchecked step time; then run warm-up and timed
-repetitions, rotating the order of the modes in every repetition. A repetition is a loop of
-launches with one synchronisation at the end, as in an application; it is timed with CUDA events
-(on the simulator, which has no timing, with the host clock).
+For each case: build the data once and upload it; per mode, build the kernels the way the mode
+builds them (numba: the mode's decorator; CuPy and OpenCL: the plain library or safekern's,
+`languages.py`), run one step (this compiles) and compare the step's outputs with the NumPy
+reference; pick the number of steps per repetition from the unchecked step time; then run
+warm-up and timed repetitions, rotating the order of the modes in every repetition. A repetition
+is a loop of launches with one synchronisation at the end, as in an application; it is timed
+with CUDA events (on the simulator, which has no timing, with the host clock; OpenCL: from the
+first launch's start to the last one's end, by the device's profiling events).
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ import traceback
 import warnings
 from dataclasses import dataclass
 
-from . import cases, modes
+from . import cases, languages, modes
 
 
 @dataclass
@@ -96,27 +98,77 @@ def _error_text(err: BaseException) -> str:
     return text
 
 
-def _reset(case, dev) -> None:
-    for name in case.reset_names():
-        dev[name].copy_to_device(case.arrays[name])
+class NumbaLanguage(languages.Language):
+    """numba-cuda kernels: decorated per mode (`modes.decorate`), numba device arrays."""
+
+    name = "numba"
+
+    def unavailable(self):
+        if simulator():
+            return None
+        try:
+            from numba import cuda
+
+            if cuda.is_available():
+                return None
+            why = "numba.cuda.is_available() is False"
+        except Exception as err:     # noqa: BLE001 - no driver, a broken install
+            why = f"{type(err).__name__}: {err}"
+        return f"no CUDA GPU for numba ({why}); NUMBA_ENABLE_CUDASIM=1 runs the simulator"
+
+    def describe(self):
+        return {"device": device_name()}
+
+    def upload(self, case):
+        from numba import cuda
+
+        return {k: cuda.to_device(v) for k, v in case.arrays.items()}
+
+    def reset(self, case, dev):
+        for name in case.reset_names():
+            dev[name].copy_to_device(case.arrays[name])
+
+    def fetch(self, case, dev):
+        return {name: dev[name].copy_to_host() for name in case.outputs}
+
+    def compile(self, mode, case):
+        return languages.Kernels((name, modes.decorate(mode, fn))
+                                 for name, fn in case.kernels.items())
+
+    def launch(self, kernels, plan):
+        run_step(kernels, plan)
+
+    def app_sync(self, mode):
+        modes.app_sync(mode)
+
+    def timer(self):
+        return Timer()
+
+    def release(self):
+        _free_deferred()
 
 
-def _fetch(case, dev) -> dict:
-    return {name: dev[name].copy_to_host() for name in case.outputs}
+NUMBA = NumbaLanguage()
 
 
-def _prepare_mode(mode, case, dev, plan, expected, record) -> dict | None:
-    """Decorate, compile and verify `case` in `mode`; its kernels, or None (record says why)."""
+def host_case(name: str, settings: Settings):
+    """(case, NumPy reference): the host data the languages of a case share."""
+    case = cases.build(name, settings.quick, settings.seed)
+    return case, case.reference()
+
+
+def _prepare_mode(lang, mode, case, dev, plan, expected, record):
+    """Build, compile and verify `case` in `mode`; its kernels, or None (record says why)."""
     with modes.active(mode):
         t0 = time.perf_counter()
-        kernels = {name: modes.decorate(mode, fn) for name, fn in case.kernels.items()}
+        kernels = lang.compile(mode, case)
         record["decorate_s"] = time.perf_counter() - t0
-        _reset(case, dev)
-        run_step(kernels, plan)            # compiles each kernel at its first launch
+        lang.reset(case, dev)
+        lang.launch(kernels, plan)         # compiles each kernel at its first launch
         pending = modes.pending_count()
-        modes.app_sync(mode)
+        lang.app_sync(mode)
         record["first_step_s"] = time.perf_counter() - t0
-    problem = case.compare(_fetch(case, dev), expected)
+    problem = case.compare(lang.fetch(case, dev), expected)
     if problem:
         record.update(status="wrong", error=problem)
         return None
@@ -126,8 +178,7 @@ def _prepare_mode(mode, case, dev, plan, expected, record) -> dict | None:
         record["warning"] = (f"after a step {pending} failure source(s) were pending: "
                              f"{mode.name} mode may not be in effect")
     if mode.checked:
-        reports = {name: modes.check_summary(k) for name, k in kernels.items()}
-        record["checks"] = {k: v for k, v in reports.items() if v is not None} or None
+        record["checks"] = lang.check_summary(kernels) or None
     return kernels
 
 
@@ -142,27 +193,31 @@ def _calibrate(mode, kernels, plan, settings, timer) -> int:
     return max(3, min(settings.max_steps, math.ceil(settings.target_ms / per_step)))
 
 
-def run_case(name: str, mode_list: list, settings: Settings, log=None) -> dict:
-    """Every mode of one case: verification, timings per step (ms), ratios to unchecked."""
-    from numba import cuda
-
+def run_case(name: str, mode_list: list, settings: Settings, log=None,
+             language: languages.Language | None = None, host=None) -> dict:
+    """Every mode of one case in one language (default numba): verification, timings per
+    step (ms), ratios to unchecked. `host`: the case's `host_case`, when already built."""
+    lang = language or NUMBA
     _quiet_numba()
     log = log or (lambda msg: None)
     t0 = time.perf_counter()
-    case = cases.build(name, settings.quick, settings.seed)
-    expected = case.reference()
-    result = {"name": name, "summary": case.summary, "size": case.size, "notes": case.notes,
-              "kernels": list(case.kernels), "launches_per_step": len(case.plan(case.arrays)),
+    case, expected = host or host_case(name, settings)
+    host = None
+    case = lang.adapt(case)
+    cid = languages.case_id(lang.name, name)
+    result = {"name": cid, "case": name, "language": lang.name, "summary": case.summary,
+              "size": case.size, "notes": case.notes, "kernels": list(case.kernels),
+              "launches_per_step": len(case.plan(case.arrays)),
               "traffic_bytes": case.traffic_bytes, "setup_s": None, "modes": {}}
-    dev = {k: cuda.to_device(v) for k, v in case.arrays.items()}
-    plan = case.plan(dev)
+    dev = lang.upload(case)
+    plan = case.plan(lang.plan_args(dev))
     result["setup_s"] = time.perf_counter() - t0
 
     built = {}
     for mode in mode_list:
         record = result["modes"][mode.name] = {"status": "ok", "label": mode.label}
         try:
-            kernels = _prepare_mode(mode, case, dev, plan, expected, record)
+            kernels = _prepare_mode(lang, mode, case, dev, plan, expected, record)
         except modes.ModeUnavailable as err:
             record.update(status="unavailable", error=str(err))
             continue
@@ -174,10 +229,10 @@ def run_case(name: str, mode_list: list, settings: Settings, log=None) -> dict:
             built[mode.name] = (mode, kernels)
     for mode_name, record in result["modes"].items():
         if record["status"] != "ok":
-            log(f"  {name}: {mode_name}: {record['status']}: {record['error'].splitlines()[0]}")
+            log(f"  {cid}: {mode_name}: {record['status']}: {record['error'].splitlines()[0]}")
 
     if built:
-        timer = Timer()
+        timer = lang.timer()
         first = built.get("unchecked", next(iter(built.values())))
         steps = _calibrate(*first, plan, settings, timer)
         result["steps_per_rep"] = steps
@@ -195,7 +250,7 @@ def run_case(name: str, mode_list: list, settings: Settings, log=None) -> dict:
                         device_ms, wall_ms = timer(mode, kernels, plan, steps)
                 except Exception as err:
                     result["modes"][mode_name].update(status="error", error=_error_text(err))
-                    log(f"  {name}: {mode_name}: error while timing: {_error_text(err)}")
+                    log(f"  {cid}: {mode_name}: error while timing: {_error_text(err)}")
                     del samples[mode_name], walls[mode_name]
                     continue
                 if rep >= settings.warmup:
@@ -212,7 +267,7 @@ def run_case(name: str, mode_list: list, settings: Settings, log=None) -> dict:
         result["unchecked_gb_per_s"] = case.traffic_bytes / (ms * 1e-3) / 1e9
     del dev, plan, built, case, expected
     gc.collect()
-    _free_deferred()
+    lang.release()
     result["total_s"] = time.perf_counter() - t0
     return result
 
@@ -257,21 +312,46 @@ def describe(result: dict) -> str:
 
 
 def run_cases(names, mode_list, settings, log=None) -> list:
-    results = []
-    for name in names:
-        result = run_case(name, mode_list, settings, log)
+    """The numba cases `names`."""
+    return run_selection([("numba", n) for n in names], mode_list, settings, log)[0]
+
+
+def run_selection(selection, mode_list, settings, log=None):
+    """Every (language, case) of `selection` (see `languages.select`): (results in report
+    order, {language: {"status": "ok", "device": ...} or {"status": "skipped", "reason"}}).
+
+    A language that cannot run here is skipped, not failed. The cases run grouped by case, so
+    that its languages share one build of the host data and of the NumPy reference.
+    """
+    status = {}
+    for lang_name in dict.fromkeys(lang for lang, _ in selection):
+        lang = languages.get(lang_name)
+        why = lang.unavailable()
+        status[lang_name] = ({"status": "skipped", "reason": why} if why else
+                             {"status": "ok", "label": lang.label, **lang.describe()})
+        if log:
+            log(f"{lang_name}: " + (f"skipped: {why}" if why else
+                                    f"on {status[lang_name].get('device', '?')}"))
+    results, host = [], None
+    for lang_name, name in languages.run_order(selection):
+        if status[lang_name]["status"] != "ok":
+            continue
+        if host is None or host[0].name != name:
+            host = None                          # one case's host data at a time
+            host = host_case(name, settings)
+        result = run_case(name, mode_list, settings, log, languages.get(lang_name), host)
         results.append(result)
         if log:
             log(describe(result))
-    return results
+    return languages.report_order(results), status
 
 
 def stderr_log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-__all__ = ["Settings", "run_case", "run_cases", "run_step", "Timer", "stats", "simulator",
-           "describe", "stderr_log"]
+__all__ = ["Settings", "NumbaLanguage", "run_case", "run_cases", "run_selection", "run_step",
+           "Timer", "stats", "simulator", "describe", "stderr_log"]
 
 
 def device_name() -> str:

@@ -142,8 +142,10 @@ def _status(rec: dict) -> str:
         value = rec.get(key)
         if isinstance(value, str) and value:
             value = value.lower()
-            if value.startswith("elim") or value in {"removed", "proved", "proven"}:
-                return "eliminated"
+            if value.startswith("elim") or value in {"removed", "proved", "proven", "safe"}:
+                return "eliminated"     # "safe": the C front ends' word for a proven access
+            if value == "unchecked":
+                return "unchecked"      # the C front ends could not check it (reason given)
             if value.startswith("check") or value in {"kept", "emitted"}:
                 return "checked"
             if value.startswith("hoist"):
@@ -176,7 +178,7 @@ def check_summary(kernel) -> dict | None:
     reasons.pop("", None)
     return {"sites": len(records), "checked": statuses.get("checked", 0),
             "eliminated": statuses.get("eliminated", 0), "hoisted": statuses.get("hoisted", 0),
-            "unknown": statuses.get("unknown", 0), "reasons": dict(reasons), "records": records}
+            "unchecked": statuses.get("unchecked", 0), "unknown": statuses.get("unknown", 0), "reasons": dict(reasons), "records": records}
 
 
 __all__ = ["Mode", "MODES", "UNCHECKED", "CHECKED", "SYNC", "SANITIZER", "ALL_MODE_NAMES",

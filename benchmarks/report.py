@@ -11,12 +11,17 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
+from . import languages
+
 GOALS = (   # (key, what, target, lower is better)
     ("checked_geomean", "checked / unchecked, geomean", 1.03),
     ("checked_worst", "checked / unchecked, worst kernel", 1.20),
     ("host_overhead_us", "host time added per launch (us)", 1.0),
     ("compile_ratio", "compile time, checked / plain numba", 1.10),
 )
+#: the same two ratio goals for each C language subset that ran (issue 13)
+LANGUAGE_GOALS = (("checked_geomean", "checked / unchecked, geomean", 1.03),
+                  ("checked_worst", "checked / unchecked, worst kernel", 1.20))
 RATIO_MODES = (("checked", "checked / unchecked"),
                ("sync", "sync every launch / unchecked"),
                ("sanitizer", "compute-sanitizer memcheck / unchecked"))
@@ -46,7 +51,12 @@ def machine_info() -> dict:
         return info
     from numba import cuda
 
-    dev = cuda.get_current_device()
+    try:
+        dev = cuda.get_current_device()
+    except Exception as err:     # noqa: BLE001 - no GPU for numba: the C languages may run
+        info["gpu"] = "no CUDA device"
+        info["cuda_error"] = f"{type(err).__name__}: {err}"
+        return info
     name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
     info.update(gpu=name, compute_capability=".".join(map(str, dev.compute_capability)))
     for key, attr in (("sm_count", "MULTIPROCESSOR_COUNT"), ("clock_khz", "CLOCK_RATE"),
@@ -114,16 +124,29 @@ def geomean(values):
     return math.exp(sum(map(math.log, values)) / len(values)) if values else None
 
 
-def summarize(run: dict) -> dict:
-    summary = {}
+def _ratio_summary(case_results) -> dict:
+    out = {}
     for mode, _ in RATIO_MODES:
-        pairs = [(r["name"], r["ratios"][mode]) for r in run["cases"]
+        pairs = [(r["name"], r["ratios"][mode]) for r in case_results
                  if mode in r.get("ratios", {})]
         if pairs:
             worst = max(pairs, key=lambda p: p[1])
-            summary[mode] = {"geomean": geomean([p[1] for p in pairs]), "worst": worst[1],
-                             "worst_kernel": worst[0], "best": min(p[1] for p in pairs),
-                             "kernels": len(pairs)}
+            out[mode] = {"geomean": geomean([p[1] for p in pairs]), "worst": worst[1],
+                         "worst_kernel": worst[0], "best": min(p[1] for p in pairs),
+                         "kernels": len(pairs)}
+    return out
+
+
+def summarize(run: dict) -> dict:
+    """Geomean and worst ratio per mode, per language subset (`summary["languages"]`; the
+    numba figures also at the top level, as before the C languages), the goals, failures."""
+    by_language = {}
+    for lang in languages.NAMES:
+        figures = _ratio_summary([r for r in run["cases"]
+                                  if r.get("language", "numba") == lang])
+        if figures:
+            by_language[lang] = figures
+    summary = dict(by_language.get("numba", {}), languages=by_language)
     measured = {
         "checked_geomean": summary.get("checked", {}).get("geomean"),
         "checked_worst": summary.get("checked", {}).get("worst"),
@@ -132,10 +155,18 @@ def summarize(run: dict) -> dict:
     }
     # Goals are about a real GPU at full size; a smoke run's figures say nothing about them.
     smoke = (run.get("machine", {}).get("simulator") or run.get("settings", {}).get("quick"))
-    summary["goals"] = [{"goal": key, "what": what, "target": target, "measured": measured[key],
-                         "met": None if measured[key] is None or smoke
-                         else measured[key] <= target}
-                        for key, what, target in GOALS]
+    goals = [(key, what, target, measured[key], smoke) for key, what, target in GOALS]
+    for lang, figures in by_language.items():
+        if lang == "numba" or "checked" not in figures:
+            continue
+        on_cpu = bool((run.get("languages") or {}).get(lang, {}).get("note"))
+        for key, what, target in LANGUAGE_GOALS:
+            value = figures["checked"]["geomean" if key.endswith("geomean") else "worst"]
+            goals.append((f"{lang}_{key}", f"{languages.LABELS[lang]}: {what}", target, value,
+                          smoke or on_cpu))
+    summary["goals"] = [{"goal": key, "what": what, "target": target, "measured": value,
+                         "met": None if value is None or skip else value <= target}
+                        for key, what, target, value, skip in goals]
     failures = []
     for r in run["cases"]:
         for mode, rec in r["modes"].items():
@@ -193,7 +224,8 @@ def ascii_plot(run: dict, mode: str, width: int = 48) -> str:
     marks = {"|": 1.0}
     if mode == "checked":
         marks[":"] = 1.03
-    lines = [f"{'kernel':<16}{'ratio':>8}  {lo:.2f}{' (log scale)' if log_scale else ''}"
+    w = max([16] + [len(name) + 1 for name, _ in pairs])
+    lines = [f"{'kernel':<{w}}{'ratio':>8}  {lo:.2f}{' (log scale)' if log_scale else ''}"
              f"{'':>{max(1, width - 24)}}{hi:.2f}"]
     for name, value in pairs:
         bar = [" "] * width
@@ -202,7 +234,7 @@ def ascii_plot(run: dict, mode: str, width: int = 48) -> str:
             bar[col] = ch
         for col in range(max(1, round(pos(value) * (width - 1)))):
             bar[col] = "#" if bar[col] == " " else "+"
-        lines.append(f"{name:<16}{value:>8.3f}  {''.join(bar)}".rstrip())
+        lines.append(f"{name:<{w}}{value:>8.3f}  {''.join(bar)}".rstrip())
     legend = "| = 1.00" + (", : = the 1.03 goal" if mode == "checked" else "") + \
              ", + = bar over a mark"
     return "\n".join(lines + [legend])
@@ -267,12 +299,15 @@ def markdown(run: dict, png_name: str | None = None) -> str:
                   "gpu", "compute_capability", "sm_count", "driver", "cuda_driver_api",
                   "cuda_runtime", "nvvm", "cpu") if m.get(k) is not None), "",
               "Versions: " + ", ".join(f"{k} {v}" for k, v in run["versions"].items()), ""]
-    lines += ["## Summary", "", "| ratio | geomean | worst | kernels |", "|---|---|---|---|"]
-    for mode, label in RATIO_MODES:
-        if mode in s:
-            x = s[mode]
-            lines.append(f"| {label} | {x['geomean']:.3f} | {x['worst']:.3f} "
-                         f"({x['worst_kernel']}) | {x['kernels']} |")
+    lines += ["## Summary", "", "| language | ratio | geomean | worst | kernels |",
+              "|---|---|---|---|---|"]
+    for lang, figures in s.get("languages", {}).items():
+        for mode, label in RATIO_MODES:
+            if mode in figures:
+                x = figures[mode]
+                lines.append(f"| {languages.LABELS[lang]} | {label} | {x['geomean']:.3f} | "
+                             f"{x['worst']:.3f} ({x['worst_kernel']}) | {x['kernels']} |")
+    lines += _languages_section(run)
     lines += ["", "| goal | target | measured | met |", "|---|---|---|---|"]
     for g in s["goals"]:
         met = {True: "yes", False: "**no**",
@@ -282,17 +317,25 @@ def markdown(run: dict, png_name: str | None = None) -> str:
               "Median milliseconds per step (a step is the launches listed in `kernels`; "
               f"{run['settings']['reps']} timed repetitions after {run['settings']['warmup']} "
               "warm-up, modes interleaved). Checks: sites kept / eliminated by the checked build.",
-              "", "| kernel | size | steps/rep | unchecked ms | checked ms | ratio | sync ms | "
-              "ratio | memcheck ratio | checks kept / elim. | GB/s unchecked |",
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in run["cases"]:
-        ratios, modes_ = r.get("ratios", {}), r["modes"]
-        lines.append(
-            f"| {r['name']} | {r['size']} | {r.get('steps_per_rep', '-')} | "
-            f"{_ms(modes_.get('unchecked'))} | {_ms(modes_.get('checked'))} | "
-            f"{_fmt(ratios.get('checked'))} | {_ms(modes_.get('sync'))} | "
-            f"{_fmt(ratios.get('sync'))} | {_fmt(ratios.get('sanitizer'), '.1f')} | "
-            f"{_checks_cell(r)} | {_fmt(r.get('unchecked_gb_per_s'), '.0f')} |")
+              "Unchecked is plain numba (SAFEKERN_CHECKS=0), `cupy.RawKernel` and "
+              "`pyopencl.Program`; checked is `safekern.jit`, `safekern.cupy.RawKernel` and "
+              "`safekern.opencl.Program`."]
+    for lang in languages.NAMES:
+        rows = [r for r in run["cases"] if r.get("language", "numba") == lang]
+        if not rows:
+            continue
+        lines += ["", f"### {languages.LABELS[lang]}", "",
+                  "| kernel | size | steps/rep | unchecked ms | checked ms | ratio | sync ms | "
+                  "ratio | memcheck ratio | checks kept / elim. | GB/s unchecked |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for r in rows:
+            ratios, modes_ = r.get("ratios", {}), r["modes"]
+            lines.append(
+                f"| {r['name']} | {r['size']} | {r.get('steps_per_rep', '-')} | "
+                f"{_ms(modes_.get('unchecked'))} | {_ms(modes_.get('checked'))} | "
+                f"{_fmt(ratios.get('checked'))} | {_ms(modes_.get('sync'))} | "
+                f"{_fmt(ratios.get('sync'))} | {_fmt(ratios.get('sanitizer'), '.1f')} | "
+                f"{_checks_cell(r)} | {_fmt(r.get('unchecked_gb_per_s'), '.0f')} |")
     for mode, label in RATIO_MODES:
         plot = ascii_plot(run, mode)
         if plot:
@@ -306,10 +349,24 @@ def markdown(run: dict, png_name: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _languages_section(run):
+    info = run.get("languages") or {}
+    if not info:
+        return []
+    lines = ["", "| language | ran on |", "|---|---|"]
+    for lang, x in info.items():
+        where = x.get("device", "-") + (f" ({x['note']})" if x.get("note") else "") \
+            if x.get("status") == "ok" else f"skipped: {x.get('reason')}"
+        lines.append(f"| {languages.LABELS[lang]} | {where} |")
+    return lines
+
+
 def _checks_section(run):
     lines = []
     for r in run["cases"]:
+        prefix = "" if r.get("language", "numba") == "numba" else r["language"] + ":"
         for kname, c in ((r["modes"].get("checked") or {}).get("checks") or {}).items():
+            kname = prefix + kname
             if "error" in c:
                 lines.append(f"| {kname} | {c['error']} | | |")
                 continue

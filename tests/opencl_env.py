@@ -4,50 +4,16 @@ Import this module before pyopencl. The PoCL that pyopencl's optional wheel depe
 fails on some CPUs ("unknown target CPU 'generic'"), so the tests use the system's ICDs
 (Debian's pocl-opencl-icd in CI): OCL_ICD_VENDORS points at /etc/OpenCL/vendors unless it is
 set already. Where the NVIDIA driver's OpenCL library exists but no ICD file names it (common in
-containers), a private vendors directory adds one.
+containers), a private vendors directory adds one (`benchmarks.backends.setup_icd_vendors`, which
+the benchmarks use too).
 """
 from __future__ import annotations
 
-import ctypes.util
-import glob
-import os
-import shutil
-import tempfile
-
 import pytest
 
-SYSTEM_VENDORS = "/etc/OpenCL/vendors"
+from benchmarks.backends import setup_icd_vendors
 
-
-def _nvidia_opencl_library() -> str | None:
-    for pattern in ("/usr/lib/x86_64-linux-gnu/libnvidia-opencl.so*",
-                    "/usr/lib64/libnvidia-opencl.so*", "/usr/lib/libnvidia-opencl.so*",
-                    "/usr/local/nvidia/lib64/libnvidia-opencl.so*"):
-        found = sorted(glob.glob(pattern))
-        if found:
-            return found[0]
-    return ctypes.util.find_library("nvidia-opencl")
-
-
-def _setup_icd_vendors() -> None:
-    if "OCL_ICD_VENDORS" in os.environ:
-        return
-    icds = sorted(glob.glob(os.path.join(SYSTEM_VENDORS, "*.icd")))
-    nvidia = _nvidia_opencl_library()
-    names_nvidia = any("nvidia" in open(p).read().lower() for p in icds)
-    if nvidia and not names_nvidia:
-        private = tempfile.mkdtemp(prefix="safekern-icd-")
-        for p in icds:
-            shutil.copy(p, private)
-        with open(os.path.join(private, "nvidia.icd"), "w") as f:
-            f.write("libnvidia-opencl.so.1\n" if ctypes.util.find_library("nvidia-opencl")
-                    else nvidia + "\n")
-        os.environ["OCL_ICD_VENDORS"] = private
-    elif os.path.isdir(SYSTEM_VENDORS):
-        os.environ["OCL_ICD_VENDORS"] = SYSTEM_VENDORS
-
-
-_setup_icd_vendors()
+setup_icd_vendors()
 
 try:
     import pyopencl as cl

@@ -1,7 +1,10 @@
 """The benchmark suite runs end to end and its verification catches wrong results.
 
 No timing is asserted (performance belongs to the benchmarks themselves): the smoke run is
-`python -m benchmarks --quick` on the CUDA simulator, tiny sizes, unchecked and checked modes.
+`python -m benchmarks --quick --languages numba` on the CUDA simulator, tiny sizes, unchecked
+and checked modes -- the first fourteen kernels with every phase, the six Rodinia ports on their
+own (the simulator runs their 256-thread blocks slowly). The CuPy and OpenCL versions:
+tests/test_benchmarks_languages.py.
 """
 import json
 import os
@@ -14,7 +17,10 @@ from numba import cuda  # noqa: F401  (the kernels in this file use it)
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from benchmarks import cases, harness, modes, report  # noqa: E402
+from benchmarks import cases, harness, modes, report, rodinia  # noqa: E402
+
+RODINIA = [f.__name__ for f in rodinia.BUILDERS]
+FIRST = [name for name in cases.CASES if name not in RODINIA]
 
 
 def _quick_run(tmp_path, *args, simulator=True, timeout=240):
@@ -39,10 +45,11 @@ def _quick_run(tmp_path, *args, simulator=True, timeout=240):
 
 
 def test_quick_run_verifies_every_kernel_and_writes_reports(tmp_path):
-    run, md, stem = _quick_run(tmp_path, "--modes", "unchecked,checked", "--reps", "1")
+    run, md, stem = _quick_run(tmp_path, "--modes", "unchecked,checked", "--reps", "1",
+                               "--languages", "numba", "--only", ",".join(FIRST))
     assert stem.endswith("-cuda-simulator-quick")
 
-    assert [c["name"] for c in run["cases"]] == list(cases.CASES)
+    assert [c["name"] for c in run["cases"]] == FIRST
     for case in run["cases"]:
         for mode in ("unchecked", "checked"):
             record = case["modes"][mode]
@@ -56,16 +63,50 @@ def test_quick_run_verifies_every_kernel_and_writes_reports(tmp_path):
         assert all(c["sites"] >= 1 for c in checks.values()), checks
         assert case["name"] in md
     assert run["summary"]["failures"] == [] and run["complete"] is True
-    assert run["summary"]["checked"]["kernels"] == len(cases.CASES)
+    assert run["summary"]["checked"]["kernels"] == len(FIRST)
+    assert run["summary"]["languages"]["numba"]["checked"] == run["summary"]["checked"]
+    assert run["languages"] == {"numba": {"status": "ok", "label": "numba-cuda",
+                                          "device": "CUDA simulator"}}
     assert run["command"].startswith("python -m benchmarks --quick")
     assert run["machine"]["simulator"] is True
     assert {"numba", "numpy", "safekern"} <= set(run["versions"])
     host = run["host_launch"]["kernels"]
     assert set(host) == {"empty", "empty_array"}
     assert all("us_per_launch" in host[k]["checked"] for k in host)
-    assert set(run["compile"]["cases"]) == set(cases.CASES)
+    assert set(run["compile"]["cases"]) == set(FIRST)
     assert "## Summary" in md and "checked / unchecked per kernel" in md
     assert "Smoke run" in md
+
+
+@pytest.mark.timeout(600)
+def test_quick_run_verifies_the_rodinia_kernels(tmp_path):
+    """hotspot, srad, nw, pathfinder, lud, backprop: every kernel of each verifies against
+    NumPy in both modes on the simulator, and tells which of its accesses it checks."""
+    run, md, _ = _quick_run(tmp_path, "--modes", "unchecked,checked", "--reps", "1",
+                            "--languages", "numba", "--only", ",".join(RODINIA), "--no-host",
+                            "--compile-reps", "0", timeout=540)
+    assert [c["name"] for c in run["cases"]] == RODINIA
+    kernels = {"hotspot": {"hotspot"}, "srad": {"srad_reduce", "srad_stats", "srad_1", "srad_2"},
+               "nw": {"nw_shared_1", "nw_shared_2"}, "pathfinder": {"pathfinder"},
+               "lud": {"lud_diagonal", "lud_perimeter", "lud_internal"},
+               "backprop": {"bpnn_layerforward", "bpnn_adjust_weights"}}
+    launches = {"hotspot": 2, "srad": 8, "nw": 3, "pathfinder": 3, "lud": 7, "backprop": 2}
+    for case in run["cases"]:
+        name = case["name"]
+        assert set(case["kernels"]) == kernels[name]
+        assert case["launches_per_step"] == launches[name]
+        for mode in ("unchecked", "checked"):
+            record = case["modes"][mode]
+            assert record["status"] == "ok", (name, mode, record.get("error"))
+            assert record["verified"] is True
+        checks = case["modes"]["checked"]["checks"]
+        assert set(checks) == kernels[name]
+        assert all(c["sites"] >= 1 and c["checked"] + c["hoisted"] + c["eliminated"] >= 1
+                   for c in checks.values()), checks
+        assert f"| {name} |" in md
+    assert run["summary"]["failures"] == []
+    assert run["summary"]["checked"]["kernels"] == len(RODINIA)
+    assert "host_launch" not in run and "compile" not in run
 
 
 @pytest.mark.parametrize("name", list(cases.CASES))
@@ -76,7 +117,8 @@ def test_a_kernel_that_does_nothing_fails_verification(name):
     assert problem, f"{name}: the initial outputs passed as a result"
 
 
-@pytest.mark.parametrize("name", ["saxpy", "jacobi", "matmul_naive", "reduce_sum", "spmv_csr"])
+@pytest.mark.parametrize("name", ["saxpy", "jacobi", "matmul_naive", "reduce_sum", "spmv_csr",
+                                  "hotspot", "srad", "lud", "backprop"])
 def test_float_results_a_little_off_fail(name):
     """Tolerances are float32-tight: a 1e-3 relative error everywhere is caught."""
     case = cases.build(name, quick=True)
@@ -195,11 +237,18 @@ def test_a_hung_memcheck_worker_is_stopped_with_everything_under_it(tmp_path, mo
 
 
 @pytest.mark.gpu
+@pytest.mark.timeout(600)
 def test_quick_run_on_the_gpu_in_every_mode(tmp_path):
-    """On a real GPU: every mode, memcheck on one kernel if compute-sanitizer is installed."""
+    """On a real GPU: every mode, memcheck on one kernel if compute-sanitizer is installed;
+    every language that can run there (CuPy, OpenCL if the driver's platform is there)."""
     run, md, stem = _quick_run(tmp_path, "--modes", "unchecked,checked,sync,sanitizer",
                                "--sanitizer-kernels", "vector_add", simulator=False, timeout=540)
     assert not run["machine"]["simulator"] and "simulator" not in stem
+    numba = [c["name"] for c in run["cases"] if c["language"] == "numba"]
+    assert numba == list(cases.CASES)
+    for lang in ("cupy", "opencl"):
+        if run["languages"][lang]["status"] == "ok":
+            assert len([c for c in run["cases"] if c["language"] == lang]) == 6
     for case in run["cases"]:
         for mode in ("unchecked", "checked", "sync"):
             assert case["modes"][mode]["status"] == "ok", (case["name"], mode)
