@@ -38,7 +38,7 @@ def jit(*args, **kwargs):
     `safekern.UnsupportedError` for a construct that cannot be checked, both at decoration.
     With `SAFEKERN_CHECKS=0` it returns numba's own dispatcher. See docs/quickstart.md.
     """
-    from .backends.numba.kernel import jit as _jit
+    from .backends.numba.jit import jit as _jit
 
     return _jit(*args, **kwargs)
 

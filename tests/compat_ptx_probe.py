@@ -63,13 +63,13 @@ def llvm_calls(kernel, sig) -> int:
 
     from numba.cuda import compiler
 
-    from safekern.backends.numba import kernel as nc
+    from safekern.backends.numba import build as nc
 
     kernel._build()
     rewritten = kernel._final_rewrite()
-    fn = nc._compile_rewritten(rewritten, {n: d._build()
+    fn = nc.compile_rewritten(rewritten, {n: d._build()
                                            for n, d in rewritten.device_calls.items()})
-    with nc._assume_device((9, 0)):
+    with nc.assume_device((9, 0)):
         cres = compiler.compile_cuda(fn, types.void, tuple(sig) + (types.int64,), cc=(9, 0))
     return len(re.findall(r"call [a-zA-Z0-9]* @", cres.library.get_llvm_str()))
 

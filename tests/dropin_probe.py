@@ -188,9 +188,9 @@ def plain_numba_code_calls_checked_device_function():
 
     def cu_ufunc(x, y, z):
         return cu_device_fn(x, y, z)
-    from safekern.backends.numba import kernel as nc
+    from safekern.backends.numba import build as nc
 
-    with nc._assume_device((9, 0)):      # no GPU here: numba asks for the current device
+    with nc.assume_device((9, 0)):      # no GPU here: numba asks for the current device
         got = warned(safekern.UncheckedWarning, lambda: cuda.compile_ptx(
             cu_ufunc, (types.float32,) * 3, device=True, cc=(9, 0)))
         assert len(got) == 1 and "cu_device_fn" in got[0], got
@@ -207,14 +207,14 @@ def users_local_array_keeps_numbas_name():
     from numba import cuda
     from numba.cuda import compiler
 
-    from safekern.backends.numba import kernel as nc
+    from safekern.backends.numba import build as nc
 
     @safekern.jit
     def f(loc):
         local_array = cuda.local.array(shape=(2, 3), dtype=np.uint8, alignment=16)
         loc[0] = local_array.ctypes.data
-    fn = nc._compile_rewritten(f._final_rewrite(), {})
-    with nc._assume_device((9, 0)):
+    fn = nc.compile_rewritten(f._final_rewrite(), {})
+    with nc.assume_device((9, 0)):
         cres = compiler.compile_cuda(fn, types.void, (types.uint64[::1], types.int64),
                                      cc=(9, 0))
     llvm = cres.library.get_llvm_str()
@@ -228,15 +228,15 @@ def slice_of_c_array_stays_c():
     from numba import cuda
     from numba.cuda import compiler
 
-    from safekern.backends.numba import kernel as nc
+    from safekern.backends.numba import build as nc
 
     @safekern.jit
     def view(x, out):
         i = cuda.grid(1)
         y = x[i:]
         out[0] = y[0]
-    fn = nc._compile_rewritten(view._final_rewrite(), {})
-    with nc._assume_device((9, 0)):
+    fn = nc.compile_rewritten(view._final_rewrite(), {})
+    with nc.assume_device((9, 0)):
         cres = compiler.compile_cuda(fn, types.void, (types.int32[::1], types.int32[::1],
                                                        types.int64), cc=(9, 0))
     layouts = {str(k): v.layout for k, v in cres.type_annotation.typemap.items()
@@ -248,7 +248,7 @@ def slice_of_c_array_stays_c():
 def kernel_called_as_device_function_shows_in_overloads():
     # numba compiles a kernel that another kernel calls as a device function, in the same
     # dispatcher: its overloads (and signatures) show that compilation.
-    from safekern.backends.numba import kernel as nc
+    from safekern.backends.numba import build as nc
 
     @safekern.jit
     def times2(x):
@@ -257,7 +257,7 @@ def kernel_called_as_device_function_shows_in_overloads():
     @safekern.jit
     def caller(r, x):
         r[0] = times2(x[0])
-    with nc._assume_device((9, 0)):
+    with nc.assume_device((9, 0)):
         caller.compile_ptx((types.int32[::1], types.int32[::1]))
         assert times2.signatures == [(types.int32,)], times2.signatures
         llvm = times2.overloads[times2.signatures[0]].library.get_llvm_str()

@@ -18,9 +18,9 @@ import sys
 
 from numba.cuda import types
 
-from safekern.backends.numba import binary as nb
+from safekern.backends.numba import payload as nb
 from safekern.backends.numba import keys as numba_keys
-from safekern.backends.numba.kernel import _assume_device
+from safekern.backends.numba.build import assume_device as _assume_device
 from safekern.cache.kernels import kernel_key, unpack_payload
 from tests import numba_kernels as K
 

@@ -34,7 +34,7 @@ import numpy as np  # noqa: E402
 from numba import cuda  # noqa: E402
 
 import safekern  # noqa: E402
-from safekern.backends.numba import binary as numba_binary  # noqa: E402
+from safekern.backends.numba import launch as numba_binary  # noqa: E402
 from tests import numba_kernels as K  # noqa: E402
 
 

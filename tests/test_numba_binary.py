@@ -13,8 +13,8 @@ import sys
 import numpy as np
 import pytest
 
-from safekern.backends.numba import keys as nk
-from safekern.backends.numba.keys import types
+from safekern.backends.numba import keys as nk, payload as npl
+from safekern.backends.numba.payload import types
 from safekern.cache import keys
 from safekern.cache.kernels import pack_payload
 
@@ -37,14 +37,14 @@ ROUND_TRIP = [
 
 @pytest.mark.parametrize("ty", ROUND_TRIP, ids=str)
 def test_argument_types_round_trip_through_json(ty):
-    data = nk.type_to_data(ty)
-    back = nk.type_from_data(json.loads(json.dumps(data)))
+    data = npl.type_to_data(ty)
+    back = npl.type_from_data(json.loads(json.dumps(data)))
     assert back == ty and back is ty          # numba interns types: the very same object
-    assert nk.as_key(data) == nk.as_key(nk.type_to_data(back))
+    assert npl.as_key(data) == npl.as_key(npl.type_to_data(back))
 
 
 def test_distinct_types_have_distinct_data():
-    datas = [json.dumps(nk.type_to_data(t)) for t in ROUND_TRIP]
+    datas = [json.dumps(npl.type_to_data(t)) for t in ROUND_TRIP]
     assert len(set(datas)) == len(datas)
 
 
@@ -60,7 +60,7 @@ class Color(enum.IntEnum):
 ], ids=str)
 def test_other_types_are_not_stored(ty):
     with pytest.raises(nk.Uncacheable):
-        nk.type_to_data(ty)
+        npl.type_to_data(ty)
 
 
 @pytest.mark.parametrize("data", [
@@ -71,7 +71,7 @@ def test_other_types_are_not_stored(ty):
 ])
 def test_malformed_type_data_is_rejected(data):
     with pytest.raises(ValueError):
-        nk.type_from_data(data)
+        npl.type_from_data(data)
 
 
 def test_deeply_nested_type_data_is_rejected():
@@ -79,7 +79,7 @@ def test_deeply_nested_type_data_is_rejected():
     for _ in range(40):
         data = ["unituple", data, 1]
     with pytest.raises(ValueError):
-        nk.type_from_data(data)
+        npl.type_from_data(data)
 
 
 # -- the types of launch arguments ---------------------------------------------------------------
@@ -101,14 +101,14 @@ def _readonly():
 def test_launch_argument_types_are_numbas(value):
     from numba.cuda.typing.typeof import Purpose, typeof
 
-    from safekern.backends.numba.binary import argument_types
+    from safekern.backends.numba.marshal import argument_types
 
     assert argument_types((value,)) == (typeof(value, Purpose.argument),)
     assert argument_types((value, value)) == (typeof(value, Purpose.argument),) * 2
 
 
 def test_untypable_argument_raises_like_numba():
-    from safekern.backends.numba.binary import argument_types
+    from safekern.backends.numba.marshal import argument_types
 
     with pytest.raises(ValueError):
         argument_types((2**64,))
@@ -174,7 +174,7 @@ def test_options_that_need_numbas_launch_path():
 
 
 def test_an_eager_kernel_launch_picks_the_signature_numba_would():
-    from safekern.backends.numba.binary import _fit_signature
+    from safekern.backends.numba.launch import _fit_signature
 
     a_f32 = types.Array(types.float32, 1, "A")
     c_f32 = types.Array(types.float32, 1, "C")
@@ -195,11 +195,11 @@ def test_an_eager_kernel_launch_picks_the_signature_numba_would():
 # -- payloads ---------------------------------------------------------------------------------
 
 def test_payloads_that_are_not_ours_are_rejected():
-    from safekern.backends.numba.binary import unpack_kernel
+    from safekern.backends.numba.payload import unpack_kernel
 
     argtypes = (types.Array(types.float32, 1, "C"), types.int64)
-    good = {"payload": nk.PAYLOAD_VERSION, "entry": "_Z1k", "library": "k",
-            "arg_types": [nk.type_to_data(t) for t in argtypes], "cc": [9, 0, "a"]}
+    good = {"payload": npl.PAYLOAD_VERSION, "entry": "_Z1k", "library": "k",
+            "arg_types": [npl.type_to_data(t) for t in argtypes], "cc": [9, 0, "a"]}
     meta, cubin, ptx = unpack_kernel(pack_payload(good, {"cubin": b"\x7fELF..."}), argtypes)
     assert meta["entry"] == "_Z1k" and cubin == b"\x7fELF..." and ptx is None
     for bad_meta, blobs in [
@@ -218,7 +218,7 @@ def test_payloads_that_are_not_ours_are_rejected():
 
 
 def test_cc_triple_is_numbas_cubin_key():
-    from safekern.backends.numba.binary import cc_triple
+    from safekern.backends.numba.payload import cc_triple
 
     assert cc_triple((9, 0)) == (9, 0, "a")
     assert cc_triple((8, 6)) == (8, 6, "")

@@ -82,8 +82,9 @@ def test_a_refused_cubin_is_compiled_again(tmp_path):
     from numba import cuda
 
     import safekern
-    from safekern.backends.numba import binary as numba_binary, keys as numba_keys
-    from safekern.backends.numba.kernel import current_source
+    from safekern.backends.numba import keys as numba_keys, launch as numba_binary
+    from safekern.backends.numba.device import current_source
+    from safekern.backends.numba.marshal import argument_types
     from safekern.cache.kernels import get_kernel_cache, pack_payload, unpack_payload
 
     mod = _module(tmp_path, "refused_mod", SCALE)
@@ -94,7 +95,7 @@ def test_a_refused_cubin_is_compiled_again(tmp_path):
     np.testing.assert_array_equal(out.copy_to_host(), a * 2)
     # Replace the stored cubin by one the driver cannot load.
     kc = get_kernel_cache()
-    argtypes = numba_binary.argument_types((out, out, 2.0)) + (numba_keys.types.int64,)
+    argtypes = argument_types((out, out, 2.0)) + (numba_keys.types.int64,)
     fields = numba_keys.key_fields(mod.scale, argtypes,
                                    numba_keys.device_fields(current_source().context))
     key = kc.key(fields)
@@ -274,7 +275,7 @@ def test_forall_and_eager_signatures(kmods):
 def test_repeated_launches_take_the_short_path_and_match_numba(kmods):
     from numba import cuda
 
-    from safekern.backends.numba import binary as numba_binary
+    from safekern.backends.numba import launch as numba_binary
 
     a = np.abs(np.random.default_rng(1).standard_normal(256)).astype(np.float32)
     before = dict(numba_binary.STATS)

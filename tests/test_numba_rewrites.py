@@ -81,17 +81,17 @@ def test_a_build_compiles_a_fresh_rewrite_with_line_numbers(tmp_path):
 
 def test_what_the_rewrite_depends_on_is_in_its_key(tmp_path, monkeypatch):
     base = _load(tmp_path, "rw_key_a")
-    key = kernel_key(numba_rewrites.key_fields(base.k))
-    assert kernel_key(numba_rewrites.key_fields(base.k)) == key
+    key = kernel_key(numba_rewrites.key_fields(base.k._numba_build))
+    assert kernel_key(numba_rewrites.key_fields(base.k._numba_build)) == key
     other = _load(tmp_path, "rw_key_b", n=16)            # a global constant changed
-    assert kernel_key(numba_rewrites.key_fields(other.k)) != key
+    assert kernel_key(numba_rewrites.key_fields(other.k._numba_build)) != key
     assert not numba_rewrites.is_stored(other.k.rewritten)
     monkeypatch.setattr(numba_rewrites, "_front_end", "0" * 64)   # safekern's front end changed
-    assert kernel_key(numba_rewrites.key_fields(base.k)) != key
+    assert kernel_key(numba_rewrites.key_fields(base.k._numba_build)) != key
     monkeypatch.undo()
     base.get = object()          # a name the function uses now means something unknown
     with pytest.raises(numba_rewrites._NotStorable):
-        numba_rewrites.key_fields(base.k)
+        numba_rewrites.key_fields(base.k._numba_build)
 
 
 def test_a_damaged_stored_rewrite_is_rewritten(tmp_path):
@@ -99,7 +99,7 @@ def test_a_damaged_stored_rewrite_is_rewritten(tmp_path):
 
     first = _load(tmp_path, "rw_damaged")
     kc = get_kernel_cache()
-    key = kernel_key(numba_rewrites.key_fields(first.k))
+    key = kernel_key(numba_rewrites.key_fields(first.k._numba_build))
     data = json.loads(kc.store.get(key))
     data["device_calls"] = {"_sk_dev0": "N"}             # no longer a device function
     assert kc.store.put(key, json.dumps(data).encode())

@@ -10,9 +10,8 @@ dimensions as numba normalises them, and the launch's arguments.
 """
 from __future__ import annotations
 
-from numba.cuda.core import config as _numba_config
-
-SIMULATOR = bool(_numba_config.ENABLE_CUDASIM)
+from .pickling import reduce_launch
+from .surface import SIMULATOR, hidden_types
 
 
 class LaunchConfigSurface:
@@ -75,31 +74,28 @@ class LaunchConfigSurface:
         return bool(self._kernel_launch_config_sensitive)
 
     def __reduce__(self):
-        from .pickling import reduce_launch
-
         return reduce_launch(self)
 
 
-def compile_for_args(kernel, args):
-    """numba's `_compile_for_args`: the kernel compiled for the types of `args` (the user's
-    arguments, or those numba's dispatcher passes, the hidden one included)."""
+def compile_for_args(dispatcher, nparams: int, args):
+    """numba's `_compile_for_args`: the kernel (`dispatcher()`: numba's dispatcher of it, with
+    `nparams` user parameters) compiled for the types of `args` (the user's arguments, or those
+    numba's dispatcher passes, the hidden one included)."""
     from numba.cuda.typing.typeof import Purpose, typeof
 
-    from .surface import hidden_types
-
     argtypes = tuple(typeof(a, Purpose.argument) for a in args)
-    if len(argtypes) == kernel._nparams:
+    if len(argtypes) == nparams:
         argtypes += hidden_types(False)
-    return kernel._build().compile(argtypes)
+    return dispatcher().compile(argtypes)
 
 
-def mark_launch_config_sensitive(kernel) -> None:
+def mark_launch_config_sensitive(kernel, numba_dispatcher) -> None:
     """numba's: marks the compilation under way (of this kernel's launch) as sensitive to the
     launch configuration, so another configuration compiles the kernel again."""
     from numba.cuda import launchconfig
 
     cfg = launchconfig.ensure_current_launch_config()
-    if cfg.dispatcher is not kernel and cfg.dispatcher is not kernel._numba:
+    if cfg.dispatcher is not kernel and cfg.dispatcher is not numba_dispatcher:
         raise RuntimeError(
             "mark_launch_config_sensitive() must be called on the active "
             "launch configuration's dispatcher")

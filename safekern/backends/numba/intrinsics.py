@@ -1,9 +1,9 @@
 """Check helpers for real numba-cuda kernels, typed per call by numba.
 
-`_sk_load(a, idx, code, fb, flag)` and `_sk_store(...)` are intrinsics: for an array they emit,
-inline, a comparison of each integer index component with its axis' extent, the failure
-recording on an unlikely branch, and numba's own getitem/setitem; for anything else (tuples,
-records, user types) they are the plain subscript. So which subscripts are array accesses is
+`_sk_load(a, idx, code, fb, flag)` and `_sk_store(...)` are intrinsics: for an array they emit
+inline (lowering.py) a comparison of each integer index component with its axis' extent, the
+failure recording on an unlikely branch, and numba's own getitem/setitem; for anything else
+(tuples, records, user types) they are the plain subscript. So which subscripts are array accesses is
 decided by numba's typing, never guessed from syntax. Atomics are overloads generated per array
 and index type (they return scalars, which device functions may).
 """
@@ -14,11 +14,13 @@ import operator
 import numpy as np
 from llvmlite import ir
 from numba import cuda
-from numba.cuda import cgutils, types
+from numba.cuda import types
 from numba.cuda.extending import intrinsic, overload
 
 from ... import failures
-from ...frontend.python.checks import INDEXED_ATOMICS
+from ...frontend.python import INDEXED_ATOMICS
+from .lowering import (emit_checks, emit_record, flag_clear, plan, select_load, selectable,
+                       special_register)
 
 # -- failure recording (the cold side) ------------------------------------------------------
 
@@ -39,7 +41,7 @@ def _sk_skip(typingctx, fb):
         i64 = ir.IntType(64)
         first = ir.Constant(ir.IntType(1), 1)
         for reg in ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"):
-            zero = builder.icmp_unsigned("==", _special_register(builder, reg),
+            zero = builder.icmp_unsigned("==", special_register(builder, reg),
                                          ir.Constant(i64, 0))
             first = builder.and_(first, zero)
         with builder.if_then(first, likely=False):
@@ -116,7 +118,7 @@ def _sk_record(typingctx, fb, flag, code, index, size, axis):
         fbv, flagv, *values = args
         values = [context.cast(builder, v, t, types.int64)
                   for v, t in zip(values, sig.args[2:])]
-        _emit_record(context, builder, fb, flag, fbv, flagv, *values)
+        emit_record(context, builder, fb, flag, fbv, flagv, *values)
         return context.get_dummy_value()
 
     return types.none(fb, flag, code, index, size, axis), codegen
@@ -132,47 +134,6 @@ def _make_atomic_stub(op):
 ATOMIC_STUBS = {op: _make_atomic_stub(op) for op in INDEXED_ATOMICS}
 
 # -- code generation per (array type, index type) -------------------------------------------------
-
-
-def _components(index_ty):
-    return list(index_ty.types) if isinstance(index_ty, types.BaseTuple) else [index_ty]
-
-
-def _plan(array_ty, index_ty):
-    """(checks, scalar, fallback_index): checks = [(position, axis, component type)]."""
-    comps = _components(index_ty)
-    tupled = isinstance(index_ty, types.BaseTuple)
-    ndim = array_ty.ndim
-    consuming = [c for c in comps if not isinstance(c, (types.NoneType, types.EllipsisType))]
-    checks, axis, scalar = [], 0, True
-    for pos, comp in enumerate(comps):
-        if isinstance(comp, types.EllipsisType):
-            axis = ndim - (len(consuming) - _consumed_before(comps, pos))
-            scalar = False
-            continue
-        if isinstance(comp, types.NoneType):
-            scalar = False
-            continue
-        if isinstance(comp, types.Integer) and axis < ndim:
-            checks.append((pos, axis, comp))
-        elif not isinstance(comp, types.Integer):
-            scalar = False
-        axis += 1
-    if len(consuming) < ndim:
-        scalar = False
-    zero_parts = []
-    for pos, comp in enumerate(comps):
-        if isinstance(comp, types.Integer):
-            zero_parts.append("0")
-        else:
-            zero_parts.append(f"idx[{pos}]" if tupled else "idx")
-    fallback = f"({', '.join(zero_parts)},)" if tupled else zero_parts[0]
-    return checks, scalar, fallback, tupled
-
-
-def _consumed_before(comps, pos):
-    return sum(1 for c in comps[:pos]
-               if not isinstance(c, (types.NoneType, types.EllipsisType)))
 
 
 def _check_lines(checks, tupled, action):
@@ -205,7 +166,7 @@ def _zero_of(dtype):
 
 def _generate(kind, array_ty, index_ty, extra_args=(), atomic_op=None):
     """Source of an atomic's overload: check the index, then the atomic (scalars only)."""
-    checks, _, _, tupled = _plan(array_ty, index_ty)
+    checks, _, _, tupled = plan(array_ty, index_ty)
     zero = _zero_of(array_ty.dtype)
     namespace = {"_sk_record": _sk_record, "int64": np.int64, "uint64": np.uint64,
                  "cuda": cuda, "ZERO": zero}
@@ -231,129 +192,6 @@ def _resolve(typingctx, op, argtys):
         return typingctx.resolve_function_type(fnty, tuple(argtys), {})
     except Exception:
         return None
-
-
-def _special_register(builder, name):
-    """%tid.x and friends, read where the failure is recorded. A volatile read: LLVM cannot
-    share it with reads on the fast path, so the cold path keeps no thread or block index
-    alive in registers across the kernel (which would cost occupancy)."""
-    fnty = ir.FunctionType(ir.IntType(32), [])
-    asm = ir.InlineAsm(fnty, f"mov.u32 $0, %{name};", "=r", side_effect=True)
-    return builder.zext(builder.call(asm, []), ir.IntType(64))
-
-
-def _emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, axis):
-    """The cold path: set the thread's flag; the first failure on the device (a 64-bit
-    compare-and-swap on slot 0) writes its index, size, axis, thread and block. `code`,
-    `index`, `size` and `axis` are i64 values."""
-    i64 = ir.IntType(64)
-    flag_ary = context.make_array(flag_ty)(context, builder, flag)
-    builder.store(ir.Constant(flag_ary.data.type.pointee, 1), flag_ary.data)
-    data = context.make_array(fb_ty)(context, builder, fb).data
-    result = builder.cmpxchg(data, ir.Constant(i64, 0), code, "monotonic", "monotonic")
-    with builder.if_then(builder.extract_value(result, 1), likely=True):
-        slot = failures.INDEX
-        for value in (index, size, axis):
-            builder.store(value, builder.gep(data, [ir.Constant(i64, slot)]))
-            slot += 1
-        # One register read, one store: a few registers at most, even on this path.
-        for reg in ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"):
-            builder.store(_special_register(builder, reg),
-                          builder.gep(data, [ir.Constant(i64, slot)]))
-            slot += 1
-
-
-def _shapes(context, builder, arr_ty, arr):
-    ary = context.make_array(arr_ty)(context, builder, arr)
-    return ary, cgutils.unpack_tuple(builder, ary.shape, arr_ty.ndim)
-
-
-def _compare(builder, context, arr_ty, idx_ty, shapes, idx):
-    """[(position, axis, index as int64, size, bad)] for each integer index component."""
-    checks, _, _, tupled = _plan(arr_ty, idx_ty)
-    out = []
-    for pos, axis, comp in checks:
-        value = builder.extract_value(idx, pos) if tupled else idx
-        value = context.cast(builder, value, comp, types.int64)
-        size = shapes[axis]
-        if comp.signed:
-            # -size <= value < size, as one unsigned comparison of value + size with 2*size
-            bad = builder.icmp_unsigned(">=", builder.add(value, size), builder.add(size, size))
-        else:
-            bad = builder.icmp_unsigned(">=", value, size)
-        out.append((pos, axis, value, size, bad))
-    return out
-
-
-def _emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty):
-    """The cold branches: record each failing component. -> i1 ok (no component failed)"""
-    ok = cgutils.true_bit
-    i64 = ir.IntType(64)
-    for pos, axis, value, size, bad in compared:
-        with builder.if_then(bad, likely=False):
-            _emit_record(context, builder, fb_ty, flag_ty, fb, flag,
-                         builder.add(code, ir.Constant(i64, pos)), value, size,
-                         ir.Constant(i64, axis))
-        ok = builder.and_(ok, builder.not_(bad))
-    return ok
-
-
-def _emit_checks(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_ty, flag_ty):
-    """Compare each integer index component with its axis; record failures (cold). -> i1 ok"""
-    _, shapes = _shapes(context, builder, arr_ty, arr)
-    compared = _compare(builder, context, arr_ty, idx_ty, shapes, idx)
-    return _emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty)
-
-
-def _select_load(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_ty, flag_ty):
-    """A scalar load without a branch before it: the address is the element's when every
-    component is in bounds, else a slot of the failure buffer (always readable); the failure
-    is recorded after the load. So loads of later iterations are not held behind a branch
-    and stay in flight together, as in the unchecked loop."""
-    ary, shapes = _shapes(context, builder, arr_ty, arr)
-    compared = _compare(builder, context, arr_ty, idx_ty, shapes, idx)
-    ok = cgutils.true_bit
-    for *_, bad in compared:
-        ok = builder.and_(ok, builder.not_(bad))
-    strides = cgutils.unpack_tuple(builder, ary.strides, arr_ty.ndim)
-    comps = _components(idx_ty)
-    tupled = isinstance(idx_ty, types.BaseTuple)
-    inds = []
-    for pos, comp in enumerate(comps):
-        value = builder.extract_value(idx, pos) if tupled else idx
-        value = context.cast(builder, value, comp, types.intp)
-        if comp.signed:
-            value = builder.select(builder.icmp_signed("<", value, ir.Constant(value.type, 0)),
-                                   builder.add(value, shapes[pos]), value)
-        inds.append(value)
-    ptr = cgutils.get_item_pointer2(context, builder, ary.data, shapes, strides, arr_ty.layout,
-                                    inds, wraparound=False)
-    spare = context.make_array(fb_ty)(context, builder, fb).data
-    spare = builder.gep(spare, [ir.Constant(ir.IntType(64), failures.BUFFER_LEN - 2)])
-    ptr = builder.select(ok, ptr, builder.bitcast(spare, ptr.type))
-    from numba.cuda.np.arrayobj import load_item
-
-    value = load_item(context, builder, arr_ty, ptr)
-    _emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty)
-    return value
-
-
-def _selectable(context, arr_ty, idx_ty) -> bool:
-    """A full integer index of an array whose element fits the failure buffer's spare slots."""
-    comps = _components(idx_ty)
-    if len(comps) != arr_ty.ndim or not all(isinstance(c, types.Integer) for c in comps):
-        return False
-    try:
-        size = context.get_abi_sizeof(context.get_data_type(arr_ty.dtype))
-    except Exception:
-        return False
-    return size <= 16
-
-
-def _flag_clear(context, builder, flag_ty, flag):
-    ary = context.make_array(flag_ty)(context, builder, flag)
-    value = builder.load(ary.data)
-    return builder.icmp_signed("==", value, ir.Constant(value.type, 0))
 
 
 def _static_tuple_index(container, index):
@@ -399,10 +237,10 @@ def _load_typer(typingctx, arr, idx, code, fb, flag, select: bool):
     def codegen(context, builder, sig, args):
         a, i, c, fbv, flagv = args
         c = context.cast(builder, c, sig.args[2], types.int64)
-        if select and not isinstance(result, types.Array) and _selectable(context, arr, idx):
-            value = _select_load(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
+        if select and not isinstance(result, types.Array) and selectable(context, arr, idx):
+            value = select_load(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
             return context.cast(builder, value, arr.dtype, result)
-        ok = _emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
+        ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
         getitem = context.get_function(operator.getitem, gsig)
         gi = context.cast(builder, i, idx, gsig.args[1])
         if isinstance(result, types.Array):
@@ -435,7 +273,7 @@ def _sk_load(typingctx, arr, idx, code, fb, flag):
 
 @intrinsic
 def _sk_loadv(typingctx, arr, idx, code, fb, flag):
-    """A checked load in a loop: no branch before the load (see _select_load), so loads of
+    """A checked load in a loop: no branch before the load (see select_load), so loads of
     successive iterations overlap as in the unchecked loop; costs a few registers."""
     return _load_typer(typingctx, arr, idx, code, fb, flag, select=True)
 
@@ -457,8 +295,8 @@ def _sk_store(typingctx, arr, idx, value, code, fb, flag):
             setitem(builder, (a, si, v))
             return context.get_dummy_value()
         c = context.cast(builder, c, sig.args[3], types.int64)
-        ok = _emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
-        ok = builder.and_(ok, _flag_clear(context, builder, flag, flagv))
+        ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
+        ok = builder.and_(ok, flag_clear(context, builder, flag, flagv))
         with builder.if_then(ok, likely=True):
             setitem(builder, (a, si, v))
         return context.get_dummy_value()
@@ -479,7 +317,7 @@ def _sk_put(typingctx, arr, idx, value, flag):
         v = context.cast(builder, v, value, ssig.args[2])
         si = context.cast(builder, i, idx, ssig.args[1])
         setitem = context.get_function(operator.setitem, ssig)
-        with builder.if_then(_flag_clear(context, builder, flag, flagv), likely=True):
+        with builder.if_then(flag_clear(context, builder, flag, flagv), likely=True):
             setitem(builder, (a, si, v))
         return context.get_dummy_value()
 
@@ -503,7 +341,7 @@ def _sk_fail(typingctx, code, v0, v1, v2, fb, flag):
         c, *values, fbv, flagv = args
         as64 = [context.cast(builder, v, t, types.int64) for v, t in zip(
             [c, *values], sig.args[:4])]
-        _emit_record(context, builder, fb, flag, fbv, flagv, *as64)
+        emit_record(context, builder, fb, flag, fbv, flagv, *as64)
         return context.get_dummy_value()
 
     return types.none(code, v0, v1, v2, fb, flag), codegen
@@ -534,7 +372,7 @@ def _make_division(op_name, pyop, any_type: bool):
                         if isinstance(dsig.args[0], types.Integer) else \
                         ir.Constant(ir.IntType(64), 0)
                     i64 = ir.IntType(64)
-                    _emit_record(context, builder, fb, flag, fbv, flagv,
+                    emit_record(context, builder, fb, flag, fbv, flagv,
                                  context.cast(builder, c, sig.args[2], types.int64),
                                  dividend, ir.Constant(i64, 0), ir.Constant(i64, 0))
                 bv = builder.select(is_zero, one, bv)

@@ -1,18 +1,24 @@
-"""Cache keys of checked numba kernels, and their argument types as plain data.
+"""Cache keys of checked numba kernels, and the one value describer for key material.
 
 `key_fields(kernel, argtypes, device)` names every input that determines the cubin numba-cuda
-makes for a checked kernel launched with `argtypes` on `device` (backends/numba/binary.py stores
-and loads the cubins):
+makes for a checked kernel launched with `argtypes` on `device` (launch.py stores and loads the
+cubins, payload.py says how):
 
 - the function: its rewritten source (the checks are in it), file and line, every global and
   closure variable it reads (data by value, numpy arrays by content, plain numba device
   functions by their code and the globals that reads, modules and classes by name), its jit
   options (linked files by content), and the same for every checked device function it calls;
-- the argument types (as plain data, `type_to_data`), the hidden failure-buffer address included;
+- the argument types (as plain data, payload.type_to_data), the hidden failure-buffer address
+  included;
 - safekern's part of code generation (the typed check helpers' source), the toolchain (Python,
   numba, numba-cuda, llvmlite, cuda-core, cuda-bindings, the NVVM / nvJitLink / toolkit wheels,
   where /usr/local/cuda points), numba settings that change code (OPT, debug info, NRT, ...),
   the NUMBA_* / CUDA_* environment, and the device (name, compute capability, CUDA driver).
+
+`describe_value` is how every value becomes key material, here and for the stored rewrite
+(stored.py, `by_name`); a value that knows how to describe itself implements
+`__safekern_key__(depth=0)` (checked functions do: kernel.py), so nothing here needs to know
+their classes.
 
 Nothing here loads NVVM or the linker, so a warm start does not pay for them. What cannot be
 described raises `Uncacheable` (the kernel then runs uncached); what needs numba's own launch
@@ -32,84 +38,12 @@ import types as pytypes
 import numpy as np
 
 from ... import config
-
-try:
-    from numba.cuda import types
-except ImportError:          # pragma: no cover - numba-cuda without its numba.cuda.types
-    from numba.core import types
-
-#: Version of the stored payload's layout (backends/numba/binary.py); part of every key.
-PAYLOAD_VERSION = 1
-
-
-class Uncacheable(Exception):
-    """The kernel (for these argument types) cannot be keyed or stored; it can still run."""
+from ...frontend.python.names import PREFIX as RESERVED_PREFIX
+from .payload import PAYLOAD_VERSION, Uncacheable, as_key, type_to_data, types
 
 
 class NotLaunchable(Exception):
     """This kernel needs numba's own launch path (debug, NRT, cooperative, extensions, ...)."""
-
-
-# -- argument types as plain data ------------------------------------------------------------------
-
-_SCALAR_NAMES = ("boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-                 "uint64", "float16", "float32", "float64", "complex64", "complex128")
-_SCALARS = {str(getattr(types, n)): getattr(types, n) for n in _SCALAR_NAMES}
-_LAYOUTS = ("C", "F", "A")
-_MAX_NDIM = 32
-
-
-def type_to_data(ty):
-    """A numba type as JSON-able plain data; Uncacheable for types outside the supported set
-    (scalars, arrays of scalars, tuples of those)."""
-    if isinstance(ty, (types.Boolean, types.Integer, types.Float, types.Complex)):
-        name = str(ty)
-        if _SCALARS.get(name) is ty:
-            return name
-    elif type(ty) is types.Array:
-        dtype = type_to_data(ty.dtype)
-        if not isinstance(dtype, str):
-            raise Uncacheable(f"array of {ty.dtype}")
-        return ["array", dtype, int(ty.ndim), ty.layout, not ty.mutable, bool(ty.aligned)]
-    elif type(ty) is types.UniTuple:
-        return ["unituple", type_to_data(ty.dtype), int(ty.count)]
-    elif type(ty) is types.Tuple:
-        return ["tuple", [type_to_data(t) for t in ty.types]]
-    raise Uncacheable(f"argument type {ty} ({type(ty).__name__}) is not stored as data")
-
-
-def type_from_data(data, _depth: int = 0):
-    """The numba type `type_to_data` described; ValueError for anything else."""
-    if _depth > 16:
-        raise ValueError("argument type nested too deeply")
-    if isinstance(data, str):
-        try:
-            return _SCALARS[data]
-        except KeyError:
-            raise ValueError(f"unknown scalar type {data!r}") from None
-    if not isinstance(data, (list, tuple)) or not data:
-        raise ValueError(f"malformed argument type {data!r}")
-    tag = data[0]
-    if tag == "array" and len(data) == 6:
-        _, dtype, ndim, layout, readonly, aligned = data
-        if not isinstance(dtype, str) or type(ndim) is not int or not 0 <= ndim <= _MAX_NDIM \
-                or layout not in _LAYOUTS or type(readonly) is not bool \
-                or type(aligned) is not bool:
-            raise ValueError(f"malformed array type {data!r}")
-        return types.Array(type_from_data(dtype, _depth + 1), ndim, layout, readonly=readonly,
-                           aligned=aligned)
-    if tag == "unituple" and len(data) == 3 and type(data[2]) is int and 0 <= data[2] <= 1 << 16:
-        return types.UniTuple(type_from_data(data[1], _depth + 1), data[2])
-    if tag == "tuple" and len(data) == 2 and isinstance(data[1], (list, tuple)):
-        return types.Tuple([type_from_data(t, _depth + 1) for t in data[1]])
-    raise ValueError(f"malformed argument type {data!r}")
-
-
-def as_key(data):
-    """Plain data with lists as tuples (key material)."""
-    if isinstance(data, list):
-        return tuple(as_key(x) for x in data)
-    return data
 
 
 # -- key fields ---------------------------------------------------------------------------------
@@ -144,17 +78,18 @@ def _code_names(code) -> set:
     return names
 
 
-def describe_value(value, depth: int = 0):
-    """A global (or closure variable, or option) as key material: data by value, functions by
-    their code, modules and classes by name. Uncacheable for what cannot be described."""
+def describe_value(value, depth: int = 0, *, by_name: bool = False):
+    """A global (or closure variable, or option) as key material: data by value, modules and
+    classes by name, functions by their code. A value that describes itself is asked: a checked
+    function's `__safekern_key__(depth)` gives its rewrite, options and callees. With `by_name`
+    (what a rewrite sees of a name: stored.py), code of every kind is described by its kind and
+    name only. Uncacheable for what cannot be described."""
     if depth > _MAX_DEPTH:
         raise Uncacheable("globals nested too deeply")
-    from . import kernel as numba_cuda
-
     if isinstance(value, enum.Enum):          # before int, which IntEnum derives from
         cls = type(value)
         return ("enum", cls.__module__, cls.__qualname__, value.name,
-                describe_value(value.value, depth + 1))
+                describe_value(value.value, depth + 1, by_name=by_name))
     if isinstance(value, np.generic):          # before float, which np.float64 derives from
         return ("npscalar", value.dtype.str, value.tobytes().hex())
     if isinstance(value, _DATA_TYPES):
@@ -162,9 +97,10 @@ def describe_value(value, depth: int = 0):
     if isinstance(value, complex):
         return ("complex", value.real, value.imag)
     if isinstance(value, (tuple, list)):
-        return (type(value).__name__,) + tuple(describe_value(v, depth + 1) for v in value)
+        return (type(value).__name__,) + tuple(describe_value(v, depth + 1, by_name=by_name)
+                                               for v in value)
     if isinstance(value, (set, frozenset)):
-        items = [describe_value(v, depth + 1) for v in value]
+        items = [describe_value(v, depth + 1, by_name=by_name) for v in value]
         if not all(isinstance(i, str) for i in items):
             raise Uncacheable("a set of non-strings")
         return ("set",) + tuple(sorted(items))
@@ -180,8 +116,13 @@ def describe_value(value, depth: int = 0):
         return ("dtype", value.str, repr(value.descr))
     if isinstance(value, types.Type):
         return ("numba_type", type(value).__name__, str(value))
-    if isinstance(value, numba_cuda._CheckedFunction):
-        return ("checked", function_fields(value, depth + 1))
+    describe_self = getattr(type(value), "__safekern_key__", None)
+    if describe_self is not None:
+        if by_name:
+            return ("checked", type(value).__name__, value.__module__, value.__qualname__)
+        return ("checked", describe_self(value, depth + 1))
+    if by_name:
+        return _by_name(value)
     if isinstance(value, type):
         return ("class", value.__module__, value.__qualname__)
     if isinstance(value, np.ufunc):
@@ -197,6 +138,24 @@ def describe_value(value, depth: int = 0):
     if isinstance(value, pytypes.FunctionType):
         return ("function", _function_key(value, depth + 1), _overloads_of(value, depth + 1))
     raise Uncacheable(f"a global of type {type(value).__module__}.{type(value).__qualname__}")
+
+
+def _by_name(value):
+    """Code as a rewrite sees it: its kind (numba's dispatcher, a class, a callable) and name."""
+    options = getattr(value, "targetoptions", None)
+    if isinstance(options, dict):                        # a numba dispatcher
+        return ("numba", type(value).__name__, getattr(value, "__module__", None),
+                getattr(value, "__qualname__", None), bool(options.get("device")))
+    if type(value).__name__ == "FakeCUDAKernel":          # the simulator's
+        return ("numba", "FakeCUDAKernel", getattr(value.fn, "__module__", None),
+                getattr(value.fn, "__qualname__", None), bool(getattr(value, "_device", False)))
+    if isinstance(value, type):
+        return ("class", value.__module__, value.__qualname__)
+    if isinstance(value, (pytypes.FunctionType, pytypes.BuiltinFunctionType,
+                          pytypes.BuiltinMethodType, np.ufunc)):
+        return ("callable", type(value).__name__, getattr(value, "__module__", None),
+                getattr(value, "__qualname__", getattr(value, "__name__", None)))
+    raise Uncacheable(f"a global of type {type(value).__qualname__}")
 
 
 def _overloads_of(fn, depth) -> tuple:
@@ -252,7 +211,7 @@ def _function_key(fn, depth):
     return (fn.__module__, fn.__qualname__, _code_digest(code), tuple(sorted(found.items())))
 
 
-def _names_used(tree) -> tuple[set, set, list]:
+def names_used(tree) -> tuple[set, set, list]:
     """(names loaded, names bound locally, dotted attribute chains on loaded names)."""
     loads, bound, chains = set(), set(), []
     for node in ast.walk(tree):
@@ -283,14 +242,12 @@ def _lookup(name, parsed):
 
 def globals_fields(rewritten, depth: int = 0) -> dict:
     """Every global and closure variable the rewritten function reads, as key material."""
-    from ...frontend.python import names
-
     parsed = rewritten.parsed
     used = getattr(rewritten, "names_used", None)      # a stored rewrite carries them
-    loads, bound, chains = used if used is not None else _names_used(rewritten.tree)
+    loads, bound, chains = used if used is not None else names_used(rewritten.tree)
     out = {}
     for name in sorted(loads - bound):
-        if name.startswith(names.PREFIX):
+        if name.startswith(RESERVED_PREFIX):
             continue                  # safekern's helpers (its version is in the key)
         value = _lookup(name, parsed)
         if value is _MISSING:
@@ -301,7 +258,7 @@ def globals_fields(rewritten, depth: int = 0) -> dict:
             out[name] = describe_value(value, depth + 1)
     # Module attributes that are data (`consts.N`): numba freezes their values too.
     for root, attrs in chains:
-        if root in bound or root.startswith(names.PREFIX):
+        if root in bound or root.startswith(RESERVED_PREFIX):
             continue
         value = _lookup(root, parsed)
         path = root
@@ -318,20 +275,20 @@ def globals_fields(rewritten, depth: int = 0) -> dict:
     return out
 
 
-def function_fields(fn, depth: int = 0) -> dict:
-    """A checked function (kernel or device function) as key material: its rewritten source,
-    where it is, the globals it reads, its options and the checked device functions it calls."""
+def function_fields(build, depth: int = 0) -> dict:
+    """A checked function (its Build, build.py) as key material: its rewritten source, where it
+    is, the globals it reads, its options and the checked device functions it calls."""
     if depth > _MAX_DEPTH:
         raise Uncacheable("checked device functions nested too deeply (recursion?)")
-    rewritten = fn._final_rewrite()
+    rewritten = build.final_rewrite()
     parsed = rewritten.parsed
     return {
         "source": rewritten.source,
         "filename": parsed.filename,
         "line": parsed.tree.lineno,
         "globals": globals_fields(rewritten, depth),
-        "options": options_fields(fn._options),
-        "device_functions": {name: function_fields(dev, depth + 1)
+        "options": options_fields(build.options),
+        "device_functions": {name: dev.__safekern_key__(depth + 1)
                              for name, dev in sorted(rewritten.device_calls.items())},
     }
 
@@ -450,18 +407,23 @@ def toolchain() -> dict:
 _codegen = None
 
 
+#: The typed check helpers: what safekern adds to a kernel's code generation.
+CODEGEN_FILES = ("intrinsics.py", "lowering.py")
+
+
 def codegen_digest() -> str:
     """safekern's own part of code generation: the typed check helpers, and this payload
     layout. (The rewrite's output is the key's source; safekern's version is added too.)"""
     global _codegen
     if _codegen is None:
         h = hashlib.sha256(f"payload {PAYLOAD_VERSION}\n".encode())
-        helpers = os.path.join(os.path.dirname(os.path.abspath(__file__)), "intrinsics.py")
-        try:
-            with open(helpers, "rb") as f:
-                h.update(f.read())
-        except OSError:
-            h.update(b"intrinsics.py unreadable")
+        here = os.path.dirname(os.path.abspath(__file__))
+        for name in CODEGEN_FILES:
+            try:
+                with open(os.path.join(here, name), "rb") as f:
+                    h.update(f.read())
+            except OSError:
+                h.update(f"{name} unreadable".encode())
         _codegen = h.hexdigest()
     return _codegen
 
@@ -496,11 +458,12 @@ def device_fields(context) -> dict:
 
 
 def key_fields(kernel, argtypes, device: dict) -> dict:
-    """Every input that determines the cubin of `kernel` for `argtypes` on `device`."""
+    """Every input that determines the cubin of `kernel` (a checked kernel, or its Build) for
+    `argtypes` on `device`."""
     return {
         "kind": "numba-kernel",
         "kernel": kernel.__qualname__,
-        "function": function_fields(kernel),
+        "function": kernel.__safekern_key__(),
         "arg_types": tuple(as_key(type_to_data(t)) for t in argtypes),
         "checks": True,
         "codegen": codegen_digest(),
@@ -511,8 +474,6 @@ def key_fields(kernel, argtypes, device: dict) -> dict:
     }
 
 
-
-__all__ = ["Uncacheable", "NotLaunchable", "type_to_data", "type_from_data", "as_key",
-           "describe_value", "globals_fields", "function_fields", "options_fields",
-           "launch_obstacle", "toolchain", "codegen_digest", "numba_config_fields",
-           "device_fields", "key_fields", "PAYLOAD_VERSION"]
+__all__ = ["Uncacheable", "NotLaunchable", "describe_value", "names_used", "globals_fields",
+           "function_fields", "options_fields", "launch_obstacle", "toolchain",
+           "codegen_digest", "numba_config_fields", "device_fields", "key_fields"]

@@ -13,27 +13,13 @@ from __future__ import annotations
 import pickle
 
 
-class CheckedRebuild:
-    """numba's `serialize.custom_reduce` protocol (a class with `_rebuild(**states)`)."""
-
-    @classmethod
-    def _rebuild(cls, pyfunc, sigs, options, device, specialized):
-        from .kernel import CheckedDeviceFunction, CheckedKernel
-        from ...frontend import python as pyfront
-        from .unchecked import unchecked
-
-        kind = CheckedDeviceFunction if device else CheckedKernel
-        try:
-            return kind(pyfunc, sigs, dict(options), specialized=specialized)
-        except pyfront.SourceNotFound as err:
-            return unchecked(pyfunc, sigs, dict(options), device, err.reason, specialized)
-
-
-def reduce_function(pyfunc, sigs, options, device, specialized):
-    """`__reduce__` of a checked (or unchecked) kernel or device function."""
+def reduce_function(cls, pyfunc, sigs, options, device, specialized):
+    """`__reduce__` of a checked (or unchecked) kernel or device function: unpickled, it is
+    `cls._rebuild(**states)` (numba's `serialize.custom_reduce` protocol), which decorates the
+    function anew (kernel.py; unchecked.py when its source cannot be found there either)."""
     from numba.cuda import serialize
 
-    return serialize.custom_reduce(CheckedRebuild, {
+    return serialize.custom_reduce(cls, {
         "pyfunc": pyfunc, "sigs": sigs, "options": dict(options), "device": bool(device),
         "specialized": bool(specialized)})
 
@@ -59,4 +45,4 @@ def rebuild_launch(kernel, griddim, blockdim, stream, sharedmem):
     return kernel[griddim, blockdim, stream, sharedmem]
 
 
-__all__ = ["CheckedRebuild", "reduce_function", "reduce_launch", "rebuild_launch"]
+__all__ = ["reduce_function", "reduce_launch", "rebuild_launch"]

@@ -31,6 +31,7 @@ import numpy as np
 from ... import config
 from ..._stack import user_stacklevel
 from ...errors import RaceError, RaceWarning
+from ...report import ReportEntry, Status
 from ...frontend.python.races import THREAD_ATOMS
 
 PROVEN, FREE, MAYBE = "proven", "free", "maybe"
@@ -449,27 +450,29 @@ class RaceChecker:
             other_text=a.text if a is not None else None,
             other_write=bool(a is not None and a.write))
 
-    def report(self) -> list[dict]:
-        """check_report() rows: the verdict per written parameter that holds for any launch."""
+    def report(self, function: str) -> list[ReportEntry]:
+        """check_report() entries of `function`: the verdict per written parameter that holds
+        for any launch."""
         rows = []
         for name in self.written:
             if name in self.summary.opaque:
                 line, why = self.summary.opaque[name]
-                rows.append(_row(line, name, "may race", f"its accesses are not known ({why})"))
+                rows.append(_row(function, line, name, Status.MAY_RACE,
+                                 f"its accesses are not known ({why})"))
                 continue
             accesses = self.summary.accesses.get(name, [])
             if any(a.index is None for a in accesses):
                 line = next(a.lineno for a in accesses if a.index is None)
-                rows.append(_row(line, name, "may race", "a data-dependent index"))
+                rows.append(_row(function, line, name, Status.MAY_RACE,
+                                 "a data-dependent index"))
             else:
-                rows.append(_row(accesses[0].lineno, name, "checked at launch",
+                rows.append(_row(function, accesses[0].lineno, name, Status.RACE_CHECKED,
                                  "in place: each launch is proven race-free or refused"))
         return rows
 
 
-def _row(line, array, status, reason) -> dict:
-    return {"line": line, "kind": "race", "array": array, "status": status, "reason": reason,
-            "code": None}
+def _row(function, line, array, status, reason) -> ReportEntry:
+    return ReportEntry(function, line, 0, "", array, status, reason, kind="race")
 
 
 def _shift(mp: Memory, mq: Memory):

@@ -10,6 +10,10 @@ The front end asks `classify_call(func, parsed)` for each call and rewrites by t
 - ("self",): the function calling itself (numba resolves recursion by the function's name);
 - ("plain_device", text): an unchecked numba device function (a warning says so).
 
+Checked functions are known by what they answer, not by their class (kernel.py imports this
+module): `__safekern_device_function__()` is the checked device function a call of them
+compiles (a device function itself; a kernel, its device-function form).
+
 Device functions passed as arguments to a checked device function (`apply(a, i, op)` with `op`
 a device function or `cuda.atomic.add`) are bound into a specialisation of the callee
 (`bind_function_arguments`): the parameter becomes the function itself, so `op(...)` inside is
@@ -22,16 +26,24 @@ import builtins
 
 from numba import cuda
 
-from ...frontend.python.checks import INDEXED_ATOMICS
+from ...frontend.python import INDEXED_ATOMICS
+from .surface import SIMULATOR
+from .unchecked import UncheckedFunction
 
 BARRIERS = ("syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or")
 _MISSING = object()
 
 
-def _types():
-    from . import kernel as numba_cuda, unchecked as numba_unchecked
+def is_checked(obj) -> bool:
+    """A checked kernel or device function (anything answering the protocol)."""
+    return hasattr(type(obj), "__safekern_device_function__")
 
-    return numba_cuda, numba_unchecked
+
+def device_function_of(obj):
+    """The checked device function a call of `obj` compiles, or None: `obj` itself for a
+    checked device function, its device-function form for a checked kernel."""
+    get = getattr(type(obj), "__safekern_device_function__", None)
+    return get(obj) if get is not None else None
 
 
 class NumbaResolver:
@@ -94,7 +106,6 @@ class NumbaResolver:
 
     # -- calls -------------------------------------------------------------------------------
     def classify_call(self, func, parsed):
-        numba_cuda, numba_unchecked = _types()
         if isinstance(func, ast.Attribute):
             # cuda.atomic.add / cuda.syncthreads / g.sync(), by the module they hang on
             inner = func.value
@@ -108,23 +119,19 @@ class NumbaResolver:
                 return ("grid_sync",)
         obj = self.resolve(func, parsed)
         if isinstance(func, ast.Name) and func.id == parsed.name and (
-                obj is _MISSING or (isinstance(obj, numba_cuda._CheckedFunction)
-                                    and obj.parsed is parsed)):
+                obj is _MISSING or (is_checked(obj) and obj.parsed is parsed)):
             # Not yet bound while its decorator runs, or bound to this very function.
             return ("self",)
         if obj is _MISSING:
             return None
-        if isinstance(obj, numba_cuda.CheckedDeviceFunction):
-            return ("device", obj)
-        if isinstance(obj, numba_cuda.CheckedKernel):
-            return ("device", obj.device_function())
+        if is_checked(obj):
+            return ("device", device_function_of(obj))
         if isinstance(obj, AtomicRef):
             return ("atomic", obj.op)
         known = self._known.get(id(obj))
         if known is not None:
             return known
-        if isinstance(obj, numba_unchecked.UncheckedFunction) or \
-                _is_numba_device_function(obj):
+        if isinstance(obj, UncheckedFunction) or _is_numba_device_function(obj):
             return ("plain_device", ast.unparse(func))
         return None
 
@@ -134,7 +141,6 @@ class NumbaResolver:
         compile-time constant (a device function, a kernel, an atomic), else None."""
         if not isinstance(expr, (ast.Name, ast.Attribute)):
             return None
-        numba_cuda, numba_unchecked = _types()
         if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Attribute) and \
                 expr.value.attr == "atomic" and self.is_cuda_module(expr.value.value, parsed) \
                 and expr.attr in INDEXED_ATOMICS + ("compare_and_swap",):
@@ -144,7 +150,7 @@ class NumbaResolver:
         obj = self.resolve(expr, parsed)
         if obj is _MISSING:
             return None
-        if isinstance(obj, (numba_cuda._CheckedFunction, numba_unchecked.UncheckedFunction)) \
+        if is_checked(obj) or isinstance(obj, UncheckedFunction) \
                 or id(obj) in self._known or _is_numba_device_function(obj):
             return obj
         return None
@@ -192,8 +198,6 @@ class AtomicRef:
 
 
 def _is_numba_device_function(obj) -> bool:
-    from .kernel import SIMULATOR
-
     if SIMULATOR:
         return type(obj).__name__ == "FakeCUDAKernel" and getattr(obj, "_device", False)
     targetoptions = getattr(obj, "targetoptions", None)
@@ -210,4 +214,4 @@ def resolver() -> NumbaResolver:
     return _RESOLVER
 
 
-__all__ = ["NumbaResolver", "resolver", "BARRIERS"]
+__all__ = ["NumbaResolver", "resolver", "BARRIERS", "is_checked", "device_function_of"]

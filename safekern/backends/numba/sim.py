@@ -10,7 +10,7 @@ import threading
 import numpy as np
 
 from ... import failures
-from ...frontend.python.checks import INDEXED_ATOMICS
+from ...frontend.python import INDEXED_ATOMICS
 
 _lock = threading.Lock()
 

@@ -3,20 +3,23 @@
 Decorating a function with `safekern.jit` parses it and rewrites it (checks, failure exits,
 check elimination); for a kernel with shared memory and barriers that takes milliseconds, more
 than everything else a warm start does per kernel. `rewrite(fn, make)` looks the rewrite up in
-the kernel cache first, by a key of everything it depends on:
+the kernel cache first (through the cache's one build-or-load path, `get_or_build`), by a key
+of everything it depends on:
 
 - the function's text (from its `def` to its last line), file, line and indentation, and
   whether it is a kernel or a device function;
-- what each name in it means now: data by value, modules, classes and functions by name,
-  checked and numba functions by kind and name (whatever else: the rewrite is not stored);
-- safekern's front end (the source of safekern/frontend/*.py, failures.py and the numba
-  backend's name resolution), and safekern's settings other than the cache's and logging's.
+- what each name in it means now (keys.describe_value by name): data by value, modules,
+  classes and functions by name, checked and numba functions by kind and name (whatever else:
+  the rewrite is not stored);
+- safekern's front end (the source of safekern/frontend/python/*.py, failures.py and the numba
+  backend's name resolution and rewrite call), and safekern's settings other than the cache's
+  and logging's.
 
-A hit gives a `StoredRewrite`: the rewritten source, the check sites, the failure sites the
-rewrite registered (registered again here, so failures report the same way), the checked device
-functions it calls (by the global names that hold them), and its other plain fields. Its `tree`
-is parsed from the source (enough to find the names it reads); a build compiles a fresh rewrite
-(`fresh`), which must give the same source. A miss rewrites as always and stores the result.
+A hit gives a `StoredRewrite`: the rewritten source, the check sites, the failure sites (the
+function's Build registers them, as for a fresh rewrite), the checked device functions it calls
+(by the global names that hold them), and its other plain fields. Its `tree` is parsed from the
+source (enough to find the names it reads); a build compiles a fresh rewrite (`fresh`), which
+must give the same source. A miss rewrites as always and stores the result.
 Errors in the user's code are raised by the rewrite as before: only rewrites that succeeded are
 stored. Everything stored is JSON; nothing is executed.
 """
@@ -27,58 +30,34 @@ import builtins
 import dataclasses
 import glob
 import hashlib
+import json
 import linecache
 import logging
 import os
-import types as pytypes
-
-import numpy as np
 
 from ... import config
-from ...failures import TABLE, FailureSite
+from ..._version import __version__
+from ...cache.kernels import get_kernel_cache, get_or_build
+from ...failures import FailureSite
+from ...frontend import python as pyfront
+from .keys import Uncacheable, describe_value, names_used
+from .resolver import device_function_of
 
 log = logging.getLogger("safekern.numba")
 
 FORMAT = 2          # 2: launch predicates
-_DATA = (type(None), bool, int, float, complex, str, bytes)
 
 
 class _NotStorable(Exception):
     pass
 
 
-def _describe(value, depth=0):
+def _describe(value):
     """What the rewrite can see of a value: data by value, code objects by kind and name."""
-    from . import kernel as numba_cuda, keys as numba_keys
-
-    if depth > 4:
-        raise _NotStorable("nested too deeply")
-    if isinstance(value, (np.generic, np.ndarray, np.dtype, numba_keys.types.Type)) or \
-            isinstance(value, _DATA):
-        try:
-            return numba_keys.describe_value(value)
-        except numba_keys.Uncacheable as err:
-            raise _NotStorable(str(err)) from None
-    if isinstance(value, tuple):
-        return ("tuple",) + tuple(_describe(v, depth + 1) for v in value)
-    if isinstance(value, pytypes.ModuleType):
-        return ("module", value.__name__)
-    if isinstance(value, numba_cuda._CheckedFunction):
-        return ("checked", type(value).__name__, value.__module__, value.__qualname__)
-    options = getattr(value, "targetoptions", None)
-    if isinstance(options, dict):                        # a numba dispatcher
-        return ("numba", type(value).__name__, getattr(value, "__module__", None),
-                getattr(value, "__qualname__", None), bool(options.get("device")))
-    if type(value).__name__ == "FakeCUDAKernel":          # the simulator's
-        return ("numba", "FakeCUDAKernel", getattr(value.fn, "__module__", None),
-                getattr(value.fn, "__qualname__", None), bool(getattr(value, "_device", False)))
-    if isinstance(value, type):
-        return ("class", value.__module__, value.__qualname__)
-    if isinstance(value, (pytypes.FunctionType, pytypes.BuiltinFunctionType,
-                          pytypes.BuiltinMethodType, np.ufunc)):
-        return ("callable", type(value).__name__, getattr(value, "__module__", None),
-                getattr(value, "__qualname__", getattr(value, "__name__", None)))
-    raise _NotStorable(f"a global of type {type(value).__qualname__}")
+    try:
+        return describe_value(value, by_name=True)
+    except Uncacheable as err:
+        raise _NotStorable(str(err)) from None
 
 
 def _names(tree) -> list[str]:
@@ -99,18 +78,20 @@ def _scope(parsed) -> dict:
 
 _front_end = None
 
+#: The numba backend's part of a rewrite: the call that makes it, the names it resolves, the
+#: parameters a specialisation binds.
+_BACKEND_FILES = ("build.py", "kernel.py", "resolver.py")
+
 
 def front_end_digest() -> str:
     """The source of what a rewrite runs: safekern's front end, failure codes, name resolution."""
     global _front_end
     if _front_end is None:
-        from ..._version import __version__
-
         here = os.path.dirname(os.path.abspath(__file__))
         package = os.path.dirname(os.path.dirname(here))
         paths = sorted(glob.glob(os.path.join(package, "frontend", "python", "*.py")))
-        paths += [os.path.join(package, "failures.py"), os.path.join(here, "kernel.py"),
-                  os.path.join(here, "resolver.py")]
+        paths += [os.path.join(package, "failures.py")]
+        paths += [os.path.join(here, name) for name in _BACKEND_FILES]
         h = hashlib.sha256(f"safekern {__version__} rewrite format {FORMAT}\n".encode())
         for path in paths:
             h.update(os.path.basename(path).encode() + b"\0")
@@ -133,20 +114,21 @@ def _text(parsed) -> str:
     return "".join(lines[tree.lineno - 1:end])
 
 
-def key_fields(fn) -> dict:
-    parsed = fn.parsed
+def key_fields(build) -> dict:
+    """What the rewrite of the function whose Build (build.py) is `build` depends on."""
+    parsed = build.parsed
     return {
         "kind": "numba-rewrite",
-        "function": fn.__qualname__,
-        "device": bool(fn.device),
+        "function": build.name,
+        "device": bool(build.device),
         # debug=True leaves raise/assert/division to numba (kernel_exceptions in the rewrite).
-        "debug": bool(fn._options.get("debug")),
+        "debug": bool(build.options.get("debug")),
         "text": _text(parsed),
         "line": parsed.tree.lineno,
         "filename": parsed.filename,
         "indent": parsed.indent,
         "scope": _scope(parsed),
-        # A specialisation's parameters bound to functions (numba_resolver): not in its text.
+        # A specialisation's parameters bound to functions (resolver.py): not in its text.
         "params": [a.arg for a in parsed.tree.args.args],
         "front_end": front_end_digest(),
         "settings": tuple((k, repr(v)) for k, v in sorted(
@@ -176,9 +158,13 @@ def _unplain(value):
     return value
 
 
-def pack(fn, rewritten) -> dict:
+# Not stored as fields (a build rewrites afresh: the launch variant comes with it).
+_NOT_FIELDS = ("parsed", "tree", "device_calls", "failure_sites", "launch_variant")
+
+
+def pack(build, rewritten) -> dict:
     """The rewrite as plain data (raises _NotStorable for what cannot be)."""
-    parsed = fn.parsed
+    parsed = build.parsed
     calls = {}
     used = _names(parsed.tree)          # (the key says what each of these means)
     for name, dev in rewritten.device_calls.items():
@@ -190,8 +176,8 @@ def pack(fn, rewritten) -> dict:
         calls[name] = holder[0]
     fields = {}
     for f in dataclasses.fields(rewritten):
-        if f.name in ("parsed", "tree", "device_calls", "failure_sites", "launch_variant"):
-            continue            # (a build rewrites afresh: the launch variant comes with it)
+        if f.name in _NOT_FIELDS:
+            continue
         value = getattr(rewritten, f.name)
         if f.name == "launch_predicates":
             fields[f.name] = [_pack_predicate(p) for p in value]
@@ -199,11 +185,10 @@ def pack(fn, rewritten) -> dict:
             fields[f.name] = [[_plain(v) for v in dataclasses.astuple(s)] for s in value]
         else:
             fields[f.name] = _plain(value)
-    from .keys import _names_used
-
-    loads, bound, chains = _names_used(rewritten.tree)
+    loads, bound, chains = names_used(rewritten.tree)
     return {"format": FORMAT, "source": rewritten.source, "device_calls": calls,
-            "fields": fields, "failure_sites": [dataclasses.asdict(s) for s in rewritten.failure_sites],
+            "fields": fields,
+            "failure_sites": [dataclasses.asdict(s) for s in rewritten.failure_sites],
             "names": [sorted(loads), sorted(bound), [[root, list(attrs)] for root, attrs in
                                                     chains]]}
 
@@ -221,26 +206,22 @@ def _unpack_predicate(data):
                                  for c, kind, param, name, axis in terms), const)
 
 
-def unpack(fn, data: dict):
+def unpack(build, data: dict):
     """A StoredRewrite from `pack`'s data; ValueError if the data does not fit this process
     (then the function is rewritten afresh)."""
-    from ...frontend import python as pyfront
-    from . import kernel as numba_cuda
-
     if data.get("format") != FORMAT:
         raise ValueError("another rewrite format")
-    parsed = fn.parsed
+    parsed = build.parsed
     calls = {}
     for name, holder in data["device_calls"].items():
         dev = parsed.closure.get(holder) if holder in parsed.closure else \
             parsed.globals.get(holder)
-        if not isinstance(dev, numba_cuda.CheckedDeviceFunction):
+        if dev is None or device_function_of(dev) is not dev:
             raise ValueError(f"{holder!r} is not a checked device function now")
         calls[name] = dev
     fields = {name: _unplain(v) for name, v in data["fields"].items()}
     known = {f.name for f in dataclasses.fields(pyfront.RewrittenFunction)}
-    if set(fields) | {"parsed", "tree", "device_calls", "failure_sites",
-                      "launch_variant"} != known:
+    if set(fields) | set(_NOT_FIELDS) != known:
         raise ValueError("the rewrite's fields changed")
     fields["sites"] = [pyfront.CheckSite(*s) for s in fields["sites"]]
     fields["launch_predicates"] = tuple(_unpack_predicate(p)
@@ -255,97 +236,78 @@ def unpack(fn, data: dict):
     return stored
 
 
-def _stored_class():
-    from ...frontend import python as pyfront
+class StoredRewrite(pyfront.RewrittenFunction):
+    """A rewrite read from the kernel cache: its source as stored; its tree, parsed from that
+    source when first asked for, has none of the user's line numbers (a build rewrites
+    afresh)."""
 
-    class StoredRewrite(pyfront.RewrittenFunction):
-        """A rewrite read from the kernel cache: its source as stored; its tree, parsed from
-        that source when first asked for, has none of the user's line numbers (a build
-        rewrites afresh)."""
+    stored_source = ""
+    names_used = None          # what keys.globals_fields would find in the tree
+    _tree = None
 
-        stored_source = ""
-        names_used = None          # what numba_keys.globals_fields would find in the tree
-        _tree = None
+    @property
+    def source(self) -> str:
+        return self.stored_source
 
-        @property
-        def source(self) -> str:
-            return self.stored_source
+    @property
+    def tree(self):
+        if self._tree is None:
+            self._tree = ast.parse(self.stored_source)
+        return self._tree
 
-        @property
-        def tree(self):
-            if self._tree is None:
-                self._tree = ast.parse(self.stored_source)
-            return self._tree
-
-        @tree.setter
-        def tree(self, value):
-            self._tree = value
-
-    return StoredRewrite
-
-
-class _Lazy:
-    cls = None
-
-
-def StoredRewrite(**kwargs):      # noqa: N802 - the class, made when first needed
-    if _Lazy.cls is None:
-        _Lazy.cls = _stored_class()
-    return _Lazy.cls(**kwargs)
+    @tree.setter
+    def tree(self, value):
+        self._tree = value
 
 
 def is_stored(rewritten) -> bool:
-    return _Lazy.cls is not None and isinstance(rewritten, _Lazy.cls)
+    return isinstance(rewritten, StoredRewrite)
 
 
 # -- the entry point ---------------------------------------------------------------------------
 
-def rewrite(fn, make):
-    """`make()` (the front end's rewrite of `fn`), or the same from the kernel cache; its
-    failure sites registered either way."""
-    import json
-
-    from ...cache.kernels import get_kernel_cache, get_or_build
-
+def rewrite(build, make):
+    """`make()` (the front end's rewrite of the function whose Build is `build`), or the same
+    from the kernel cache."""
     fields = None
     if get_kernel_cache() is not None:
         try:
-            fields = key_fields(fn)
+            fields = key_fields(build)
         except _NotStorable as why:
-            log.debug("rewrite of %r not cached: %s", fn.__qualname__, why)
+            log.debug("rewrite of %r not cached: %s", build.name, why)
         except Exception:           # noqa: BLE001 - the cache never stops a kernel
-            log.debug("rewrite of %r: key failed", fn.__qualname__, exc_info=True)
+            log.debug("rewrite of %r: key failed", build.name, exc_info=True)
+    if fields is None:
+        return make()
     made = []
 
-    def build():
+    def build_payload():
         rewritten = make()
         made.append(rewritten)
-        return json.dumps(pack(fn, rewritten), sort_keys=True).encode(), rewritten
+        return json.dumps(pack(build, rewritten), sort_keys=True).encode(), rewritten
 
     def load(payload):
-        return unpack(fn, json.loads(payload.decode("utf-8")))
+        return unpack(build, json.loads(payload.decode("utf-8")))
 
     try:
-        rewritten = get_or_build(fields, build, load,
-                                 describe=f"numba rewrite {fn.__qualname__!r}",
-                                 meta={"kernel": fn.__qualname__, "backend": "numba-rewrite"})
+        return get_or_build(fields, build_payload, load,
+                            describe=f"numba rewrite {build.name!r}",
+                            meta={"kernel": build.name, "backend": "numba-rewrite"})
     except Exception as err:        # noqa: BLE001 - storing failed; the rewrite stands
         if not made:
             raise                   # the rewrite itself failed: the user's error
-        log.debug("rewrite of %r not stored: %s", fn.__qualname__, err)
-        rewritten = made[-1]
-    TABLE.register_all(rewritten.failure_sites)
-    return rewritten
+        log.debug("rewrite of %r not stored: %s", build.name, err)
+        return made[-1]
 
 
-def fresh(fn, stored, make):
-    """The front end's own rewrite of `fn` for a build, checked against the stored one."""
-    rewritten = make()
-    TABLE.register_all(rewritten.failure_sites)
+def fresh(build, stored):
+    """The front end's own rewrite for a build, checked against the stored one."""
+    rewritten = build.rewrite()
     if rewritten.source != stored.source:
         log.warning("the cached rewrite of %r differs from a fresh one; using the fresh one "
-                    "(please report this)", fn.__qualname__)
+                    "(please report this)", build.name)
     return rewritten
 
 
-__all__ = ["rewrite", "fresh", "is_stored", "key_fields", "front_end_digest", "pack", "unpack"]
+__all__ = ["rewrite", "fresh", "is_stored", "key_fields", "front_end_digest", "pack", "unpack",
+           "StoredRewrite"]

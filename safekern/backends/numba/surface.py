@@ -63,9 +63,8 @@ class DispatcherSurface:
         dispatcher = self._build()
         binary = getattr(self, "_binary", None)
         if binary is not None:
-            for table in list(binary._tables.values()):
-                for argtypes in list(table.by_types):
-                    self._ensure(dispatcher, argtypes)
+            for argtypes in binary.compiled_types():
+                self._ensure(dispatcher, argtypes)
         return dispatcher
 
     def _ensure(self, dispatcher, full_args):

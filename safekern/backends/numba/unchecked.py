@@ -14,12 +14,19 @@ from numba import cuda
 
 from ..._stack import user_stacklevel
 from ...errors import UncheckedWarning
+from ...report import CheckReport, ReportEntry, Status
+from .options import quiet_config_warnings
+from .pickling import reduce_function
 
 
 class UncheckedFunction:
-    """numba's dispatcher for a function safekern could not check, with safekern's surface."""
+    """numba's dispatcher for a function safekern could not check, with safekern's surface.
 
-    def __init__(self, pyfunc, sigs, options, device: bool, reason: str, specialized=False):
+    `rebuild_as`: the checked class it was meant to be (kernel.py's), which unpickling tries
+    again (the source may be found there)."""
+
+    def __init__(self, pyfunc, sigs, options, device: bool, reason: str, specialized=False,
+                 rebuild_as=None):
         self.py_func = pyfunc
         self.__wrapped__ = pyfunc
         self.__name__ = getattr(pyfunc, "__name__", "kernel")
@@ -29,8 +36,7 @@ class UncheckedFunction:
         self.device = device
         self.reason = reason
         self._pickled = (sigs, dict(options), specialized)
-        from .options import quiet_config_warnings
-
+        self._rebuild_as = rebuild_as
         with quiet_config_warnings():       # safekern.jit gave numba's warnings already
             if sigs is None:
                 self._numba = cuda.jit(device=device, **options)(pyfunc)
@@ -47,16 +53,19 @@ class UncheckedFunction:
         return self.py_func.__defaults__
 
     def __reduce__(self):
-        from .pickling import reduce_function
-
         sigs, options, specialized = self._pickled
-        return reduce_function(self.py_func, sigs, options, self.device, specialized)
+        return reduce_function(self._rebuild_as or type(self), self.py_func, sigs, options,
+                               self.device, specialized)
 
-    def check_report(self) -> list[dict]:
+    @classmethod
+    def _rebuild(cls, pyfunc, sigs, options, device, specialized):
+        return unchecked(pyfunc, sigs, dict(options), device, "no source", specialized)
+
+    def check_report(self) -> CheckReport:
         code = getattr(self.py_func, "__code__", None)
-        return [{"line": getattr(code, "co_firstlineno", None), "kind": "function",
-                 "array": None, "status": "unchecked", "reason": f"no source: {self.reason}",
-                 "code": None}]
+        entry = ReportEntry(self.__name__, getattr(code, "co_firstlineno", None) or 0, 0, "",
+                            "", Status.UNCHECKED, f"no source: {self.reason}", kind="function")
+        return CheckReport([entry], filename=getattr(code, "co_filename", "") or "")
 
     @property
     def rewritten_source(self):
@@ -78,7 +87,8 @@ class UncheckedFunction:
         return f"<safekern unchecked {kind} {self.__qualname__!r} (no source)>"
 
 
-def unchecked(pyfunc, sigs, options, device: bool, reason: str, specialized=False):
+def unchecked(pyfunc, sigs, options, device: bool, reason: str, specialized=False,
+              rebuild_as=None):
     """numba's jit of `pyfunc`, with one UncheckedWarning saying why it is not checked."""
     name = getattr(pyfunc, "__qualname__", getattr(pyfunc, "__name__", repr(pyfunc)))
     kind = "device function" if device else "kernel"
@@ -86,26 +96,23 @@ def unchecked(pyfunc, sigs, options, device: bool, reason: str, specialized=Fals
         f"safekern: {kind} {name!r} runs unchecked: its source cannot be found ({reason}); "
         "numba compiles it from bytecode. Define it in a file to have its accesses checked."),
         stacklevel=user_stacklevel())
-    return UncheckedFunction(pyfunc, sigs, options, device, reason, specialized)
+    return UncheckedFunction(pyfunc, sigs, options, device, reason, specialized, rebuild_as)
 
 
-def plain_build(fn, options: dict, simulator: bool):
+def plain_build(py_func, name: str, sigs, options: dict, simulator: bool):
     """numba's own device function of a checked device function's Python function, for callers
     safekern does not rewrite (numba's vectorize, `cuda.compile` of a plain function, a plain
     numba kernel): they pass no failure buffer, so what it does there is unchecked (said once,
     with an UncheckedWarning)."""
-    from .options import quiet_config_warnings
-
     warnings.warn(UncheckedWarning(
-        f"safekern: device function {fn.__qualname__!r} is called from code safekern does "
+        f"safekern: device function {name!r} is called from code safekern does "
         "not rewrite (numba's own jit, vectorize or cuda.compile of a plain function): those "
         "calls run numba's unchecked build"), stacklevel=user_stacklevel())
     options = {k: v for k, v in options.items() if k != "link"}
     with quiet_config_warnings():
-        if fn._sigs is None or simulator:
-            return cuda.jit(device=True, **options)(fn.py_func)
-        sigs = fn._sigs
-        return cuda.jit(sigs[0] if len(sigs) == 1 else sigs, device=True, **options)(fn.py_func)
+        if sigs is None or simulator:
+            return cuda.jit(device=True, **options)(py_func)
+        return cuda.jit(sigs[0] if len(sigs) == 1 else sigs, device=True, **options)(py_func)
 
 
 __all__ = ["UncheckedFunction", "unchecked", "plain_build"]

@@ -1,0 +1,273 @@
+"""Compile a checked function's rewrite with numba.
+
+A checked kernel or device function (kernel.py) keeps a `Build`: what it was decorated with
+(options, signatures), its rewrite (made at decoration, maybe read from the kernel cache:
+stored.py), the rewrite a build compiles (`final_rewrite`), numba's dispatcher once built, and
+the lock every build holds. The function's launcher (launch.py), its cache key (keys.py) and its
+stored rewrite (stored.py) read the Build, never the function's internals. Every rewrite a
+Build adopts has its failure sites registered (failures.TABLE), the same way for a fresh one and
+a stored one.
+
+Building is the function's own step (`make`: it builds the checked device functions it calls
+first, kernel.py); the pieces are here: `compile_rewritten` (the rewrite as a Python function
+bound to the check helpers of intrinsics.py, or of sim.py under the simulator), `Build.jit`
+(numba's dispatcher of it) and `Build.ptx`.
+"""
+from __future__ import annotations
+
+import ast
+import threading
+import warnings
+
+from numba import cuda
+
+from ... import config
+from ..._toolkit import explain_missing_toolkit
+from ...failures import TABLE
+from ...frontend import python as pyfront
+from . import keys, stored
+from .options import quiet_config_warnings
+from .resolver import resolver
+from .surface import SIMULATOR, numba_errors_in_user_terms
+from .unchecked import UncheckedFunction
+
+_MISSING = object()
+_SCALAR_TYPES = (int, float, bool, str, complex, bytes, type(None))
+
+
+def helpers_namespace() -> dict:
+    """What the rewritten code's `_sk_*` names are bound to."""
+    if SIMULATOR:
+        from . import sim
+
+        return sim.namespace()
+    from . import intrinsics
+
+    return intrinsics.namespace()
+
+
+def compile_rewritten(rewritten, device_impls: dict, namespace=None, cache=False):
+    """The rewritten function, defined in `namespace` (a new one by default: the function's
+    globals, closure, the check helpers and the callees' numba functions)."""
+    parsed = rewritten.parsed
+    if namespace is None:
+        namespace = {}
+    namespace.update(parsed.globals)
+    namespace.update(parsed.closure)
+    for name, value in namespace.items():
+        if isinstance(value, UncheckedFunction):      # numba calls numba's own dispatcher
+            namespace[name] = value._numba
+    namespace.update(helpers_namespace())
+    namespace.update(device_impls)
+    code = compile(rewritten.tree, parsed.filename, "exec")
+    exec(code, namespace)
+    fn = namespace[parsed.name]
+    fn.__module__ = getattr(parsed.pyfunc, "__module__", None)
+    # The user's name in what numba shows (its IR dumps, inspect_types, mangled names), but a
+    # name of its own for numba's cache=True, which must never confuse it with the unchecked
+    # function (numba's cache files are named by the qualified name).
+    fn.__qualname__ = getattr(parsed.pyfunc, "__qualname__", parsed.name) + (
+        "__safekern" if cache else "")
+    fn.__doc__ = getattr(parsed.pyfunc, "__doc__", None)
+    return fn
+
+
+def supported_options(options: dict) -> dict:
+    """The simulator's jit takes fewer options than numba's; it ignores code generation ones."""
+    if not SIMULATOR:
+        return dict(options)
+    import inspect
+
+    accepted = inspect.signature(cuda.jit).parameters
+    return {k: v for k, v in options.items() if k in accepted}
+
+
+class assume_device:
+    """Without a GPU, numba-cuda compiles device functions for "the current device"; let that
+    be a device of compute capability `cc` (only while compiling PTX, only without a GPU)."""
+
+    def __init__(self, cc):
+        self.cc = tuple(cc)
+        self.saved = None
+
+    def __enter__(self):
+        if cuda.is_available():
+            return self
+        import numba.cuda.dispatcher as dispatcher
+
+        cc = self.cc
+        self.saved = dispatcher.get_current_device
+        dispatcher.get_current_device = lambda: type("AssumedDevice", (), {
+            "compute_capability": cc})()
+        return self
+
+    def __exit__(self, *exc):
+        if self.saved is not None:
+            import numba.cuda.dispatcher as dispatcher
+            dispatcher.get_current_device = self.saved
+
+
+def with_hidden(sig, device: bool):
+    """A user signature with the hidden parameters appended."""
+    from numba.cuda import types
+    from numba.cuda.core.sigutils import normalize_signature
+
+    args, ret = normalize_signature(sig)
+    if device:
+        hidden = (types.Array(types.int64, 1, "C"), types.Array(types.int32, 1, "C"))
+    else:
+        hidden = (types.int64,)      # the failure buffer's address
+    if ret is None:
+        ret = types.void if not device else None
+    return ret(*args, *hidden) if ret is not None else tuple(args) + hidden
+
+
+def _warn_plain_calls(rewritten):
+    for lineno, name in rewritten.plain_device_calls:
+        warnings.warn_explicit(
+            f"safekern: {name!r} is a plain numba device function: accesses inside it are "
+            "not checked; decorate it with @safekern.jit(device=True)",
+            UserWarning, rewritten.parsed.filename, lineno)
+
+
+# -- what the names of the function mean, at decoration and at the build ------------------------
+
+def _scope_snapshot(parsed) -> tuple:
+    """What each name in the function's source means now: data by value, other objects by
+    identity (held, so an identity cannot be reused)."""
+    names = sorted({n.id for n in ast.walk(parsed.tree) if isinstance(n, ast.Name)})
+    return tuple((name, parsed.closure.get(name, parsed.globals.get(name, _MISSING)))
+                 for name in names)
+
+
+def _refresh_closure(parsed) -> None:
+    """The closure's variables as they are now: one assigned after the function was defined
+    (a function the kernel calls, defined below it in the enclosing function) was empty at
+    decoration."""
+    fn = parsed.pyfunc
+    code = getattr(fn, "__code__", None)
+    cells = getattr(fn, "__closure__", None)
+    if code is None or not cells:
+        return
+    for name, cell in zip(code.co_freevars, cells):
+        try:
+            parsed.closure[name] = cell.cell_contents
+        except ValueError:            # still empty
+            pass
+
+
+def _same_scope(a, b) -> bool:
+    if len(a) != len(b):
+        return False
+    for (name_a, x), (name_b, y) in zip(a, b):
+        if name_a != name_b or type(x) is not type(y):
+            return False
+        if x is not y and not (type(x) in _SCALAR_TYPES and x == y):
+            return False
+    return True
+
+
+# -- one function's build -----------------------------------------------------------------------
+
+class Build:
+    """One checked function's way to numba (see the module doc). Made at decoration: the
+    function is rewritten then (an unsupported construct is an error there, naming file:line;
+    the kernel cache may hold the rewrite from an earlier process: only successful ones are
+    kept). `make` (set by the function) builds numba's dispatcher; `lock` is held while it
+    does."""
+
+    def __init__(self, parsed, *, name: str, py_func, device: bool, options: dict, sigs,
+                 specialized: bool):
+        self.parsed = parsed
+        self.name = self.__qualname__ = name     # the function's qualified name
+        self.py_func = py_func
+        self.device = device
+        self.options = options           # numba's jit options, as decorated
+        self.sigs = sigs                 # the signatures given at decoration, or None
+        self.specialized = specialized   # compiled for its one signature only
+        self.lock = threading.RLock()
+        self.numba = None                # numba's dispatcher of the rewrite, once built
+        self.make = None                 # builds it (the function's _build)
+        self._scope = _scope_snapshot(parsed)
+        self.rewritten = self._adopt(stored.rewrite(self, self.rewrite))
+        self._final = None
+
+    def rewrite(self):
+        """The front end's rewrite of the function, now. With debug=True numba raises a
+        kernel's exceptions at the launch itself: raise, assert and division are left to it
+        (numba's messages, numba's place)."""
+        return pyfront.rewrite_function(self.parsed, device=self.device, resolver=resolver(),
+                                        eliminate_checks=config.get().eliminate,
+                                        kernel_exceptions=not self.options.get("debug"))
+
+    @staticmethod
+    def _adopt(rewritten):
+        """`rewritten`, its failure sites registered: what a failure code read back from the
+        device means (the one place the numba backend registers them)."""
+        TABLE.register_all(rewritten.failure_sites)
+        return rewritten
+
+    def final_rewrite(self):
+        """The rewrite a build compiles (and the kernel cache keys on): the decoration's, or a
+        new one if a name the function uses means something else now (a device function
+        defined after this function, a global constant rebound)."""
+        with self.lock:
+            if self._final is None:
+                _refresh_closure(self.parsed)
+                if not _same_scope(_scope_snapshot(self.parsed), self._scope):
+                    self.rewritten = self._adopt(self.rewrite())
+                _warn_plain_calls(self.rewritten)
+                self._final = self.rewritten
+            return self._final
+
+    def compilable_rewrite(self):
+        """final_rewrite() with a tree of the user's line numbers: a rewrite from the kernel
+        cache has none, so a fresh one replaces it (stored.fresh checks they agree)."""
+        with self.lock:
+            rewritten = self.final_rewrite()
+            if stored.is_stored(rewritten):
+                rewritten = self._adopt(stored.fresh(self, rewritten))
+                self.rewritten = self._final = rewritten
+            return rewritten
+
+    def dispatcher(self):
+        """numba's dispatcher of the rewrite, built on first use (None while it is being built:
+        a callee calling back)."""
+        numba = self.numba
+        return numba if numba is not None else self.make()
+
+    def jit(self, fn):
+        """numba's dispatcher of `fn` (the compiled rewrite) with the function's options and
+        signatures (the hidden parameters added)."""
+        options = supported_options(self.options)
+        if options.get("extensions"):
+            options["extensions"] = list(options["extensions"])   # the user's list stays theirs
+        if self.device:
+            options["device"] = True
+        with quiet_config_warnings(), numba_errors_in_user_terms():
+            if self.sigs is not None and not SIMULATOR:
+                sigs = [with_hidden(s, self.device) for s in self.sigs]
+                one = len(sigs) == 1 and (self.specialized or self.device)
+                return cuda.jit(sigs[0] if one else sigs, **options)(fn)
+            return cuda.jit(**options)(fn)
+
+    def ptx(self, device_impls: dict, signature, cc, **options) -> str:
+        """PTX of the rewrite for `signature` (the user's types) and compute capability `cc`,
+        the callees' numba functions given; works without a GPU."""
+        fn = compile_rewritten(self.rewritten, device_impls)
+        sig = with_hidden(signature, self.device)
+        args = sig if isinstance(sig, tuple) else sig.args
+        opts = {k: v for k, v in self.options.items()
+                if k in ("fastmath", "lineinfo", "debug", "opt")}
+        opts.update(options)
+        with assume_device(cc), explain_missing_toolkit("compiling to PTX", self.name):
+            ptx, _ = cuda.compile_ptx(fn, args, cc=cc, device=self.device, **opts)
+        return ptx
+
+    def __safekern_key__(self, depth: int = 0) -> dict:
+        """The function as cache-key material (keys.function_fields)."""
+        return keys.function_fields(self, depth)
+
+
+__all__ = ["Build", "compile_rewritten", "helpers_namespace", "supported_options",
+           "assume_device", "with_hidden"]

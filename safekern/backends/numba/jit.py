@@ -1,0 +1,63 @@
+"""`safekern.jit`: numba-cuda's `cuda.jit` with every indexed access checked.
+
+It accepts every form `numba.cuda.jit` does and returns a `CheckedKernel` or
+`CheckedDeviceFunction` (kernel.py); a function whose source cannot be found becomes numba's
+own, unchecked, with an UncheckedWarning (unchecked.py). With SAFEKERN_CHECKS=0 it *is*
+numba.cuda.jit.
+
+The numba backend, in the order a kernel meets it: jit -> kernel (the checked function) ->
+build (rewrite: frontend/python, resolver; compiled by numba with intrinsics or sim; the rewrite
+kept by stored) -> launch (the short path: keys, payload, marshal) or numba's own launch ->
+device (the failure buffer per CUDA context) -> runtime.sync().
+"""
+from __future__ import annotations
+
+from numba import cuda
+
+from ... import config
+from ...frontend import python as pyfront
+from . import options as numba_options, sync as numba_sync
+from .kernel import CheckedDeviceFunction, CheckedKernel
+from .unchecked import UncheckedFunction, unchecked
+
+
+def _is_numba_dispatcher(fn) -> bool:
+    from numba.cuda.dispatcher import CUDADispatcher
+
+    return isinstance(fn, CUDADispatcher) and callable(getattr(fn, "py_func", None))
+
+
+def jit(func_or_sig=None, device=False, **options):
+    """`numba.cuda.jit` with every indexed access checked (see module doc)."""
+    if not config.get().checks:
+        return cuda.jit(func_or_sig, device=device, **options)
+    if options.get("boundscheck"):
+        options.pop("boundscheck")     # safekern's checks replace numba's CPU-only ones
+    # numba's errors and warnings for the options, where numba gives them: at this call.
+    numba_options.check_options(device, options)
+    cls = CheckedDeviceFunction if device else CheckedKernel
+    numba_sync.install()
+
+    def decorate(fn, sigs=None, specialized=False):
+        # A function jitted already is compiled anew from its Python function, as numba does.
+        if isinstance(fn, (CheckedKernel, CheckedDeviceFunction, UncheckedFunction)) or \
+                _is_numba_dispatcher(fn):
+            fn = fn.py_func
+        try:
+            return cls(fn, sigs, options, specialized=specialized)
+        except pyfront.SourceNotFound as err:
+            # Nothing to rewrite (built by exec, typed at a prompt): numba's own, unchecked.
+            return unchecked(fn, sigs, options, device, err.reason, specialized,
+                             rebuild_as=cls)
+
+    if func_or_sig is None:
+        return decorate
+    if callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)):
+        return decorate(func_or_sig)
+    # One signature (not in a list) specialises the kernel, as numba's does.
+    specialized = not isinstance(func_or_sig, list)
+    sigs = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
+    return lambda fn: decorate(fn, sigs, specialized)
+
+
+__all__ = ["jit", "CheckedKernel", "CheckedDeviceFunction"]

@@ -1,0 +1,179 @@
+"""The LLVM IR the typed check helpers emit (intrinsics.py): which index components are
+compared with which axis (`plan`), the comparisons, the cold failure record (a flag per thread,
+the first failure on the device by a compare-and-swap), and a scalar load with no branch before
+it (`select_load`).
+"""
+from __future__ import annotations
+
+from llvmlite import ir
+from numba.cuda import cgutils, types
+
+from ... import failures
+
+
+def components(index_ty):
+    return list(index_ty.types) if isinstance(index_ty, types.BaseTuple) else [index_ty]
+
+
+def plan(array_ty, index_ty):
+    """(checks, scalar, fallback_index): checks = [(position, axis, component type)]."""
+    comps = components(index_ty)
+    tupled = isinstance(index_ty, types.BaseTuple)
+    ndim = array_ty.ndim
+    consuming = [c for c in comps if not isinstance(c, (types.NoneType, types.EllipsisType))]
+    checks, axis, scalar = [], 0, True
+    for pos, comp in enumerate(comps):
+        if isinstance(comp, types.EllipsisType):
+            axis = ndim - (len(consuming) - _consumed_before(comps, pos))
+            scalar = False
+            continue
+        if isinstance(comp, types.NoneType):
+            scalar = False
+            continue
+        if isinstance(comp, types.Integer) and axis < ndim:
+            checks.append((pos, axis, comp))
+        elif not isinstance(comp, types.Integer):
+            scalar = False
+        axis += 1
+    if len(consuming) < ndim:
+        scalar = False
+    zero_parts = []
+    for pos, comp in enumerate(comps):
+        if isinstance(comp, types.Integer):
+            zero_parts.append("0")
+        else:
+            zero_parts.append(f"idx[{pos}]" if tupled else "idx")
+    fallback = f"({', '.join(zero_parts)},)" if tupled else zero_parts[0]
+    return checks, scalar, fallback, tupled
+
+
+def _consumed_before(comps, pos):
+    return sum(1 for c in comps[:pos]
+               if not isinstance(c, (types.NoneType, types.EllipsisType)))
+
+
+def special_register(builder, name):
+    """%tid.x and friends, read where the failure is recorded. A volatile read: LLVM cannot
+    share it with reads on the fast path, so the cold path keeps no thread or block index
+    alive in registers across the kernel (which would cost occupancy)."""
+    fnty = ir.FunctionType(ir.IntType(32), [])
+    asm = ir.InlineAsm(fnty, f"mov.u32 $0, %{name};", "=r", side_effect=True)
+    return builder.zext(builder.call(asm, []), ir.IntType(64))
+
+
+def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, axis):
+    """The cold path: set the thread's flag; the first failure on the device (a 64-bit
+    compare-and-swap on slot 0) writes its index, size, axis, thread and block. `code`,
+    `index`, `size` and `axis` are i64 values."""
+    i64 = ir.IntType(64)
+    flag_ary = context.make_array(flag_ty)(context, builder, flag)
+    builder.store(ir.Constant(flag_ary.data.type.pointee, 1), flag_ary.data)
+    data = context.make_array(fb_ty)(context, builder, fb).data
+    result = builder.cmpxchg(data, ir.Constant(i64, 0), code, "monotonic", "monotonic")
+    with builder.if_then(builder.extract_value(result, 1), likely=True):
+        slot = failures.INDEX
+        for value in (index, size, axis):
+            builder.store(value, builder.gep(data, [ir.Constant(i64, slot)]))
+            slot += 1
+        # One register read, one store: a few registers at most, even on this path.
+        for reg in ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"):
+            builder.store(special_register(builder, reg),
+                          builder.gep(data, [ir.Constant(i64, slot)]))
+            slot += 1
+
+
+def _shapes(context, builder, arr_ty, arr):
+    ary = context.make_array(arr_ty)(context, builder, arr)
+    return ary, cgutils.unpack_tuple(builder, ary.shape, arr_ty.ndim)
+
+
+def _compare(builder, context, arr_ty, idx_ty, shapes, idx):
+    """[(position, axis, index as int64, size, bad)] for each integer index component."""
+    checks, _, _, tupled = plan(arr_ty, idx_ty)
+    out = []
+    for pos, axis, comp in checks:
+        value = builder.extract_value(idx, pos) if tupled else idx
+        value = context.cast(builder, value, comp, types.int64)
+        size = shapes[axis]
+        if comp.signed:
+            # -size <= value < size, as one unsigned comparison of value + size with 2*size
+            bad = builder.icmp_unsigned(">=", builder.add(value, size), builder.add(size, size))
+        else:
+            bad = builder.icmp_unsigned(">=", value, size)
+        out.append((pos, axis, value, size, bad))
+    return out
+
+
+def emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty):
+    """The cold branches: record each failing component. -> i1 ok (no component failed)"""
+    ok = cgutils.true_bit
+    i64 = ir.IntType(64)
+    for pos, axis, value, size, bad in compared:
+        with builder.if_then(bad, likely=False):
+            emit_record(context, builder, fb_ty, flag_ty, fb, flag,
+                         builder.add(code, ir.Constant(i64, pos)), value, size,
+                         ir.Constant(i64, axis))
+        ok = builder.and_(ok, builder.not_(bad))
+    return ok
+
+
+def emit_checks(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_ty, flag_ty):
+    """Compare each integer index component with its axis; record failures (cold). -> i1 ok"""
+    _, shapes = _shapes(context, builder, arr_ty, arr)
+    compared = _compare(builder, context, arr_ty, idx_ty, shapes, idx)
+    return emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty)
+
+
+def select_load(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_ty, flag_ty):
+    """A scalar load without a branch before it: the address is the element's when every
+    component is in bounds, else a slot of the failure buffer (always readable); the failure
+    is recorded after the load. So loads of later iterations are not held behind a branch
+    and stay in flight together, as in the unchecked loop."""
+    ary, shapes = _shapes(context, builder, arr_ty, arr)
+    compared = _compare(builder, context, arr_ty, idx_ty, shapes, idx)
+    ok = cgutils.true_bit
+    for *_, bad in compared:
+        ok = builder.and_(ok, builder.not_(bad))
+    strides = cgutils.unpack_tuple(builder, ary.strides, arr_ty.ndim)
+    comps = components(idx_ty)
+    tupled = isinstance(idx_ty, types.BaseTuple)
+    inds = []
+    for pos, comp in enumerate(comps):
+        value = builder.extract_value(idx, pos) if tupled else idx
+        value = context.cast(builder, value, comp, types.intp)
+        if comp.signed:
+            value = builder.select(builder.icmp_signed("<", value, ir.Constant(value.type, 0)),
+                                   builder.add(value, shapes[pos]), value)
+        inds.append(value)
+    ptr = cgutils.get_item_pointer2(context, builder, ary.data, shapes, strides, arr_ty.layout,
+                                    inds, wraparound=False)
+    spare = context.make_array(fb_ty)(context, builder, fb).data
+    spare = builder.gep(spare, [ir.Constant(ir.IntType(64), failures.BUFFER_LEN - 2)])
+    ptr = builder.select(ok, ptr, builder.bitcast(spare, ptr.type))
+    from numba.cuda.np.arrayobj import load_item
+
+    value = load_item(context, builder, arr_ty, ptr)
+    emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty)
+    return value
+
+
+def selectable(context, arr_ty, idx_ty) -> bool:
+    """A full integer index of an array whose element fits the failure buffer's spare slots."""
+    comps = components(idx_ty)
+    if len(comps) != arr_ty.ndim or not all(isinstance(c, types.Integer) for c in comps):
+        return False
+    try:
+        size = context.get_abi_sizeof(context.get_data_type(arr_ty.dtype))
+    except Exception:
+        return False
+    return size <= 16
+
+
+def flag_clear(context, builder, flag_ty, flag):
+    ary = context.make_array(flag_ty)(context, builder, flag)
+    value = builder.load(ary.data)
+    return builder.icmp_signed("==", value, ir.Constant(value.type, 0))
+
+
+__all__ = ["components", "plan", "special_register", "emit_record", "emit_records",
+           "emit_checks", "select_load", "selectable", "flag_clear"]
