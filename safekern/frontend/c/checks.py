@@ -1,6 +1,7 @@
 """Which accesses of a C kernel function are checked, and the edits that check them.
 
-The OpenCL C front end's access analysis (CUDA C has its own walk, cuda_access.py).
+The OpenCL C front end's access analysis (CUDA C has its own walk, cuda_access.py); what a
+pointer points into is provenance.py's answer, the same for both dialects.
 
     facts = analyse_function(ps, fn, dialect, is_kernel=..., helpers={...})   # analysis only
     edits = access_edits(ps, facts, codes)                                    # rewrite only
@@ -8,7 +9,7 @@ The OpenCL C front end's access analysis (CUDA C has its own walk, cuda_access.p
 What an access is checked against:
 - arrays of constant size (private, __local/__shared__, program scope, struct members) and
   vector components: the index of each axis against the axis's extent;
-- pointer parameters: a hidden size in bytes (`Base.size_expr`); `p[i]` / `*(p + i)` on the
+- pointer parameters: a hidden size in bytes (`Root.size`); `p[i]` / `*(p + i)` on the
   parameter itself check `i` against the element count, other pointers derived in the function
   from the parameter (`row = a + r * n`, `&a[k]`, casts, `p++`) check the byte offset from the
   parameter against its size;
@@ -26,7 +27,8 @@ from __future__ import annotations
 
 from ...report import Status
 from .edits import insert_after, insert_before
-from .model import Access, Base, FunctionFacts, HelperCall, ParamInfo
+from .model import Access, FunctionFacts, HelperCall, ParamInfo, Root, Unknown
+from .provenance import Provenance
 from .parse import (ParsedSource, binary_op, call_args, called_name, children, evaluate_int,
                     function_body, kinds, strip, unary_op, walk)
 
@@ -36,13 +38,6 @@ LONG_MAX = "0x7fffffffffffffffL"
 
 class _Unknown(Exception):
     """A pointer the rewriter cannot tie to a size; the message is the reason."""
-
-
-class _SelfRef(Exception):
-    """`q = q + 1`: the pointer being resolved keeps its own base."""
-
-
-_PENDING = object()
 
 _SIGNED = {"CHAR_S", "SCHAR", "WCHAR", "SHORT", "INT", "LONG", "LONGLONG", "INT128"}
 _UNSIGNED = {"CHAR_U", "UCHAR", "CHAR16", "CHAR32", "USHORT", "UINT", "ULONG", "ULONGLONG",
@@ -87,8 +82,7 @@ class _Analyser:
         self.eliminate = eliminate      # False: no access is 'safe' (SAFEKERN_ELIMINATE=0)
         self.K = kinds()
         self.params = param_infos(fn, dialect)
-        self.by_decl = {}               # decl hash -> ParamInfo / derived var record
-        self.derived = {}               # local pointer var decl hash -> Base or _Unknown
+        self.prov = None                # provenance.Provenance of the body (setup)
         self.loop_ranges = []           # (body_start, body_end, decl_hash, lo, hi)
         self.accesses: list[Access] = []
         self.calls: list[HelperCall] = []
@@ -96,92 +90,15 @@ class _Analyser:
         self._declared = None
         self._depth = 0
 
-    # -- bases of parameters and local pointers ---------------------------------------------
+    # -- what pointers point into, and loop ranges -------------------------------------------
     def setup(self):
         body = function_body(self.fn)
-        moved = self._moved_decls(body)
+        self.prov = Provenance(self.ps, body, [p.cursor for p in self.params],
+                               [p.index for p in self.params if p.is_pointer], self.dialect,
+                               kernel=self.is_kernel)
         for p in self.params:
-            self.by_decl[p.cursor.hash] = p
-            if not p.is_pointer:
-                continue
-            p.moved = p.cursor.hash in moved
-            ref = f"__sk_orig_{p.name}" if p.moved else p.name
-            if self.is_kernel:
-                p.base = Base("param", p.name, f"__sk_nb_{p.name}", "0", p.pointee,
-                              p.address_space, ref=ref)
-            else:
-                p.base = Base("helper_param", p.name, f"__sk_nb_{p.name}", f"__sk_o_{p.name}",
-                              p.pointee, p.address_space, ref=ref)
-        self._derive_locals(body)
+            p.moved = p.is_pointer and p.index in self.prov.moved
         self._induction_ranges(body)
-
-    def _moved_decls(self, body) -> set:
-        """Decls of pointer variables assigned, incremented or address-taken."""
-        K = self.K
-        out = set()
-        for c, parents in walk(body):
-            target = None
-            if c.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
-                op = binary_op(self.ps, c)
-                if op.endswith("=") and op not in ("==", "!=", "<=", ">="):
-                    target = children(c)[0]
-            elif c.kind == K.UNARY_OPERATOR and unary_op(self.ps, c) in (
-                    "++", "--", "post++", "post--", "&"):
-                target = children(c)[0]
-            if target is not None:
-                t = strip(target)
-                if t.kind == K.DECL_REF_EXPR and t.referenced is not None:
-                    out.add(t.referenced.hash)
-        return out
-
-    def _derive_locals(self, body):
-        K = self.K
-        writes = {}      # decl hash -> list of (op, rhs cursor)
-        decls = {}
-        for c, parents in walk(body):
-            if c.kind == K.VAR_DECL and c.type.get_canonical().kind.name == "POINTER":
-                decls[c.hash] = c
-                init = [ch for ch in c.get_children() if ch.kind.name.endswith("EXPR")
-                        or ch.kind.name.endswith("OPERATOR") or ch.kind.name.endswith("LITERAL")]
-                writes.setdefault(c.hash, [])
-                if init:
-                    writes[c.hash].append(("=", init[-1]))
-            elif c.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
-                op = binary_op(self.ps, c)
-                lhs, rhs = children(c)
-                t = strip(lhs)
-                if t.kind == K.DECL_REF_EXPR and t.referenced is not None and op in (
-                        "=", "+=", "-="):
-                    writes.setdefault(t.referenced.hash, []).append((op, rhs))
-            elif c.kind == K.UNARY_OPERATOR and unary_op(self.ps, c) == "&":
-                t = strip(children(c)[0])
-                if t.kind == K.DECL_REF_EXPR and t.referenced is not None and \
-                        t.referenced.hash in decls:
-                    writes.setdefault(t.referenced.hash, []).append(("&", None))
-        # Source order: a pointer derived from an earlier derived pointer resolves.
-        for h, decl in decls.items():
-            base = None
-            self.derived[h] = _PENDING
-            try:
-                for op, rhs in writes.get(h, []):
-                    if op == "&":
-                        raise _Unknown(f"the address of pointer '{decl.spelling}' is taken")
-                    if op in ("+=", "-="):
-                        continue
-                    try:
-                        b = self.pointer_base(rhs)[0]
-                    except _SelfRef:
-                        continue
-                    if base is not None and b is not base:
-                        raise _Unknown(f"pointer '{decl.spelling}' is assigned pointers into "
-                                       "different buffers")
-                    base = b
-                if base is None:
-                    raise _Unknown(f"pointer '{decl.spelling}' is never set from a parameter "
-                                   "or array")
-                self.derived[h] = base
-            except _Unknown as err:
-                self.derived[h] = err
 
     def _induction_ranges(self, body):
         """for (T v = C0; v < C1; v += S) (or <=, v++) with S > 0: v in [C0, C1) on every
@@ -295,70 +212,14 @@ class _Analyser:
 
     # -- pointers -----------------------------------------------------------------------
     def pointer_base(self, expr):
-        """(Base, direct) for a pointer expression; direct: the unmoved parameter itself."""
-        K = self.K
-        c = strip(expr)
-        if c.kind == K.DECL_REF_EXPR and c.referenced is not None:
-            h = c.referenced.hash
-            info = self.by_decl.get(h)
-            if isinstance(info, ParamInfo) and info.base is not None:
-                return info.base, not info.moved
-            if h in self.derived:
-                b = self.derived[h]
-                if b is _PENDING:
-                    raise _SelfRef()
-                if isinstance(b, _Unknown):
-                    raise b
-                return b, False
-            t = c.referenced.type.get_canonical()
-            if t.kind.name == "CONSTANTARRAY":
-                return self.array_base(c), False
-            raise _Unknown(f"pointer '{c.spelling}' is not a parameter, an array or derived "
-                           "from one in this function")
-        if c.kind == K.BINARY_OPERATOR and binary_op(self.ps, c) in ("+", "-"):
-            a, b = children(c)
-            if _is_pointer(a):
-                return self.pointer_base(a)[0], False
-            if _is_pointer(b) and binary_op(self.ps, c) == "+":
-                return self.pointer_base(b)[0], False
-        if c.kind == K.UNARY_OPERATOR and unary_op(self.ps, c) == "&":
-            inner = strip(children(c)[0])
-            if inner.kind == K.ARRAY_SUBSCRIPT_EXPR:
-                arr, _ = children(inner)
-                sa = strip(arr)
-                if sa.type.get_canonical().kind.name == "CONSTANTARRAY" and \
-                        sa.kind == K.DECL_REF_EXPR:
-                    return self.array_base(sa), False
-                if _is_pointer(arr):
-                    return self.pointer_base(arr)[0], False
-        if c.kind == K.CSTYLE_CAST_EXPR:
-            inner = children(c)[-1]
-            if _is_pointer(inner):
-                return self.pointer_base(inner)[0], False
-        if c.kind == K.CONDITIONAL_OPERATOR:
-            _, a, b = children(c)
-            ba, bb = self.pointer_base(a)[0], self.pointer_base(b)[0]
-            if ba is bb:
-                return ba, False
-            raise _Unknown("pointer chosen at run time between different buffers")
-        if c.kind == K.UNARY_OPERATOR and unary_op(self.ps, c) in ("++", "--", "post++",
-                                                                    "post--"):
-            return self.pointer_base(children(c)[0])[0], False
-        raise _Unknown(f"pointer '{self.ps.text(expr)}' is not tied to a parameter or array "
-                       "the rewriter can see")
-
-    def array_base(self, decl_ref) -> Base:
-        d = decl_ref.referenced
-        key = ("array", d.hash)
-        cached = self.by_decl.get(key)
-        if cached is None:
-            t = d.type.get_canonical()
-            elem = t.get_array_element_type()
-            cached = Base("array", d.spelling, f"(long)sizeof({d.spelling})", "0",
-                          elem.spelling, self.dialect.address_space(d.type.spelling),
-                          extent=t.get_array_size())
-            self.by_decl[key] = cached
-        return cached
+        """(Root, direct) of a pointer expression; direct: the unmoved parameter itself.
+        Raises _Unknown (with the reason) where provenance.py cannot tell the root."""
+        root = self.prov.root_of(expr)
+        if root is None:
+            raise _Unknown("a null pointer")
+        if isinstance(root, Unknown):
+            raise _Unknown(root.reason)
+        return root, self.prov.is_param_itself(expr)
 
     # -- accesses ------------------------------------------------------------------------
     def run(self) -> FunctionFacts:
@@ -367,18 +228,8 @@ class _Analyser:
         self._visit(body, ())
         moved = [p for p in self.params if p.is_pointer and p.moved]
         return FunctionFacts(self.fn.spelling, self.fn, self.is_kernel, self.params,
-                             self.accesses, self.calls, moved, self.barriers, self.param_of)
-
-    def param_of(self, expr):
-        try:
-            base = self.pointer_base(expr)[0]
-        except _Unknown as err:
-            return str(err)
-        except _SelfRef:
-            return "a pointer defined from itself"
-        if base.kind == "array":
-            return None
-        return next(p.index for p in self.params if p.name == base.name)
+                             self.accesses, self.calls, moved, self.barriers,
+                             self.prov.param_of)
 
     def _visit(self, c, parents):
         K = self.K
@@ -495,7 +346,7 @@ class _Analyser:
             return
         self._tie(acc, base, direct, base_expr)
 
-    def _tie(self, acc: Access, base: Base, direct: bool, pointer_expr):
+    def _tie(self, acc: Access, base: Root, direct: bool, pointer_expr):
         acc.base = base
         acc.array = base.name
         if not direct or base.kind == "array":
@@ -602,7 +453,6 @@ class _Analyser:
         return self._declared
 
     def _helper_call(self, c, name, args):
-        K = self.K
         hparams = self.helpers[name]
         s, e = self.ps.offsets(c)
         toks = self.ps.tokens_between(s, e)
@@ -619,7 +469,7 @@ class _Analyser:
                 if not _pure(self.ps, a, self.dialect) and not direct:
                     raise _Unknown("pointer argument has side effects")
                 call.args.append((_offset_expr(self.ps, base, None if direct else a),
-                                  base.size_expr))
+                                  base.size))
             except _Unknown as err:
                 self._new(a, "argument", status=Status.UNCHECKED, array=self.ps.text(strip(a)),
                           reason=f"argument '{p.name}' of '{name}': {err}; accesses through "
@@ -680,19 +530,19 @@ def _tokens_text(ps: ParsedSource, start: int, end: int) -> str:
     return " ".join(t[2] for t in ps.tokens_between(start, end))
 
 
-def _offset_expr(ps: ParsedSource, base: Base, pointer_expr) -> str:
+def _offset_expr(ps: ParsedSource, base: Root, pointer_expr) -> str:
     """C expression: byte offset of a pointer (None: the base itself) within base's memory."""
     if pointer_expr is None:
-        return base.offset_expr if base.offset_expr != "0" else "0L"
+        return base.offset if base.offset != "0" else "0L"
     p = _tokens_text(ps, *ps.offsets(pointer_expr))
     return _offset_of(base, p)
 
 
-def _offset_of(base: Base, pointer_text: str) -> str:
+def _offset_of(base: Root, pointer_text: str) -> str:
     space = f"{base.address_space} " if base.address_space else ""
     diff = (f"(long)((const {space}char *)({pointer_text}) - "
-            f"(const {space}char *)({base.ref}))")
-    return diff if base.offset_expr == "0" else f"({base.offset_expr} + {diff})"
+            f"(const {space}char *)({base.base}))")
+    return diff if base.offset == "0" else f"({base.offset} + {diff})"
 
 
 # -- edits ------------------------------------------------------------------------------
@@ -724,14 +574,14 @@ def access_edits(ps: ParsedSource, facts: FunctionFacts, codes: dict) -> list:
             continue
         ptr = None if a.pointer_start < 0 else _tokens_text(ps, a.pointer_start,
                                                               a.pointer_end)
-        off = base.offset_expr if ptr is None else _offset_of(base, ptr)
+        off = base.offset if ptr is None else _offset_of(base, ptr)
         if off == "0":
             off = "0L"
-        target = ptr if ptr is not None else base.ref
+        target = ptr if ptr is not None else base.base
         elem = f"(long)sizeof(*({target}))"
         if a.extra.get("offset_arg"):
             elem = f"{a.elems}L * {elem}"
-        tail = f", {off}, {elem}, {base.size_expr}, {code}, {fb})"
+        tail = f", {off}, {elem}, {base.size}, {code}, {fb})"
         if a.extra.get("wrap_pointer"):
             edits.append(insert_before(a.pointer_start, "(", d))
             edits.append(insert_after(a.pointer_end, f" + __sk_ixb(0L{tail})", d))

@@ -12,12 +12,14 @@ from ...report import Status
 from . import edits as E, parse as C
 from .model import Access
 from .safety import SafetyRewriter, division_operands
-from .cuda_dialect import ADDRESS_BUILTINS, BACKEND, BARRIERS, UNSAFE_BARRIER_CALLS, _ASM_BARRIER
-from .cuda_provenance import (NO_MEMORY_CALLS, PointerRoots, Root, Unknown, _array_type,
-                              _is_array_type, _is_pointer_type, _type_kind, operator_call)
+from .cuda_dialect import (ADDRESS_BUILTINS, BACKEND, BARRIERS, DIALECT, NO_MEMORY_CALLS,
+                           UNSAFE_BARRIER_CALLS, _ASM_BARRIER)
+from .model import Unknown
+from .provenance import (Provenance, array_type, is_array_type, is_pointer_type, operator_call,
+                         split_subscript, type_kind)
 
 
-class FunctionRewriter(PointerRoots):
+class FunctionRewriter:
     """Analysis and edits of one function body."""
 
     def __init__(self, mod, fn, body):
@@ -28,10 +30,11 @@ class FunctionRewriter(PointerRoots):
         self.K = mod.K
         self.fn = fn
         self.body = body
-        self.param_index = {p.hash: i for i, p in enumerate(fn.params)}
-        self.local_roots: dict[int, object] = {}
-        self.modified_params: set[int] = set()
-        self.arrays: dict[int, Root] = {}
+        # what pointers point into; the parameters that get a hidden size have a root
+        self.prov = Provenance(mod.ps, body, fn.params,
+                               [i for i, p in enumerate(fn.params)
+                                if is_pointer_type(p.type) or is_array_type(p.type)],
+                               DIALECT, kernel=fn.kernel)
         self.checked = fn.rewritable
         self.uncheck_reason = "" if fn.rewritable else fn.why
         # asserts and divisions (safety.py); a constexpr function may run at compile time,
@@ -43,8 +46,6 @@ class FunctionRewriter(PointerRoots):
             t[2] for t in mod.ps.tokens_between(start, fn.cursor.location.offset)]
 
     def run(self):
-        self._scan_declarations()
-        self._solve_local_roots()
         self.visit(self.body, 0, {})
         self.mod.edits += self.safety.edits
         self.mod.safety += self.safety.sites
@@ -126,8 +127,8 @@ class FunctionRewriter(PointerRoots):
         if op or not kids:
             return op
         operand_t = C.strip(kids[0]).type
-        if _is_pointer_type(operand_t) or _is_array_type(operand_t):
-            pointee = operand_t.get_pointee() if _is_pointer_type(operand_t) else None
+        if is_pointer_type(operand_t) or is_array_type(operand_t):
+            pointee = operand_t.get_pointee() if is_pointer_type(operand_t) else None
             if pointee is not None and pointee.get_canonical().spelling.replace(
                     "const ", "") == c.type.get_canonical().spelling.replace("const ", ""):
                 return "?"
@@ -185,7 +186,7 @@ class FunctionRewriter(PointerRoots):
         return ctx.get("unchecked") or (self.uncheck_reason if not self.checked else "")
 
     def subscript(self, c, depth, ctx, access: bool):
-        base, index = self._split_subscript(c)
+        base, index = split_subscript(c)
         s, e = self.ps.offsets(c)
         if base is None:
             if access:
@@ -196,8 +197,8 @@ class FunctionRewriter(PointerRoots):
                 self.visit(ch, depth + 1, ctx)
             return
         b = C.strip(base)
-        if _is_array_type(b.type) or (b.kind == self.K.ARRAY_SUBSCRIPT_EXPR and
-                                      _is_array_type(b.type)):
+        if is_array_type(b.type) or (b.kind == self.K.ARRAY_SUBSCRIPT_EXPR and
+                                      is_array_type(b.type)):
             self._array_subscript(c, base, index, depth, ctx, access)
             return
         if access:
@@ -211,12 +212,12 @@ class FunctionRewriter(PointerRoots):
         chain = []
         node = c
         while True:
-            base, index = self._split_subscript(node)
+            base, index = split_subscript(node)
             if base is None:
                 return chain, None
             chain.append((node, index))
             b = C.strip(base)
-            if b.kind == self.K.ARRAY_SUBSCRIPT_EXPR and _is_array_type(b.type):
+            if b.kind == self.K.ARRAY_SUBSCRIPT_EXPR and is_array_type(b.type):
                 node = b
                 continue
             return chain, base
@@ -229,12 +230,12 @@ class FunctionRewriter(PointerRoots):
         # Visit the array expression's own children (e.g. accesses inside a member base).
         if b.kind != K.DECL_REF_EXPR:
             self.visit(arr, depth + levels, ctx)
-        root = self.root_of(arr, c.extent.start.offset) if b.kind == K.DECL_REF_EXPR else None
+        root = self.prov.root_of(arr, c.extent.start.offset) if b.kind == K.DECL_REF_EXPR else None
         name = b.spelling if b.kind == K.DECL_REF_EXPR else self.ps.text(arr)
         for axis, (sub, idx) in enumerate(reversed(chain)):
             # The type of the expression being subscripted at this axis.
-            sub_base, _ = self._split_subscript(sub)
-            arr_t = _array_type(C.strip(sub_base).type)
+            sub_base, _ = split_subscript(sub)
+            arr_t = array_type(C.strip(sub_base).type)
             if access:
                 self._check_axis(sub, idx, axis, arr_t, name, root, b, depth + levels - axis,
                                  ctx)
@@ -242,13 +243,13 @@ class FunctionRewriter(PointerRoots):
 
     def _extent_expr(self, arr_t, axis, name, root, b):
         """A C expression for the extent of `axis`, and its constant value if known."""
-        size = arr_t.get_array_size() if _type_kind(arr_t) == "CONSTANTARRAY" else -1
+        size = arr_t.get_array_size() if type_kind(arr_t) == "CONSTANTARRAY" else -1
         if size >= 0:
             return str(size), size
         if root is not None and not isinstance(root, Unknown) and root.kind == "extern" and \
                 axis == 0:
             return f"(__sk_dynsmem() / (long long)sizeof({name}[0]))", None
-        if _type_kind(arr_t) == "DEPENDENTSIZEDARRAY" and b.kind == self.K.DECL_REF_EXPR:
+        if type_kind(arr_t) == "DEPENDENTSIZEDARRAY" and b.kind == self.K.DECL_REF_EXPR:
             outer = name + "[0]" * axis
             return f"(long long)(sizeof({outer}) / sizeof({outer}[0]))", None
         return None, None
@@ -293,14 +294,14 @@ class FunctionRewriter(PointerRoots):
         i0, i1 = self.ps.offsets(index)
         name = self.ps.text(base)
         reason = self._unchecked_ctx(ctx)
-        root = self.root_of(base, s) if not reason else None
+        root = self.prov.root_of(base, s) if not reason else None
         if reason or root is None or isinstance(root, Unknown):
             why = reason or (root.reason if root is not None else "a null pointer")
             self._record("subscript", Status.UNCHECKED, why, s, e, array=name, axis=0,
                          index=(i0, i1))
         else:
             swapped = bs > i0
-            fast = (root.kind == "kparam" and b.kind == K.DECL_REF_EXPR and
+            fast = (root.kind == "param" and b.kind == K.DECL_REF_EXPR and
                     root.base == b.spelling and not swapped)
             open_tok = self.ps.next_token(min(be, i1))
             close_tok = self.ps.next_token(max(be, i1))
@@ -337,7 +338,7 @@ class FunctionRewriter(PointerRoots):
         ps_, pe = self.ps.offsets(ptr)
         name = what or self.ps.text(ptr)
         reason = self._unchecked_ctx(ctx)
-        root = self.root_of(ptr, s) if not reason else None
+        root = self.prov.root_of(ptr, s) if not reason else None
         if reason or root is None or isinstance(root, Unknown):
             why = reason or (root.reason if root is not None else "a null pointer")
             self._record(kind, Status.UNCHECKED, why, s, e, array=name, axis=0, index=(ps_, pe))
@@ -353,11 +354,11 @@ class FunctionRewriter(PointerRoots):
 
     def deref(self, c, operand, depth, ctx):
         o = C.strip(operand)
-        if _is_array_type(c.type) or _type_kind(c.type) in ("FUNCTIONPROTO",
+        if is_array_type(c.type) or type_kind(c.type) in ("FUNCTIONPROTO",
                                                              "FUNCTIONNOPROTO"):
             pass    # *tile is a row: an address, not an access
-        elif _is_pointer_type(o.type) or _type_kind(o.type) == "POINTER" or \
-                _is_array_type(o.type):
+        elif is_pointer_type(o.type) or type_kind(o.type) == "POINTER" or \
+                is_array_type(o.type):
             self._wrap_pointer("deref", c, operand, depth + 1, ctx)
         else:
             s, e = self.ps.offsets(c)
@@ -491,7 +492,6 @@ class FunctionRewriter(PointerRoots):
     def _address_arg(self, call, arg, depth, ctx):
         K = self.K
         a = C.strip(arg)
-        name = self._call_name(call)
         opcall = operator_call(a)
         is_addr = (a.kind == K.UNARY_OPERATOR and C.unary_op(self.ps, a) == "&") or (
             opcall is not None and opcall[0] == "&" and len(opcall[1]) == 1)
@@ -521,9 +521,9 @@ class FunctionRewriter(PointerRoots):
         are accessed there unchecked: say so."""
         for arg in args:
             a = C.strip(arg)
-            if not (_is_pointer_type(a.type) or _is_array_type(a.type)):
+            if not (is_pointer_type(a.type) or is_array_type(a.type)):
                 continue
-            root = self.root_of(arg, arg.extent.start.offset)
+            root = self.prov.root_of(arg, arg.extent.start.offset)
             if root is None or isinstance(root, Unknown) or root.kind == "scalar":
                 continue
             s, e = self.ps.offsets(arg)
@@ -546,7 +546,7 @@ class FunctionRewriter(PointerRoots):
         hidden = ["__sk_fb"]
         for i in target.pointer_indexes:
             arg = args[i] if i < len(args) else None
-            root = self.root_of(arg, c.extent.start.offset) if arg is not None else None
+            root = self.prov.root_of(arg, c.extent.start.offset) if arg is not None else None
             reason = self._unchecked_ctx(ctx)
             if reason or root is None or isinstance(root, Unknown):
                 why = reason or (root.reason if root is not None else

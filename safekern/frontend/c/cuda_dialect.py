@@ -14,8 +14,9 @@ import re
 
 from ... import failures as F
 from .cuda_headers import PRELUDE_NAME, parse_headers
-from .model import Dialect
+from .model import Dialect, Root, Unknown
 from .parse import kinds
+from .provenance import array_type, type_kind
 from .safety import Spelling
 
 BACKEND = "cupy"
@@ -36,6 +37,10 @@ UNSAFE_BARRIER_CALLS = {
     "barrier_arrive": "split barriers (thread_block::barrier_arrive)",
     "barrier_wait": "split barriers (thread_block::barrier_wait)",
 }
+# Functions that touch no memory through their pointer arguments.
+NO_MEMORY_CALLS = frozenset(("printf", "__prefetch_global_l1", "__prefetch_global_l2",
+                              "__nanosleep", "assert", "__assertfail", "SAFEKERN_ASSERT",
+                              "SAFEKERN_ASSERT_MSG"))
 _ASM_BARRIER = re.compile(r"\b(bar|barrier)\.|\bmbarrier\b|\bbar\.(sync|red|arrive)")
 
 
@@ -88,6 +93,35 @@ class CudaDialect(Dialect):
 
     def pointer_builtin(self, name: str):
         return (0, 1) if name in ADDRESS_BUILTINS else None
+
+    # -- what provenance.py's roots are called ----------------------------------------------
+    def param_root(self, param, index: int, *, kernel: bool, moved: bool) -> Root:
+        """A kernel's parameter i: `__sk_bytes_i` bytes (a hidden parameter) from the
+        parameter (from `__sk_orig_i`, its entry value, when the kernel moves it); a
+        __device__ function's: from `__sk_base_i`, the base of the caller's array."""
+        name = param.spelling
+        if kernel:
+            base = f"__sk_orig_{index}" if moved else name
+            return Root("param", name, base, f"__sk_bytes_{index}", ("param", index))
+        return Root("helper_param", name, f"__sk_base_{index}", f"__sk_bytes_{index}",
+                    ("param", index))
+
+    def array_root(self, decl, text: str, scope) -> Root | Unknown:
+        """`text` (the array as the use names it) and its sizeof; `extern __shared__`: the
+        launch's dynamic shared memory."""
+        extern = decl.storage_class.name == "EXTERN" and \
+            type_kind(array_type(decl.type)) == "INCOMPLETEARRAY"
+        shared = any(ch.kind == kinds().CUDASHARED_ATTR for ch in decl.get_children())
+        if extern and shared:
+            return Root("extern", decl.spelling, text, "__sk_dynsmem()", ("var", decl.hash))
+        if extern:
+            return Unknown(f"'{decl.spelling}' is an extern array of unknown size")
+        return Root("array", decl.spelling, text, f"(long long)sizeof({text})",
+                    ("var", decl.hash), scope)
+
+    def scalar_root(self, decl, name: str) -> Root:
+        return Root("scalar", name, f"&{name}", f"(long long)sizeof({name})",
+                    ("var", decl.hash))
 
 
 DIALECT = CudaDialect()
@@ -263,4 +297,5 @@ def spelling(code_literal=lambda code: f"{code:#x}ULL") -> Spelling:
 
 
 __all__ = ["CudaDialect", "DIALECT", "device_prelude", "spelling", "CHECKS_OFF_PRELUDE",
-           "ATOMICS", "ADDRESS_BUILTINS", "BARRIERS", "UNSAFE_BARRIER_CALLS", "BACKEND"]
+           "ATOMICS", "ADDRESS_BUILTINS", "BARRIERS", "UNSAFE_BARRIER_CALLS", "BACKEND",
+           "NO_MEMORY_CALLS"]

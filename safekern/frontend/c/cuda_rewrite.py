@@ -16,10 +16,10 @@ from . import safety as c_safety, writes as c_writes
 from . import parse as C
 from . import edits as E
 from .cuda_access import FunctionRewriter
-from .cuda_dialect import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, device_prelude,
-                           spelling)
+from .cuda_dialect import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, NO_MEMORY_CALLS,
+                           device_prelude, spelling)
 from .model import Access
-from .cuda_provenance import NO_MEMORY_CALLS, Root, Unknown, _is_pointer_type, operator_call
+from .provenance import is_pointer_type, operator_call
 
 
 # -- results: what the backend gets -----------------------------------------------------------
@@ -129,7 +129,7 @@ class Function:
 
     @property
     def pointer_indexes(self) -> list[int]:
-        return [i for i, p in enumerate(self.params) if _is_pointer_type(p.type)]
+        return [i for i, p in enumerate(self.params) if is_pointer_type(p.type)]
 
 
 class ModuleRewriter:
@@ -271,6 +271,9 @@ class ModuleRewriter:
                     rewriter = FunctionRewriter(self, fn, body)
                     rewriter.run()
                     self.writes[fn] = self._writes(rewriter, body)
+                    # the kernel's prologue saves the entry value of the moved parameters
+                    # that a root names (__sk_orig_i)
+                    fn.orig_params |= rewriter.prov.originals
             self._propagate_barriers()
             c_writes.solve(self.writes)
             for fn in self.functions:
@@ -334,7 +337,7 @@ class ModuleRewriter:
                     fn.barriers = changed = True
 
     def _kernel_info(self, fn: Function) -> KernelInfo:
-        params = [ParamInfo(p.spelling, p.type.spelling, _is_pointer_type(p.type))
+        params = [ParamInfo(p.spelling, p.type.spelling, is_pointer_type(p.type))
                   for p in fn.params]
         mangled = ""
         if not fn.template:
@@ -351,12 +354,7 @@ class ModuleRewriter:
     def _writes(self, rewriter, body) -> c_writes.Writes:
         """The pointer parameters one function stores through (before its callees')."""
         def resolve(expr):
-            root = rewriter.root_of(expr, expr.extent.start.offset)
-            if isinstance(root, Unknown):
-                return root.reason
-            if isinstance(root, Root) and root.kind in ("kparam", "dparam"):
-                return int(root.key[1])
-            return None
+            return rewriter.prov.param_of(expr, expr.extent.start.offset)
 
         def callee_of(call):
             try:

@@ -1,7 +1,8 @@
 """The facts the C front ends find and pass between their passes: plain dataclasses.
 
-- `Base`: what a pointer or array is checked against (a kernel's pointer parameter and its
-  hidden size, a helper's parameter with offset and size from its caller, an array of known size).
+- `Root` / `Unknown`: what a pointer points into (a kernel's pointer parameter and its hidden
+  size, a helper's parameter with base and size from its caller, an array of known size), or
+  why that cannot be told (provenance.py).
 - `Access`: one memory access of the user's source, how it is handled (checked, eliminated,
   unchecked with the reason) and the byte ranges an edit wraps; `Access.site()` is its
   `FailureSite`.
@@ -20,27 +21,34 @@ from ...failures import TABLE, FailureSite, site_code
 from ...report import Status
 
 
-@dataclass
-class Base:
-    """What a pointer or array is checked against.
+@dataclass(frozen=True)
+class Root:
+    """The memory a pointer may access: `size` bytes from `base` (C expressions); provenance.py
+    finds it, the dialect names it (Dialect.param_root, array_root, scalar_root).
 
-    kind "param": a pointer parameter of a kernel with a hidden size argument;
-    "helper_param": a pointer parameter of a helper function (offset and size passed in);
-    "array": an array of constant size (private, __local/__shared__, program scope, member).
+    kind "param": a kernel's pointer parameter (its size is a hidden argument of the launch);
+    "helper_param": a pointer parameter of a helper (OpenCL) or __device__ function (CUDA):
+    where it points and the size come from the caller; "array": an array of known size
+    (private, __local/__shared__, program scope, __device__); "extern": CUDA's
+    `extern __shared__` memory (the launch's dynamic shared memory); "scalar": a variable whose
+    address is taken. Two roots are equal when they are the same memory.
     """
 
     kind: str
-    name: str                 # the parameter/array as written
-    size_expr: str            # C expression: the size in bytes of what may be accessed
-    offset_expr: str = "0"    # C expression: byte offset of `name` within that memory
-    elem_type: str = ""       # the element type spelling (pointee type)
-    address_space: str = ""   # dialect's address space keyword ("__global", ...)
-    extent: int | None = None # constant element count, for arrays
-    ref: str = ""             # C expression of the base pointer (`name`, or a saved copy)
+    name: str                   # the parameter/array as written
+    base: str                   # C expression: where `name`'s memory is reached from
+    size: str                   # C expression: the size in bytes of what may be accessed
+    key: tuple                  # ("param", index) or ("var", declaration hash)
+    scope: tuple | None = None  # (start, end) of the block a local array is declared in
+    offset: str = "0"           # C expression: byte offset of `base` within the memory
+    address_space: str = ""     # OpenCL: the address space of the memory ("__global", ...)
 
-    def __post_init__(self):
-        if not self.ref:
-            self.ref = self.name
+
+@dataclass(frozen=True)
+class Unknown:
+    """A pointer whose root the analysis cannot tell; `reason` is what the report says."""
+
+    reason: str
 
 
 @dataclass
@@ -58,7 +66,7 @@ class Access:
     array: str = ""
     axis: int | None = None
     extent: int | None = None # constant extent of the axis (arrays)
-    base: Base | None = None
+    base: Root | None = None   # what a pointer access is checked against
     pointer_start: int = -1   # byte range of the pointer expression (derived pointers)
     pointer_end: int = -1
     elems: int = 1            # elements touched (vloadN: N)
@@ -107,6 +115,10 @@ class Dialect:
                            "skip" for ones that do not, None: reported as unchecked
       barrier_call_edits(ps, call) -> edits making a barrier also fence the group's flag
       group_barrier_text() -> a statement that syncs the group (after collectives)
+      param_root(param, index, kernel=, moved=), array_root(decl, text, scope),
+      scalar_root(decl, name) -> Root (or Unknown): the C text of a root's memory and size,
+                           which differ per dialect (hidden argument names, `long` vs
+                           `long long`, address spaces); provenance.py decides what the root is
     The language's rewriter adds the prelude (which defines __sk_ix, __sk_ixb,
     __SK_UNLIKELY), hidden parameters and the kernel prologue (__sk_fp, __sk_lf, __sk_nb).
     """
@@ -136,6 +148,15 @@ class Dialect:
     def group_barrier_text(self) -> str:
         raise NotImplementedError
 
+    def param_root(self, param, index: int, *, kernel: bool, moved: bool) -> Root:
+        raise NotImplementedError
+
+    def array_root(self, decl, text: str, scope) -> Root | Unknown:
+        raise NotImplementedError
+
+    def scalar_root(self, decl, name: str) -> Root | Unknown:
+        raise NotImplementedError
+
 
 
 @dataclass
@@ -147,8 +168,7 @@ class ParamInfo:
     pointee: str = ""          # pointee type spelling, e.g. "const __global float"
     address_space: str = ""
     void: bool = False
-    moved: bool = False        # assigned/incremented in the function
-    base: Base | None = None
+    moved: bool = False        # assigned, stepped or address-taken in the function
 
 
 @dataclass
@@ -180,4 +200,4 @@ class FunctionFacts:
 
 
 
-__all__ = ["Access", "Base", "Dialect", "ParamInfo", "HelperCall", "FunctionFacts"]
+__all__ = ["Access", "Root", "Unknown", "Dialect", "ParamInfo", "HelperCall", "FunctionFacts"]

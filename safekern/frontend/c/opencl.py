@@ -24,7 +24,7 @@ import re
 from ...errors import CompilationError
 from ...failures import code32
 from . import edits as E, opencl_safety, parse as C, safety as c_safety, writes as c_writes
-from .model import Dialect
+from .model import Dialect, Root, Unknown
 from .opencl_headers import BASE_HEADER
 from .opencl_rewrite import KernelInfo, ProgramRewriter, Rewritten
 
@@ -96,6 +96,32 @@ class OpenCLDialect(Dialect):
                 return word
         return ""
 
+    # -- what provenance.py's roots are called ----------------------------------------------
+    def param_root(self, param, index: int, *, kernel: bool, moved: bool) -> Root:
+        """`p`'s memory: `__sk_nb_p` bytes (a hidden parameter), reached from `p` (from the
+        copy `__sk_orig_p` the prologue makes when the function moves `p`); a helper's `p`
+        lies `__sk_o_p` bytes into it."""
+        name = param.spelling
+        t = param.type.get_canonical()
+        pointee = t.get_pointee() if t.kind.name == "POINTER" else t.get_array_element_type()
+        base = f"__sk_orig_{name}" if moved else name
+        return Root("param" if kernel else "helper_param", name, base, f"__sk_nb_{name}",
+                    ("param", index), offset="0" if kernel else f"__sk_o_{name}",
+                    address_space=self.address_space(pointee.spelling))
+
+    def array_root(self, decl, text: str, scope) -> Root:
+        name = decl.spelling
+        return Root("array", name, name, f"(long)sizeof({name})", ("var", decl.hash), scope,
+                    address_space=self.address_space(decl.type.spelling))
+
+    def scalar_root(self, decl, name: str) -> Unknown:
+        # Accesses through the address of a variable (`atomic_inc(&count)` on a __local
+        # counter) stay unchecked in OpenCL C, as they were before the provenance analysis was
+        # shared with CUDA C (which sizes such roots): checking them is possible, but would
+        # change what existing OpenCL programs report and build -- a change of its own.
+        return Unknown(f"the address of variable '{name}', which safekern does not size")
+
+    # -- built-ins --------------------------------------------------------------------------
     def pointer_builtin(self, name: str):
         """(pointer arg, elements touched, offset arg or None), 'skip', or None (unchecked)."""
         if not name:

@@ -98,7 +98,7 @@ class ProgramRewriter:
                                           bool(failure_offsets))
             if is_kernel:
                 # Plain data only: libclang cursors would keep the whole parse alive.
-                params = [replace(p, cursor=None, base=None) for p in fa.params]
+                params = [replace(p, cursor=None) for p in fa.params]
                 stores = writes[f.spelling]
                 kernels[f.spelling] = KernelInfo(
                     f.spelling, len(params), params, [p for p in params if p.is_pointer],
