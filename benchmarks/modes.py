@@ -178,7 +178,8 @@ def check_summary(kernel) -> dict | None:
     reasons.pop("", None)
     return {"sites": len(records), "checked": statuses.get("checked", 0),
             "eliminated": statuses.get("eliminated", 0), "hoisted": statuses.get("hoisted", 0),
-            "unchecked": statuses.get("unchecked", 0), "unknown": statuses.get("unknown", 0), "reasons": dict(reasons), "records": records}
+            "unchecked": statuses.get("unchecked", 0), "unknown": statuses.get("unknown", 0),
+            "reasons": dict(reasons), "records": records}
 
 
 __all__ = ["Mode", "MODES", "UNCHECKED", "CHECKED", "SYNC", "SANITIZER", "ALL_MODE_NAMES",

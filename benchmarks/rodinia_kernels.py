@@ -1,26 +1,16 @@
-"""Six Rodinia benchmarks ported to numba-cuda, kernel for kernel.
+"""Six Rodinia benchmarks ported to numba-cuda, kernel for kernel (data, launches and
+references: `rodinia.py`; like `kernels.py`, nothing here is decorated).
 
-Ported the way a numba user ports Rodinia's CUDA sources: the same kernels, block shapes,
-shared-memory tiles and barriers (`cuda.shared.array`, `cuda.syncthreads`, `cuda.threadIdx`),
-with 2-D arrays where Rodinia computes flat offsets. Where the original reads out of bounds the
-port does not (a checked build would stop there): srad's halo rows at the image border. Like
-`kernels.py`, nothing here is decorated; `rodinia.py` holds the data, launches and references.
-
-- hotspot: `calculate_temp` (hotspot.cu): a pyramid of `iteration` time steps per launch on a
-  BLOCK x BLOCK shared tile with a halo that shrinks by one cell per step;
-- srad: srad_v2's `srad_cuda_1` / `srad_cuda_2`, and the statistics of the region of interest
-  that srad_v2 computes on the host between them (here on the device, as srad_v1's reduction
-  kernel does): `srad_reduce` (per-block partial sums) and `srad_stats` (q0sqr);
-- nw: `needle_cuda_shared_1` / `_2` (needle_kernel.cu): one launch per diagonal of blocks,
-  each block sweeping its tile's anti-diagonals in shared memory;
-- pathfinder: `dynproc_kernel` (pathfinder.cu): `iteration` rows of the dynamic program per
-  launch in a shared row with a shrinking halo;
-- lud: `lud_diagonal`, `lud_perimeter`, `lud_internal` (lud_kernel.cu): blocked LU without
-  pivoting;
-- backprop: `bpnn_layerforward_CUDA` and `bpnn_adjust_weights_cuda` (backprop_cuda_kernel.cu),
-  the hidden layer of 16 units; the block index runs along x (Rodinia's y caps the input layer
-  at 65535 blocks), and the forward kernel leaves the weights alone (Rodinia writes its
-  reduction tree back into them and uploads them again before the adjustment).
+Ported as a numba user ports Rodinia's CUDA: the same kernels, block shapes, shared tiles and
+barriers, with 2-D arrays where Rodinia computes flat offsets. hotspot: `calculate_temp`;
+srad: srad_v2's `srad_cuda_1` / `_2`, plus the region statistics srad_v2 computes on the host
+between them, here on the device as srad_v1 does (`srad_reduce`, `srad_stats`); the port does
+not read the rows above and below the image that the original reads before replacing them
+(out of bounds); nw: `needle_cuda_shared_1` / `_2`; pathfinder: `dynproc_kernel`; lud:
+`lud_diagonal` / `_perimeter` / `_internal`; backprop: `bpnn_layerforward_CUDA` (which here
+leaves the weights alone instead of writing its reduction tree into them) and
+`bpnn_adjust_weights_cuda`, the block index along x (Rodinia's y caps the input at 65535
+blocks).
 """
 from numba import cuda, float32, int32
 

@@ -129,6 +129,88 @@ def test_float_results_a_little_off_fail(name):
     assert case.compare(off, ref)
 
 
+def test_rodinia_references_agree_with_plain_loops():
+    """The vectorised NumPy references of the Rodinia cases against Rodinia's own CPU loops."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    # nw: the running-maximum row update is the three-way recurrence
+    ref = rng.integers(-4, 12, (13, 13)).astype(np.int32)
+    want = np.zeros((13, 13), np.int64)
+    want[0, :] = want[:, 0] = -10 * np.arange(13)
+    for i in range(1, 13):
+        for j in range(1, 13):
+            want[i, j] = max(want[i - 1, j - 1] + ref[i, j], want[i, j - 1] - 10,
+                             want[i - 1, j] - 10)
+    assert (rodinia._nw_scores(ref, 10) == want).all()
+    # pathfinder: the neighbours at the ends are the cell itself
+    wall = rng.integers(0, 10, (6, 9)).astype(np.int32)
+    r = list(wall[0])
+    for row in wall[1:]:
+        r = [min(r[max(x - 1, 0)], r[x], r[min(x + 1, 8)]) + row[x] for x in range(9)]
+    assert list(rodinia._pathfinder_reference(wall[0], wall[1:])) == r
+    # lud: Doolittle without pivoting, element by element
+    a = rng.random((40, 40)) + 40 * np.eye(40)
+    m = a.copy()
+    for k in range(40):
+        for i in range(k + 1, 40):
+            m[i, k] /= m[k, k]
+            for j in range(k + 1, 40):
+                m[i, j] -= m[i, k] * m[k, j]
+    assert np.allclose(rodinia._lu_packed(a), m, rtol=1e-12, atol=1e-12)
+    # hotspot: clamped neighbours, one step at a time
+    temp, power = 320 + 20 * rng.random((5, 7)), 1e-3 * rng.random((5, 7))
+    cap, rx, ry, rz, step = (float(p) for p in rodinia._hotspot_parameters())
+    t = temp.copy()
+    for _ in range(3):
+        new = t.copy()
+        for y in range(5):
+            for x in range(7):
+                n, s_, w, e = t[max(y - 1, 0), x], t[min(y + 1, 4), x], t[y, max(x - 1, 0)], \
+                    t[y, min(x + 1, 6)]
+                new[y, x] = t[y, x] + step / cap * (power[y, x] + (s_ + n - 2 * t[y, x]) / ry
+                                                    + (e + w - 2 * t[y, x]) / rx
+                                                    + (80 - t[y, x]) / rz)
+        t = new
+    got = rodinia._hotspot_reference(temp.astype(np.float32), power.astype(np.float32), 3,
+                                     rodinia._hotspot_parameters())
+    assert np.allclose(got, t, rtol=1e-6)
+    # srad: srad_v2's CPU path (iN, iS, jW, jE clamped; cN = cW = c[k])
+    j0 = np.exp(rng.random((6, 8)))
+    j = j0.copy()
+    for _ in range(2):
+        roi = j[1:4, 2:6]
+        mean = roi.sum() / roi.size
+        q0 = ((roi ** 2).sum() / roi.size - mean * mean) / (mean * mean)
+        d = np.zeros((4, 6, 8))
+        c = np.zeros((6, 8))
+        for y in range(6):
+            for x in range(8):
+                jc = j[y, x]
+                d[:, y, x] = (j[max(y - 1, 0), x] - jc, j[min(y + 1, 5), x] - jc,
+                              j[y, max(x - 1, 0)] - jc, j[y, min(x + 1, 7)] - jc)
+                g2 = (d[:, y, x] ** 2).sum() / (jc * jc)
+                lap = d[:, y, x].sum() / jc
+                qsqr = (0.5 * g2 - lap * lap / 16) / (1 + 0.25 * lap) ** 2
+                c[y, x] = min(max(1 / (1 + (qsqr - q0) / (q0 * (1 + q0))), 0), 1)
+        new = j.copy()
+        for y in range(6):
+            for x in range(8):
+                dn, ds, dw, de = d[:, y, x]
+                new[y, x] += 0.25 * 0.5 * (c[y, x] * dn + c[min(y + 1, 5), x] * ds
+                                           + c[y, x] * dw + c[y, min(x + 1, 7)] * de)
+        j = new
+    assert np.allclose(rodinia._srad_reference(j0, (1, 3, 2, 5), 0.5, 2), j, rtol=1e-12)
+    # backprop: per block of 16 inputs, the weighted sum for each hidden unit
+    case = cases.build("backprop", quick=True)
+    units, w = case.arrays["units"].astype(np.float64), case.arrays["weights"]
+    partial = case.reference()["partial"]
+    for b in range(partial.shape[0]):
+        for h in range(16):
+            rows = range(16 * b + 1, 16 * b + 17)
+            assert partial[b, h] == pytest.approx(sum(units[r] * w[r, h + 1] for r in rows))
+
+
 def test_unknown_kernel_or_mode_is_a_clear_usage_error():
     for args, word in ((["--only", "vector_add,nope"], "nope"), (["--modes", "fast"], "fast")):
         proc = subprocess.run([sys.executable, "-m", "benchmarks", *args, "--list"], cwd=ROOT,
