@@ -10,7 +10,7 @@ pytest.importorskip("clang.cindex")
 
 import safekern
 from safekern import failures
-from safekern.frontend.c import safety as c_safety, cuda, opencl
+from safekern.frontend.c import cuda, messages, opencl
 from tests import c_safety_kernels as K
 
 
@@ -75,11 +75,11 @@ def test_messages_name_the_condition_the_expression_and_the_values():
 
 
 def test_printf_conversions():
-    assert c_safety._printf_template("a %d b %5i %-3u %08x %X %o %c %% {x}") == (
+    assert messages.printf_template("a %d b %5i %-3u %08x %X %o %c %% {x}") == (
         "a {0} b {1:5} {2:<3} {3:08x} {4:X} {5:o} {6:c} % {{x}}", 7)
-    assert c_safety._printf_template("%ld %llu %zu") == ("{0} {1} {2}", 3)
-    assert c_safety._printf_template("%f") == (None, None)
-    assert c_safety._c_string(r'"tab\there \"q\" \x41\101"') == 'tab\there "q" AA'
+    assert messages.printf_template("%ld %llu %zu") == ("{0} {1} {2}", 3)
+    assert messages.printf_template("%f") == (None, None)
+    assert messages.c_string(r'"tab\there \"q\" \x41\101"') == 'tab\there "q" AA'
 
 
 def test_division_sites_by_type_and_divisor():

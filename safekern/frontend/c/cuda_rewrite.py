@@ -16,6 +16,7 @@ from . import safety as c_safety, writes as c_writes
 from . import parse as C
 from . import edits as E
 from .cuda_access import FunctionRewriter
+from .cuda_calls import call_name
 from .cuda_dialect import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, NO_MEMORY_CALLS,
                            device_prelude, spelling)
 from .model import Access
@@ -358,7 +359,7 @@ class ModuleRewriter:
 
         def callee_of(call):
             try:
-                return self._resolve(call, rewriter._call_name(call))
+                return self._resolve(call, call_name(self.ps, call))
             except UnsupportedError:
                 return None
 

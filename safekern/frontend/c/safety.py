@@ -24,15 +24,14 @@ functions are in its prelude (cuda.py, opencl.py).
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Callable
 
 from ...errors import UnsupportedError
 from ...failures import TABLE, FailureSite, site_code
 from ...report import ReportEntry, Status
-from . import parse as C
-from . import edits as E
+from . import edits as E, parse as C
+from .messages import STRING_TOKEN, c_string, collapse, literal, printf_template
 
 ASSERT_MACROS = ("SAFEKERN_ASSERT", "SAFEKERN_ASSERT_MSG")
 MAX_VALUES = 3        # failures.ARGS
@@ -181,7 +180,7 @@ class SafetyRewriter:
                 raise ps.error(f"{name}(cond) takes one argument; use "
                                "SAFEKERN_ASSERT_MSG(cond, \"message\", values...) for a "
                                "message", s, e, kernel=self.function, cls=UnsupportedError)
-            message = "assertion failed: " + _literal(_collapse(ps.slice(cs, ce)))
+            message = "assertion failed: " + literal(collapse(ps.slice(cs, ce)))
             values, removed = [], []
         value = _evaluate(cond)
         if value is not None and value != 0:
@@ -226,12 +225,12 @@ class SafetyRewriter:
         after = ps.next_token(lit_e)
         literal = [t for t in ps.tokens_between(comma[1], after[0] if after else lit_e)]
         if comma is None or comma[2] != "," or not literal or \
-                not all(_STRING_TOKEN.match(t[2]) for t in literal):
+                not all(STRING_TOKEN.match(t[2]) for t in literal):
             raise ps.error("the message of SAFEKERN_ASSERT_MSG must be a string literal",
                            lit_s, lit_e, kernel=self.function, cls=UnsupportedError)
-        text = "".join(_c_string(t[2]) for t in literal)
+        text = "".join(c_string(t[2]) for t in literal)
         values = args[2:]
-        template, n = _printf_template(text)
+        template, n = printf_template(text)
         if n is None:
             raise ps.error(f"the message of SAFEKERN_ASSERT_MSG has a conversion safekern "
                            f"cannot show ({text!r}): use %d %i %u %x %X %o %c with integer "
@@ -307,8 +306,8 @@ class SafetyRewriter:
                 ps.macro_at(ls, tok[0], re_) or ps.macro_containing(s, e):
             self._site("zero_division", Status.UNCHECKED, "written inside a macro expansion", s, e)
             return
-        shown = _literal(_collapse(ps.slice(s, e)))
-        divisor_text = _literal(_collapse(ps.slice(rs, re_)))
+        shown = literal(collapse(ps.slice(s, e)))
+        divisor_text = literal(collapse(ps.slice(rs, re_)))
         dividend = "0"
         message = f"division by zero in `{shown}`: `{divisor_text}` is 0"
         if not compound:
@@ -340,7 +339,7 @@ class SafetyRewriter:
         if end_line != caret_line or ce <= cs:
             end_col = None
         site = SafetySite(self.function, kind, status, reason, start, end, lineno, col,
-                          _collapse(ps.slice(start, end)))
+                          collapse(ps.slice(start, end)))
         if status == Status.CHECKED:
             site.code = site_code(self.spelling.backend, ps.filename, caret_line, caret_col,
                                   self.function, kind, site.text)
@@ -478,64 +477,6 @@ def _constant_tree(expr, depth: int = 0) -> bool:
     if c.kind.name not in _CONSTANT_KINDS:
         return False
     return all(_constant_tree(ch, depth) for ch in C.children(c))
-
-
-# -- messages --------------------------------------------------------------------------------
-
-def _collapse(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _literal(text: str) -> str:
-    """Text shown as it is in a str.format template."""
-    return text.replace("{", "{{").replace("}", "}}")
-
-
-_STRING_TOKEN = re.compile(r'^(?:u8|u|U|L)?"')
-_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]+|[0-7]{1,3}|.)", re.S)
-_SIMPLE = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v",
-           "\\": "\\", "'": "'", '"': '"', "?": "?", "e": "\x1b"}
-
-
-def _c_string(token: str) -> str:
-    """The characters of one C string literal token."""
-    body = token[token.index('"') + 1:-1]
-
-    def unescape(m):
-        esc = m.group(1)
-        if esc[0] == "x":
-            return chr(int(esc[1:], 16) & 0x10FFFF)
-        if esc[0] in "01234567":
-            return chr(int(esc, 8))
-        return _SIMPLE.get(esc, esc)
-
-    return _ESCAPE.sub(unescape, body)
-
-
-_CONVERSION = re.compile(r"%(?P<flags>[-0]*)(?P<width>\d*)(?:hh|h|ll|l|z|j|t)?"
-                         r"(?P<type>[diuxXoc%])|%")
-
-
-def _printf_template(text: str):
-    """(str.format template, number of values) of a printf-style message; (None, None) for a
-    conversion safekern cannot show."""
-    out, n, pos = [], 0, 0
-    for m in _CONVERSION.finditer(text):
-        out.append(_literal(text[pos:m.start()]))
-        pos = m.end()
-        kind = m.group("type")
-        if kind is None:
-            return None, None
-        if kind == "%":
-            out.append("%")
-            continue
-        spec = ("<" if "-" in m.group("flags") else "") + \
-            ("0" if "0" in m.group("flags") and "-" not in m.group("flags") else "") + \
-            m.group("width") + {"d": "", "i": "", "u": "", "c": "c"}.get(kind, kind)
-        out.append("{" + str(n) + (":" + spec if spec else "") + "}")
-        n += 1
-    out.append(_literal(text[pos:]))
-    return "".join(out), n
 
 
 __all__ = ["SafetyRewriter", "SafetySite", "Spelling", "division_operands", "scan",
