@@ -166,6 +166,7 @@ CASES = [  # kernel source, marker, array as reported, axis
 @pytest.mark.parametrize("src,marker,array,axis", CASES, ids=[c[1] for c in CASES])
 def test_failure_table_names_each_site(src, marker, array, axis):
     rw = cuda.rewrite(src, filename=f"{marker}.cu", arch=ARCH)
+    failures.TABLE.register_all(rw.failure_sites)      # what the backend does at load
     lineno = K.line(src, marker)
     sites = [a for a in rw.accesses if a.status == "checked" and a.extra["lineno"] == lineno
              and a.array == array and a.axis == axis]

@@ -333,3 +333,12 @@ extern "C" __global__ void k(Vec v, float* out) { out[0] = v[3]; }
     assert by_text["out[0]"].status == "checked"
     (method,) = [e for e in rw.report() if e.function == "Vec::operator[]"]
     assert method.text == "d[i]" and method.status == "unchecked"
+
+
+def test_a_rewrite_returns_its_failure_sites_and_registers_nothing():
+    from safekern.failures import TABLE
+
+    rw = cuda.rewrite(K.GATHER, filename="registers_nothing.cu")
+    codes = {a.extra["code"] for a in rw.accesses if a.status == "checked"}
+    assert codes and {s.code for s in rw.failure_sites} == codes
+    assert all(TABLE.lookup(code) is None for code in codes)   # the backend registers them

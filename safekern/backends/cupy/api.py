@@ -23,6 +23,7 @@ import numpy as np
 
 from ... import config, runtime
 from ...errors import UnsupportedError
+from ...failures import TABLE
 from ...report import ReportEntry, Status
 from ...frontend.c import cuda as frontend
 from . import sync as cupy_sync, nvrtc
@@ -187,6 +188,9 @@ class Program:
                     return hit
             arch, cubin = device_arch(device_id)
             rw = self.rewrite(arch, checks)
+            # What the module's failure codes mean, for sync() to name them: here, where a
+            # module is built or loaded from the cache alike (the rewrite registers nothing).
+            TABLE.register_all(rw.failure_sites)
             options = compile_options(self.options)
             exprs = self.expressions(rw)
             fields = device_fields(device_id)

@@ -25,7 +25,7 @@ import pyopencl.array as cla
 
 from ... import config, runtime
 from ...errors import CompilationError
-from ...failures import BUFFER_LEN
+from ...failures import BUFFER_LEN, TABLE
 from ...frontend.c.buildlog import map_build_log
 from ...frontend.c.edits import prelude_lines
 from ...frontend.c import opencl as frontend
@@ -416,6 +416,9 @@ def build_program(ctx, source: str, *, filename: str, options=None,
             f"safekern's parser (libclang) cannot analyse this program although the OpenCL "
             f"driver builds it: {err.problem}", filename=filename, lineno=err.lineno,
             source_line=err.source_line, col=err.col) from None
+    # What the program's failure codes mean, for sync() to name them; the rewrite runs (and
+    # registers nothing) whether the binary then comes from the cache or the driver.
+    TABLE.register_all(rewritten.failure_sites)
     n_prelude = prelude_lines(rewritten.text)
     prg = _cached_build(ctx, rewritten.text, options, devices, filename, n_prelude, describe,
                         source)

@@ -154,8 +154,9 @@ class FunctionRewriter(CallRewriter):
         lineno, _, _ = a.location(self.ps)
         a.extra["lineno"] = lineno
         if status == Status.CHECKED:
-            site = a.site(self.ps, BACKEND)
+            site = a.failure_site(self.ps, BACKEND)
             a.extra["code"] = site.code
+            self.mod.failure_sites.append(site)
         self.mod.accesses.append(a)
         return a
 

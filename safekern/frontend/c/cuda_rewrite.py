@@ -64,6 +64,8 @@ class CudaRewrite:
     accesses: list[Access] = field(default_factory=list)
     barriers: bool = False    # some kernel synchronises its block
     includes: tuple = ()      # (path, sha256) of the real files the source includes
+    #: what each failure code of the module means: the backend registers them
+    failure_sites: list = field(default_factory=list)
     safety: list = field(default_factory=list)   # c_safety.SafetySite: asserts, divisions
 
     def find_kernels(self, name: str) -> list[KernelInfo]:
@@ -146,6 +148,7 @@ class ModuleRewriter:
         self.edits: list[E.Edit] = []
         self.accesses: list[Access] = []
         self.safety: list = []                 # c_safety.SafetySite: asserts and divisions
+        self.failure_sites: list = []          # of the checked accesses (FunctionRewriter)
         self.writes: dict = {}                 # Function -> c_writes.Writes
         self.functions: list[Function] = []
         self.by_location: dict[int, Function] = {}
@@ -289,7 +292,9 @@ class ModuleRewriter:
             text = E.apply_edits(self.ps, [], prelude=CHECKS_OFF_PRELUDE if uses else "")
         return CudaRewrite(source=text, original=self.ps.source, filename=self.ps.filename,
                            checked=self.checks, kernels=kernels, accesses=self.accesses,
-                           barriers=barriers, includes=self._includes(), safety=self.safety)
+                           barriers=barriers, includes=self._includes(), safety=self.safety,
+                           failure_sites=self.failure_sites + [
+                               s.failure for s in self.safety if s.status == Status.CHECKED])
 
     def _includes(self) -> tuple:
         """Real header files the source includes (their contents go into cache keys)."""

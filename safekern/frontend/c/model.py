@@ -4,8 +4,8 @@
   size, a helper's parameter with base and size from its caller, an array of known size), or
   why that cannot be told (provenance.py).
 - `Access`: one memory access of the user's source, how it is handled (checked, eliminated,
-  unchecked with the reason) and the byte ranges an edit wraps; `Access.site()` is its
-  `FailureSite`.
+  unchecked with the reason) and the byte ranges an edit wraps; `Access.failure_site()` is
+  its `FailureSite` (returned, not registered: the backend registers what a rewrite found).
 - `ParamInfo`, `HelperCall`, `FunctionFacts`: what the OpenCL access analysis (checks.py)
   finds in one function, and what its rewrite (opencl_rewrite.py) reads.
 - `Dialect`: the base class of the language dialects (opencl.py, cuda_dialect.py): what
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...failures import TABLE, FailureSite, site_code
+from ...failures import FailureSite, site_code
 from ...report import Status
 
 
@@ -84,15 +84,16 @@ class Access:
             end_col = None
         return lineno, col, end_col
 
-    def site(self, ps, backend: str, kind: str = "bounds") -> FailureSite:
-        """Register this access's failure site in the process-wide table."""
+    def failure_site(self, ps, backend: str, kind: str = "bounds") -> FailureSite:
+        """What a failure code of this access means. The rewrite only returns it (in its
+        `failure_sites`); the backend registers it in failures.TABLE."""
         lineno, col, end_col = self.location(ps)
         code = site_code(backend, ps.filename, lineno, col, self.function, self.array,
                          self.axis, self.kind, kind)
-        return TABLE.register(FailureSite(
+        return FailureSite(
             code=code, kind=kind, kernel=self.function, filename=ps.filename, lineno=lineno,
             source_line=ps.source_line(lineno), col=col, end_col=end_col, array=self.array,
-            axis=self.axis))
+            axis=self.axis)
 
 
 class Dialect:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ...errors import UnsupportedError
-from ...failures import TABLE
 from ...report import ReportEntry
 from . import edits as E, parse as C, safety as c_safety, writes as c_writes
 from .checks import access_edits, analyse_function, call_edits, param_infos
@@ -39,7 +38,8 @@ class Rewritten:
     text: str
     kernels: dict
     report: list = field(default_factory=list)
-    sites: list = field(default_factory=list)
+    #: what each failure code of the program means: the backend registers them
+    failure_sites: list = field(default_factory=list)
 
 
 
@@ -73,7 +73,7 @@ class ProgramRewriter:
             fa = facts[f.spelling]
             codes, site_codes = {}, {}
             for a in fa.checked:
-                site = a.site(ps, "opencl")
+                site = a.failure_site(ps, "opencl")
                 sites.append(site)
                 codes[id(a)] = self.dialect.code_literal(site.code)
                 site_codes[id(a)] = site.code
@@ -89,7 +89,7 @@ class ProgramRewriter:
                                           failure_offsets, checks)
             failure_offsets += [s.start for s in checks.checked]
             edits += control + checks.edits
-            sites += [TABLE.lookup(s.code) for s in checks.checked]
+            sites += checks.failure_sites
             report.extend(sorted(self._report(fa, site_codes) + [s.entry() for s in checks.sites],
                                  key=lambda r: (r.lineno, r.col)))
             edits += self._signature_edits(f, fa, is_kernel)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ...errors import UnsupportedError
-from ...failures import TABLE, FailureSite, site_code
+from ...failures import FailureSite, site_code
 from ...report import ReportEntry, Status
 from . import edits as E, parse as C
 from .messages import STRING_TOKEN, c_string, collapse, literal, printf_template
@@ -84,10 +84,12 @@ class SafetySite:
     text: str                  # as written, whitespace collapsed
     code: int | None = None
     edits: list = field(default_factory=list)
+    failure: FailureSite | None = None   # what its failure code means (checked sites)
 
     def entry(self) -> ReportEntry:
         return ReportEntry(self.function, self.lineno, self.col, self.text, "", self.status,
-                           self.reason, kind=self.kind, code=self.code)
+                           self.reason, kind=self.kind,
+                           code=self.code if self.status == Status.CHECKED else None)
 
 
 @dataclass
@@ -114,6 +116,11 @@ class SafetyRewriter:
         return [s for s in self.sites if s.status == Status.CHECKED]
 
     @property
+    def failure_sites(self) -> list:
+        """The FailureSite of each checked assert and division (the backend registers them)."""
+        return [s.failure for s in self.checked]
+
+    @property
     def edits(self) -> list:
         return [e for site in self.sites for e in site.edits]
 
@@ -124,6 +131,7 @@ class SafetyRewriter:
         for site in self.sites:
             if site.kind == "zero_division" and site.status == Status.CHECKED:
                 site.status, site.reason, site.edits = Status.UNCHECKED, reason, []
+                site.failure = None
                 found = True
         return found
 
@@ -343,10 +351,10 @@ class SafetyRewriter:
         if status == Status.CHECKED:
             site.code = site_code(self.spelling.backend, ps.filename, caret_line, caret_col,
                                   self.function, kind, site.text)
-            TABLE.register(FailureSite(
+            site.failure = FailureSite(
                 code=site.code, kind=kind, kernel=self.function, filename=ps.filename,
                 lineno=caret_line, source_line=ps.source_line(caret_line), col=caret_col,
-                end_col=end_col, array=None, axis=None, message=message))
+                end_col=end_col, array=None, axis=None, message=message)
         self.sites.append(site)
         return site
 
