@@ -130,11 +130,13 @@ def fake_cupy(monkeypatch):
     FakeCupy.launches = []
     FakeCupy.refuse_next_load = 0
     monkeypatch.setitem(sys.modules, "cupy", cp)
-    from safekern import sync_points
+    from safekern import runtime, sync_points
     from safekern.backends.cupy import api as backend
-    from safekern.backends.cupy import program as cupy_support, sync as cupy_sync
+    from safekern.backends.cupy import sync as cupy_sync
 
-    monkeypatch.setattr(cupy_support, "_sources", {})
+    # Failure buffers the stand-in made are the stand-in's: the other backends' stay.
+    monkeypatch.setattr(runtime, "_sources",
+                        {key: s for key, s in runtime._sources.items() if key[0] != "cupy"})
     # The stand-in has none of CuPy's sync points; the real CuPy's hooks are put in again by
     # its next checked load (tests/test_sync_points_cupy.py tests them).
     sync_points.uninstall("cupy")

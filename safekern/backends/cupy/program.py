@@ -7,7 +7,6 @@ CuPy is imported when first needed.
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,16 +97,10 @@ class CupyFailureSource(runtime.FailureSource):
             cp.cuda.Device(self.device_id).synchronize()
 
 
-_sources: dict[int, CupyFailureSource] = {}
-_sources_lock = threading.Lock()
-
-
 def failure_source(device_id: int) -> CupyFailureSource:
-    with _sources_lock:
-        src = _sources.get(device_id)
-        if src is None:
-            src = _sources[device_id] = CupyFailureSource(device_id)
-        return src
+    """The failure buffer of a device (made at its first checked launch), from the runtime's
+    one registry of failure sources."""
+    return runtime.failure_source("cupy", device_id, lambda: CupyFailureSource(device_id))
 
 
 def _plain_sync(target) -> None:

@@ -83,36 +83,34 @@ class OpenCLFailureSource(runtime.FailureSource):
                         is_blocking=True)
 
 
-_sources: dict = {}
-_sources_lock = threading.Lock()
 _plain_queues: dict[int, object] = {}      # SAFEKERN_CHECKS=0: queues to finish at sync()
+_plain_lock = threading.Lock()
 
 
 def failure_source(context, device) -> OpenCLFailureSource:
-    key = (context.int_ptr, device.int_ptr)
-    with _sources_lock:
-        source = _sources.get(key)
-        if source is None or source.context != context or source.device != device:
-            source = OpenCLFailureSource(context, device)
-            _sources[key] = source
-        return source
+    """The failure buffer of a (context, device) pair, from the runtime's one registry. Keyed
+    by the handles: a handle the driver reuses for a new context or device gets a new source."""
+    return runtime.failure_source(
+        "opencl", (context.int_ptr, device.int_ptr),
+        lambda: OpenCLFailureSource(context, device),
+        current=lambda source: source.context == context and source.device == device)
 
 
 def note_plain_launch(queue) -> None:
-    with _sources_lock:
+    with _plain_lock:
         _plain_queues[queue.int_ptr] = queue
 
 
 def _plain_sync(target=None) -> None:
-    with _sources_lock:
+    with _plain_lock:
         queues = list(_plain_queues.values())
     for q in queues:
         if target is None or q == target or (isinstance(target, cl.Context)
                                              and q.context == target):
             q.finish()
-            with _sources_lock:
+            with _plain_lock:
                 _plain_queues.pop(q.int_ptr, None)
-    for source in list(_sources.values()):
+    for source in runtime.failure_sources("opencl"):
         if source.matches(target):
             source.synchronize()
 
