@@ -455,24 +455,18 @@ class RaceChecker:
         for any launch."""
         rows = []
         for name in self.written:
+            accesses = self.summary.accesses.get(name, [])
+            unknown = [a.lineno for a in accesses if a.index is None]
             if name in self.summary.opaque:
                 line, why = self.summary.opaque[name]
-                rows.append(_row(function, line, name, Status.MAY_RACE,
-                                 f"its accesses are not known ({why})"))
-                continue
-            accesses = self.summary.accesses.get(name, [])
-            if any(a.index is None for a in accesses):
-                line = next(a.lineno for a in accesses if a.index is None)
-                rows.append(_row(function, line, name, Status.MAY_RACE,
-                                 "a data-dependent index"))
+                status, reason = Status.MAY_RACE, f"its accesses are not known ({why})"
+            elif unknown:
+                line, status, reason = unknown[0], Status.MAY_RACE, "a data-dependent index"
             else:
-                rows.append(_row(function, accesses[0].lineno, name, Status.RACE_CHECKED,
-                                 "in place: each launch is proven race-free or refused"))
+                line, status = accesses[0].lineno, Status.RACE_CHECKED
+                reason = "in place: each launch is proven race-free or refused"
+            rows.append(ReportEntry(function, line, 0, "", name, status, reason, kind="race"))
         return rows
-
-
-def _row(function, line, array, status, reason) -> ReportEntry:
-    return ReportEntry(function, line, 0, "", array, status, reason, kind="race")
 
 
 def _shift(mp: Memory, mq: Memory):

@@ -181,7 +181,7 @@ class NumbaResolver:
 
 
 class AtomicRef:
-    """`cuda.atomic.<op>` bound to a parameter (numba_resolver.bind_function_arguments): the
+    """`cuda.atomic.<op>` bound to a parameter (NumbaResolver.bind_function_arguments): the
     parameter's calls become checked atomics."""
 
     _all: dict = {}

@@ -1,6 +1,6 @@
 """Check helpers for the CUDA simulator (NUMBA_ENABLE_CUDASIM=1): plain Python.
 
-The same contract as numba_helpers, so the rewritten source is identical; the check runs before
+The same contract as intrinsics.py, so the rewritten source is identical; the check runs before
 the access, so numba's NumPy-backed IndexError never fires first.
 """
 from __future__ import annotations

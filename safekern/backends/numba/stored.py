@@ -40,6 +40,7 @@ from ..._version import __version__
 from ...cache.kernels import get_kernel_cache, get_or_build
 from ...failures import FailureSite
 from ...frontend import python as pyfront
+from ...frontend.python.launch import LaunchFact, LaunchPredicate
 from .keys import Uncacheable, describe_value, names_used
 from .resolver import device_function_of
 
@@ -199,8 +200,6 @@ def _pack_predicate(predicate) -> list:
 
 
 def _unpack_predicate(data):
-    from ...frontend.python.launch import LaunchFact, LaunchPredicate
-
     terms, const = data
     return LaunchPredicate(tuple((c, LaunchFact(kind, param, name, tuple(axis)))
                                  for c, kind, param, name, axis in terms), const)
