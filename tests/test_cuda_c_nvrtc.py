@@ -12,6 +12,7 @@ import safekern
 from safekern import failures
 from safekern.backends.cupy import api as backend
 from safekern.backends.cupy import nvrtc
+from safekern.cache.kernels import get_kernel_cache
 from safekern.frontend.c import cuda
 from tests import cuda_c_kernels as K
 
@@ -215,9 +216,9 @@ def test_compiled_modules_come_from_the_cache():
                 name_expressions=tuple(K.TEMPLATE_NAMES),
                 device_fields={"device_name": "test", "compute_capability": "90", "driver": 1})
     before = nvrtc.compile_calls()
-    first, (kc, _) = backend.compile_rewrite(rw, **args)
-    assert kc is not None and nvrtc.compile_calls() == before + 1
-    second, _ = backend.compile_rewrite(rw, **args)
+    first = backend.compile_rewrite(rw, **args)
+    assert get_kernel_cache() is not None and nvrtc.compile_calls() == before + 1
+    second = backend.compile_rewrite(rw, **args)
     assert nvrtc.compile_calls() == before + 1
     assert second.cubin == first.cubin and second.lowered == first.lowered
     assert first.cubin[:4] == b"\x7fELF" and b".target sm_90" in first.ptx
@@ -231,10 +232,10 @@ def test_compile_without_cache(monkeypatch):
     monkeypatch.setenv("SAFEKERN_CACHE", "off")
     safekern.config.reload()
     rw = cuda.rewrite(K.GATHER, filename="g.cu", arch=ARCH)
-    binary, (kc, _) = backend.compile_rewrite(
+    binary = backend.compile_rewrite(
         rw, options=backend.compile_options(()), arch=ARCH, cubin=True, name_expressions=(),
         device_fields={})
-    assert kc is None and binary.cubin[:4] == b"\x7fELF"
+    assert get_kernel_cache() is None and binary.cubin[:4] == b"\x7fELF"
 
 
 def test_check_report_without_a_gpu():

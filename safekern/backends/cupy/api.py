@@ -194,20 +194,9 @@ class Program:
             options = compile_options(self.options)
             exprs = self.expressions(rw)
             fields = device_fields(device_id)
-            binary, (kc, key_fields) = compile_rewrite(
+            binary, module = compile_rewrite(
                 rw, options=options, arch=arch, cubin=cubin, name_expressions=exprs,
-                device_fields=fields, log_stream=log_stream)
-            try:
-                module = load_module(binary)
-            except RuntimeError as err:
-                if kc is None:
-                    raise
-                # A cached binary this driver refuses: drop it and build it again.
-                kc.reject(key_fields, reason=str(err))
-                binary, _ = compile_rewrite(
-                    rw, options=options, arch=arch, cubin=cubin, name_expressions=exprs,
-                    device_fields=fields, log_stream=log_stream)
-                module = load_module(binary)
+                device_fields=fields, log_stream=log_stream, load=load_module)
             source = failure_source(device_id) if checks else None
             loaded = _Loaded(module, binary.lowered, rw, source, device_id)
             self._loaded[key] = loaded

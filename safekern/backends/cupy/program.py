@@ -240,10 +240,13 @@ class Binary:
 
 
 def compile_rewrite(rw: frontend.CudaRewrite, *, options, arch: str, cubin: bool,
-                    name_expressions, device_fields: dict, log_stream=None):
-    """NVRTC through the kernel cache (a hit compiles nothing): the Binary, and what
-    `reject` needs, (cache, key fields), should the driver refuse it."""
-    from ...cache.kernels import get_kernel_cache, pack_payload, unpack_payload
+                    name_expressions, device_fields: dict, log_stream=None, load=None):
+    """NVRTC through the kernel cache (a hit compiles nothing): the Binary; with `load` (a
+    function of the Binary, e.g. load_module) the pair (Binary, what `load` returns).
+
+    One build-or-load path (cache.kernels.get_or_build): a cached binary that `load` refuses
+    (RuntimeError: the driver refused it) is rejected there and built again."""
+    from ...cache.kernels import get_or_build, pack_payload, unpack_payload
 
     fields = {
         "kind": "cupy-rawmodule", "source": rw.source, "filename": rw.filename,
@@ -264,15 +267,21 @@ def compile_rewrite(rw: frontend.CudaRewrite, *, options, arch: str, cubin: bool
         return pack_payload({"lowered": out.lowered_names, "log": out.log, "arch": arch},
                             {"cubin": out.cubin or b"", "ptx": out.ptx})
 
-    kc = get_kernel_cache()
-    payload = kc.get_or_compile(fields, build, describe=describe,
-                                meta={"kernel": describe, "backend": "cupy", "arch": arch}
-                                ) if kc is not None else build()
-    meta, blobs = unpack_payload(payload)
-    if log_stream is not None and meta.get("log"):
-        log_stream.write(meta["log"])
-    return Binary(blobs.get("cubin", b""), blobs.get("ptx", b""), dict(meta["lowered"]),
-                  meta.get("log", "")), (kc, fields)
+    def binary_of(payload) -> Binary:
+        meta, blobs = unpack_payload(payload)
+        return Binary(blobs.get("cubin", b""), blobs.get("ptx", b""), dict(meta["lowered"]),
+                      meta.get("log", ""))
+
+    def load_payload(payload):
+        binary = binary_of(payload)
+        return binary, (load(binary) if load is not None else None)
+
+    binary, loaded = get_or_build(fields, build, load_payload, describe=describe,
+                                  meta={"kernel": describe, "backend": "cupy", "arch": arch},
+                                  refused=(RuntimeError,))
+    if log_stream is not None and binary.log:
+        log_stream.write(binary.log)
+    return binary if load is None else (binary, loaded)
 
 
 def load_module(binary: Binary):

@@ -327,57 +327,39 @@ def _cache_fields(ctx, devices, text: str, options: list[str]) -> dict:
             "env": tuple(config.environ_snapshot().items())}
 
 
-def _kernel_cache():
-    try:
-        from ...cache.kernels import get_kernel_cache, pack_payload, unpack_payload
-    except ImportError:
-        return None, None, None
-    try:
-        return get_kernel_cache(), pack_payload, unpack_payload
-    except Exception as err:  # noqa: BLE001 - the cache is an optimisation
-        log.debug("kernel cache unavailable: %s", err)
-        return None, None, None
-
-
 def _cached_build(ctx, text, options, devices, filename, n_prelude, describe, user_source):
-    """Build `text`, with its binaries kept in safekern's cache; a rejected binary is a miss."""
+    """Build `text`, with its binaries kept in safekern's cache (cache.kernels.get_or_build,
+    the one build-or-load path: a cached binary the driver refuses is rejected there and the
+    program built from source again)."""
+    from ...cache.kernels import get_or_build, pack_payload, unpack_payload
+
     opts_bytes, _ = _driver_options(ctx, options)
     devices = list(devices or ctx.devices)
-    kc, pack, unpack = _kernel_cache()
-    if kc is None:
-        return _driver_build(ctx, text, opts_bytes, devices, filename, n_prelude,
-                             user_source)
     fields = _cache_fields(ctx, devices, text, list(options) + [opts_bytes.decode()])
-    built = []
 
-    def compile_fn() -> bytes:
-        prg = _driver_build(ctx, text, opts_bytes, devices, filename, n_prelude,
-                             user_source)
-        built.append(prg)
+    def from_source():
+        return _driver_build(ctx, text, opts_bytes, devices, filename, n_prelude, user_source)
+
+    def build():
+        prg = from_source()
         binaries = prg.get_info(cl.program_info.BINARIES)
-        return pack({"devices": [d.name for d in devices],
-                     "empty": any(not b for b in binaries)},
-                    {f"device{i}": bytes(b) for i, b in enumerate(binaries)})
+        payload = pack_payload({"devices": [d.name for d in devices],
+                                "empty": any(not b for b in binaries)},
+                               {f"device{i}": bytes(b) for i, b in enumerate(binaries)})
+        return payload, prg           # built already: not loaded again from the payload
+
+    def load(payload):
+        info, blobs = unpack_payload(payload)
+        if info.get("empty"):
+            return from_source()      # the driver gave no binary to keep
+        binaries = [blobs[f"device{i}"] for i in range(len(devices))]
+        prg = cl._cl._Program(ctx, devices, binaries)
+        prg.build(opts_bytes, devices)
+        return cl.Program(prg)
 
     meta = {"backend": "opencl", "device": ", ".join(d.name for d in devices)}
-    for attempt in range(2):
-        payload = kc.get_or_compile(fields, compile_fn, describe=describe, meta=meta)
-        if built:
-            return built[0]
-        info, blobs = unpack(payload)
-        if info.get("empty"):
-            return _driver_build(ctx, text, opts_bytes, devices, filename, n_prelude,
-                             user_source)
-        try:
-            binaries = [blobs[f"device{i}"] for i in range(len(devices))]
-            prg = cl._cl._Program(ctx, devices, binaries)
-            prg.build(opts_bytes, devices)
-            return cl.Program(prg)
-        except (cl.Error, KeyError, ValueError) as err:
-            kc.reject(fields, reason=f"the driver refused the cached binary: {err}",
-                      describe=describe)
-    return _driver_build(ctx, text, opts_bytes, devices, filename, n_prelude,
-                             user_source)
+    return get_or_build(fields, build, load, describe=describe, meta=meta,
+                        refused=(cl.Error, KeyError, ValueError))
 
 
 def device_caps(devices) -> tuple[bool, bool]:
