@@ -17,7 +17,8 @@ from numba import cuda, float32, int32
 HS_BLOCK = 16      # hotspot: BLOCK_SIZE x BLOCK_SIZE threads and tiles
 SRAD_BLOCK = 16    # srad: BLOCK_SIZE x BLOCK_SIZE threads and tiles
 SRAD_THREADS = 256  # srad's reductions: at most this many threads per block, a power of two
-NW_BLOCK = 16      # nw: BLOCK_SIZE threads, a (BLOCK_SIZE + 1)^2 score tile
+NW_BLOCK = 16      # nw: BLOCK_SIZE threads
+NW_TEMP = 17       # nw: the (BLOCK_SIZE + 1)^2 score tile (a shared shape must be a constant)
 PF_BLOCK = 256     # pathfinder: BLOCK_SIZE threads and shared row
 LUD_BLOCK = 16     # lud: BLOCK_SIZE; the matrix order is a multiple of it
 BP_WIDTH = 16      # backprop: WIDTH x HEIGHT threads, the hidden layer has WIDTH units
@@ -268,7 +269,7 @@ def srad_2(e_c, w_c, n_c, s_c, j, c, lam):
 
 def nw_shared_1(reference, matrix, penalty, i):
     """Blocks on the i-th anti-diagonal of the top-left triangle of tiles."""
-    temp = cuda.shared.array((NW_BLOCK + 1, NW_BLOCK + 1), int32)
+    temp = cuda.shared.array((NW_TEMP, NW_TEMP), int32)
     ref = cuda.shared.array((NW_BLOCK, NW_BLOCK), int32)
     bx = cuda.blockIdx.x
     tx = cuda.threadIdx.x
@@ -303,7 +304,7 @@ def nw_shared_1(reference, matrix, penalty, i):
 
 def nw_shared_2(reference, matrix, penalty, i, block_width):
     """Blocks on the i-th anti-diagonal (counted back) of the bottom-right triangle."""
-    temp = cuda.shared.array((NW_BLOCK + 1, NW_BLOCK + 1), int32)
+    temp = cuda.shared.array((NW_TEMP, NW_TEMP), int32)
     ref = cuda.shared.array((NW_BLOCK, NW_BLOCK), int32)
     bx = cuda.blockIdx.x
     tx = cuda.threadIdx.x

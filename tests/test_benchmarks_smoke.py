@@ -211,6 +211,25 @@ def test_rodinia_references_agree_with_plain_loops():
             assert partial[b, h] == pytest.approx(sum(units[r] * w[r, h + 1] for r in rows))
 
 
+@pytest.mark.timeout(600)
+def test_every_numba_kernel_compiles_to_ptx_checked_and_plain():
+    """What the simulator cannot show: each kernel, with the argument types of its launches,
+    compiles for sm_90 (no GPU needed) with safekern.jit and with plain numba (a shared-array
+    shape that is not a constant, say, fails here and nowhere else before the H200)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT),
+                                                                    os.environ.get("PYTHONPATH")])))
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    proc = subprocess.run([sys.executable, "-m", "tests.benchmarks_ptx_probe"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=540)
+    if proc.returncode != 0 and "NVVM" in proc.stderr and "not found" in proc.stderr.lower():
+        pytest.skip("numba-cuda cannot find NVVM here: " + proc.stderr[-300:])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = json.loads(proc.stdout)
+    every = {k for name in cases.CASES for k in cases.build(name, quick=True).kernels}
+    assert set(lines) == every and len(every) == 29
+    assert all(x["checked"] > x["plain"] > 0 for x in lines.values()), lines
+
+
 def test_unknown_kernel_or_mode_is_a_clear_usage_error():
     for args, word in ((["--only", "vector_add,nope"], "nope"), (["--modes", "fast"], "fast")):
         proc = subprocess.run([sys.executable, "-m", "benchmarks", *args, "--list"], cwd=ROOT,
