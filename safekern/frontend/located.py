@@ -39,22 +39,24 @@ def internal_error(exc: BaseException, *, kernel=None, filename=None, lineno=Non
 def internal_errors(*, kernel=None, filename=None, lineno=None, col=None, source_line=None,
                     where=None):
     """Re-raise an unexpected exception of the body as a located InternalError. `where()`, if
-    given, is asked at that moment for a (lineno, col) better than the fixed one."""
+    given, is asked at that moment for a (lineno, col) better than the fixed one -- or a
+    (lineno, col, source_line), for sources linecache cannot read (C kernels are strings)."""
     try:
         yield
     except SafekernError:
         raise
     except Exception as exc:          # noqa: BLE001 -- the point: no bare internal traceback
-        line, column = lineno, col
+        line, column, text = lineno, col, source_line
         if where is not None:
             try:
                 found = where()
             except Exception:         # noqa: BLE001 -- the location is best effort
                 found = None
             if found and found[0]:
-                line, column = found
+                line, column = found[0], found[1]
+                text = found[2] if len(found) > 2 else (source_line if line == lineno else None)
         raise internal_error(exc, kernel=kernel, filename=filename, lineno=line, col=column,
-                             source_line=source_line if line == lineno else None) from exc
+                             source_line=text) from exc
 
 
 class LocatedVisitor:

@@ -73,6 +73,7 @@ class _Analyser:
         self.barriers = []
         self._declared = None
         self._depth = 0
+        self.at = None                  # the node being analysed (where an error is reported)
 
     # -- what pointers point into, what loop variables range over ---------------------------------------
     def setup(self):
@@ -106,6 +107,7 @@ class _Analyser:
                              self.prov.param_of)
 
     def _visit(self, c, parents):
+        self.at = c
         K = self.K
         if c.kind == K.CXX_UNARY_EXPR:        # sizeof / alignof / vec_step: not evaluated
             return
@@ -355,8 +357,13 @@ class _Analyser:
 def analyse_function(ps: ParsedSource, fn, dialect, *, is_kernel: bool,
                      helpers: dict, eliminate: bool = True) -> FunctionFacts:
     """The accesses, helper calls and barriers of one function definition (no edits).
-    `eliminate=False`: accesses proven in bounds are checked all the same."""
-    return _Analyser(ps, fn, dialect, is_kernel, helpers, eliminate).run()
+    `eliminate=False`: accesses proven in bounds are checked all the same. An unexpected
+    exception names the function and the line of the node being analysed."""
+    analyser = None
+    with ps.located(fn.spelling, fn.location.offset,
+                    lambda: analyser.at if analyser is not None else None):
+        analyser = _Analyser(ps, fn, dialect, is_kernel, helpers, eliminate)
+        return analyser.run()
 
 
 def find_accesses(ps: ParsedSource, fn, dialect, *, is_kernel: bool = True,

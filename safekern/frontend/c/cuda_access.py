@@ -34,6 +34,7 @@ class FunctionRewriter(CallRewriter):
                                [i for i, p in enumerate(fn.params)
                                 if is_pointer_type(p.type) or is_array_type(p.type)],
                                DIALECT, kernel=fn.kernel)
+        self.at = None                      # the node being checked (visit)
         self.checked = fn.rewritable
         self.uncheck_reason = "" if fn.rewritable else fn.why
         # asserts and divisions (safety.py); a constexpr function may run at compile time,
@@ -58,6 +59,7 @@ class FunctionRewriter(CallRewriter):
 
     # -- the walk ----------------------------------------------------------------------------
     def visit(self, c, depth, ctx):
+        self.at = c          # where an internal error is reported (ParsedSource.located)
         K = self.K
         kind = c.kind
         if kind == K.CXX_UNARY_EXPR:

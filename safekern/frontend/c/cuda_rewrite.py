@@ -272,18 +272,26 @@ class ModuleRewriter:
                     self.accesses.append(a)
                     continue
                 if body is not None and fn.cursor.is_definition():
-                    rewriter = FunctionRewriter(self, fn, body)
-                    rewriter.run()
-                    self.writes[fn] = self._writes(rewriter, body)
+                    rewriter = None
+                    with self._located(fn, lambda: rewriter.at if rewriter else None):
+                        rewriter = FunctionRewriter(self, fn, body)
+                        rewriter.run()
+                    with self._located(fn):
+                        self.writes[fn] = self._writes(rewriter, body)
                     # the kernel's prologue saves the entry value of the moved parameters
                     # that a root names (__sk_orig_i)
                     fn.orig_params |= rewriter.prov.originals
             self._propagate_barriers()
             c_writes.solve(self.writes)
             for fn in self.functions:
-                self._signature_edits(fn)
+                with self._located(fn):
+                    self._signature_edits(fn)
             self._report_methods()
-        kernels = [self._kernel_info(fn) for fn in self.functions if fn.kernel]
+        kernels = []
+        for fn in self.functions:
+            if fn.kernel:
+                with self._located(fn):
+                    kernels.append(self._kernel_info(fn))
         barriers = any(k.barriers for k in kernels) or any(f.barriers for f in self.functions)
         if self.checks:
             text = E.apply_edits(self.ps, self.edits, prelude=device_prelude(barriers))
@@ -295,6 +303,11 @@ class ModuleRewriter:
                            barriers=barriers, includes=self._includes(), safety=self.safety,
                            failure_sites=self.failure_sites + [
                                s.failure for s in self.safety if s.status == Status.CHECKED])
+
+    def _located(self, fn: Function, current=None):
+        """Where a pass over `fn` is: an unexpected exception in it names the function and
+        its line, or the line of the node `current()` returns (parse.ParsedSource.located)."""
+        return self.ps.located(fn.name, fn.cursor.location.offset, current)
 
     def _includes(self) -> tuple:
         """Real header files the source includes (their contents go into cache keys)."""
@@ -323,16 +336,21 @@ class ModuleRewriter:
                 continue
             owner = c.semantic_parent.spelling if c.semantic_parent is not None else ""
             name = f"{owner}::{c.spelling}" if owner else c.spelling
-            for node, _ in C.walk(body):
-                is_access = node.kind == K.ARRAY_SUBSCRIPT_EXPR or (
-                    node.kind == K.UNARY_OPERATOR and C.unary_op(self.ps, node) == "*")
-                if is_access:
-                    s, e = self.ps.offsets(node)
-                    a = Access(function=name, kind="subscript", status=Status.UNCHECKED,
-                                 reason="inside a member function, which safekern does not "
-                                 "rewrite", start=s, end=e, array="")
-                    a.extra["lineno"] = self.ps.line_col(s)[0]
-                    self.accesses.append(a)
+            with self.ps.located(name, c.location.offset):
+                self._report_method(name, body)
+
+    def _report_method(self, name, body):
+        K = self.K
+        for node, _ in C.walk(body):
+            is_access = node.kind == K.ARRAY_SUBSCRIPT_EXPR or (
+                node.kind == K.UNARY_OPERATOR and C.unary_op(self.ps, node) == "*")
+            if is_access:
+                s, e = self.ps.offsets(node)
+                a = Access(function=name, kind="subscript", status=Status.UNCHECKED,
+                           reason="inside a member function, which safekern does not rewrite",
+                           start=s, end=e, array="")
+                a.extra["lineno"] = self.ps.line_col(s)[0]
+                self.accesses.append(a)
 
     def _propagate_barriers(self):
         changed = True

@@ -43,6 +43,16 @@ class Rewritten:
 
 
 
+@dataclass
+class _Output:
+    """What the functions' rewrites add up to."""
+
+    edits: list = field(default_factory=list)
+    kernels: dict = field(default_factory=dict)
+    sites: list = field(default_factory=list)
+    report: list = field(default_factory=list)
+
+
 class ProgramRewriter:
     def __init__(self, ps: C.ParsedSource, dialect, kernel_asserts=True,
                  eliminate=True):
@@ -57,56 +67,70 @@ class ProgramRewriter:
 
     def run(self) -> Rewritten:
         ps = self.ps
+        # The analysis of each function runs located (checks.analyse_function); so does each
+        # later pass over a function (self._located): an unexpected exception names it.
         facts = {f.spelling: analyse_function(ps, f, self.dialect,
                                               is_kernel=f.spelling in self.kernel_names,
                                               helpers=self.helpers, eliminate=self.eliminate)
                  for f in self.fns}
         self._reject_kernel_calls()
         barrier_helpers = self._closure(facts, lambda fa: bool(fa.barriers))
-        safety = {f.spelling: self._safety(f, facts[f.spelling], barrier_helpers)
-                  for f in self.fns}
+        safety = {}
+        for f in self.fns:
+            with self._located(f):
+                safety[f.spelling] = self._safety(f, facts[f.spelling], barrier_helpers)
         failing = self._closure(facts, lambda fa: bool(fa.checked or
                                                        safety[fa.name].checked))
         writes = self._writes(facts)
-        edits, kernels, sites, report = [], {}, [], []
+        out = _Output()
         for f in self.fns:
-            fa = facts[f.spelling]
-            codes, site_codes = {}, {}
-            for a in fa.checked:
-                site = a.failure_site(ps, "opencl")
-                sites.append(site)
-                codes[id(a)] = self.dialect.code_literal(site.code)
-                site_codes[id(a)] = site.code
-            edits += access_edits(ps, fa, codes)
-            edits += call_edits(ps, fa)
-            failure_offsets = [a.start for a in fa.checked] + \
-                [self.ps.offsets(c.cursor)[0] for c in fa.calls if c.callee in failing]
-            collectives = self._collective_calls(f, barrier_helpers)
-            barrier_calls = [c for c, _ in fa.barriers] + collectives
-            is_kernel = f.spelling in self.kernel_names
-            checks = safety[f.spelling]
-            plan, control = self._control(f, is_kernel, barrier_calls, collectives,
-                                          failure_offsets, checks)
-            failure_offsets += [s.start for s in checks.checked]
-            edits += control + checks.edits
-            sites += checks.failure_sites
-            report.extend(sorted(self._report(fa, site_codes) + [s.entry() for s in checks.sites],
+            with self._located(f):
+                self._rewrite_function(f, facts[f.spelling], safety[f.spelling], writes,
+                                       barrier_helpers, failing, out)
+        text = E.apply_edits(ps, out.edits, prelude=self.dialect.prelude())
+        return Rewritten(text, out.kernels, out.report, out.sites)
+
+    def _located(self, fn):
+        """Where a pass over `fn` is (parse.ParsedSource.located): its name and line."""
+        return self.ps.located(fn.spelling, fn.location.offset)
+
+    def _rewrite_function(self, f, fa, checks, writes, barrier_helpers, failing, out):
+        """The edits, report entries, failure sites and kernel facts of one function."""
+        ps = self.ps
+        codes, site_codes = {}, {}
+        for a in fa.checked:
+            site = a.failure_site(ps, "opencl")
+            out.sites.append(site)
+            codes[id(a)] = self.dialect.code_literal(site.code)
+            site_codes[id(a)] = site.code
+        out.edits += access_edits(ps, fa, codes)
+        out.edits += call_edits(ps, fa)
+        failure_offsets = [a.start for a in fa.checked] + \
+            [self.ps.offsets(c.cursor)[0] for c in fa.calls if c.callee in failing]
+        collectives = self._collective_calls(f, barrier_helpers)
+        barrier_calls = [c for c, _ in fa.barriers] + collectives
+        is_kernel = f.spelling in self.kernel_names
+        plan, control = self._control(f, is_kernel, barrier_calls, collectives,
+                                      failure_offsets, checks)
+        failure_offsets += [s.start for s in checks.checked]
+        out.edits += control + checks.edits
+        out.sites += checks.failure_sites
+        out.report.extend(sorted(self._report(fa, site_codes) +
+                                 [s.entry() for s in checks.sites],
                                  key=lambda r: (r.lineno, r.col)))
-            edits += self._signature_edits(f, fa, is_kernel)
-            # Any barrier: the group decides together whether a failure is pending.
-            edits += self._prologue_edits(f, fa, is_kernel, plan.has_barriers,
+        out.edits += self._signature_edits(f, fa, is_kernel)
+        # Any barrier: the group decides together whether a failure is pending.
+        out.edits += self._prologue_edits(f, fa, is_kernel, plan.has_barriers,
                                           bool(failure_offsets))
-            if is_kernel:
-                # Plain data only: libclang cursors would keep the whole parse alive.
-                params = [replace(p, cursor=None) for p in fa.params]
-                stores = writes[f.spelling]
-                kernels[f.spelling] = KernelInfo(
-                    f.spelling, len(params), params, [p for p in params if p.is_pointer],
-                    plan.barrier_mode,
-                    tuple(p.name for p in params if p.is_pointer and p.index in stores.params),
-                    stores.unknown, ps.line_col(f.location.offset)[0])
-        text = E.apply_edits(ps, edits, prelude=self.dialect.prelude())
-        return Rewritten(text, kernels, report, sites)
+        if is_kernel:
+            # Plain data only: libclang cursors would keep the whole parse alive.
+            params = [replace(p, cursor=None) for p in fa.params]
+            stores = writes[f.spelling]
+            out.kernels[f.spelling] = KernelInfo(
+                f.spelling, len(params), params, [p for p in params if p.is_pointer],
+                plan.barrier_mode,
+                tuple(p.name for p in params if p.is_pointer and p.index in stores.params),
+                stores.unknown, ps.line_col(f.location.offset)[0])
 
     def _writes(self, facts) -> dict:
         """Name -> c_writes.Writes: the pointer parameters each function stores through,
@@ -114,11 +138,12 @@ class ProgramRewriter:
         out = {}
         for f in self.fns:
             fa = facts[f.spelling]
-            out[f.spelling] = c_writes.scan(
-                self.ps, C.function_body(f), resolve=fa.param_of,
-                callee_of=lambda call: C.called_name(call) if C.called_name(call) in
-                self.helpers else None,
-                access_of=self.dialect.memory_access)
+            with self._located(f):
+                out[f.spelling] = c_writes.scan(
+                    self.ps, C.function_body(f), resolve=fa.param_of,
+                    callee_of=lambda call: C.called_name(call) if C.called_name(call) in
+                    self.helpers else None,
+                    access_of=self.dialect.memory_access)
         return c_writes.solve(out)
 
     def _safety(self, fn, fa, barrier_helpers) -> c_safety.SafetyRewriter:

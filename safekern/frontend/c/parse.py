@@ -26,7 +26,9 @@ API (stable; later additions only extend it):
   expansion strictly contains a position), `macro_containing(start, end)`,
   `tokens_between(start, end)`, `next_token(offset)`, `prev_token(offset)`,
   `errors()` / `diagnostics()` -> list of `Diagnostic`, `error(problem, start, end)` -> a
-  CompilationError with the user's line and a caret.
+  CompilationError with the user's line and a caret; `located(kernel, offset, current)` -> the
+  context every pass over a function runs in (an unexpected exception becomes a located
+  safekern.InternalError).
 - Cursor helpers: `strip(cursor)` (skips implicit casts and parentheses), `children(cursor)`,
   `walk(cursor)` (pre-order, yields (cursor, parents-tuple)), `unary_op(ps, cursor)`,
   `binary_op(ps, cursor)` (operator spelling from tokens), `evaluate_int(cursor)`
@@ -43,6 +45,7 @@ import threading
 from dataclasses import dataclass
 
 from ...errors import CompilationError
+from ..located import internal_errors
 
 _MAIN_DIR = "/__safekern__"
 
@@ -242,6 +245,24 @@ class ParsedSource:
 
     def errors(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics() if d.severity == "error"]
+
+    def located(self, kernel: str | None, offset: int | None = None, current=None):
+        """A context for one pass over one function (frontend/located.py): an unexpected
+        exception in it becomes a safekern.InternalError naming `kernel`, this file and the
+        line of `offset` (the function's name) with its text -- or, finer, the line of the
+        cursor `current()` returns (the node the pass was checking), when it returns one."""
+        lineno = self.line_col(offset)[0] if offset is not None else None
+
+        def where():
+            cursor = current() if current is not None else None
+            if cursor is None:
+                return None
+            line, col = self.line_col(cursor.extent.start.offset)
+            return line, col, self.source_line(line)
+
+        return internal_errors(kernel=kernel, filename=self.filename, lineno=lineno,
+                               source_line=self.source_line(lineno) if lineno else None,
+                               where=where)
 
     def error(self, problem: str, offset: int | None = None, end: int | None = None,
               *, kernel=None, cls=CompilationError) -> CompilationError:
