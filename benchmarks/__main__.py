@@ -110,8 +110,9 @@ def _list() -> int:
     for lang in languages.NAMES:
         print(f"{languages.LABELS[lang]}:")
         for name in languages.case_names(lang):
-            summary = cases.build(name, True).summary if lang == "numba" else \
-                "the numba case's data and reference, C kernels"
+            summary = cases.build(name, True).summary
+            if lang != "numba":
+                summary = f"{summary} ({'CUDA' if lang == 'cupy' else 'OpenCL'} C)"
             print(f"  {languages.case_id(lang, name):<22} {summary}")
     print()
     for mode in modes.MODES.values():
