@@ -1,8 +1,25 @@
 """The C front ends (CUDA C for CuPy, OpenCL C for PyOpenCL), on one libclang layer.
 
-parse (libclang) -> model (the facts) -> provenance (what a pointer points into) -> checks /
-cuda_access (which accesses need a check), safety (asserts, divisions), writes (stores through
-parameters) -> exits (barrier-safe jumps, OpenCL) -> the dialects' rewrites (opencl_rewrite,
-cuda_rewrite), which edit the text (edits) and keep its lines; buildlog maps a driver's log back.
-opencl.py and cuda.py are the entries: `rewrite(source, ...)`.
+Entries: `opencl.rewrite(source, ...)` and `cuda.rewrite(source, ...)` return the checked text,
+the kernels as the launch needs them, the report and the failure sites (which the backends
+register). Where things are, bottom up:
+
+    parse        libclang: the translation unit, offsets <-> lines, tokens, macros, `located`
+    edits        text edits that keep every line, `#line`, apply_edits
+    buildlog     a driver's build log at the user's lines
+    model        the facts passes hand on: Access, Root/Unknown, ParamInfo, FunctionFacts, Dialect
+    provenance   what a pointer points into -- one analysis for both dialects
+    ranges       what a loop variable ranges over (OpenCL's proof that an index is in bounds)
+    messages     the text of assert and division failure messages
+    safety       asserts and integer division: sites and the edits that check them
+    writes       which pointer parameters a function stores through (the overlap check)
+    checks       OpenCL: one function's accesses (analysis) and the edits that check them
+    exits        OpenCL: where a failing work-item goes (barrier-safe jumps)
+    opencl       OpenCL: the dialect, its prelude, `rewrite`; opencl_headers (what libclang's
+                 parse includes), opencl_safety (assert/division helpers), opencl_rewrite (the
+                 program's rewrite)
+    cuda         CUDA: `rewrite`, parse_cuda; cuda_dialect (the dialect, the device prelude),
+                 cuda_headers (stand-ins for CUDA's headers), cuda_rewrite (the module's
+                 rewrite and its results), cuda_access (one function's accesses), cuda_calls
+                 (barriers, atomics, calls)
 """
