@@ -12,7 +12,6 @@ program wraps PyOpenCL's synchronisation calls as sync points (sync.py).
 """
 from __future__ import annotations
 
-import logging
 import os
 import shlex
 import threading
@@ -31,8 +30,6 @@ from ...frontend.c.edits import prelude_lines
 from ...frontend.c import opencl as frontend
 from ..overlap import strided_extent
 from . import sync as opencl_sync
-
-log = logging.getLogger("safekern.opencl")
 
 
 # -- failure buffers, one per (context, device) -------------------------------------------------
