@@ -161,7 +161,7 @@ class CheckReport(list):
         rows = [head]
         for e in self:
             why = f"  ({e.reason})" if e.reason else ""
-            if e.predicate:
+            if e.predicate and e.predicate not in e.reason:
                 why += f"  [if {e.predicate}]"
             kind = "" if e.kind in ("bounds",) else f"  [{e.kind}]"
             what = e.text or e.array

@@ -20,16 +20,18 @@ def test_the_report_is_a_check_report_of_located_entries():
     assert isinstance(report, CheckReport) and report.filename == K.__file__
     access = next(e for e in report if e.array == "a")
     assert isinstance(access, ReportEntry) and access.function == "row_sums"
-    assert access.status is Status.HOISTED and access.kind == "load"
+    # Hoisted out of its loop, and proven at launch where the shapes allow it.
+    assert access.status is Status.PROVEN_AT_LAUNCH and access.kind == "load"
+    assert access.predicate and "before the loop" in access.reason
     assert access.text == "a[i, k]"
     line = linecache.getline(K.__file__, access.lineno)
     assert line[access.col:].startswith("a[i, k]")
     # ... and reads like the dict rows it used to be.
-    assert access["line"] == access.lineno and access["status"] == "hoisted"
+    assert access["line"] == access.lineno and access["status"] == "proven at launch"
     assert access["kind"] == "load" and access["code"] == access.code
     table = str(report)
     assert f"{K.__file__}:{access.lineno}:{access.col + 1}" in table and "a[i, k]" in table
-    assert report.hoisted == [access]
+    assert report.proven_at_launch == [access]
 
 
 def test_race_verdicts_and_other_checks_are_entries_too():

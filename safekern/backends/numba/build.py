@@ -196,9 +196,12 @@ class Build:
         """The front end's rewrite of the function, now. With debug=True numba raises a
         kernel's exceptions at the launch itself: raise, assert and division are left to it
         (numba's messages, numba's place)."""
+        cfg = config.get()
         return pyfront.rewrite_function(self.parsed, device=self.device, resolver=resolver(),
-                                        eliminate_checks=config.get().eliminate,
-                                        kernel_exceptions=not self.options.get("debug"))
+                                        eliminate_checks=cfg.eliminate,
+                                        kernel_exceptions=not self.options.get("debug"),
+                                        launch_predicates=cfg.launch_predicates and
+                                        cfg.eliminate and not self.device)
 
     @staticmethod
     def _adopt(rewritten):
@@ -269,5 +272,39 @@ class Build:
         return keys.function_fields(self, depth)
 
 
-__all__ = ["Build", "compile_rewritten", "helpers_namespace", "supported_options",
+class LaunchVariantBuild(Build):
+    """The build of a kernel's launch variant: the kernel's rewrite without the checks its
+    launch predicates prove (frontend/python/launch.py), taken from the kernel's own Build so
+    the two always agree (a rewrite made afresh, or the stored one's stored variant)."""
+
+    def __init__(self, main: Build):
+        self.main = main
+        self.parsed = main.parsed
+        self.name = self.__qualname__ = main.name
+        self.py_func = main.py_func
+        self.device = False
+        self.options = main.options
+        self.sigs = main.sigs
+        self.specialized = main.specialized
+        self.lock = threading.RLock()
+        self.numba = None
+        self.make = None
+        self._scope = main._scope
+        self._final = None
+
+    @property
+    def rewritten(self):
+        return self.final_rewrite()
+
+    def rewrite(self):
+        return self.main.rewrite().launch_variant
+
+    def final_rewrite(self):
+        return self.main.final_rewrite().launch_variant
+
+    def compilable_rewrite(self):
+        return self.main.compilable_rewrite().launch_variant
+
+
+__all__ = ["Build", "LaunchVariantBuild", "compile_rewritten", "helpers_namespace", "supported_options",
            "assume_device", "with_hidden"]

@@ -18,22 +18,21 @@ Checked functions answer two protocols, so that the modules below need not know 
 """
 from __future__ import annotations
 
-import ast
 import copy
 import dataclasses
 
 from numba import cuda
 
 from ... import config, runtime
-from ...failures import site_code
 from ...frontend import python as pyfront
 from ...report import CheckReport, ReportEntry
 from . import options as numba_options, sync as numba_sync
-from .build import Build, compile_rewritten, supported_options
+from .build import Build, LaunchVariantBuild, compile_rewritten, supported_options
 from .device import current_source, launched as _launched
 from .configured import LaunchConfigSurface, compile_for_args, mark_launch_config_sensitive
 from .launch import BinaryLauncher
 from .pickling import reduce_function
+from .predicates import compile_predicates
 from .resolver import resolver as _resolver
 from .surface import (SIMULATOR, DispatcherSurface, HiddenArgument, UserExtensions,
                       numba_errors_in_user_terms, validate_forall, validate_launch_config)
@@ -54,40 +53,6 @@ def _bind_parameters(parsed, params):
     return dataclasses.replace(parsed, tree=tree, closure=closure)
 
 
-def _located(parsed) -> dict:
-    """code -> (column, source text) of each check site the front end can have made in the
-    function: its subscripts, calls (atomics), asserts, raises and divisions, by the site code
-    the front end gives them (failures.site_code of file, line, column, function, kind(,
-    array))."""
-    found = {}
-    p = parsed
-
-    def add(node, kind, *array):
-        code = site_code(p.filename, node.lineno, node.col_offset, p.name, kind, *array)
-        if code not in found:
-            col = node.col_offset + p.indent
-            if node.end_lineno == node.lineno:
-                text = p.source_line(node.lineno)[col:node.end_col_offset + p.indent]
-            else:
-                text = ast.unparse(node)
-            found[code] = (col, " ".join(text.split()))
-
-    for node in ast.walk(p.tree):
-        if isinstance(node, ast.Subscript):
-            array = ast.unparse(node.value)
-            add(node, "load", array)
-            add(node, "store", array)
-        elif isinstance(node, ast.Call) and node.args:
-            add(node, "atomic", ast.unparse(node.args[0]))
-        elif isinstance(node, ast.Assert):
-            add(node, "assert")
-        elif isinstance(node, ast.Raise):
-            add(node, "raise")
-        elif isinstance(node, ast.BinOp):
-            add(node, "zero_division")
-    return found
-
-
 class _CheckedFunction(DispatcherSurface):
     """What kernels and device functions share: source, rewrite, lazily built numba function.
 
@@ -98,7 +63,7 @@ class _CheckedFunction(DispatcherSurface):
     device = False
     _building = False
 
-    def __init__(self, pyfunc, sigs, options, parsed=None, specialized=False):
+    def __init__(self, pyfunc, sigs, options, parsed=None, specialized=False, build=None):
         self.py_func = pyfunc
         # inspect.getsource(kernel), inspect.signature(kernel) and functools' helpers follow it.
         self.__wrapped__ = pyfunc
@@ -113,9 +78,9 @@ class _CheckedFunction(DispatcherSurface):
         self.parsed = parsed if parsed is not None else pyfront.parse_function(pyfunc)
         self._nparams = len(self.parsed.tree.args.args)
         # Rewritten now: an unsupported construct is an error at decoration time.
-        self._numba_build = Build(self.parsed, name=self.__qualname__, py_func=pyfunc,
-                                  device=self.device, options=options, sigs=sigs,
-                                  specialized=specialized)
+        self._numba_build = build or Build(self.parsed, name=self.__qualname__, py_func=pyfunc,
+                                           device=self.device, options=options, sigs=sigs,
+                                           specialized=specialized)
         self._numba_build.make = self._build
 
     # -- what the Build holds ---------------------------------------------------------------
@@ -207,9 +172,8 @@ class _CheckedFunction(DispatcherSurface):
         """Every check site in this function (accesses, asserts, raises, divisions; a kernel's
         race verdicts too): where it is, what it checks, and whether a check runs."""
         p = self.parsed
-        located = _located(p)
-        entries = [ReportEntry(p.name, s.lineno, *located.get(s.code, (0, "")), s.array,
-                               s.status, s.reason, kind=s.kind, code=s.code)
+        entries = [ReportEntry(p.name, s.lineno, s.col, s.text, s.array, s.status, s.reason,
+                               kind=s.kind, code=s.code, predicate=s.predicate)
                    for s in self.rewritten.sites]
         races = getattr(self, "_races", None)
         if races is not None:
@@ -296,10 +260,11 @@ class CheckedDeviceFunction(_CheckedFunction):
 class CheckedKernel(_CheckedFunction):
     _binary = None       # launch.BinaryLauncher: cached cubins, launched directly
     _races = None        # races.RaceChecker, for kernels that write an array parameter
+    _variant = None      # (holds, kernel) of the launch variant; False: none; None: not yet
 
-    def __init__(self, pyfunc, sigs, options, parsed=None, specialized=False):
-        super().__init__(pyfunc, sigs, options, parsed, specialized)
-        if config.get().races != "off":
+    def __init__(self, pyfunc, sigs, options, parsed=None, specialized=False, build=None):
+        super().__init__(pyfunc, sigs, options, parsed, specialized, build)
+        if config.get().races != "off" and build is None:
             from ...frontend.python.races import analyse_kernel
             from .races import RaceChecker
 
@@ -318,6 +283,30 @@ class CheckedKernel(_CheckedFunction):
 
     def __safekern_device_function__(self):
         return self.device_function()
+
+    def _for_launch(self, args, launch_config):
+        """This kernel, or its launch variant when each of its launch predicates holds for
+        these arguments and this configuration (frontend/python/launch.py)."""
+        variant = self._variant
+        if variant is None:
+            variant = self._make_variant()
+        if variant is False or not variant[0](args, launch_config):
+            return self
+        return variant[1]
+
+    def _make_variant(self):
+        with self._lock:
+            if self._variant is None:
+                holds = compile_predicates(self._numba_build.final_rewrite().launch_predicates)
+                # (A hook on numba's compile sees the kernel's own compiles: no variant then.)
+                if holds is None or "_compile_for_args" in self.__dict__:
+                    self._variant = False
+                else:
+                    variant = CheckedKernel(self.py_func, self._sigs, self._options,
+                                            parsed=self.parsed, specialized=self._specialized,
+                                            build=LaunchVariantBuild(self._numba_build))
+                    self._variant = (holds, variant)
+            return self._variant
 
     def __getitem__(self, launch_config):
         validate_launch_config(launch_config)
@@ -374,20 +363,22 @@ class _Launch(LaunchConfigSurface):
         self._kernel_launch_config_sensitive = None
 
     def __call__(self, *args):
-        args = self.kernel._arguments(args)
-        _launched[self.kernel] = None
-        races = self.kernel._races
+        main = self.kernel
+        args = main._arguments(args)
+        _launched[main] = None
+        races = main._races
         # Before anything runs, so a proven race writes nothing.
         if races is not None and isinstance(self.config, tuple) and len(self.config) >= 2:
             races.check(args, self.config[0], self.config[1])
-        binary = self.kernel._binary
+        kernel = main if main._variant is False else main._for_launch(args, self.config)
+        binary = kernel._binary
         # Pre-launch callbacks and hooks on numba's compile take numba's launch (which runs
         # them), as do launches the short path declines.
         if binary is not None and not self.pre_launch_callbacks and \
-                "_compile_for_args" not in self.kernel.__dict__ and \
+                "_compile_for_args" not in main.__dict__ and \
                 binary.launch(self.config, args):
             return
-        numba_kernel = self.kernel._numba or self.kernel._build()
+        numba_kernel = kernel._numba or kernel._build()
         source = current_source()
         if SIMULATOR:
             launch = numba_kernel[self.config]
@@ -399,10 +390,10 @@ class _Launch(LaunchConfigSurface):
                 numba_kernel.call(full_args, self)
         try:
             _launch_through_numba(source, args, launch,
-                                  self.kernel._with_buffer(args, source.argument))
+                                  kernel._with_buffer(args, source.argument))
         except TypeError as err:
             if not SIMULATOR and str(err).startswith("Ambiguous overloading"):
-                self.kernel._explain_ambiguous(args)      # raises numba's, in user's terms
+                main._explain_ambiguous(args)      # raises numba's, in user's terms
             raise
 
 

@@ -186,12 +186,25 @@ def pack(build, rewritten) -> dict:
             fields[f.name] = [[_plain(v) for v in dataclasses.astuple(s)] for s in value]
         else:
             fields[f.name] = _plain(value)
-    loads, bound, chains = names_used(rewritten.tree)
-    return {"format": FORMAT, "source": rewritten.source, "device_calls": calls,
+    data = {"format": FORMAT, "source": rewritten.source, "device_calls": calls,
             "fields": fields,
             "failure_sites": [dataclasses.asdict(s) for s in rewritten.failure_sites],
-            "names": [sorted(loads), sorted(bound), [[root, list(attrs)] for root, attrs in
-                                                    chains]]}
+            "names": _pack_names(rewritten.tree)}
+    variant = rewritten.launch_variant
+    if variant is not None:
+        # The launch variant's source too: a warm start launches it without rewriting.
+        data["launch_variant"] = {"source": variant.source, "names": _pack_names(variant.tree)}
+    return data
+
+
+def _pack_names(tree) -> list:
+    loads, bound, chains = names_used(tree)
+    return [sorted(loads), sorted(bound), [[root, list(attrs)] for root, attrs in chains]]
+
+
+def _unpack_names(data) -> tuple:
+    loads, bound, chains = data
+    return set(loads), set(bound), [(root, tuple(attrs)) for root, attrs in chains]
 
 
 def _pack_predicate(predicate) -> list:
@@ -226,12 +239,18 @@ def unpack(build, data: dict):
     fields["launch_predicates"] = tuple(_unpack_predicate(p)
                                         for p in fields["launch_predicates"])
     sites = [FailureSite(**s) for s in data["failure_sites"]]
-    loads, bound, chains = data["names"]
-    names = (set(loads), set(bound), [(root, tuple(attrs)) for root, attrs in chains])
     stored = StoredRewrite(parsed=parsed, tree=None, device_calls=calls, failure_sites=sites,
                            **fields)
     stored.stored_source = data["source"]
-    stored.names_used = names
+    stored.names_used = _unpack_names(data["names"])
+    variant = data.get("launch_variant")
+    if variant is not None:
+        stored.launch_variant = StoredRewrite(parsed=parsed, tree=None, device_calls=calls,
+                                              failure_sites=sites, **fields)
+        stored.launch_variant.stored_source = variant["source"]
+        stored.launch_variant.names_used = _unpack_names(variant["names"])
+    elif stored.launch_predicates:
+        raise ValueError("launch predicates without their variant")
     return stored
 
 

@@ -29,14 +29,17 @@ MAX_UNKNOWN_AXES = 8
 
 @dataclass
 class CheckSite:
-    """One checked access, for check_report() and the failure table."""
+    """One check site (an access, an assert, a raise, a division), for check_report()."""
 
     code: int
-    kind: str          # "load", "store", "atomic"
+    kind: str          # "load", "store", "atomic", "assert", "raise", "zero_division"
     array: str
     lineno: int
-    status: str = "checked"          # "checked" | "eliminated"
+    status: str = "checked"          # "checked" | "eliminated" | "hoisted" | "proven at launch"
     reason: str = ""
+    col: int = 0                     # 0-based column in the file
+    text: str = ""                   # the source text of the access (whitespace collapsed)
+    predicate: str = ""              # the launch predicates that prove it (proven at launch)
 
 
 class _Context:
@@ -92,7 +95,8 @@ class _Context:
                 lineno=node.lineno, source_line=line, col=col, end_col=end, array=array,
                 axis=axis if (known and static_axes) else None))
             axis += 1
-        self.sites.append(CheckSite(base, kind, array, node.lineno))
+        self.sites.append(CheckSite(base, kind, array, node.lineno,
+                                    col=node.col_offset + p.indent, text=_text(p, node)))
         return base
 
     def register_failure(self, kind: str, node, *, message, exception=None,
@@ -106,8 +110,19 @@ class _Context:
                 code=code, kind=kind, kernel=p.name, filename=p.filename, lineno=node.lineno,
                 source_line=p.source_line(node.lineno), col=col, end_col=end, array=None,
                 axis=None, message=message, exception=exception))
-        self.sites.append(CheckSite(code, kind, "", node.lineno, status, reason))
+        self.sites.append(CheckSite(code, kind, "", node.lineno, status, reason,
+                                    col=node.col_offset + p.indent, text=_text(p, node)))
         return code
+
+
+def _text(parsed, node) -> str:
+    """The node's source text as written (whitespace collapsed)."""
+    if node.end_lineno == node.lineno:
+        col = node.col_offset + parsed.indent
+        text = parsed.source_line(node.lineno)[col:node.end_col_offset + parsed.indent]
+    else:
+        text = ast.unparse(node)
+    return " ".join(text.split())
 
 
 def _columns(node, indent):

@@ -123,7 +123,9 @@ def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, laun
             is_cuda=(lambda e: is_cuda_module(e, parsed)) if is_cuda_module else
             (lambda e: False), device=device, launch=launch_predicates)
         body = found.body
-        sites = [replace(s, status=found.verdicts[s.code][0], reason=found.verdicts[s.code][1])
+        sites = [replace(s, status=found.verdicts[s.code][0], reason=found.verdicts[s.code][1],
+                         predicate=" and ".join(p.text()
+                                                for p in found.launch_codes.get(s.code, ())))
                  if s.code in found.verdicts else s for s in sites]
         if found.launch_codes:
             # The variant launched when every predicate holds: those checks plain accesses.
