@@ -2,6 +2,7 @@
 
     python -m tools.fuzz_elimination --count 100000 --seed 0 [--out DIR] [--minutes M]
     python -m tools.fuzz_elimination --opencl --count 2000      # OpenCL C kernels on PoCL
+    python -m tools.fuzz_elimination --count 100000 --jobs 16   # 16 processes, seeds split
 
 Each seed's kernel (tests/fuzz_kernels.py) runs on the CUDA simulator twice, with elimination
 and loop versioning on and with every check kept (tests/differential.py); any difference in a
@@ -105,6 +106,42 @@ def run_opencl(count: int, seed: int, out: str | None, minutes: float | None, lo
     return {"kernels": done, "differing": found, "seconds": time.monotonic() - start}
 
 
+def run_jobs(args) -> int:
+    """`--jobs N`: the seed range split into N contiguous slices, one process each (the
+    simulator is single-threaded); their summaries added up."""
+    import re
+    import subprocess
+
+    per = -(-args.count // args.jobs)
+    procs = []
+    start = time.monotonic()
+    for j in range(args.jobs):
+        first, count = args.seed + j * per, min(per, args.count - j * per)
+        if count <= 0:
+            break
+        cmd = [sys.executable, "-m", "tools.fuzz_elimination", "--count", str(count),
+               "--seed", str(first)] + (["--out", args.out] if args.out else []) + \
+            (["--minutes", str(args.minutes)] if args.minutes else []) + \
+            (["--opencl"] if args.opencl else [])
+        procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                      text=True))
+    kernels, differing, failed = 0, [], 0
+    for proc in procs:
+        output, _ = proc.communicate()
+        for line in output.splitlines():
+            if line.startswith("seed ") or line.startswith("done:"):
+                print(line, flush=True)
+        done = re.search(r"^done: (\d+) kernels", output, re.M)
+        kernels += int(done.group(1)) if done else 0
+        differing += [int(x) for x in re.findall(r"^seed (\d+): ", output, re.M)
+                      if "set apart" not in output.split(f"seed {x}: ", 1)[1][:40]]
+        failed += proc.returncode not in (0, 1) or done is None
+    print(f"all: {kernels} kernels in {time.monotonic() - start:.0f} s with {len(procs)} "
+          f"processes, {len(differing)} differing: {differing[:50]}"
+          + (f"; {failed} processes failed" if failed else ""), flush=True)
+    return 1 if differing or failed else 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=1000, help="kernels to run")
@@ -112,7 +149,10 @@ def main(argv=None) -> int:
     parser.add_argument("--out", help="directory for the kernels that differed")
     parser.add_argument("--minutes", type=float, help="stop after this long")
     parser.add_argument("--opencl", action="store_true", help="OpenCL C kernels on PoCL")
+    parser.add_argument("--jobs", type=int, default=1, help="processes (seeds split)")
     args = parser.parse_args(argv)
+    if args.jobs > 1:
+        return run_jobs(args)
     result = (run_opencl if args.opencl else run)(
         args.count, args.seed, args.out, args.minutes, log=lambda *a: print(*a, flush=True))
     print(f"done: {result['kernels']} kernels (seeds {args.seed}..."
