@@ -1,6 +1,6 @@
 """Whether CuPy and PyOpenCL can run here, and on which OpenCL device: shared by the suite
 (`cuda_c_cases.py`, `opencl_cases.py`) and `assert_cost.py`, and by the tests
-(`tests/opencl_env.py` sets up the ICD loader with `setup_icd_vendors`).
+(`tests/support/opencl_env.py` sets up the ICD loader with `setup_icd_vendors`).
 
 Nothing here imports a GPU library at import time.
 """

@@ -108,7 +108,7 @@ EOF
     "$py_abs" - "$outside/example.py" <<'EOF'
 import sys
 sys.path.insert(0, ".")
-from tests.doc_blocks import blocks_of
+from tests.support.doc_blocks import blocks_of
 open(sys.argv[1], "w").write(next(b for b in blocks_of("README.md") if b.lang == "python").code)
 EOF
     local out rc=0
@@ -126,7 +126,7 @@ EOF
     # function, which PyOpenCL 2024.1's own isinstance() checks reject: a limit of the test's
     # stand-in, not of safekern (the newest PyOpenCL runs it in the main job).
     "$venv/bin/python" -m pytest -q -p no:cacheprovider \
-        --deselect "tests/test_opencl_build.py::test_a_binary_the_driver_rejects_is_a_miss" "$@"
+        --deselect "tests/opencl/test_opencl_build.py::test_a_binary_the_driver_rejects_is_a_miss" "$@"
 }
 
 cmd="${1:-}"

@@ -4,8 +4,8 @@
     python -m tools.fuzz_elimination --opencl --count 2000      # OpenCL C kernels on PoCL
     python -m tools.fuzz_elimination --count 100000 --jobs 16   # 16 processes, seeds split
 
-Each seed's kernel (tests/fuzz_kernels.py) runs on the CUDA simulator twice, with elimination
-and loop versioning on and with every check kept (tests/differential.py); any difference in a
+Each seed's kernel (tests/support/fuzz_kernels.py) runs on the CUDA simulator twice, with elimination
+and loop versioning on and with every check kept (tests/support/differential.py); any difference in a
 thread's first failure, in what escapes the launch, or in the outputs is a bug of the
 elimination. The kernel of each differing seed is written to DIR (kept for a regression test),
 and a line per differing seed and a progress line every 1000 kernels go to stdout. Exits 1 if
@@ -28,13 +28,13 @@ os.environ["SAFEKERN_CACHE"] = "off"
 
 def regression_file(fk, diffs) -> str:
     """The kernel's module, with what differed and its launch and arguments (`FUZZ_CASE`,
-    read by tests/test_fuzz_elimination.py) -- a regression test as it stands."""
+    read by tests/frontend/test_fuzz_elimination.py) -- a regression test as it stands."""
     head = "".join(f"# {line[:300]}\n" for line in diffs)
     return f"{head}{fk.source}\n\nFUZZ_CASE = {fk.spec()!r}\n"
 
 
 def run(count: int, seed: int, out: str | None, minutes: float | None, log=print) -> dict:
-    from tests import differential, fuzz_kernels
+    from tests.support import differential, fuzz_kernels
 
     work = tempfile.mkdtemp(prefix="safekern-fuzz-")
     start = time.monotonic()
@@ -74,11 +74,11 @@ def run(count: int, seed: int, out: str | None, minutes: float | None, log=print
 
 
 def run_opencl(count: int, seed: int, out: str | None, minutes: float | None, log=print) -> dict:
-    """The same for OpenCL C kernels (tests/fuzz_opencl.py) on the first OpenCL platform."""
+    """The same for OpenCL C kernels (tests/support/fuzz_opencl.py) on the first OpenCL platform."""
     os.environ.setdefault("OCL_ICD_VENDORS", "/etc/OpenCL/vendors")
     import pyopencl as cl
 
-    from tests import fuzz_opencl
+    from tests.support import fuzz_opencl
 
     class Env:
         ctx = cl.create_some_context(interactive=False)

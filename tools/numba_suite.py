@@ -86,7 +86,7 @@ FLAKY = {
         "simulator: print() of threads interleaves within a line (a child process, plain numba)",
 }
 
-#: The CI selection on the simulator (tests/test_numba_suite_compat.py): every module with a
+#: The CI selection on the simulator (tests/compat/test_numba_suite_compat.py): every module with a
 #: test that runs there, less test_print (its kernels run in child processes, outside the
 #: replaced jit, and take half a minute).
 CI_MODULES = tuple("cudapy." + name for name in (

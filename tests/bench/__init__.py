@@ -1,0 +1,1 @@
+"""The benchmark suite's smoke runs (measurements are benchmarks, never timed tests)."""

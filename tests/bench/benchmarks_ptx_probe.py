@@ -1,0 +1,36 @@
+"""Run without the simulator: every numba kernel of the benchmark suite, checked (safekern.jit)
+and plain (numba.cuda.compile_ptx), compiled to PTX for sm_90 with the argument types of its
+launches (no GPU needed); prints {kernel: {"checked": PTX lines, "plain": PTX lines}} as JSON.
+
+    python -m tests.bench.benchmarks_ptx_probe [CASE ...]
+"""
+import json
+import sys
+
+import numba
+from numba import cuda
+
+import safekern
+from benchmarks import cases
+
+
+def signature(args):
+    return numba.void(*(numba.typeof(a) for a in args))
+
+
+def main(names):
+    out = {}
+    for name in names or cases.CASES:
+        case = cases.build(name, quick=True)
+        for kernel, _, _, args in case.plan(case.arrays):
+            if kernel in out:
+                continue
+            fn, sig = case.kernels[kernel], signature(args)
+            checked = safekern.jit(fn).compile_ptx(sig, cc=(9, 0))
+            plain, _ = cuda.compile_ptx(fn, sig, cc=(9, 0))
+            out[kernel] = {"checked": checked.count("\n"), "plain": plain.count("\n")}
+    json.dump(out, sys.stdout)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

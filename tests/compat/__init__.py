@@ -1,0 +1,1 @@
+"""Drop-in compatibility: numba-cuda's own test suite and constructs, supported versions, the documentation's examples."""

@@ -1,0 +1,1 @@
+"""The core: sync points and targets, configuration and its documentation, test isolation."""

@@ -1,0 +1,128 @@
+"""Launch predicates, front end only: which checks the host can prove at a launch, and with
+what condition (issue 13). A predicate must imply the access is in bounds; where no launch fact
+helps, the check stays. Launches that hold and break a predicate are in test_launch_variants.py.
+"""
+import pytest
+
+from tests.support.rewrites import rewrite
+
+
+def predicates(tmp_path, body, **kw):
+    rw = rewrite(tmp_path, body, launch_predicates=True, **kw)
+    return [p.text() for p in rw.launch_predicates], rw
+
+
+def status_of(rw, array):
+    return [(s.status, s.reason) for s in rw.sites if s.array == array]
+
+
+def test_a_guard_on_another_array_needs_that_array_to_be_as_long(tmp_path):
+    found, rw = predicates(tmp_path, """
+        def k(out, a):
+            i = cuda.grid(1)
+            if i < out.shape[0]:
+                out[i] = a[i]
+    """)
+    assert found == ["a.shape[0] >= out.shape[0]"]
+    [(status, reason)] = status_of(rw, "a")
+    assert status == "proven at launch" and "a.shape[0] >= out.shape[0]" in reason
+    assert status_of(rw, "out")[0][0] == "eliminated"
+    assert rw.launch_variant is not None and "_sk_load" not in rw.launch_variant.source
+    assert "_sk_load" in rw.source          # the checked kernel keeps its check
+
+
+def test_a_shared_tile_indexed_by_the_thread_needs_blocks_no_larger(tmp_path):
+    found, rw = predicates(tmp_path, """
+        def k(out):
+            t = cuda.shared.array((TILE, 8), dtype=float32)
+            t[cuda.threadIdx.x, cuda.threadIdx.y] = 1.0
+            cuda.syncthreads()
+            out[0] = t[cuda.threadIdx.y, cuda.threadIdx.x]
+    """)
+    assert set(found) == {"blockDim.x <= 16", "blockDim.y <= 8", "blockDim.y <= 16",
+                          "blockDim.x <= 8", "out.shape[0] >= 1"}
+
+
+def test_a_window_over_a_scalar_bound_needs_the_input_to_reach(tmp_path):
+    found, _ = predicates(tmp_path, """
+        def k(out, x, n):
+            i = cuda.grid(1)
+            if i < out.shape[0]:
+                s = 0.0
+                for j in range(n):
+                    s += x[i + j]
+                out[i] = s
+    """)
+    assert found == ["x.shape[0] + 1 >= n + out.shape[0]"]
+
+
+@pytest.mark.parametrize("body", [
+    # a data-dependent index: no launch fact bounds idx[i]
+    """
+    def k(out, a, idx):
+        i = cuda.grid(1)
+        if i < out.shape[0]:
+            out[i] = a[idx[i]]
+    """,
+    # the lower bound fails for thread 0 whatever the launch
+    """
+    def k(out, a):
+        i = cuda.grid(1)
+        if i < out.shape[0]:
+            out[i] = a[i - 1]
+    """,
+    # the scalar is rebound in the kernel: its launch value says nothing later
+    """
+    def k(out, a, n):
+        i = cuda.grid(1)
+        n = n + i
+        if i < n:
+            out[i] = a[i]
+    """,
+    # the array is rebound: the launch's shape of `a` is not the shape of what `a` holds then
+    """
+    def k(out, a, b):
+        i = cuda.grid(1)
+        if i < out.shape[0]:
+            a = b
+            out[i] = a[i]
+    """,
+], ids=["data_dependent", "negative_for_thread_0", "rebound_scalar", "rebound_array"])
+def test_nothing_the_launch_knows_proves_these(tmp_path, body):
+    rw = rewrite(tmp_path, body, launch_predicates=True)
+    texts = [p.text() for p in rw.launch_predicates]
+    # No predicate on what the launch does not fix (n rebound, a rebound), none that only
+    # says "the guarded code never runs" (out.shape[0] <= 0).
+    assert not any(t == "n" or " n " in f" {t} " or "<= 0" in t for t in texts), texts
+    a_sites = [s for s in rw.sites if s.array == "a"]
+    assert all(s.status == "checked" for s in a_sites) or \
+        all("gridsize" in s.reason for s in a_sites), [(s.status, s.reason) for s in a_sites]
+
+
+def test_device_functions_have_no_launch(tmp_path):
+    found, rw = predicates(tmp_path, """
+        def k(out, a):
+            i = cuda.grid(1)
+            if i < out.shape[0]:
+                out[i] = a[i]
+    """, device=True)
+    assert found == [] and rw.launch_variant is None
+
+
+def test_predicates_evaluate_on_the_launch_facts(tmp_path):
+    import numpy as np
+
+    _, rw = predicates(tmp_path, """
+        def k(out, x, n):
+            i = cuda.grid(1)
+            if i < out.shape[0]:
+                s = 0.0
+                for j in range(n):
+                    s += x[i + j]
+                out[i] = s
+    """)
+    [p] = rw.launch_predicates
+    check = eval("lambda args, grid, block: " + p.python(), {"_int": int})
+    out, x = np.zeros(10), np.zeros(12)
+    assert check((out, x, 3), (1, 1, 1), (32, 1, 1))        # 12 + 1 >= 3 + 10
+    assert not check((out, x, 4), (1, 1, 1), (32, 1, 1))    # i + j reaches 12 for i = 9

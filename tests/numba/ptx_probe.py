@@ -1,0 +1,37 @@
+"""Run without the simulator: compiles checked kernels to PTX for sm_90 (no GPU needed) and
+prints a JSON summary the PTX tests assert on."""
+import json
+import re
+import sys
+
+from tests.numba import numba_kernels as K
+
+CASES = {
+    "gather": "void(float32[::1], float32[::1], int64[::1])",
+    "tiled_matmul": "void(float32[:, ::1], float32[:, ::1], float32[:, ::1], int64)",
+    "tree_reduce": "void(float32[::1], float32[::1], int64)",
+    "histogram": "void(int32[::1], int64[::1], int64)",
+    "calls_device": "void(float32[::1], float32[::1], int64)",
+    "rowview": "void(float32[::1], float32[:, ::1], int64)",
+    "guarded_copy": "void(float32[::1], float32[::1])",
+    "row_sums": "void(float32[::1], float32[:, ::1], int64)",
+    "window_sum": "void(float32[::1], float32[::1], int64, int64)",
+}
+
+
+def summarize(ptx: str) -> dict:
+    body = ptx[ptx.find(".entry"):]
+    return {
+        "local": ".local" in body,
+        "cas64": "atom.global.cas.b64" in body,
+        "barrier_or": bool(re.search(r"bar\.red\.or\.pred|barrier\.red\.or|bar\.red\.popc", body)),
+        "plain_bar_sync": bool(re.search(r"\bbar\.sync\b|barrier\.sync", body)),
+        "calls": len(re.findall(r"\bcall(\.uni)?\b", body)),
+        "lines": body.count("\n"),
+    }
+
+
+out = {}
+for name, sig in CASES.items():
+    out[name] = summarize(getattr(K, name).compile_ptx(sig, cc=(9, 0)))
+json.dump(out, sys.stdout)

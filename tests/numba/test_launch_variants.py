@@ -1,0 +1,145 @@
+"""Launch predicates at run time (issue 13): a launch whose arguments and geometry satisfy every
+predicate runs the variant without the checks they prove and computes the same; a launch that
+breaks one runs the checked kernel, which reports the failure. On the simulator, and on a GPU
+with `pytest -m gpu` (the `cudasim` marker becomes `gpu`)."""
+import numpy as np
+import pytest
+from numba import cuda
+
+import safekern
+from safekern import config
+from tests.numba import launch_kernels as K
+
+pytestmark = [pytest.mark.cudasim, pytest.mark.timeout(120)]
+
+
+def ran_variant(kernel) -> bool:
+    variant = kernel._variant
+    return bool(variant) and variant[1]._numba is not None
+
+
+def test_a_launch_that_satisfies_the_predicate_runs_the_variant():
+    report = K.scale_into.check_report()
+    [a] = [e for e in report if e.array == "a"]
+    assert a.status == "proven at launch" and a.predicate == "a.shape[0] >= out.shape[0]"
+    out = cuda.to_device(np.zeros(100, np.float32))
+    K.scale_into[4, 32](out, cuda.to_device(np.arange(100, dtype=np.float32)))
+    safekern.sync()
+    np.testing.assert_array_equal(out.copy_to_host(), 2 * np.arange(100, dtype=np.float32))
+    assert ran_variant(K.scale_into)
+
+
+def test_a_launch_that_breaks_the_predicate_is_checked():
+    out = cuda.to_device(np.zeros(100, np.float32))
+    K.scale_into[4, 32](out, cuda.to_device(np.arange(60, dtype=np.float32)))
+    with pytest.raises(safekern.BoundsError) as info:
+        safekern.sync()
+    err = info.value
+    assert (err.array, err.axis, err.size) == ("a", 0, 60) and err.index >= 60
+    assert err.kernel == "scale_into"
+
+
+def test_block_dimensions_decide_for_a_shared_tile():
+    a = np.arange(64, dtype=np.float32).reshape(8, 8)
+    out = cuda.to_device(np.zeros((8, 8), np.float32))
+    K.transpose_tile[1, (8, 8)](out, cuda.to_device(a))
+    safekern.sync()
+    np.testing.assert_array_equal(out.copy_to_host(), a.T)
+    # A block wider than the tile breaks blockDim.x <= 8: checked, and it fails.
+    big = np.zeros((8, 9), np.float32)
+    K.transpose_tile[1, (9, 8)](cuda.to_device(np.zeros((9, 9), np.float32)),
+                                cuda.to_device(big))
+    with pytest.raises(safekern.BoundsError) as info:
+        safekern.sync()
+    assert info.value.array == "tile" and info.value.index == 8 and info.value.size == 8
+
+
+def test_scalar_arguments_count_only_as_integers():
+    x = np.arange(20, dtype=np.float64)
+    out = cuda.to_device(np.zeros(10, np.float64))
+    K.window_sum[1, 16](out, cuda.to_device(x), 11)       # 20 + 1 >= 11 + 10
+    safekern.sync()
+    want = np.array([x[i:i + 11].sum() for i in range(10)])
+    np.testing.assert_allclose(out.copy_to_host(), want)
+    K.window_sum[1, 16](out, cuda.to_device(x), np.int64(12))   # reaches x[20]: checked
+    with pytest.raises(safekern.BoundsError) as info:
+        safekern.sync()
+    assert info.value.array == "x" and info.value.index == 20
+    # A float n breaks the predicate's integer test: the checked kernel runs (numba's range
+    # of a float is a typing error on a GPU; on the simulator it is Python's).
+    [(holds, _)] = [K.window_sum._variant]
+    assert not holds((out, x, 11.0), (1, 16)) and holds((out, x, 11), (1, 16))
+
+
+def test_predicates_see_every_form_of_launch_configuration():
+    holds, _ = K.transpose_tile._variant or K.transpose_tile._make_variant()
+    a, out = np.zeros((8, 8)), np.zeros((8, 8))
+    assert holds((out, a), (1, (8, 8))) and holds((out, a), ((1,), (8, 8, 1)))
+    assert holds((out, a), (1, 8)) and not holds((out, a), (1, 9))
+    assert not holds((out, a), (1, (8, 9)))
+    assert not holds((out, object()), (1, (8, 8)))          # no .shape: not provable
+
+
+def test_the_switch_turns_launch_predicates_off(monkeypatch):
+    monkeypatch.setenv("SAFEKERN_LAUNCH_PREDICATES", "0")
+    config.reload()
+    try:
+        @safekern.jit
+        def scale_again(out, a):
+            i = cuda.grid(1)
+            if i < out.shape[0]:
+                out[i] = a[i] * 2
+
+        [a] = [e for e in scale_again.check_report() if e.array == "a"]
+        assert a.status == "checked" and not scale_again.rewritten.launch_predicates
+    finally:
+        monkeypatch.delenv("SAFEKERN_LAUNCH_PREDICATES")
+        config.reload()
+
+
+_WARM = """
+import json, sys
+import numpy as np
+from numba import cuda
+import safekern
+from safekern.backends.numba import stored
+from tests.numba import launch_kernels as K
+main = K.scale_into.rewritten           # (a build on the simulator rewrites afresh: look first)
+flags = [stored.is_stored(main), main.launch_variant is not None and
+         stored.is_stored(main.launch_variant)]
+out = cuda.to_device(np.zeros(100, np.float32))
+K.scale_into[4, 32](out, cuda.to_device(np.arange(100, dtype=np.float32)))
+safekern.sync()
+good = bool((out.copy_to_host() == 2 * np.arange(100)).all())
+variant = K.scale_into._variant
+K.scale_into[4, 32](out, cuda.to_device(np.arange(60, dtype=np.float32)))
+try:
+    safekern.sync()
+    err = None
+except safekern.BoundsError as e:
+    err = [e.array, e.size]
+print(json.dumps({"stored": flags[0], "variant_stored": flags[1], "good": good,
+                  "variant": bool(variant), "error": err}))
+"""
+
+
+def test_a_warm_start_keeps_the_predicates_and_the_variant(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, SAFEKERN_CACHE=str(tmp_path / "lv.cache"),
+               PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-c", _WARM], cwd=root, env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    assert [r["stored"] for r in runs] == [False, True]
+    # The second process launches the stored variant: no front end run for it either.
+    assert [r["variant_stored"] for r in runs] == [False, True]
+    assert all(r["good"] and r["variant"] for r in runs)
+    assert all(r["error"] == ["a", 60] for r in runs)

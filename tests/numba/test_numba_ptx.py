@@ -1,0 +1,59 @@
+"""Checked numba kernels compile to PTX for sm_90 without a GPU (numba-cuda[cu13]), and the PTX
+shows the design: the failure flag stays in registers, failures use a 64-bit CAS, barriers
+become bar.red.or, everything is inlined (no calls on the fast path)."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.fixture(scope="module")
+def ptx_summary():
+    env = dict(os.environ)
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    proc = subprocess.run([sys.executable, "-m", "tests.numba.ptx_probe"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        if "NVVM" in proc.stderr and "not found" in proc.stderr.lower():
+            pytest.skip("numba-cuda cannot find NVVM here: " + proc.stderr[-300:])
+        raise AssertionError(proc.stderr[-3000:])
+    return json.loads(proc.stdout)
+
+
+def test_all_kernels_compile(ptx_summary):
+    assert set(ptx_summary) == {"gather", "tiled_matmul", "tree_reduce", "histogram",
+                                "calls_device", "rowview", "guarded_copy", "row_sums",
+                                "window_sum"}
+
+
+def test_proven_checks_leave_no_failure_path(ptx_summary):
+    # Both accesses are proven by the guard: no compare-and-swap, so no failure path at all.
+    assert not ptx_summary["guarded_copy"]["cas64"]
+    assert not ptx_summary["guarded_copy"]["local"]
+
+
+@pytest.mark.parametrize("name", ["row_sums", "window_sum"])
+def test_versioned_loops_compile_with_their_checked_copy(ptx_summary, name):
+    # The loop runs unchecked when its bounds pass, else with checks: the failure path stays.
+    assert ptx_summary[name]["cas64"] and not ptx_summary[name]["local"]
+    assert ptx_summary[name]["calls"] == 0
+
+
+@pytest.mark.parametrize("name", ["gather", "tiled_matmul", "tree_reduce", "histogram",
+                                  "calls_device", "rowview"])
+def test_flag_in_registers_and_cas_on_failure(ptx_summary, name):
+    info = ptx_summary[name]
+    assert not info["local"], f"{name}: the failure flag spilled to local memory"
+    assert info["cas64"], f"{name}: no 64-bit compare-and-swap on the failure path"
+    assert info["calls"] == 0, f"{name}: calls left in the kernel"
+
+
+@pytest.mark.parametrize("name", ["tiled_matmul", "tree_reduce"])
+def test_barriers_become_or_reductions(ptx_summary, name):
+    assert ptx_summary[name]["barrier_or"]
+    assert not ptx_summary[name]["plain_bar_sync"]

@@ -1,0 +1,143 @@
+"""Checked rewrites of numba kernels from the kernel cache (backends/numba/stored.py): a warm
+decoration skips the rewrite and still gives the same source, check report and failure
+reports; anything the rewrite depends on changing means a fresh rewrite."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from safekern.backends.numba import stored as numba_rewrites
+from safekern.cache.kernels import get_kernel_cache, kernel_key
+from safekern.failures import TABLE
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+MODULE = """
+    import numpy as np
+    from numba import cuda, float32
+    import safekern
+
+    N = {N}
+
+    @safekern.jit(device=True)
+    def get(a, i):
+        return a[i]
+
+    @safekern.jit
+    def k(out, a, shift):
+        s = cuda.shared.array(32, float32)
+        t = cuda.threadIdx.x
+        s[t] = get(a, t + shift)
+        cuda.syncthreads()
+        if t < out.shape[0]:
+            out[t] = s[N - 1 - t] * N
+"""
+
+
+def _load(tmp_path, name, n=32):
+    from tests.support.checks import load_kernel_module
+
+    # (One file name for every module: the stored rewrite's key holds the file.)
+    return load_kernel_module(tmp_path, MODULE.format(N=n), name, register=True,
+                              filename="rewrite_mod.py")
+
+
+def test_a_second_decoration_takes_the_stored_rewrite(tmp_path):
+    import safekern
+
+    first = _load(tmp_path, "rw_first")
+    assert not numba_rewrites.is_stored(first.k.rewritten)
+    again = safekern.jit(first.k.py_func)
+    rewritten = again.rewritten
+    assert numba_rewrites.is_stored(rewritten)
+    assert rewritten.source == first.k.rewritten.source
+    assert again.check_report() == first.k.check_report()
+    assert rewritten.has_barriers and rewritten.device_calls == first.k.rewritten.device_calls
+    assert list(rewritten.device_calls.values()) == [first.get]
+    for site in rewritten.sites:
+        assert TABLE.lookup(site.code) is not None
+    # The names a key needs come without parsing the stored source.
+    assert rewritten._tree is None and rewritten.names_used is not None
+
+
+def test_a_build_compiles_a_fresh_rewrite_with_line_numbers(tmp_path):
+    import safekern
+
+    first = _load(tmp_path, "rw_build")
+    again = safekern.jit(first.k.py_func)
+    assert numba_rewrites.is_stored(again._final_rewrite())
+    again._build()
+    assert not numba_rewrites.is_stored(again.rewritten)
+    assert again.rewritten.source == first.k.rewritten.source
+    assert again.rewritten.tree.body[0].lineno == first.k.rewritten.tree.body[0].lineno > 1
+
+
+def test_what_the_rewrite_depends_on_is_in_its_key(tmp_path, monkeypatch):
+    base = _load(tmp_path, "rw_key_a")
+    key = kernel_key(numba_rewrites.key_fields(base.k._numba_build))
+    assert kernel_key(numba_rewrites.key_fields(base.k._numba_build)) == key
+    other = _load(tmp_path, "rw_key_b", n=16)            # a global constant changed
+    assert kernel_key(numba_rewrites.key_fields(other.k._numba_build)) != key
+    assert not numba_rewrites.is_stored(other.k.rewritten)
+    monkeypatch.setattr(numba_rewrites, "_front_end", "0" * 64)   # safekern's front end changed
+    assert kernel_key(numba_rewrites.key_fields(base.k._numba_build)) != key
+    monkeypatch.undo()
+    base.get = object()          # a name the function uses now means something unknown
+    with pytest.raises(numba_rewrites._NotStorable):
+        numba_rewrites.key_fields(base.k._numba_build)
+
+
+def test_a_damaged_stored_rewrite_is_rewritten(tmp_path):
+    import safekern
+
+    first = _load(tmp_path, "rw_damaged")
+    kc = get_kernel_cache()
+    key = kernel_key(numba_rewrites.key_fields(first.k._numba_build))
+    data = json.loads(kc.store.get(key))
+    data["device_calls"] = {"_sk_dev0": "N"}             # no longer a device function
+    assert kc.store.put(key, json.dumps(data).encode())
+    again = safekern.jit(first.k.py_func)
+    assert not numba_rewrites.is_stored(again.rewritten)
+    assert again.rewritten.source == first.k.rewritten.source
+    # ... and the entry was replaced by a good one.
+    assert numba_rewrites.is_stored(safekern.jit(first.k.py_func).rewritten)
+
+
+PROBE = """
+import json, sys
+import numpy as np
+from numba import cuda
+import safekern
+from safekern.backends.numba import stored as numba_rewrites
+sys.path.insert(0, sys.argv[1])
+import rewrite_mod as m
+stored = [numba_rewrites.is_stored(m.k.rewritten), numba_rewrites.is_stored(m.get.rewritten)]
+out = cuda.to_device(np.zeros(32, np.float32))
+m.k[1, 32](out, cuda.to_device(np.arange(40, dtype=np.float32)), 9)
+try:
+    safekern.sync()
+    err = None
+except safekern.BoundsError as e:
+    err = [e.array, e.index, e.size, e.lineno, e.kernel, list(e.thread)]
+print(json.dumps({"stored": stored[0], "device_stored": stored[1], "error": err}))
+"""
+
+
+@pytest.mark.cudasim
+def test_a_new_process_reports_failures_from_the_stored_rewrite(tmp_path):
+    (tmp_path / "rewrite_mod.py").write_text(textwrap.dedent(MODULE.format(N=32)))
+    env = dict(os.environ, SAFEKERN_CACHE=str(tmp_path / "rw.cache"),
+               PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-c", PROBE, str(tmp_path)], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    assert [r["stored"] for r in runs] == [False, True]
+    assert [r["device_stored"] for r in runs] == [False, True]
+    # get(a, t + shift) with shift 9: thread 31 reads a[40] of 40 elements, in `get` (line 10)
+    assert runs[0]["error"] == runs[1]["error"] == ["a", 40, 40, 10, "get", [31, 0, 0]]

@@ -1,0 +1,214 @@
+"""Races through global memory, proven at launch: RaceError before the kernel runs (nothing
+written), RaceWarning where arguments share memory without a proof, silence where the launch is
+proven race-free; the summary the front end makes; the switches. Simulator, and the GPU under
+`pytest -m gpu`."""
+import ast
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+from numba import cuda
+
+import safekern
+from safekern import config
+from safekern.backends.numba.kernel import _resolver
+from safekern.frontend import python as pyfront
+from safekern.frontend.python.races import analyse_kernel
+from tests.numba import race_kernels as K
+
+pytestmark = [pytest.mark.cudasim, pytest.mark.timeout(120)]
+
+
+def launch_quietly(fn):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn()
+    return [w for w in caught if issubclass(w.category, safekern.RaceWarning)]
+
+
+def test_in_place_stencil_is_refused_before_it_runs():
+    d = cuda.to_device(np.arange(64.0))
+    with pytest.raises(safekern.RaceError) as info:
+        K.smooth[2, 32](d)
+    err = info.value
+    assert isinstance(err, safekern.KernelError)
+    assert (err.kernel, err.array, err.other) == ("smooth", "a", "a")
+    assert err.write_line == err.read_line == err.lineno
+    assert err.filename == K.__file__
+    assert "a[i]" in str(err) and "a[i - 1]" in str(err) and f":{err.lineno}" in str(err)
+    np.testing.assert_array_equal(d.copy_to_host(), np.arange(64.0))     # nothing written
+    # Too few elements for two threads to meet: the same kernel runs.
+    small = cuda.to_device(np.array([3.0, 6.0, 9.0]))
+    K.smooth[1, 32](small)
+    np.testing.assert_allclose(small.copy_to_host(), [3.0, 6.0, 9.0])
+
+
+def test_shifted_views_of_one_buffer_are_refused():
+    d = cuda.to_device(np.arange(64.0))
+    with pytest.raises(safekern.RaceError) as info:
+        K.copy[2, 32](d[1:], d[:-1])
+    assert (info.value.array, info.value.other) == ("dst", "src")
+    np.testing.assert_array_equal(d.copy_to_host(), np.arange(64.0))
+
+
+@pytest.mark.parametrize("case", ["same array", "disjoint halves", "in place x2",
+                                  "red-black", "2-D in place", "atomics", "host arrays"])
+def test_race_free_launches_run_silently(case):
+    d = cuda.to_device(np.arange(64.0))
+    host = np.arange(64.0)
+    expected = {
+        "same array": (lambda: K.copy[2, 32](d, d), np.arange(64.0)),
+        "disjoint halves": (lambda: K.copy[1, 32](d[:32], d[32:]),
+                            np.concatenate([np.arange(32.0, 64.0)] * 2)),
+        "in place x2": (lambda: K.double[2, 32](d), np.arange(64.0) * 2),
+        "red-black": (lambda: K.red_black[1, 32](d),
+                      np.where(np.arange(64) % 2 == 0, (np.arange(64.0) + 1) * 0.5,
+                               np.arange(64.0))),
+    }
+    if case == "2-D in place":
+        m = cuda.to_device(np.arange(16.0).reshape(4, 4))
+        assert not launch_quietly(lambda: K.scale_2d[(1, 1), (4, 4)](m, 3))
+        np.testing.assert_array_equal(m.copy_to_host(), np.arange(16.0).reshape(4, 4) * 3)
+        return
+    if case == "atomics":
+        bins = cuda.to_device(np.zeros(4, dtype=np.int64))
+        x = cuda.to_device(np.array([0, 1, 1, 3, 3, 3], dtype=np.int64))
+        assert not launch_quietly(lambda: K.histogram[1, 32](bins, x))
+        np.testing.assert_array_equal(bins.copy_to_host(), [1, 2, 0, 3])
+        return
+    if case == "host arrays":            # each host array gets its own device copy
+        out = np.zeros(64)
+        assert not launch_quietly(lambda: K.copy[2, 32](out, host))
+        np.testing.assert_array_equal(out, host)
+        return
+    launch, want = expected[case]
+    assert not launch_quietly(launch)
+    np.testing.assert_array_equal(d.copy_to_host(), want)
+
+
+def test_data_dependent_indices_on_shared_memory_warn_once():
+    d = cuda.to_device(np.arange(64.0))
+    idx = cuda.to_device(np.arange(64))
+    first = launch_quietly(lambda: K.scatter[2, 32](d, d, idx))
+    assert len(first) == 1
+    text = str(first[0].message)
+    assert "'scatter'" in text and "'out'" in text and "'x'" in text
+    assert first[0].filename == __file__                      # the user's line
+    assert not launch_quietly(lambda: K.scatter[2, 32](d, d, idx))    # once per kernel & pair
+    np.testing.assert_array_equal(d.copy_to_host(), np.arange(64.0))  # the kernel ran
+
+
+def test_error_mode_makes_the_warning_an_error(monkeypatch):
+    monkeypatch.setenv("SAFEKERN_RACES", "error")
+    config.reload()
+    d = cuda.to_device(np.arange(64.0))
+    with pytest.raises(safekern.RaceError, match="SAFEKERN_RACES=error"):
+        K.scatter[2, 32](d, d, cuda.to_device(np.arange(64)))
+
+
+def test_off_switch(monkeypatch):
+    monkeypatch.setenv("SAFEKERN_RACES", "off")
+    config.reload()
+    d = cuda.to_device(np.arange(64.0))
+    K.shift_by[1, 32](d, 0)             # a checked kernel decorated before: no check now
+    assert not launch_quietly(lambda: K.scatter[2, 32](d, d, cuda.to_device(np.arange(64))))
+
+
+def test_scalar_arguments_decide():
+    d = cuda.to_device(np.arange(64.0))
+    K.shift_by[1, 32](d, 0)                              # k == 0: every thread its own
+    with pytest.raises(safekern.RaceError):
+        K.shift_by[1, 32](d, 1)                          # thread i reads what i+1 writes
+
+
+def test_transpose_in_place_races():
+    m = cuda.to_device(np.arange(16.0).reshape(4, 4))
+    with pytest.raises(safekern.RaceError):
+        K.transpose_in_place[(1, 1), (4, 4)](m)
+
+
+def test_a_one_dimensional_index_under_a_two_dimensional_launch_races():
+    d = cuda.to_device(np.arange(64.0))
+    with pytest.raises(safekern.RaceError):
+        K.double[(1, 1), (32, 2)](d)                     # threads (x, 0) and (x, 1) meet
+
+
+def test_every_thread_writing_one_element_races():
+    with pytest.raises(safekern.RaceError) as info:
+        K.everyone_writes_zero[1, 32](cuda.to_device(np.zeros(1)),
+                                      cuda.to_device(np.arange(32.0)))
+    assert "writes the same element" in str(info.value)
+
+
+def test_threads_storing_one_value_are_benign():
+    r = cuda.to_device(np.zeros(10))
+    assert not launch_quietly(lambda: K.everyone_writes_one_value[1, 10](r, 4))
+    assert r.copy_to_host()[0] == 5.0
+    with pytest.raises(safekern.RaceError):
+        K.everyone_increments[1, 10](r)              # a read of what another thread writes
+
+
+def test_check_report_has_the_race_verdicts():
+    rows = {r["array"]: r for r in K.smooth.check_report() if r["kind"] == "race"}
+    assert rows["a"]["status"] == "checked at launch"
+    rows = {r["array"]: r for r in K.scatter.check_report() if r["kind"] == "race"}
+    assert rows["out"]["status"] == "may race" and "data-dependent" in rows["out"]["reason"]
+
+
+# -- the front end's summary ---------------------------------------------------------------
+
+
+def summary_of(src):
+    ns = {}
+    path = "<race test>"
+    code = textwrap.dedent(src)
+    import linecache
+    linecache.cache[path] = (len(code), None, code.splitlines(True), path)
+    exec(compile("from numba import cuda\n" + code, path, "exec"), ns)
+    fn = next(v for k, v in ns.items() if callable(v) and k != "cuda")
+    tree = ast.parse(code).body[0]
+    parsed = pyfront.ParsedFunction(fn, tree, path, 0, ns, {})
+    return analyse_kernel(parsed, _resolver())
+
+
+def test_summary_forms_guards_and_certainty():
+    s = summary_of("""
+    def k(a, b, n):
+        i = cuda.grid(1)
+        if i < n:
+            a[i] = b[i + 1]
+            if b[i] > 0:
+                a[i + 1] = 0
+    """)
+    a = s.accesses["a"]
+    assert [x.write for x in a] == [True, True]
+    assert a[0].certain and not a[1].certain          # under a data-dependent condition
+    assert len(a[0].guards) == 1
+    assert s.written("a") and not s.written("b")
+
+
+def test_summary_marks_what_it_cannot_follow():
+    s = summary_of("""
+    def k(a, b, c, idx):
+        i = cuda.grid(1)
+        row = a[i]
+        row[0] = 1
+        b[idx[i]] = 2
+        for k in range(4):
+            c[i, k] = 3
+    """)
+    assert "a" in s.opaque                              # written through a view
+    assert s.accesses["b"][-1].index is None            # data-dependent
+    assert s.accesses["c"][0].index is None             # loop variable
+    assert not s.accesses["c"][0].certain
+
+
+def test_summary_threadidx_blockidx_is_a_global_coordinate():
+    s = summary_of("""
+    def k(a):
+        i = cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x
+        a[i] = a[i] + 1
+    """)
+    (form,) = s.accesses["a"][0].index
+    assert form.terms == ((("g", 0), 1),)
