@@ -7,3 +7,16 @@ import pytest
 @pytest.fixture(autouse=True)
 def _no_failure_left_pending(no_pending_failure):
     yield
+
+
+@pytest.fixture
+def no_launch_predicates(monkeypatch):
+    """Kernels decorated in the test launch the checked kernel only (no launch variant): for
+    tests of the launch path itself, which look at the one kernel they launched."""
+    from safekern import config
+
+    monkeypatch.setenv("SAFEKERN_LAUNCH_PREDICATES", "0")
+    config.reload()
+    yield
+    monkeypatch.delenv("SAFEKERN_LAUNCH_PREDICATES")
+    config.reload()

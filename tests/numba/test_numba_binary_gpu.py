@@ -66,7 +66,7 @@ SCALE = """
 """
 
 
-def test_a_refused_cubin_is_compiled_again(tmp_path):
+def test_a_refused_cubin_is_compiled_again(tmp_path, no_launch_predicates):
     from numba import cuda
 
     import safekern
@@ -292,7 +292,7 @@ class CountingExtension:
         return ty, val
 
 
-def test_cache_off_and_numba_path_kernels(tmp_path, monkeypatch):
+def test_cache_off_and_numba_path_kernels(tmp_path, monkeypatch, no_launch_predicates):
     from numba import cuda
 
     import safekern

@@ -298,8 +298,10 @@ class CheckedKernel(_CheckedFunction):
         with self._lock:
             if self._variant is None:
                 holds = compile_predicates(self._numba_build.final_rewrite().launch_predicates)
-                # (A hook on numba's compile sees the kernel's own compiles: no variant then.)
-                if holds is None or "_compile_for_args" in self.__dict__:
+                # (A hook on numba's compile sees the kernel's own compiles, extensions apply
+                # to the kernel's own launches: no variant then.)
+                if holds is None or "_compile_for_args" in self.__dict__ or \
+                        self._options.get("extensions"):
                     self._variant = False
                 else:
                     variant = CheckedKernel(self.py_func, self._sigs, self._options,

@@ -65,7 +65,22 @@ class DispatcherSurface:
         if binary is not None:
             for argtypes in binary.compiled_types():
                 self._ensure(dispatcher, argtypes)
+        # A launch that ran the launch variant compiled the variant, not this kernel: numba's
+        # answers (overloads, inspect_*) are for this kernel, for the same argument types.
+        variant = self.__dict__.get("_variant")
+        if variant:
+            for argtypes in variant[1]._launched_types():
+                self._ensure(dispatcher, argtypes)
         return dispatcher
+
+    def _launched_types(self) -> list:
+        """The argument type tuples (hidden ones included) this kernel was compiled for."""
+        binary = getattr(self, "_binary", None)
+        found = list(binary.compiled_types()) if binary is not None else []
+        numba = self._numba
+        if numba is not None and not SIMULATOR:
+            found += [k for k in numba.overloads if k not in found]
+        return found
 
     def _ensure(self, dispatcher, full_args):
         full_args = tuple(getattr(full_args, "args", full_args))
@@ -156,6 +171,8 @@ class DispatcherSurface:
         launches, which then take numba's launch path (the one that calls extensions). numba
         hands every argument to them; the hidden one is kept from them (see UserExtensions)."""
         self.__dict__["_binary"] = None
+        if not self.device:
+            self.__dict__["_variant"] = False   # one kernel the extensions apply to
         numba_list = self._build().extensions
         if SIMULATOR or self.device or numba_list is None:
             return numba_list
