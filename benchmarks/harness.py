@@ -41,12 +41,13 @@ def simulator() -> bool:
 
 
 def _quiet_numba():
-    try:
-        from numba.core.errors import NumbaPerformanceWarning
-
-        warnings.simplefilter("ignore", NumbaPerformanceWarning)
-    except ImportError:
-        pass
+    # numba-cuda warns with its own class (numba.cuda.core.errors), numba with numba.core's.
+    for module in ("numba.core.errors", "numba.cuda.core.errors"):
+        try:
+            category = __import__(module, fromlist=["NumbaPerformanceWarning"])
+            warnings.simplefilter("ignore", category.NumbaPerformanceWarning)
+        except (ImportError, AttributeError):
+            pass
 
 
 def run_step(kernels: dict, plan: list) -> None:

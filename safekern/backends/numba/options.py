@@ -42,6 +42,7 @@ def quiet_config_warnings():
 
 
 _grid_sizes: dict = {}        # griddim as given -> blocks (a launch asks at every subscript)
+_occupancy_warnings: dict = {}   # blocks -> the warning (under 128 blocks: at most 127)
 
 
 def occupancy_warning(griddim) -> None:
@@ -65,13 +66,18 @@ def occupancy_warning(griddim) -> None:
                 _grid_sizes.clear()
             _grid_sizes[griddim] = size
     if size < 128:
-        from numba.cuda.core.errors import NumbaPerformanceWarning
-
         from ..._stack import user_stacklevel
 
-        warnings.warn(NumbaPerformanceWarning(
-            f"Grid size {size} will likely result in GPU under-utilization due to low "
-            "occupancy."), stacklevel=user_stacklevel())
+        warning = _occupancy_warnings.get(size)
+        if warning is None:
+            # Made once per grid size: numba's warning highlights its text when made (colorama),
+            # which costs more than the launch itself.
+            from numba.cuda.core.errors import NumbaPerformanceWarning
+
+            warning = _occupancy_warnings[size] = NumbaPerformanceWarning(
+                f"Grid size {size} will likely result in GPU under-utilization due to low "
+                "occupancy.")
+        warnings.warn(warning, stacklevel=user_stacklevel())
 
 
 @contextlib.contextmanager
