@@ -204,9 +204,12 @@ class LoopVersioner:
         node = copy.deepcopy(self.lin.atoms[u].node)
         if node is None:
             return None
+        bound = self.lin.to_expr(rest.scale(-1) if c > 0 else rest)
+        if bound is None:
+            return None       # an atom without an expression (a launch dimension): no test
         if c > 0:             # u + rest >= 0  ->  u >= -rest
-            return ast.Compare(node, [ast.GtE()], [self.lin.to_expr(rest.scale(-1))])
-        return ast.Compare(node, [ast.LtE()], [self.lin.to_expr(rest)])   # rest - u >= 0
+            return ast.Compare(node, [ast.GtE()], [bound])
+        return ast.Compare(node, [ast.LtE()], [bound])   # rest - u >= 0
 
     def _int_component(self, comp, v) -> bool:
         """Comparing the component with an integer types: a bare name might be a tuple or a
