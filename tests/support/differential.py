@@ -157,13 +157,15 @@ _NUMPY_ERRORS = ("OverflowError", "FloatingPointError")
 
 
 def barrier_group_artifact(with_elimination: Outcome, all_checks: Outcome) -> bool:
-    """Only the run with every check raised NumPy's arithmetic error, in a kernel with barriers.
-    There a failed thread still runs the statements exits.py groups after its failing one
-    (one flag test per group), and with every check kept more of them (more statements may
-    fail, so groups start earlier): on the simulator such a statement's NumPy error escapes.
-    A wrongly eliminated access raises in the other run (NumPy's IndexError)."""
-    return all_checks.barriers and with_elimination.raised is None and \
-        all_checks.raised in _NUMPY_ERRORS
+    """Only the run with every check raised NumPy's arithmetic error, and every failure it
+    recorded before that the other run recorded too. A failed thread still runs the statements
+    exits.py groups after its failing one (one flag test per group: after a loop, before a
+    barrier), and with every check kept more of them (more statements may fail, so groups
+    start earlier): on the simulator such a statement's NumPy error escapes and stops the
+    launch. A wrongly eliminated access raises in the other run (NumPy's IndexError), or
+    misses a failure the checked run recorded (the subset test)."""
+    return with_elimination.raised is None and all_checks.raised in _NUMPY_ERRORS and \
+        set(all_checks.failures) <= set(with_elimination.failures)
 
 
 def differences(with_elimination: Outcome, all_checks: Outcome) -> list[str]:
