@@ -135,8 +135,10 @@ _DEVICE_PRELUDE = r"""// safekern: bounds checks (generated; the user's source f
 #if __SK_BARRIERS
 __shared__ int __sk_bf;   // the block's failure flag, read at every barrier
 #endif
+// The buffer as the launch found it (kernels of a stream see what earlier ones wrote): a plain,
+// cacheable load. A volatile one skips L1, and every warp waited for L2 before its first access.
 static __device__ __forceinline__ long long __sk_pending(long long* fb) {{
-  return *(volatile long long*)fb;
+  return *fb;
 }}
 static __device__ __forceinline__ void __sk_count_skip(long long* fb) {{
   if ((threadIdx.x | threadIdx.y | threadIdx.z | blockIdx.x | blockIdx.y | blockIdx.z) == 0)

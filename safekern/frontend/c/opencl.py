@@ -248,7 +248,7 @@ static int __sk_first_item(void) {{
   return get_local_id(0) == 0 && get_local_id(1) == 0 && get_local_id(2) == 0;
 }}
 static int __sk_pending(__global long *fb) {{
-  if (*(volatile __global long *)fb == 0) return 0;
+  if (*fb == 0) return 0;   /* plain, cacheable: the buffer as the launch found it */
   if (__sk_first_item() && get_group_id(0) == 0 && get_group_id(1) == 0 &&
       get_group_id(2) == 0) {inc};
   return 1;
