@@ -39,8 +39,24 @@ def test_a_shared_tile_indexed_by_the_thread_needs_blocks_no_larger(tmp_path):
             cuda.syncthreads()
             out[0] = t[cuda.threadIdx.y, cuda.threadIdx.x]
     """)
-    assert set(found) == {"blockDim.x <= 16", "blockDim.y <= 8", "blockDim.y <= 16",
-                          "blockDim.x <= 8", "out.shape[0] >= 1"}
+    # Each access needs both dimensions bounded by its tile's axes, (16, 8) and (8, 16). The
+    # one variant keeps the bounds blocks are sized for (the loosest power of two per launch
+    # dimension, 16 here): both accesses need an 8 too, so they stay checked rather than one
+    # bound no 16 x 16 launch meets keeping every launch checked.
+    assert found == ["out.shape[0] >= 1"]
+    assert [s.status for s in rw.sites if s.array == "t"] == ["checked", "checked"]
+
+
+def test_a_square_tile_gives_one_bound_per_dimension(tmp_path):
+    found, rw = predicates(tmp_path, """
+        def k(out):
+            t = cuda.shared.array((TILE, TILE), dtype=float32)
+            t[cuda.threadIdx.y, cuda.threadIdx.x] = 1.0
+            cuda.syncthreads()
+            out[0] = t[cuda.threadIdx.x, cuda.threadIdx.y]
+    """)
+    assert set(found) == {"blockDim.x <= 16", "blockDim.y <= 16", "out.shape[0] >= 1"}
+    assert [s.status for s in rw.sites if s.array == "t"] == ["proven at launch"] * 2
 
 
 def test_a_window_over_a_scalar_bound_needs_the_input_to_reach(tmp_path):

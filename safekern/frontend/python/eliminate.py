@@ -27,7 +27,7 @@ from . import names
 from .exits import contains_barrier
 from .bindings import FunctionBindings, assigned, is_range, pure, walrus_targets
 from .index_forms import Linearizer
-from .launch import LaunchProver
+from .launch import LaunchProver, worth_a_variant
 from .linear import Fact
 from .unchecked import (atomic_operands_may_fail, is_check_call, plain, plain_atomic_statement,
                         plain_store)
@@ -49,6 +49,7 @@ class _Eliminator:
         # Launch predicates (launch.py): code -> the predicates that prove the check.
         self.launch = LaunchProver(lin, bindings.launch_params) if launch else None
         self.launch_codes: dict[int, list] = {}
+        self.launch_used: dict[int, list] = {}     # code -> the static facts used with them
         self.flag_tested = flag_tested
         self.versioner = LoopVersioner(lin, bindings, resolver, parsed,
                                        components=self._components, mark=self._mark,
@@ -311,17 +312,25 @@ class _Eliminator:
         code = call.args[-3]
         if found and isinstance(code, ast.Constant) and code.value in self.sites:
             self.launch_codes[code.value] = found
-            why = " and ".join(p.text() for p in found)
-            self.verdicts[code.value] = (
-                "proven at launch", f"if {why}" + (f", with {', '.join(used)}" if used else ""))
+            self.launch_used[code.value] = used
+
+    def launch_verdicts(self) -> dict:
+        """The launch predicates worth a variant (launch.worth_a_variant), and the verdicts of
+        the checks they prove: proven at launch, else what the rest of the pass found."""
+        kept = worth_a_variant(self.launch_codes)
+        for code, predicates in kept.items():
+            used = self.launch_used.get(code)
+            reason = f"if {' and '.join(p.text() for p in predicates)}" + \
+                (f", with {', '.join(used)}" if used else "")
+            before = self.verdicts.get(code)
+            if before is not None:      # hoisted: the loop's test where the launch fails
+                reason += f"; else {before[1]}"
+            self.verdicts[code] = ("proven at launch", reason)
+        return kept
 
     def _mark(self, call, status, reason):
         code = call.args[-3]
         if isinstance(code, ast.Constant) and code.value in self.sites:
-            if code.value in self.launch_codes and status == "hoisted":
-                # Proven at launch too: no check at all in the launch variant.
-                status, reason = "proven at launch", \
-                    f"{self.verdicts[code.value][1]}; else {reason}"
             self.verdicts[code.value] = (status, reason)
 
 
@@ -374,8 +383,8 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
                              flag_tested=flag_tested, launch=launch and not device)
     body = eliminator.block(body, [])
     loads = _LoopLoads(eliminator.versioner.checked_copies)
-    return Elimination([loads.visit(stmt) for stmt in body], eliminator.verdicts,
-                       eliminator.launch_codes)
+    launch_codes = eliminator.launch_verdicts()
+    return Elimination([loads.visit(stmt) for stmt in body], eliminator.verdicts, launch_codes)
 
 
 __all__ = ["eliminate_checks", "Elimination", "assigned"]

@@ -33,7 +33,10 @@ from dataclasses import dataclass
 from .linear import Fact, Form
 
 _AXES = ("x", "y", "z")
-_HOPELESS = 2 ** 40          # a predicate needing more elements than this never holds
+# A kernel launches its variant only when *every* predicate holds, so one that (almost) never
+# holds costs all the others: such a predicate is not made, and its check stays.
+_HOPELESS = 2 ** 31          # needs an axis, a scalar or a grid beyond this: not made
+_WORST_CASE = 1024           # a part over other atoms worse than a block's extent: not made
 
 
 @dataclass(frozen=True)
@@ -186,8 +189,10 @@ class LaunchProver:
         if not launch:
             return None                   # nothing the launch knows helps
         low = self.atoms.minimum(Form.of(other), local)
-        if low is None or rest.const + low < -_HOPELESS:
-            return None                   # (no launch has arrays that large)
+        if low is None or rest.const + low < -_HOPELESS or low < -_WORST_CASE:
+            # (Other atoms' worst case taken from the hardware's caps -- blockIdx up to
+            # 2**31 - 2 -- asks for arrays no launch has.)
+            return None
         atoms = {f: a for a, _ in rest.terms
                  if (f := launch_fact(a, self.launch_params)) is not None}
         top = self.atoms.maximum(Form.of({atoms[f]: c for f, c in launch.items()}))
@@ -203,4 +208,32 @@ class LaunchProver:
         return LaunchPredicate(terms, rest.const + low), not other
 
 
-__all__ = ["LaunchFact", "LaunchPredicate", "LaunchProver", "launch_fact"]
+def worth_a_variant(launch_codes: dict) -> dict:
+    """The checks (code -> predicates) the launch variant leaves out. The variant runs only
+    when every predicate holds, so one that holds for no launch the kernel is written for
+    costs all the others: of the bounds on one launch dimension (`blockDim.y <= 16` for a
+    16 x 16 tile, `blockDim.y <= 15` for a neighbour `tile[ty + 1, tx]` under a guard no rule
+    reads), only those at least the largest power of two under the loosest are kept -- blocks
+    are sized in powers of two; a tile padded to 33 columns gives `<= 33` and `<= 32`, both
+    kept -- and the checks that needed a stricter one stay checked."""
+    loosest: dict = {}
+    for predicates in launch_codes.values():
+        for p in predicates:
+            dim = _single_dimension_bound(p)
+            if dim is not None:
+                loosest[dim] = max(loosest.get(dim, p.const), p.const)
+    floor = {dim: 1 << (c.bit_length() - 1) if c > 0 else c for dim, c in loosest.items()}
+    return {code: predicates for code, predicates in launch_codes.items()
+            if all(_single_dimension_bound(p) is None or
+                   p.const >= floor[_single_dimension_bound(p)] for p in predicates)}
+
+
+def _single_dimension_bound(p: LaunchPredicate):
+    """(kind, axis) for `blockDim.k <= c` / `gridDim.k <= c` (upper bounds), else None."""
+    if len(p.terms) == 1 and p.terms[0][0] == -1 and \
+            p.terms[0][1].kind in ("block", "grid"):
+        return p.terms[0][1].kind, p.terms[0][1].axis
+    return None
+
+
+__all__ = ["LaunchFact", "LaunchPredicate", "LaunchProver", "launch_fact", "worth_a_variant"]
