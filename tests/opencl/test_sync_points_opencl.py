@@ -273,3 +273,16 @@ def test_threads_launching_correct_kernels_see_nothing(env):
     for t in threads:
         t.join(60)
     assert not errors
+
+
+def test_an_arrays_event_bookkeeping_is_not_a_sync_point(env):
+    """pyopencl.array.Array.add_event waits for its oldest events now and then: PyOpenCL's
+    bookkeeping, not the user's sync point -- the failure stays pending (no wait for the whole
+    queue to read it) and the user's own finish() raises it."""
+    launch(env)                             # fails in work-item 63
+    for _ in range(40):                     # past add_event's limit of twelve events
+        env.a.add_event(cl.enqueue_marker(env.queue))
+    assert runtime.pending_sources()
+    with pytest.raises(safekern.BoundsError) as info:
+        env.queue.finish()
+    assert_shift(info.value)
