@@ -143,3 +143,15 @@ def test_a_warm_start_keeps_the_predicates_and_the_variant(tmp_path):
     assert [r["variant_stored"] for r in runs] == [False, True]
     assert all(r["good"] and r["variant"] for r in runs)
     assert all(r["error"] == ["a", 60] for r in runs)
+
+
+def test_numba_cache_never_confuses_the_checked_kernel_with_its_variant():
+    """numba's cache=True names its files by the function's qualified name and line: the
+    checked kernel and its launch variant (fewer checks) must have names of their own."""
+    from safekern.backends.numba.build import compile_rewritten
+
+    main = K.scale_into._numba_build.compilable_rewrite()
+    names = {compile_rewritten(main, {}, cache=True).__qualname__,
+             compile_rewritten(main.launch_variant, {}, cache=True, variant=True).__qualname__,
+             compile_rewritten(main, {}, cache=False).__qualname__}
+    assert names == {"scale_into__safekern", "scale_into__safekern_launch", "scale_into"}

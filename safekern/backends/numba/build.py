@@ -46,9 +46,11 @@ def helpers_namespace() -> dict:
     return intrinsics.namespace()
 
 
-def compile_rewritten(rewritten, device_impls: dict, namespace=None, cache=False):
+def compile_rewritten(rewritten, device_impls: dict, namespace=None, cache=False,
+                      variant=False):
     """The rewritten function, defined in `namespace` (a new one by default: the function's
-    globals, closure, the check helpers and the callees' numba functions)."""
+    globals, closure, the check helpers and the callees' numba functions). `variant`: it is a
+    kernel's launch variant (its own name for numba's cache=True too)."""
     parsed = rewritten.parsed
     if namespace is None:
         namespace = {}
@@ -65,9 +67,11 @@ def compile_rewritten(rewritten, device_impls: dict, namespace=None, cache=False
     fn.__module__ = getattr(parsed.pyfunc, "__module__", None)
     # The user's name in what numba shows (its IR dumps, inspect_types, mangled names), but a
     # name of its own for numba's cache=True, which must never confuse it with the unchecked
-    # function (numba's cache files are named by the qualified name).
+    # function, nor the checked kernel with its launch variant (numba's cache files are named
+    # by the qualified name and line: a variant loaded for the checked kernel would run
+    # without the checks its predicates prove, in launches where they do not hold).
     fn.__qualname__ = getattr(parsed.pyfunc, "__qualname__", parsed.name) + (
-        "__safekern" if cache else "")
+        ("__safekern_launch" if variant else "__safekern") if cache else "")
     fn.__doc__ = getattr(parsed.pyfunc, "__doc__", None)
     return fn
 

@@ -135,7 +135,8 @@ class _CheckedFunction(DispatcherSurface):
                 impls[name] = impl
         namespace = {}
         fn = compile_rewritten(rewritten, impls, namespace,
-                               cache=bool(self._options.get("cache")))
+                               cache=bool(self._options.get("cache")),
+                               variant=isinstance(build, LaunchVariantBuild))
         for name, dev in late:
             dev._waiting.append((namespace, name))
         numba = build.numba = build.jit(fn)
