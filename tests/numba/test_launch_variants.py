@@ -14,8 +14,14 @@ pytestmark = [pytest.mark.cudasim, pytest.mark.timeout(120)]
 
 
 def ran_variant(kernel) -> bool:
-    variant = kernel._variant
-    return bool(variant) and variant[1]._numba is not None
+    variants = kernel._variant
+    return bool(variants) and any(v._numba is not None for v in variants.kernels())
+
+
+def holds(kernel):
+    """`holds(args, config)`: every launch predicate of `kernel` holds."""
+    variants = kernel._variant or kernel._make_variant()
+    return lambda args, config: variants.mask(args, config) == variants.full
 
 
 def test_a_launch_that_satisfies_the_predicate_runs_the_variant():
@@ -67,17 +73,40 @@ def test_scalar_arguments_count_only_as_integers():
     assert info.value.array == "x" and info.value.index == 20
     # A float n breaks the predicate's integer test: the checked kernel runs (numba's range
     # of a float is a typing error on a GPU; on the simulator it is Python's).
-    [(holds, _)] = [K.window_sum._variant]
-    assert not holds((out, x, 11.0), (1, 16)) and holds((out, x, 11), (1, 16))
+    window = holds(K.window_sum)
+    assert not window((out, x, 11.0), (1, 16)) and window((out, x, 11), (1, 16))
 
 
 def test_predicates_see_every_form_of_launch_configuration():
-    holds, _ = K.transpose_tile._variant or K.transpose_tile._make_variant()
+    tile = holds(K.transpose_tile)
     a, out = np.zeros((8, 8)), np.zeros((8, 8))
-    assert holds((out, a), (1, (8, 8))) and holds((out, a), ((1,), (8, 8, 1)))
-    assert holds((out, a), (1, 8)) and not holds((out, a), (1, 9))
-    assert not holds((out, a), (1, (8, 9)))
-    assert not holds((out, object()), (1, (8, 8)))          # no .shape: not provable
+    assert tile((out, a), (1, (8, 8))) and tile((out, a), ((1,), (8, 8, 1)))
+    assert tile((out, a), (1, 8)) and not tile((out, a), (1, 9))
+    assert not tile((out, a), (1, (8, 9)))
+    assert not tile((out, object()), (1, (8, 8)))          # no .shape: not provable
+
+
+def test_a_launch_where_some_predicates_hold_runs_a_variant_for_those():
+    # n too large for x: the window's check stays; out and a are fine: their checks go.
+    variants = K.two_windows._variant or K.two_windows._make_variant()
+    texts = [p.text() for p in variants.predicates]
+    assert "a.shape[0] >= out.shape[0]" in texts and len(texts) == 2
+    out = cuda.to_device(np.zeros(10, np.float64))
+    a, x = np.arange(10, dtype=np.float64), np.arange(12, dtype=np.float64)
+    K.two_windows[1, 16](out, cuda.to_device(a), cuda.to_device(x), 5)   # x reaches x[13]
+    with pytest.raises(safekern.BoundsError) as info:
+        safekern.sync()
+    assert info.value.array == "x" and info.value.index >= 12
+    [partial] = variants.kernels()
+    assert partial._numba_build.subset == frozenset(
+        p for p in variants.predicates if p.text() == "a.shape[0] >= out.shape[0]")
+    source = partial.rewritten.source
+    assert "_sk_load(a," not in source and "_sk_load(x," in source
+    K.two_windows[1, 16](out, cuda.to_device(a), cuda.to_device(x), 3)   # all hold
+    safekern.sync()
+    want = a + np.array([x[i:i + 3].sum() for i in range(10)])
+    np.testing.assert_allclose(out.copy_to_host(), want)
+    assert len(variants.kernels()) == 2
 
 
 def test_the_switch_turns_launch_predicates_off(monkeypatch):

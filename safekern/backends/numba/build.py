@@ -196,16 +196,18 @@ class Build:
         self.rewritten = self._adopt(stored.rewrite(self, self.rewrite))
         self._final = None
 
-    def rewrite(self):
+    def rewrite(self, launch_subset=None):
         """The front end's rewrite of the function, now. With debug=True numba raises a
         kernel's exceptions at the launch itself: raise, assert and division are left to it
-        (numba's messages, numba's place)."""
+        (numba's messages, numba's place). `launch_subset`: its launch variant leaves out only
+        the checks those launch predicates prove."""
         cfg = config.get()
         return pyfront.rewrite_function(self.parsed, device=self.device, resolver=resolver(),
                                         eliminate_checks=cfg.eliminate,
                                         kernel_exceptions=not self.options.get("debug"),
                                         launch_predicates=cfg.launch_predicates and
-                                        cfg.eliminate and not self.device)
+                                        cfg.eliminate and not self.device,
+                                        launch_subset=launch_subset)
 
     @staticmethod
     def _adopt(rewritten):
@@ -279,10 +281,13 @@ class Build:
 class LaunchVariantBuild(Build):
     """The build of a kernel's launch variant: the kernel's rewrite without the checks its
     launch predicates prove (frontend/python/launch.py), taken from the kernel's own Build so
-    the two always agree (a rewrite made afresh, or the stored one's stored variant)."""
+    the two always agree (a rewrite made afresh, or the stored one's stored variant). With a
+    `subset` of the predicates, without only the checks those prove: a rewrite of its own."""
 
-    def __init__(self, main: Build):
+    def __init__(self, main: Build, subset=None):
         self.main = main
+        self.subset = subset
+        self._partial = None
         self.parsed = main.parsed
         self.name = self.__qualname__ = main.name
         self.py_func = main.py_func
@@ -300,13 +305,24 @@ class LaunchVariantBuild(Build):
     def rewritten(self):
         return self.final_rewrite()
 
-    def rewrite(self):
-        return self.main.rewrite().launch_variant
+    def rewrite(self, launch_subset=None):
+        return self.main.rewrite(self.subset).launch_variant
+
+    def _subset_rewrite(self):
+        with self.lock:
+            if self._partial is None:
+                self.main.final_rewrite()          # (the main's scope refreshed first)
+                self._partial = self._adopt(self.rewrite())
+            return self._partial
 
     def final_rewrite(self):
+        if self.subset is not None:
+            return self._subset_rewrite()
         return self.main.final_rewrite().launch_variant
 
     def compilable_rewrite(self):
+        if self.subset is not None:
+            return self._subset_rewrite()
         return self.main.compilable_rewrite().launch_variant
 
 

@@ -32,7 +32,7 @@ from .device import current_source, launched as _launched
 from .configured import LaunchConfigSurface, compile_for_args, mark_launch_config_sensitive
 from .launch import BinaryLauncher
 from .pickling import reduce_function
-from .predicates import compile_predicates
+from .predicates import LaunchVariants
 from .resolver import resolver as _resolver
 from .surface import (SIMULATOR, DispatcherSurface, HiddenArgument, UserExtensions,
                       numba_errors_in_user_terms, validate_forall, validate_launch_config)
@@ -261,7 +261,7 @@ class CheckedDeviceFunction(_CheckedFunction):
 class CheckedKernel(_CheckedFunction):
     _binary = None       # launch.BinaryLauncher: cached cubins, launched directly
     _races = None        # races.RaceChecker, for kernels that write an array parameter
-    _variant = None      # (holds, kernel) of the launch variant; False: none; None: not yet
+    _variant = None      # predicates.LaunchVariants; False: none; None: not looked at yet
 
     def __init__(self, pyfunc, sigs, options, parsed=None, specialized=False, build=None):
         super().__init__(pyfunc, sigs, options, parsed, specialized, build)
@@ -286,29 +286,31 @@ class CheckedKernel(_CheckedFunction):
         return self.device_function()
 
     def _for_launch(self, args, launch_config):
-        """This kernel, or its launch variant when each of its launch predicates holds for
-        these arguments and this configuration (frontend/python/launch.py)."""
-        variant = self._variant
-        if variant is None:
-            variant = self._make_variant()
-        if variant is False or not variant[0](args, launch_config):
+        """This kernel, or the launch variant without the checks that the launch predicates
+        holding for these arguments and this configuration prove (frontend/python/launch.py,
+        predicates.py)."""
+        variants = self._variant
+        if variants is None:
+            variants = self._make_variant()
+        if variants is False:
             return self
-        return variant[1]
+        return variants.for_launch(args, launch_config) or self
 
     def _make_variant(self):
         with self._lock:
             if self._variant is None:
-                holds = compile_predicates(self._numba_build.final_rewrite().launch_predicates)
+                predicates = self._numba_build.final_rewrite().launch_predicates
                 # (A hook on numba's compile sees the kernel's own compiles, extensions apply
                 # to the kernel's own launches: no variant then.)
-                if holds is None or "_compile_for_args" in self.__dict__ or \
+                if not predicates or "_compile_for_args" in self.__dict__ or \
                         self._options.get("extensions"):
                     self._variant = False
                 else:
-                    variant = CheckedKernel(self.py_func, self._sigs, self._options,
-                                            parsed=self.parsed, specialized=self._specialized,
-                                            build=LaunchVariantBuild(self._numba_build))
-                    self._variant = (holds, variant)
+                    def make(subset):
+                        return CheckedKernel(self.py_func, self._sigs, self._options,
+                                             parsed=self.parsed, specialized=self._specialized,
+                                             build=LaunchVariantBuild(self._numba_build, subset))
+                    self._variant = LaunchVariants(predicates, make)
             return self._variant
 
     def __getitem__(self, launch_config):

@@ -1,15 +1,22 @@
-"""A kernel's launch predicates (frontend/python/launch.py) as one function of a launch.
+"""A kernel's launch predicates (frontend/python/launch.py) at its launches: which variant runs.
 
-`compile_predicates(predicates)` -> `holds(args, config)`: True when every predicate holds for
-these arguments (the user's, in order) and this launch configuration (griddim, blockdim, ...);
-the launch may then take the kernel's launch variant, compiled without the checks they prove.
+`LaunchVariants(predicates, make)` evaluates every predicate of a launch in one compiled call
+(`mask(args, config)`: bit i set when predicate i holds for these arguments -- the user's, in
+order -- and this configuration) and answers the kernel that launch may run: the variant
+without the checks of exactly the predicates that hold, made by `make(subset)` on first use
+(`subset` None: all of them), or the checked kernel (`None`) when none holds. A variant for a
+proper subset is made for at most `PARTIAL_VARIANTS` subsets; other launches run checked.
 Anything unexpected -- an argument without `.shape`, a scalar that is not an integer, a
-configuration numba would reject -- is False: the checked kernel runs. The cost is what the
-predicates compare (a few attribute reads and integer compares): it is paid on every launch.
+configuration numba would reject -- holds nothing: the checked kernel runs. The cost is what
+the predicates compare (a few attribute reads and integer compares), paid at every launch.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
+
+PARTIAL_VARIANTS = 3
 
 
 def _int(value) -> int:
@@ -31,24 +38,70 @@ def _dim3(dim) -> tuple:
     return (dim.x, dim.y, dim.z)            # numba's Dim3
 
 
-def compile_predicates(predicates):
-    """`holds(args, config)` for these predicates (see the module doc), or None for none."""
-    if not predicates:
-        return None
-    source = ("def holds(args, grid, block):\n    return " +
-              " and ".join(p.python() for p in predicates) + "\n")
+def compile_mask(predicates):
+    """`mask(args, config)` -> int, bit i for predicate i (see the module doc)."""
+    lines = ["def mask(args, grid, block):", "    m = 0"]
+    for i, p in enumerate(predicates):
+        # Each on its own: a predicate that cannot be evaluated holds nothing, the others may.
+        lines += ["    try:", f"        if {p.python()}:", f"            m |= {1 << i}",
+                  "    except Exception:", "        pass"]
+    lines.append("    return m")
+    source = "\n".join(lines) + "\n"
     namespace = {"_int": _int}
     exec(compile(source, "<safekern launch predicates>", "exec"), namespace)
-    test = namespace["holds"]
+    test = namespace["mask"]
 
-    def holds(args, config) -> bool:
+    def mask(args, config) -> int:
         try:
-            return test(args, _dim3(config[0]), _dim3(config[1])) is True
-        except Exception:          # noqa: BLE001 -- any doubt launches the checked kernel
-            return False
+            return test(args, _dim3(config[0]), _dim3(config[1]))
+        except Exception:          # noqa: BLE001 -- a configuration to reject: numba says so
+            return 0
 
-    holds.source = source
-    return holds
+    mask.source = source
+    return mask
 
 
-__all__ = ["compile_predicates"]
+class LaunchVariants:
+    """The launch variants of one kernel, by which of its predicates hold (module doc)."""
+
+    def __init__(self, predicates, make):
+        self.predicates = tuple(predicates)
+        self.full = (1 << len(self.predicates)) - 1
+        self.mask = compile_mask(self.predicates)
+        self._make = make
+        self._by_mask: dict = {0: None}
+        self._made: dict = {}              # frozenset of predicates (or None) -> kernel
+        self._lock = threading.Lock()
+
+    def for_launch(self, args, config):
+        """The variant this launch may run, or None (the checked kernel)."""
+        m = self.mask(args, config)
+        try:
+            return self._by_mask[m]
+        except KeyError:
+            return self._choose(m)
+
+    def _choose(self, m):
+        with self._lock:
+            if m in self._by_mask:
+                return self._by_mask[m]
+            if m == self.full:
+                key = None
+            else:
+                key = frozenset(p for i, p in enumerate(self.predicates) if m >> i & 1)
+                partial = sum(1 for k in self._made if k is not None)
+                if key not in self._made and partial >= PARTIAL_VARIANTS:
+                    self._by_mask[m] = None
+                    return None
+            kernel = self._made.get(key)
+            if kernel is None:
+                kernel = self._made[key] = self._make(key)
+            self._by_mask[m] = kernel
+            return kernel
+
+    def kernels(self) -> list:
+        """The variants made so far."""
+        return list(self._made.values())
+
+
+__all__ = ["LaunchVariants", "compile_mask", "PARTIAL_VARIANTS"]

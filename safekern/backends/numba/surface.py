@@ -67,10 +67,11 @@ class DispatcherSurface:
                 self._ensure(dispatcher, argtypes)
         # A launch that ran the launch variant compiled the variant, not this kernel: numba's
         # answers (overloads, inspect_*) are for this kernel, for the same argument types.
-        variant = self.__dict__.get("_variant")
-        if variant:
-            for argtypes in variant[1]._launched_types():
-                self._ensure(dispatcher, argtypes)
+        variants = self.__dict__.get("_variant")
+        if variants:
+            for variant in variants.kernels():
+                for argtypes in variant._launched_types():
+                    self._ensure(dispatcher, argtypes)
         return dispatcher
 
     def _launched_types(self) -> list:

@@ -80,7 +80,8 @@ def _check_reserved_names(parsed: ParsedFunction) -> None:
 def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
                      eliminate_checks: bool = True,
                      kernel_exceptions: bool = True,
-                     launch_predicates: bool = False) -> RewrittenFunction:
+                     launch_predicates: bool = False,
+                     launch_subset: frozenset | None = None) -> RewrittenFunction:
     """The checked version of a kernel (device=False) or device function (device=True).
 
     With `eliminate_checks`, checks proven unable to fail are dropped and loop accesses are
@@ -88,7 +89,9 @@ def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
     assert, raise and division by zero become failures (safety.py); without, they are left to
     numba (debug=True kernels raise them at the launch). With `launch_predicates` (kernels
     only), checks the host can prove at a launch are found (launch.py): the result then has
-    `launch_predicates` and a `launch_variant` without those checks.
+    `launch_predicates` and a `launch_variant` without those checks -- without only those whose
+    predicates are all in `launch_subset`, when it is given (the variant for launches where
+    just those hold).
 
     Kernels get one hidden parameter (the failure buffer) and a prelude; device functions get
     two (the failure buffer and the calling thread's failure flag).
@@ -98,10 +101,11 @@ def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
                          lineno=parsed.tree.lineno,
                          source_line=parsed.source_line(parsed.tree.lineno)):
         return _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions,
-                        launch_predicates)
+                        launch_predicates, launch_subset)
 
 
-def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, launch_predicates):
+def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, launch_predicates,
+             launch_subset=None):
     ctx = _Context(parsed, resolver)
     ctx.kernel_exceptions = kernel_exceptions
     fn = copy.deepcopy(parsed.tree)      # the rewriter edits nodes in place; keep the parse intact
@@ -128,12 +132,14 @@ def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, laun
                                                 for p in found.launch_codes.get(s.code, ())))
                  if s.code in found.verdicts else s for s in sites]
         if found.launch_codes:
-            # The variant launched when every predicate holds: those checks plain accesses.
-            flag_tested = device or barriers.contains_barrier(body, bound, parsed)
-            launch_body = [Unchecker(set(found.launch_codes), flag_tested=flag_tested).visit(
-                copy.deepcopy(stmt)) for stmt in body]
+            # The variant launched when its predicates hold: those checks plain accesses.
             predicates = tuple(dict.fromkeys(p for ps in found.launch_codes.values()
                                              for p in ps))
+            codes = {code for code, ps in found.launch_codes.items()
+                     if launch_subset is None or set(ps) <= launch_subset}
+            flag_tested = device or barriers.contains_barrier(body, bound, parsed)
+            launch_body = [Unchecker(codes, flag_tested=flag_tested).visit(copy.deepcopy(stmt))
+                           for stmt in body]
     module, has_barriers = _finish(fn, new_fn, body, device, bound, parsed, ctx)
     rewritten = RewrittenFunction(parsed, module, sites, ctx.device_calls, has_barriers,
                                   ctx.plain_device_calls, ctx.failure_sites)
