@@ -109,14 +109,16 @@ def _nvrtc_ptx(source, filename):
     assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS, err
     options = [b"--gpu-architecture=sm_90", b"-std=c++17"]
     (err,) = nvrtc.nvrtcCompileProgram(prog, len(options), options)
+    # Writable buffers: NVRTC writes into them, and `b" " * 1` is CPython's one cached b" "
+    # (writing its NUL there turned every b" " of the process into b"\x00").
     _, size = nvrtc.nvrtcGetProgramLogSize(prog)
-    log = b" " * size
+    log = bytearray(size)
     nvrtc.nvrtcGetProgramLog(prog, log)
-    assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS, log.decode(errors="replace")
+    assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS, bytes(log).decode(errors="replace")
     _, size = nvrtc.nvrtcGetPTXSize(prog)
-    ptx = b" " * size
+    ptx = bytearray(size)
     nvrtc.nvrtcGetPTX(prog, ptx)
-    return ptx.decode(errors="replace")
+    return bytes(ptx).decode(errors="replace")
 
 
 @pytest.mark.nvrtc
