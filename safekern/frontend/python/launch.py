@@ -13,8 +13,8 @@ proves the access in bounds:
     for k in range(n): x[i + k]  # x.shape[0] >= n + (the largest i) ...
 
 The backend evaluates the predicates of a kernel at each launch (a few integer compares) and
-launches a variant compiled without the checks they prove when all of them hold, the checked
-kernel otherwise; so nothing that can fail goes unchecked.
+launches a variant compiled without the checks the holding ones prove (the checked kernel when
+none holds); so nothing that can fail goes unchecked.
 
 Soundness. The prover (linear.py) shows `goal >= 0` as `goal = rest + sum(facts)`, facts >= 0
 where the access is. Here `rest` splits into a part over *launch atoms* -- shapes of array
@@ -178,11 +178,12 @@ class LaunchProver:
 
     def _split(self, rest: Form, local):
         """(predicate, whether rest was over launch atoms alone), or None."""
-        launch, other = {}, {}
+        launch, other, atoms = {}, {}, {}
         for atom, c in rest.terms:
             fact = launch_fact(atom, self.launch_params)
             if fact is not None:
                 launch[fact] = launch.get(fact, 0) + c
+                atoms[fact] = atom
             else:
                 other[atom] = c
         launch = {f: c for f, c in launch.items() if c}
@@ -193,15 +194,13 @@ class LaunchProver:
             # (Other atoms' worst case taken from the hardware's caps -- blockIdx up to
             # 2**31 - 2 -- asks for arrays no launch has.)
             return None
-        atoms = {f: a for a, _ in rest.terms
-                 if (f := launch_fact(a, self.launch_params)) is not None}
         top = self.atoms.maximum(Form.of({atoms[f]: c for f, c in launch.items()}))
         if top is not None and top + rest.const + low < 0:
             return None                   # no launch satisfies it (gridsize(1) <= 0)
         shapes = [c for f, c in launch.items() if f.kind == "shape"]
         if shapes and max(launch.values()) < 0:
             # Only upper bounds on shapes (`out.shape[0] <= 0`): true where the guarded code
-            # cannot run at all -- sound, never useful, and it would keep every launch checked.
+            # cannot run at all -- sound, never useful.
             return None
         terms = tuple(sorted(((c, f) for f, c in launch.items()),
                              key=lambda t: (t[1].kind, t[1].param or 0, t[1].axis)))
@@ -209,9 +208,9 @@ class LaunchProver:
 
 
 def worth_a_variant(launch_codes: dict) -> dict:
-    """The checks (code -> predicates) the launch variant leaves out. The variant runs only
-    when every predicate holds, so one that holds for no launch the kernel is written for
-    costs all the others: of the bounds on one launch dimension (`blockDim.y <= 16` for a
+    """The checks (code -> predicates) launch variants may leave out. A predicate that holds
+    for no launch the kernel is written for would only make every launch take a partial
+    variant, a second compile of nearly the same kernel: of the bounds on one launch dimension (`blockDim.y <= 16` for a
     16 x 16 tile, `blockDim.y <= 15` for a neighbour `tile[ty + 1, tx]` under a guard no rule
     reads), only those at least the largest power of two under the loosest are kept -- blocks
     are sized in powers of two; a tile padded to 33 columns gives `<= 33` and `<= 32`, both
