@@ -61,10 +61,6 @@ OPEN = {
         ".test_typing_vs_impl_signature_mismatch_handling_var_keyword":
         "numba's TypingError for an @overload implementation taking **kwargs is not raised "
         "(GPU)",
-    T + "cudapy.test_make_function_to_jit_function.TestMakeFunctionToJITFunction"
-        ".test_with_overload":
-        "a closure with subscripts passed as a function value: the front end refuses "
-        "subscripts in nested functions",
     T + "cudapy.test_intrinsics.TestCudaIntrinsic.test_selp":
         "counts `bra` instructions in the PTX (2): every checked access adds a branch to the "
         "failure path (19); inherent to checking, unless the checks become predicated stores",

@@ -121,7 +121,7 @@ def test_barrier_kernel_rewrite(tmp_path):
 
 
 @pytest.mark.parametrize("body,problem,line", [
-    ("    f = lambda j: a[j]\n", "nested function, lambda or comprehension", 7),
+    ("    x = [a[j] for j in range(3)]\n", "comprehension", 7),
     ("    del a[0]\n", "deleting a subscript", 7),
     ("    for a[0] in range(3):\n        pass\n", "for-loop target", 7),
     ("    _sk_x = 1\n", "reserved", 7),

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ...errors import UnsupportedError
 from ...failures import FailureSite, site_code
 from ..located import LocatedVisitor
-from . import names, safety
+from . import names, nested, safety
 from .parse import ParsedFunction
 
 # Atomic functions of numba.cuda.atomic whose second argument is an index.
@@ -98,6 +98,15 @@ class _Context:
         self.sites.append(CheckSite(base, kind, array, node.lineno,
                                     col=node.col_offset + p.indent, text=_text(p, node)))
         return base
+
+    def register_unchecked(self, kind: str, subscript_value, node, reason: str) -> None:
+        """An access left to numba (in a nested function used as a value): reported as
+        unchecked, with the reason, and given no failure code."""
+        p = self.parsed
+        array = ast.unparse(subscript_value)
+        code = site_code(p.filename, node.lineno, node.col_offset, p.name, kind, array)
+        self.sites.append(CheckSite(code, kind, array, node.lineno, "unchecked", reason,
+                                    col=node.col_offset + p.indent, text=_text(p, node)))
 
     def register_failure(self, kind: str, node, *, message, exception=None,
                          status="checked", reason="") -> int:
@@ -256,22 +265,68 @@ class BoundsCheckRewriter(LocatedVisitor, ast.NodeTransformer):
         checked = safety.division(self.ctx, left, node.op, right, original)
         return new if checked is None else checked
 
+    # -- nested functions and lambdas (see nested.py) ------------------------------------------
     def visit_Lambda(self, node):
         return self._nested(node)
 
     def visit_FunctionDef(self, node):
         return self._nested(node)
 
+    visit_AsyncFunctionDef = visit_FunctionDef
+
     def visit_ListComp(self, node):
-        return self._nested(node)
+        if any(isinstance(n, ast.Subscript) for n in ast.walk(node)):
+            raise self.ctx.error(node, "subscripts inside a comprehension cannot be checked; "
+                                       "write the loop out in the kernel body")
+        return node
 
     visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
 
+    def visit_Name(self, node):
+        renamed = self._closures().rename(node)
+        if renamed is not None:
+            return ast.copy_location(ast.Name(renamed, node.ctx), node)
+        return node
+
+    def _closures(self) -> "nested.Closures":
+        found = getattr(self, "_closure_plan", None)
+        if found is None:
+            found = self._closure_plan = nested.Closures(self.ctx.parsed.tree)
+        return found
+
     def _nested(self, node):
-        if any(isinstance(n, ast.Subscript) for n in ast.walk(node)):
-            raise self.ctx.error(node, "subscripts inside a nested function, lambda or "
-                                       "comprehension cannot be checked; move the access into "
-                                       "the kernel body or a @safekern.jit(device=True) function")
+        """A nested function or lambda: checked where numba inlines it into this function (it
+        reaches the failure buffer and flag as closure variables, and the statements calling
+        it test the flag afterwards as after a checked device function's call); left to
+        numba, each access reported unchecked with the reason, where it is used as a value."""
+        plan = self._closures()
+        verdict = plan.verdict(node)
+        node.args.defaults = [self.visit(d) for d in node.args.defaults]
+        node.args.kw_defaults = [d if d is None else self.visit(d)
+                                 for d in node.args.kw_defaults]
+        if isinstance(node, ast.FunctionDef):
+            node.decorator_list = [self.visit(d) for d in node.decorator_list]
+        if verdict.reason:
+            nested.report_unchecked(self.ctx, node, verdict.reason, lambda n: not (
+                _is_static_attribute_index(n) or _is_field_name(n.slice)))
+            return node
+        barrier = nested.barrier_inside(self.ctx, node)
+        if barrier is not None:
+            raise self.ctx.error(barrier, "a barrier inside a nested function or lambda is not "
+                                          "supported (a thread that failed a check would leave "
+                                          "before it); call a @safekern.jit(device=True) "
+                                          "function instead")
+        if isinstance(node, ast.Lambda):
+            node.body = self.visit(node.body)
+            return node
+        body = []
+        for stmt in node.body:
+            new = self.visit(stmt)
+            body += new if isinstance(new, list) else [new]
+        node.body = nested.with_failure_exits(self.ctx, body) or [ast.copy_location(
+            ast.Pass(), node)]
+        if verdict.name is not None:
+            node.name = verdict.name
         return node
 
     # -- statements ----------------------------------------------------------------------
