@@ -295,39 +295,9 @@ class BoundsCheckRewriter(LocatedVisitor, ast.NodeTransformer):
         return found
 
     def _nested(self, node):
-        """A nested function or lambda: checked where numba inlines it into this function (it
-        reaches the failure buffer and flag as closure variables, and the statements calling
-        it test the flag afterwards as after a checked device function's call); left to
-        numba, each access reported unchecked with the reason, where it is used as a value."""
-        plan = self._closures()
-        verdict = plan.verdict(node)
-        node.args.defaults = [self.visit(d) for d in node.args.defaults]
-        node.args.kw_defaults = [d if d is None else self.visit(d)
-                                 for d in node.args.kw_defaults]
-        if isinstance(node, ast.FunctionDef):
-            node.decorator_list = [self.visit(d) for d in node.decorator_list]
-        if verdict.reason:
-            nested.report_unchecked(self.ctx, node, verdict.reason, lambda n: not (
-                _is_static_attribute_index(n) or _is_field_name(n.slice)))
-            return node
-        barrier = nested.barrier_inside(self.ctx, node)
-        if barrier is not None:
-            raise self.ctx.error(barrier, "a barrier inside a nested function or lambda is not "
-                                          "supported (a thread that failed a check would leave "
-                                          "before it); call a @safekern.jit(device=True) "
-                                          "function instead")
-        if isinstance(node, ast.Lambda):
-            node.body = self.visit(node.body)
-            return node
-        body = []
-        for stmt in node.body:
-            new = self.visit(stmt)
-            body += new if isinstance(new, list) else [new]
-        node.body = nested.with_failure_exits(self.ctx, body) or [ast.copy_location(
-            ast.Pass(), node)]
-        if verdict.name is not None:
-            node.name = verdict.name
-        return node
+        """A nested function or lambda: checked where numba inlines it, else reported."""
+        return nested.rewrite(self, self._closures().verdict(node), node, lambda n: not (
+            _is_static_attribute_index(n) or _is_field_name(n.slice)))
 
     # -- statements ----------------------------------------------------------------------
     def visit_Assign(self, node: ast.Assign):

@@ -142,6 +142,40 @@ class Closures:
         return found[1] if found is not None and found[0] == node.id else None
 
 
+def rewrite(visitor, verdict: Verdict, node, is_access):
+    """`node` (a nested function or lambda) as the checking rewrite `visitor` leaves it:
+    checked where numba inlines it into the enclosing function (it reaches the failure buffer
+    and flag as closure variables; the statements calling it test the flag afterwards, as
+    after a checked device function's call); left to numba, each access reported unchecked
+    with the reason, where it is used as a value. Defaults and decorators are the enclosing
+    function's expressions."""
+    ctx = visitor.ctx
+    node.args.defaults = [visitor.visit(d) for d in node.args.defaults]
+    node.args.kw_defaults = [d if d is None else visitor.visit(d)
+                             for d in node.args.kw_defaults]
+    if not isinstance(node, ast.Lambda):
+        node.decorator_list = [visitor.visit(d) for d in node.decorator_list]
+    if verdict.reason:
+        report_unchecked(ctx, node, verdict.reason, is_access)
+        return node
+    barrier = barrier_inside(ctx, node)
+    if barrier is not None:
+        raise ctx.error(barrier, "a barrier inside a nested function or lambda is not "
+                                 "supported (a thread that failed a check would leave before "
+                                 "it); call a @safekern.jit(device=True) function instead")
+    if isinstance(node, ast.Lambda):
+        node.body = visitor.visit(node.body)
+        return node
+    body = []
+    for stmt in node.body:
+        new = visitor.visit(stmt)
+        body += new if isinstance(new, list) else [new]
+    node.body = with_failure_exits(ctx, body) or [ast.copy_location(ast.Pass(), node)]
+    if verdict.name is not None:
+        node.name = verdict.name
+    return node
+
+
 def report_unchecked(ctx, node, reason: str, is_access) -> None:
     """Every access in `node` (left as it is) reported unchecked; a call needing the failure
     buffer there (a checked device function, the function itself) refused."""
@@ -193,5 +227,5 @@ def with_failure_exits(ctx, body: list) -> list:
                                    resolver=_Resolver(ctx), parsed=ctx.parsed)
 
 
-__all__ = ["Closures", "Verdict", "CLOSURE", "position", "report_unchecked", "barrier_inside",
-           "with_failure_exits"]
+__all__ = ["Closures", "Verdict", "CLOSURE", "position", "rewrite", "report_unchecked",
+           "barrier_inside", "with_failure_exits"]
