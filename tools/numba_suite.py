@@ -55,8 +55,6 @@ OPEN = {
         "simulator: a raise in a device function without debug=True, called from a debug=True "
         "kernel, becomes a safekern failure raised at the next sync point, not at the launch "
         "(passes on the H200)",
-    T + "cudapy.test_dispatcher.TestDispatcher.test_explicit_signatures_device":
-        "typing error for a checked device function with several explicit signatures (GPU)",
     T + "cudapy.test_extending.TestHighLevelExtending"
         ".test_typing_vs_impl_signature_mismatch_handling_var_keyword":
         "numba's TypingError for an @overload implementation taking **kwargs is not raised "

@@ -62,17 +62,32 @@ class DispatcherSurface:
         launched with (a launch from the kernel cache compiles nothing in numba)."""
         dispatcher = self._build()
         binary = getattr(self, "_binary", None)
-        if binary is not None:
-            for argtypes in binary.compiled_types():
-                self._ensure(dispatcher, argtypes)
+        launched = list(binary.compiled_types()) if binary is not None else []
         # A launch that ran the launch variant compiled the variant, not this kernel: numba's
         # answers (overloads, inspect_*) are for this kernel, for the same argument types.
         variants = self.__dict__.get("_variant")
         if variants:
             for variant in variants.kernels():
-                for argtypes in variant._launched_types():
-                    self._ensure(dispatcher, argtypes)
+                launched += variant._launched_types()
+        for argtypes in launched:
+            self._ensure_launched(dispatcher, argtypes)
         return dispatcher
+
+    def _ensure_launched(self, dispatcher, full_args):
+        """An overload for argument types a launch had. A launch whose compile failed (numba's
+        launch raised numba's error, a TypingError for types no signature takes) left no
+        overload in numba's dispatcher either: those types are skipped, and not compiled again
+        at each question."""
+        from numba.cuda.core.errors import NumbaError
+
+        key = tuple(getattr(full_args, "args", full_args))
+        failed = self.__dict__.setdefault("_failed_types", set())
+        if key in failed:
+            return
+        try:
+            self._ensure(dispatcher, key)
+        except NumbaError:
+            failed.add(key)
 
     def _launched_types(self) -> list:
         """The argument type tuples (hidden ones included) this kernel was compiled for."""
@@ -103,7 +118,8 @@ class DispatcherSurface:
                 return {self._user(getattr(k, "args", k)): v for k, v in answer.items()}
             return answer
         full = self._full(signature)
-        self._ensure(dispatcher, full)
+        with numba_errors_in_user_terms():
+            self._ensure(dispatcher, full)
         return getattr(dispatcher, method)(full, **kw)
 
     # -- what numba's dispatcher answers -------------------------------------------------------
@@ -185,12 +201,16 @@ class DispatcherSurface:
         return bool(self._options.get("lineinfo", False))
 
     def compile(self, sig):
-        """numba's compile of a kernel for the user's signature."""
-        return self._build().compile(self._full(sig))
+        """numba's compile of a kernel for the user's signature (numba's errors in its terms)."""
+        dispatcher = self._build()
+        with numba_errors_in_user_terms():
+            return dispatcher.compile(self._full(sig))
 
     def compile_device(self, args, return_type=None):
         """numba's compile of a device function for the user's argument types."""
-        return self._build().compile_device(self._full(args), return_type)
+        dispatcher = self._build()
+        with numba_errors_in_user_terms():
+            return dispatcher.compile_device(self._full(args), return_type)
 
     def inspect_types(self, file=None):
         """numba's annotated source per compiled kernel, headed by the user's argument types
