@@ -45,6 +45,11 @@ VARIABLES = (
              "dimensions, the checks no static proof removes, and launches a variant without "
              "them when every predicate holds (the checked kernel otherwise); 0 always "
              "launches the checked kernel."),
+    Variable("SAFEKERN_PLAIN_LAUNCHES", "1",
+             "1: a numba launch that can record no failure (every check proven, statically or "
+             "by the launch's predicates) while nothing is pending on its device runs numba's "
+             "own kernel of the function: no pending-failure test, no hidden argument, the code "
+             "numba.cuda.jit makes; 0: such launches run safekern's variant with the test."),
     Variable("SAFEKERN_KERNEL_ASSERTS", "1",
              "0 compiles `assert` statements in kernels away (what `python -O` users expect); "
              "bounds checks, `raise` and division checks stay."),
@@ -213,6 +218,7 @@ class Config:
     exit_on_pending: bool
     eliminate: bool
     launch_predicates: bool
+    plain_launches: bool
     kernel_asserts: bool
     float_division: str        # "numpy" | "raise"
     races: str                 # "on" | "off" | "error"
@@ -277,6 +283,7 @@ def _read(environ) -> Config:
         eliminate=_flag(raw("SAFEKERN_ELIMINATE"), "SAFEKERN_ELIMINATE"),
         launch_predicates=_flag(raw("SAFEKERN_LAUNCH_PREDICATES"),
                                 "SAFEKERN_LAUNCH_PREDICATES"),
+        plain_launches=_flag(raw("SAFEKERN_PLAIN_LAUNCHES"), "SAFEKERN_PLAIN_LAUNCHES"),
         kernel_asserts=_flag(raw("SAFEKERN_KERNEL_ASSERTS"), "SAFEKERN_KERNEL_ASSERTS"),
         float_division=_choice(raw("SAFEKERN_FLOAT_DIVISION"), "SAFEKERN_FLOAT_DIVISION",
                                ("numpy", "raise")),

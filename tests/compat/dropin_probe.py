@@ -179,23 +179,34 @@ def compile_for_args_and_launch_config():
 @check
 def plain_numba_code_calls_checked_device_function():
     # numba's vectorize and cuda.compile compile the user's plain function with numba's jit:
-    # a checked device function it calls is numba's own build there (said once).
+    # a checked device function it calls is numba's own build there (said once, if it has a
+    # check to lose: one without a check loses nothing, and says nothing).
     from numba import cuda
 
     @safekern.jit(device=True)
     def cu_device_fn(x, y, z):
+        return x ** y / z[0]
+
+    @safekern.jit(device=True)
+    def cu_check_free(x, y, z):
         return x ** y / z
 
     def cu_ufunc(x, y, z):
         return cu_device_fn(x, y, z)
+
+    def cu_free_ufunc(x, y, z):
+        return cu_check_free(x, y, z)
     from safekern.backends.numba import build as nc
 
+    vector = types.float32[::1]
     with nc.assume_device((9, 0)):      # no GPU here: numba asks for the current device
         got = warned(safekern.UncheckedWarning, lambda: cuda.compile_ptx(
-            cu_ufunc, (types.float32,) * 3, device=True, cc=(9, 0)))
+            cu_ufunc, (types.float32, types.float32, vector), device=True, cc=(9, 0)))
         assert len(got) == 1 and "cu_device_fn" in got[0], got
         assert warned(safekern.UncheckedWarning, lambda: cuda.compile_ptx(
-            cu_ufunc, (types.float64,) * 3, device=True, cc=(9, 0))) == []
+            cu_ufunc, (types.float64, types.float64, vector), device=True, cc=(9, 0))) == []
+        assert warned(safekern.UncheckedWarning, lambda: cuda.compile_ptx(
+            cu_free_ufunc, (types.float32,) * 3, device=True, cc=(9, 0))) == []
 
 
 @check

@@ -180,6 +180,8 @@ class Build:
     kept). `make` (set by the function) builds numba's dispatcher; `lock` is held while it
     does."""
 
+    hidden = True        # its kernels take the failure buffer's address (launch.py)
+
     def __init__(self, parsed, *, name: str, py_func, device: bool, options: dict, sigs,
                  specialized: bool):
         self.parsed = parsed

@@ -9,7 +9,7 @@ user's terms (surface.py).
 On a real GPU a kernel's launch first tries its `BinaryLauncher` (launch.py): the cubin for the
 arguments' types from the kernel cache (or compiled by numba's dispatcher and stored), launched
 without numba's typing or dispatch; a warm start creates no numba dispatcher at all. Kernels that
-need numba's own launch (debug=True, NRT, ...) go through the dispatcher (`_Launch`), with the
+need numba's own launch (debug=True, NRT, ...) go through the dispatcher (launching.py), with the
 context's failure buffer (device.py).
 
 Checked functions answer two protocols, so that the modules below need not know these classes:
@@ -23,19 +23,20 @@ import dataclasses
 
 from numba import cuda
 
-from ... import config, runtime
+from ... import config
 from ...frontend import python as pyfront
 from ...report import CheckReport, ReportEntry
-from . import options as numba_options, sync as numba_sync
+from . import options as numba_options
 from .build import Build, LaunchVariantBuild, compile_rewritten, supported_options
-from .device import current_source, launched as _launched
-from .configured import LaunchConfigSurface, compile_for_args, mark_launch_config_sensitive
+from .configured import compile_for_args, mark_launch_config_sensitive
 from .launch import BinaryLauncher
+from .launching import ForAll, Launch
 from .pickling import reduce_function
+from .plain import PlainBuild, PlainLaunches, PlainUnavailable, check_free, plain_function
 from .predicates import LaunchVariants
 from .resolver import resolver as _resolver
 from .surface import (SIMULATOR, DispatcherSurface, HiddenArgument, UserExtensions,
-                      numba_errors_in_user_terms, validate_forall, validate_launch_config)
+                      validate_forall, validate_launch_config)
 from .unchecked import plain_build, unchecked
 
 
@@ -164,8 +165,9 @@ class _CheckedFunction(DispatcherSurface):
             hit = cache.get(key)
             if hit is None:
                 parsed = _bind_parameters(self.parsed, params)
-                hit = (CheckedDeviceFunction(self.py_func, None, self._options, parsed=parsed),
-                       params)          # the functions are held: their ids stay theirs
+                bound = CheckedDeviceFunction(self.py_func, None, self._options, parsed=parsed)
+                bound.bound_from = self
+                hit = (bound, params)   # the functions are held: their ids stay theirs
                 cache[key] = hit
             return hit[0]
 
@@ -223,6 +225,7 @@ class _CheckedFunction(DispatcherSurface):
 
 class CheckedDeviceFunction(_CheckedFunction):
     device = True
+    bound_from = None      # the function this one specialises for function arguments (bound)
 
     def __call__(self, *args):
         # What numba's device function does when called on the host: the simulator runs the
@@ -244,10 +247,29 @@ class CheckedDeviceFunction(_CheckedFunction):
         with self._lock:
             plain = self.__dict__.get("_plain")
             if plain is None:
-                plain = self.__dict__["_plain"] = plain_build(
-                    self.py_func, self.__qualname__, self._sigs,
-                    supported_options(self._options), SIMULATOR)
+                if self.__dict__.get("_plain_making"):
+                    raise PlainUnavailable(self.__qualname__)
+                self.__dict__["_plain_making"] = True
+                try:
+                    plain = self._make_plain_dispatcher()
+                finally:
+                    self.__dict__.pop("_plain_making", None)
             return plain
+
+    def _make_plain_dispatcher(self):
+        # The safekern functions it calls are numba's own builds there too (swapped after this
+        # one is known, so recursion finds it; with signatures numba compiles at once: before).
+        # A check-free function loses nothing there: no warning.
+        fn, swap = plain_function(self.py_func, deferred=True)
+        eager = self._sigs is not None and not SIMULATOR
+        if eager:
+            swap()
+        plain = self.__dict__["_plain"] = plain_build(
+            fn, self.__qualname__, self._sigs, supported_options(self._options), SIMULATOR,
+            warn=not check_free(self._final_rewrite()))
+        if not eager:
+            swap()
+        return plain
 
     def _host_dispatcher(self):
         if not SIMULATOR:
@@ -258,7 +280,7 @@ class CheckedDeviceFunction(_CheckedFunction):
         return host
 
 
-class CheckedKernel(_CheckedFunction):
+class CheckedKernel(PlainLaunches, _CheckedFunction):
     _binary = None       # launch.BinaryLauncher: cached cubins, launched directly
     _races = None        # races.RaceChecker, for kernels that write an array parameter
     _variant = None      # predicates.LaunchVariants; False: none; None: not looked at yet
@@ -278,8 +300,10 @@ class CheckedKernel(_CheckedFunction):
             self._binary = BinaryLauncher(self._numba_build)
         if sigs is not None and (SIMULATOR or cuda.is_available()):
             # Eager, like numba (from the kernel cache when it has every signature); without a
-            # GPU, deferred (PTX still works).
-            if self._binary is None or not self._binary.prepare_signatures():
+            # GPU, deferred (PTX still works). A kernel with no check compiles what its
+            # launches run while nothing is pending: numba's own kernel (plain.py).
+            if not self._eager_plain(build) and (self._binary is None or
+                                                 not self._binary.prepare_signatures()):
                 self._build()
 
     def __safekern_device_function__(self):
@@ -316,11 +340,11 @@ class CheckedKernel(_CheckedFunction):
     def __getitem__(self, launch_config):
         validate_launch_config(launch_config)
         numba_options.occupancy_warning(launch_config[0])
-        return _Launch(self, launch_config)
+        return Launch(self, launch_config)
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
         validate_forall(ntasks)
-        return _ForAll(self, ntasks, tpb, stream, sharedmem)
+        return ForAll(self, ntasks, tpb, stream, sharedmem)
 
     def _with_buffer(self, args: tuple, buffer) -> tuple:
         if self._marks_hidden:
@@ -352,92 +376,59 @@ class CheckedKernel(_CheckedFunction):
         mark_launch_config_sensitive(self, self._numba)
 
 
-class _Launch(LaunchConfigSurface):
-    """`kernel[griddim, blockdim(, stream(, sharedmem))]` (configured.py: what it shows numba
-    and the user). `pre_launch_callbacks`: callables of (kernel, launch config) run just before
-    each launch; such a launch is numba's own, which calls them."""
+class PlainKernel(CheckedKernel):
+    """numba's own kernel of a checked kernel's function (plain.py): its launches can record no
+    failure and find nothing pending. It answers numba's questions for the launches that ran it
+    (the checked kernel asks it: `_inspected`); reports and device-function use are the
+    checked kernel's."""
 
-    __slots__ = ("kernel", "config", "pre_launch_callbacks", "_normalised",
-                 "_kernel_launch_config_sensitive")
+    _checked = False
 
-    def __init__(self, kernel, config):
-        self.kernel = kernel
-        self.config = config
-        self.pre_launch_callbacks = []
-        self._normalised = None
-        self._kernel_launch_config_sensitive = None
+    def __init__(self, main: CheckedKernel):
+        self.main = main
+        super().__init__(main.py_func, main._sigs, main._options, parsed=main.parsed,
+                         specialized=main._specialized,
+                         build=PlainBuild(main._numba_build))
 
-    def __call__(self, *args):
-        main = self.kernel
-        args = main._arguments(args)
-        _launched[main] = None
-        races = main._races
-        # Before anything runs, so a proven race writes nothing.
-        if races is not None and isinstance(self.config, tuple) and len(self.config) >= 2:
-            races.check(args, self.config[0], self.config[1])
-        kernel = main if main._variant is False else main._for_launch(args, self.config)
-        binary = kernel._binary
-        # Pre-launch callbacks and hooks on numba's compile take numba's launch (which runs
-        # them), as do launches the short path declines.
-        if binary is not None and not self.pre_launch_callbacks and \
-                "_compile_for_args" not in main.__dict__ and \
-                binary.launch(self.config, args):
-            return
-        numba_kernel = kernel._numba or kernel._build()
-        source = current_source()
-        if SIMULATOR:
-            launch = numba_kernel[self.config]
-            for callback in self.pre_launch_callbacks:     # the simulator's launch has none
-                callback(numba_kernel, self)
-        else:
-            def launch(*full_args):
-                # numba's dispatcher launches with this object as its configuration.
-                numba_kernel.call(full_args, self)
-        try:
-            _launch_through_numba(source, args, launch,
-                                  kernel._with_buffer(args, source.argument))
-        except TypeError as err:
-            if not SIMULATOR and str(err).startswith("Ambiguous overloading"):
-                main._explain_ambiguous(args)      # raises numba's, in user's terms
-            raise
+    def _build_now(self):
+        numba = self._numba_build.numba = self._numba_build.jit_plain()
+        return numba
 
+    def _check_free(self) -> bool:
+        return True
 
-def _launch_through_numba(source, args, launch, launch_args) -> None:
-    """numba's own launch of a checked kernel, then safekern's after-launch steps."""
-    with numba_errors_in_user_terms():
-        _launch_numba(source, launch, launch_args)
-    runtime.after_launch(source)
-    if numba_sync.has_host_arrays(args):
-        numba_sync.host_arrays_copied_back()
+    def _plain_or(self, kernel):
+        return kernel, None
+
+    def _inspected(self, full_args):
+        return self
+
+    def _full(self, signature):
+        if isinstance(signature, str):
+            from numba.cuda.core.sigutils import normalize_signature
+
+            return tuple(normalize_signature(signature)[0])
+        return signature if hasattr(signature, "args") else tuple(signature)
+
+    def _user(self, full_args) -> tuple:
+        return tuple(full_args)
+
+    def _with_buffer(self, args: tuple, buffer) -> tuple:
+        return args
+
+    def _for_launch(self, args, launch_config):
+        return self
+
+    def check_report(self) -> CheckReport:
+        return self.main.check_report()
+
+    def device_function(self):
+        return self.main.device_function()
+
+    def __repr__(self):
+        return f"<safekern plain kernel {self.__qualname__!r} (numba's own: nothing to check)>"
 
 
-def _launch_numba(source, launch, launch_args) -> None:
-    if SIMULATOR:
-        try:
-            launch(*launch_args)
-        except Exception as exc:
-            if not runtime.launch_raised(source, exc):
-                raise
-            # A check failed first and exc is what a stand-in value did next: the launch
-            # returns as it would on a GPU, the failure raises at the next sync point.
-    else:
-        launch(*launch_args)
+CheckedKernel.plain_class = PlainKernel
 
-
-class _ForAll:
-    def __init__(self, kernel, ntasks, tpb, stream, sharedmem):
-        self.kernel, self.args = kernel, (ntasks, tpb, stream, sharedmem)
-
-    def __call__(self, *args):
-        args = self.kernel._arguments(args)
-        _launched[self.kernel] = None
-        binary = self.kernel._binary
-        if binary is not None and binary.forall(*self.args, args):
-            return
-        numba_kernel = self.kernel._numba or self.kernel._build()
-        source = current_source()
-        _launch_through_numba(source, args, numba_kernel.forall(*self.args),
-                              self.kernel._with_buffer(args, source.argument))
-
-
-__all__ = ["CheckedKernel", "CheckedDeviceFunction"]
+__all__ = ["CheckedKernel", "CheckedDeviceFunction", "PlainKernel"]

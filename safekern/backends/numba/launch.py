@@ -106,26 +106,31 @@ class Spec:
     __slots__ = ("kernel", "argtypes", "plan", "cu_kernel", "cufunc", "fb", "from_cache",
                  "tpb")
 
-    def __init__(self, kernel, argtypes, source, from_cache: bool):
+    def __init__(self, kernel, argtypes, source, from_cache: bool, hidden: bool = True):
         self.kernel = kernel
         self.argtypes = tuple(argtypes)
         self.from_cache = from_cache
-        self.plan = argument_plan(self.argtypes[:-1])     # the last: the failure buffer's address
+        # The last argument: the failure buffer's address (none for numba's own kernel of a
+        # function: plain.py).
+        self.plan = argument_plan(self.argtypes[:-1] if hidden else self.argtypes)
         kernel.bind()                                      # loads the module into this context
         self.cufunc = kernel._codelibrary.get_cufunc()
         self.cu_kernel = self.cufunc.kernel
-        self.fb = ctypes.c_int64(source.argument)
+        self.fb = ctypes.c_int64(source.argument) if hidden else None
         self.tpb: dict = {}
 
     def run(self, args, params, source) -> None:
         stream, cfg = params
         retr = []
         kernelargs = marshal(self.plan, args, stream, retr, self.kernel)
-        kernelargs.append(self.fb)
+        fb = self.fb
+        if fb is not None:
+            kernelargs.append(fb)
         Numba.launch(stream, cfg, self.cu_kernel, *kernelargs)
         for wb in retr:
             wb()
-        runtime.after_launch(source)
+        if fb is not None:        # numba's own kernel of a function records nothing
+            runtime.after_launch(source)
         if retr:                 # host arrays were copied back: the user holds results now
             runtime.sync_point(source.context)
 
@@ -161,6 +166,8 @@ class BinaryLauncher:
         Numba.load()
         load_driver()
         self.build = build
+        self._hidden = getattr(build, "hidden", True)
+        self._tail = (types.int64,) if self._hidden else ()     # the failure buffer's address
         self._tables: dict = {}
         self._obstacle = launch_obstacle(build.options)
         self._sig_types = None
@@ -170,7 +177,7 @@ class BinaryLauncher:
             sigs = []
             for sig in build.sigs:
                 args, _ = normalize_signature(sig)
-                sigs.append(tuple(args) + (types.int64,))
+                sigs.append(tuple(args) + self._tail)
             self._sig_types = sigs
 
     def compiled_types(self) -> list:
@@ -196,10 +203,11 @@ class BinaryLauncher:
             spec = self._resolve(table, key, argtypes, source)
         return spec
 
-    def launch(self, launch_config, args) -> bool:
+    def launch(self, launch_config, args, source=None) -> bool:
         """Launch `kernel[launch_config](*args)` on the short path; False: not done, launch it
-        through numba."""
-        source = fast_source()
+        through numba. (`source`: the current context's failure source, if known.)"""
+        if source is None:
+            source = fast_source()
         spec = self._launchable(source, args)
         if spec is NUMBA:
             return False
@@ -258,7 +266,7 @@ class BinaryLauncher:
         if self._obstacle:
             STATS["numba_path"] += 1
         else:
-            full = tuple(argtypes) + (types.int64,)
+            full = tuple(argtypes) + self._tail
             if self._sig_types is not None:
                 full = _fit_signature(self._sig_types, full)
             if full is None:
@@ -346,7 +354,7 @@ class BinaryLauncher:
             try:
                 meta, cubin, ptx = unpack_kernel(payload, argtypes)
                 kernel = rebuild_kernel(meta, cubin, ptx, argtypes, self.build.py_func)
-                spec = Spec(kernel, argtypes, source, from_cache=True)
+                spec = Spec(kernel, argtypes, source, from_cache=True, hidden=self._hidden)
             except Exception as err:      # noqa: BLE001 - the driver refused it, or damage
                 STATS["reject"] += 1
                 refused.append(err)
@@ -357,7 +365,7 @@ class BinaryLauncher:
 
         meta = {"kernel": self.build.name, "backend": "numba-cuda",
                 "device": fields.get("device_name"),
-                "arg_types": [str(t) for t in argtypes[:-1]]}
+                "arg_types": [str(t) for t in argtypes[:len(argtypes) - len(self._tail)]]}
         try:
             spec = get_or_build(fields, build, load, describe=describe, meta=meta)
         except _NotStored:
@@ -393,7 +401,7 @@ class BinaryLauncher:
             log.debug("numba kernel %r launched by numba: %s", self.build.name, why)
             return NUMBA
         try:
-            return Spec(compiled, argtypes, source, from_cache=from_cache)
+            return Spec(compiled, argtypes, source, from_cache=from_cache, hidden=self._hidden)
         except Exception as err:          # noqa: BLE001
             _warn(self.build, "loading its compiled module", err)
             return NUMBA

@@ -99,15 +99,17 @@ def unchecked(pyfunc, sigs, options, device: bool, reason: str, specialized=Fals
     return UncheckedFunction(pyfunc, sigs, options, device, reason, specialized, rebuild_as)
 
 
-def plain_build(py_func, name: str, sigs, options: dict, simulator: bool):
+def plain_build(py_func, name: str, sigs, options: dict, simulator: bool, warn: bool = True):
     """numba's own device function of a checked device function's Python function, for callers
     safekern does not rewrite (numba's vectorize, `cuda.compile` of a plain function, a plain
-    numba kernel): they pass no failure buffer, so what it does there is unchecked (said once,
-    with an UncheckedWarning)."""
-    warnings.warn(UncheckedWarning(
-        f"safekern: device function {name!r} is called from code safekern does "
-        "not rewrite (numba's own jit, vectorize or cuda.compile of a plain function): those "
-        "calls run numba's unchecked build"), stacklevel=user_stacklevel())
+    numba kernel, a plain launch: plain.py): they pass no failure buffer, so what it does there
+    is unchecked (said once, with an UncheckedWarning, unless `warn` is false: a function with
+    no check left)."""
+    if warn:
+        warnings.warn(UncheckedWarning(
+            f"safekern: device function {name!r} is called from code safekern does "
+            "not rewrite (numba's own jit, vectorize or cuda.compile of a plain function): "
+            "those calls run numba's unchecked build"), stacklevel=user_stacklevel())
     options = {k: v for k, v in options.items() if k != "link"}
     with quiet_config_warnings():
         if sigs is None or simulator:

@@ -1,0 +1,329 @@
+"""Plain launches: numba's own kernel for launches that can record no failure.
+
+A launch whose kernel (the checked kernel, or the launch variant its predicates chose) holds no
+check at all -- every access proven statically or by the predicates that hold, no assert,
+raise or division check, every checked device function it calls check-free too -- cannot
+record a failure. It still tests, first, whether a failure is pending (the prelude), so that it
+does not act on what a failed kernel left; but when the host knows that nothing can be pending
+on the device (no launch that can fail since the last check of its buffer, which synchronised
+the device: `FailureSource.dirty` is false), that test is void too (Futhark's "nothing can be
+pending" argument). Such a launch runs numba's own kernel of the user's function: the code
+`numba.cuda.jit` makes, with no hidden argument, no prelude, numba's debug information
+(SAFEKERN_PLAIN_LAUNCHES=0: never).
+
+`check_free(rewritten)` says whether a rewrite holds no check; `PlainBuild` is the Build of the
+plain kernel (what the kernel cache keys on, what numba compiles): the user's function as
+written, with the checked functions it calls swapped for numba's own builds of them (they are
+check-free, so nothing is lost).
+"""
+from __future__ import annotations
+
+import ast
+import logging
+import threading
+import types as pytypes
+
+from numba import cuda
+
+from ... import config
+from ...frontend.python import names
+from ...frontend.python.pipeline import RewrittenFunction
+from .build import Build, supported_options
+from .device import current_source, fast_source
+from .options import quiet_config_warnings
+from .resolver import device_function_of
+from .surface import SIMULATOR, numba_errors_in_user_terms
+from .unchecked import UncheckedFunction
+
+log = logging.getLogger("safekern.numba")
+
+# Calls of these record failures (a checked device function's call is looked into instead).
+_RECORDING = tuple(p for p in names.CHECK_HELPERS if p != names.DEVICE)
+
+
+def check_free(rewritten, _seen=None) -> bool:
+    """No call in `rewritten` can record a failure (see the module doc). A device function
+    specialised for function arguments (bound, resolver.py) is not looked into: not free."""
+    seen = set() if _seen is None else _seen
+    if id(rewritten) in seen:
+        return True                  # recursion: free if the rest of the cycle is
+    seen.add(id(rewritten))
+    if any(isinstance(node, ast.Assert) for node in ast.walk(rewritten.parsed.tree)):
+        return False                 # SAFEKERN_KERNEL_ASSERTS=0 compiled it away: not numba's
+    for node in ast.walk(rewritten.tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            continue
+        name = node.func.id
+        if name.startswith(names.DEVICE):
+            dev = rewritten.device_calls.get(name)
+            if dev is None or getattr(dev, "bound_from", None) is not None:
+                return False
+            if not check_free(dev._final_rewrite(), seen):
+                return False
+        elif name.startswith(_RECORDING):
+            return False
+    return True
+
+
+def simulator_runs(py_func) -> bool:
+    """The simulator runs numba's own kernel of `py_func` as safekern's: it swaps its fake
+    `cuda` module in for the function's globals only, so not a function whose closure holds a
+    module (`from numba import cuda` in the enclosing function). On a GPU: always."""
+    if not SIMULATOR:
+        return True
+    return not any(isinstance(_cell_value(c), pytypes.ModuleType)
+                   for c in (py_func.__closure__ or ()))
+
+
+def _cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return None
+
+
+def compile_errors() -> tuple:
+    """The exceptions of numba's compilation (typing, lowering): raised before anything runs."""
+    from numba.core.errors import NumbaError
+    from numba.cuda.core.errors import NumbaError as CudaNumbaError
+
+    return (NumbaError, CudaNumbaError)
+
+
+class _PlainRewrite(RewrittenFunction):
+    """The user's function as written, as the cache key and the stored rewrite see it."""
+
+    @property
+    def source(self) -> str:
+        return "# numba's own kernel (safekern plain launch)\n" + ast.unparse(self.tree)
+
+
+def _code_names(code) -> set:
+    found = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, pytypes.CodeType):
+            found |= _code_names(const)
+    return found
+
+
+class PlainUnavailable(Exception):
+    """numba's own build of a function is being made already (recursion with signatures,
+    which numba compiles at once): not available; the value stays, and a compile that needs it
+    fails, which keeps that launch on the checked kernel (launching.py)."""
+
+
+def _numba_own(value):
+    """What numba's own kernel of the function calls where the user's names a safekern
+    function: numba's build of its Python function (checked device functions have
+    `_plain_dispatcher`; a kernel called as a device function, its device function's)."""
+    if isinstance(value, UncheckedFunction):
+        return value._numba
+    dev = device_function_of(value)
+    if dev is None:
+        return value
+    try:
+        return dev._plain_dispatcher()
+    except PlainUnavailable:
+        return value
+
+
+def plain_function(py_func, deferred: bool = False):
+    """`py_func` with the safekern functions among its globals and closure swapped for
+    numba's own builds (a new function object; the user's is untouched). With `deferred`,
+    (function, swap): the swap is made by calling `swap()` -- after the caller has made its own
+    build known, so that recursion through the callees finds it."""
+    scope = dict(py_func.__globals__)
+    closure = py_func.__closure__
+    cells = None
+    if closure:
+        cells = []
+        for cell in closure:
+            try:
+                cells.append(pytypes.CellType(cell.cell_contents))
+            except ValueError:           # an empty cell stays what it is
+                cells.append(cell)
+        cells = tuple(cells)
+    fn = pytypes.FunctionType(py_func.__code__, scope, py_func.__name__, py_func.__defaults__,
+                              cells)
+    fn.__kwdefaults__ = py_func.__kwdefaults__
+    fn.__qualname__ = py_func.__qualname__
+    fn.__doc__ = py_func.__doc__
+    fn.__module__ = py_func.__module__
+
+    def swap():
+        for name in _code_names(py_func.__code__):
+            if name in scope:
+                scope[name] = _numba_own(scope[name])
+        for cell, original in zip(cells or (), closure or ()):
+            if cell is not original:
+                cell.cell_contents = _numba_own(cell.cell_contents)
+
+    if deferred:
+        return fn, swap
+    swap()
+    return fn
+
+
+class PlainBuild(Build):
+    """The build of a kernel's plain form (module doc): numba's jit of the user's function with
+    the kernel's options and signatures, no hidden parameter."""
+
+    hidden = False
+
+    def __init__(self, main: Build):
+        self.main = main
+        self.parsed = main.parsed
+        self.name = self.__qualname__ = main.name
+        self.py_func = main.py_func
+        self.device = False
+        self.options = main.options
+        self.sigs = main.sigs
+        self.specialized = main.specialized
+        self.lock = threading.RLock()
+        self.numba = None
+        self.make = None
+        self._scope = main._scope
+        self._final = None
+
+    @property
+    def rewritten(self):
+        return self.final_rewrite()
+
+    def rewrite(self, launch_subset=None):
+        return self.final_rewrite()
+
+    def final_rewrite(self):
+        with self.lock:
+            if self._final is None:
+                main = self.main.final_rewrite()      # (the main's scope refreshed first)
+                self._final = _PlainRewrite(parsed=self.parsed,
+                                            tree=ast.Module([self.parsed.tree], []),
+                                            has_barriers=main.has_barriers)
+            return self._final
+
+    def compilable_rewrite(self):
+        return self.final_rewrite()
+
+    def jit_plain(self):
+        """numba's dispatcher of the user's function (module doc)."""
+        options = supported_options(self.options)
+        if options.get("extensions"):
+            options["extensions"] = list(options["extensions"])
+        fn = plain_function(self.py_func)
+        if options.get("cache"):
+            # numba's cache files are named by the function: never the checked kernel's.
+            fn.__qualname__ += "__safekern_plain"
+        with quiet_config_warnings(), numba_errors_in_user_terms():
+            if self.sigs is not None and not SIMULATOR:
+                one = len(self.sigs) == 1 and self.specialized
+                return cuda.jit(self.sigs[0] if one else list(self.sigs), **options)(fn)
+            return cuda.jit(**options)(fn)
+
+
+class PlainLaunches:
+    """What a checked kernel (kernel.py) does about plain launches: whether a launch may run
+    numba's own kernel of the function, that kernel (`plain_class`, made once), and numba's
+    inspect_* answers for the launches that ran it."""
+
+    _checked = True      # its launches may record failures (not numba's own kernel)
+    _free = None         # no check left in this kernel; None: not looked at yet
+    _plain = None        # numba's own kernel of the function (plain_class), once made
+    _plain_fixed = None  # what allows plain launches and never changes (_plain_allowed)
+    plain_class = None   # kernel.py's PlainKernel
+
+    def _check_free(self) -> bool:
+        free = self._free
+        if free is None:
+            free = self._free = check_free(self._numba_build.final_rewrite())
+        return free
+
+    def _plain_allowed(self) -> bool:
+        """Nothing but this kernel's own code decides what its launches run (no hook on
+        numba's compile, no extensions, not called with *args first) and the switch is on."""
+        fixed = self._plain_fixed
+        if fixed is None:
+            fixed = self._plain_fixed = (not self._options.get("extensions")
+                                         and not self._hidden_first
+                                         and simulator_runs(self.py_func))
+        return (fixed and config.get().plain_launches and not self._marks_hidden
+                and "_compile_for_args" not in self.__dict__)
+
+    def _plain_or(self, kernel):
+        """(numba's own kernel when `kernel` -- this one or a launch variant -- holds no check
+        and nothing is pending on the current device, else `kernel`; the current failure
+        source, or None when not looked up)."""
+        if not kernel._check_free() or not self._plain_allowed():
+            return kernel, None
+        source = current_source() if SIMULATOR else fast_source()
+        if source.dirty:
+            return kernel, source
+        return self._plain_kernel(), source
+
+    def _eager_plain(self, build) -> bool:
+        """A kernel with no check, decorated with signatures: numba's own kernel, compiled now
+        (what its launches run while nothing is pending). False: compile the checked one."""
+        if build is not None or not self._plain_allowed() or not self._check_free():
+            return False
+        try:
+            self._plain_kernel()
+        except compile_errors() as err:
+            self._plain = None
+            self._plain_failed(err)
+            return False
+        return True
+
+    def _plain_failed(self, err) -> None:
+        """numba could not compile the function as written (launching.py): no plain launches."""
+        log.debug("kernel %r: numba's own kernel of it does not compile (%s: %s); its launches "
+                  "run safekern's", self.__qualname__, type(err).__name__, err)
+        self._plain_fixed = False
+
+    def _plain_kernel(self):
+        plain = self._plain
+        if plain is None:
+            with self._lock:
+                plain = self._plain
+                if plain is None:
+                    plain = self._plain = self.plain_class(self)
+        return plain
+
+    def _inspected(self, full_args):
+        """The kernel whose code numba's inspect_* describe for these argument types (hidden
+        ones included): numba's own kernel when launches with them ran it -- or, for a kernel
+        with no check, would run it -- else this one."""
+        plain = self._plain
+        if not self._plain_allowed():
+            return self
+        user = self._user(getattr(full_args, "args", full_args))
+        if self._check_free():
+            return self._plain_kernel()
+        if plain is not None and user in plain._launched_types():
+            return plain
+        return self
+
+    def _compiled(self):
+        dispatcher = super()._compiled()
+        plain = self._plain
+        if plain is not None:            # launches that ran numba's own kernel
+            for argtypes in plain._launched_types():
+                self._ensure(dispatcher, self._full(argtypes))
+        return dispatcher
+
+    def _by_signature(self, method: str, signature=None, **kw):
+        if signature is not None:
+            target = self._inspected(self._full(signature))
+            if target is not self:
+                return target._by_signature(method, signature, **kw)
+            return super()._by_signature(method, signature, **kw)
+        answer = super()._by_signature(method, None, **kw)
+        if isinstance(answer, dict):
+            for user in list(answer):
+                target = self._inspected(self._full(user))
+                if target is not self:
+                    answer[user] = target._by_signature(method, user, **kw)
+        return answer
+
+
+
+__all__ = ["PlainLaunches", "check_free", "plain_function", "simulator_runs", "PlainBuild", "PlainUnavailable",
+           "compile_errors"]
