@@ -167,7 +167,11 @@ def test_launch_appends_sizes_and_the_failure_buffer(fake_cupy):
     from safekern.backends.cupy.api import failure_source
 
     assert args[7] is failure_source(0).buffer
-    func = k.kernel
+    # Every launch predicate holds: the launch ran the full launch variant, with the same
+    # arguments (c_launch.py).
+    variants = k._bound()[4]
+    func, = variants.kernels()
+    assert func is not k.kernel and not k.kernel.launches
     assert func.launches[0][3] == 16
 
 

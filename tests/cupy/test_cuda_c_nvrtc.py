@@ -241,7 +241,10 @@ def test_compile_without_cache(monkeypatch):
 def test_check_report_without_a_gpu():
     k = backend.RawKernel(K.GATHER, "gather")
     report = k.check_report()
-    assert len(report) == 3 and len(report.checked) == 3
+    # out[i] and idx[i] under `i < n`: proven at launch where n fits them (launch.py)
+    assert len(report) == 3 and len(report.checked) == 1
+    assert [e.text for e in report.proven_at_launch] == ["out[i]", "idx[i]"]
+    assert all("elements(" in e.predicate for e in report.proven_at_launch)
     assert report[0].lineno == K.line(K.GATHER, "gather")
     assert "__sk_ix(" in k.rewritten_source
     mod = backend.RawModule(code=K.TEMPLATES, name_expressions=K.TEMPLATE_NAMES,

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import threading
 import warnings
-from collections import OrderedDict
 
 import numpy as np
 
@@ -27,10 +26,13 @@ from ...failures import TABLE
 from ...report import ReportEntry, Status
 from ...frontend.c import cuda as frontend
 from . import sync as cupy_sync, nvrtc
+from ..c_launch import CLaunchVariants, cuda_geometry
 from ..overlap import OverlapCheck
-from .program import (DEFAULT_ARCH, Binary, CupyFailureSource, Unchecked, _cupy, compile_options,
-                      compile_rewrite, device_arch, device_fields, failure_source, hidden_argument,
-                      load_module, memory_span, parse_include_dirs, pointer_bytes, unchecked)
+from .program import (DEFAULT_ARCH, Binary, CupyFailureSource, Unchecked, _LRU, _cupy,
+                      build_variant,
+                      compile_options, compile_rewrite, device_arch, device_fields,
+                      failure_source, hidden_argument, load_module, memory_span,
+                      parse_include_dirs, pointer_bytes, unchecked)
 
 # -- programs: one source, rewritten per architecture, loaded per device ------------------------
 
@@ -54,34 +56,6 @@ class _Loaded:
             return fn
 
 
-class _LRU:
-    """A small process-wide memo (CuPy memoizes its raw modules per device the same way):
-    constructing the same RawKernel again neither parses nor loads again."""
-
-    def __init__(self, size: int):
-        self.size = size
-        self.items: OrderedDict = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key):
-        with self.lock:
-            value = self.items.get(key)
-            if value is not None:
-                self.items.move_to_end(key)
-            return value
-
-    def put(self, key, value):
-        with self.lock:
-            self.items[key] = value
-            self.items.move_to_end(key)
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
-
-    def clear(self):
-        with self.lock:
-            self.items.clear()
-
-
 _REWRITES = _LRU(256)     # (source, options, arch, checks, filename) -> CudaRewrite
 _MODULES = _LRU(256)      # (device, checks, source, options, expressions, filename) -> _Loaded
 
@@ -101,6 +75,7 @@ class Program:
         self._lock = threading.RLock()
         self.launch_notes: dict[tuple, object] = {}   # unchecked arguments seen at launches
         self._overlaps: dict[tuple, object] = {}      # kernel -> OverlapCheck or None
+        self._variants: dict[tuple, object] = {}      # launch variants' functions
 
     # -- rewriting -----------------------------------------------------------------------
     def default_arch(self) -> str:
@@ -118,24 +93,39 @@ class Program:
         checks = config.get().checks if checks is None else checks
         asserts = config.get().kernel_asserts
         eliminate = config.get().eliminate
+        launch = config.get().launch_predicates
         with self._lock:
-            memo = (self.code, self.options, arch, checks, asserts, eliminate, self.filename)
-            rw = self._rewrites.get((arch, checks, asserts, eliminate)) or _REWRITES.get(memo)
+            memo = (self.code, self.options, arch, checks, asserts, eliminate, launch,
+                    self.filename)
+            rw = self._rewrites.get((arch, checks, asserts, eliminate, launch)) or \
+                _REWRITES.get(memo)
             if rw is None:
                 try:
                     rw = frontend.rewrite(self.code, filename=self.filename,
                                           options=self.options, arch=arch,
                                           include_dirs=parse_include_dirs(self.options),
                                           checks=checks, kernel_asserts=asserts,
-                                          eliminate=eliminate)
+                                          eliminate=eliminate, launch_predicates=launch)
                 except frontend.ParseError as err:
                     self._explain_parse_error(err, arch)
                     raise
                 if checks:
                     self._warn_unchecked(rw)
                 _REWRITES.put(memo, rw)
-            self._rewrites[(arch, checks, asserts, eliminate)] = rw
+            self._rewrites[(arch, checks, asserts, eliminate, launch)] = rw
             return rw
+
+    def variant_function(self, name: str, codes: frozenset):
+        """The function of kernel `name` in the launch variant of the module without the
+        checks of failure codes `codes` (program.build_variant), once per device and set."""
+        device_id = _cupy().cuda.runtime.getDevice()
+        settings = config.get()
+        key = (device_id, settings.kernel_asserts, settings.eliminate, name, codes)
+        with self._lock:
+            hit = self._variants.get(key)
+            if hit is None:
+                hit = self._variants[key] = build_variant(self, name, codes, device_id)
+            return hit
 
     def _explain_parse_error(self, err, arch):
         """When libclang cannot parse the source, NVRTC's verdict on the user's own source
@@ -178,7 +168,8 @@ class Program:
         checks = config.get().checks
         if checks:
             cupy_sync.install()
-        key = (device_id, checks, config.get().kernel_asserts)
+        key = (device_id, checks, config.get().kernel_asserts,
+               config.get().launch_predicates)
         memo = (*key, self.code, self.options, self.name_expressions, self.filename)
         with self._lock:
             if not fresh:
@@ -320,7 +311,7 @@ class RawKernel:
                             enable_cooperative_groups=True, jitify=False)
         if not isinstance(args, (tuple, list)):
             raise TypeError(f"kernel arguments must be a tuple, not {type(args).__name__}")
-        loaded, func, info, overlap = self._bound()
+        loaded, func, info, overlap, variants = self._bound()
         args = tuple(args)
         if len(args) != len(info.params):
             names = ", ".join(p.name or "?" for p in info.params)
@@ -343,6 +334,8 @@ class RawKernel:
                 values.append(arg)
         if overlap is not None:
             overlap.check(spans)                 # before anything runs
+        if variants is not None:                 # the checks this launch proves left out
+            func = variants.for_launch(args, sizes, cuda_geometry, grid, block) or func
         func(grid, block, tuple(values) + tuple(sizes) + (loaded.source.buffer,),
              shared_mem=shared_mem, stream=stream)
         runtime.after_launch(loaded.source)
@@ -352,13 +345,21 @@ class RawKernel:
         looked up once, then served from a small per-kernel table (launches are hot)."""
         cp = _cupy()
         settings = config.get()
-        key = (cp.cuda.runtime.getDevice(), settings.checks, settings.kernel_asserts)
+        key = (cp.cuda.runtime.getDevice(), settings.checks, settings.kernel_asserts,
+               settings.launch_predicates)
         hit = self._launch_cache.get(key)
         if hit is None:
             loaded = self._program.loaded()
             symbol, info = self._program.resolve(loaded.rewrite, loaded.lowered, self.name)
+            variants = None
+            if loaded.source is not None and info.checked and info.launch and \
+                    settings.launch_predicates:
+                program, name = self._program, self.name
+                variants = CLaunchVariants(
+                    info.launch, lambda codes: program.variant_function(name, codes),
+                    python_int=True)
             hit = self._launch_cache[key] = (loaded, loaded.function(symbol), info,
-                                             self._program.overlap_check(info))
+                                             self._program.overlap_check(info), variants)
         return hit
 
     @property

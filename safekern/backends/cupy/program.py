@@ -7,6 +7,8 @@ CuPy is imported when first needed.
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +31,34 @@ def _cupy():
         raise ImportError("safekern.cupy needs CuPy to launch kernels: pip install "
                           "cupy-cuda13x (or the wheel for your CUDA)") from err
     return cupy
+
+
+class _LRU:
+    """A small process-wide memo (CuPy memoizes its raw modules per device the same way):
+    constructing the same RawKernel again neither parses nor loads again."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.items: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key):
+        with self.lock:
+            value = self.items.get(key)
+            if value is not None:
+                self.items.move_to_end(key)
+            return value
+
+    def put(self, key, value):
+        with self.lock:
+            self.items[key] = value
+            self.items.move_to_end(key)
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+    def clear(self):
+        with self.lock:
+            self.items.clear()
 
 
 # -- pointers the user vouches for --------------------------------------------------------------
@@ -254,7 +284,11 @@ def compile_rewrite(rw: frontend.CudaRewrite, *, options, arch: str, cubin: bool
         "cubin": cubin, "checks": rw.checked, "includes": rw.includes,
         "env": tuple(config.environ_snapshot().items()), **_versions(), **device_fields,
     }
+    if rw.assumed:      # a launch variant: the checks it leaves out are part of the key
+        fields["launch_subset"] = tuple(rw.assumed)
     describe = f"cupy module {rw.filename!r} ({', '.join(k.name for k in rw.kernels)})"
+    if rw.assumed:
+        describe += f", launch variant without {len(rw.assumed)} check(s)"
 
     def build() -> bytes:
         try:
@@ -284,6 +318,28 @@ def compile_rewrite(rw: frontend.CudaRewrite, *, options, arch: str, cubin: bool
     return binary if load is None else (binary, loaded)
 
 
+def build_variant(program, name: str, codes: frozenset, device_id: int):
+    """A launch variant of a program's module (api.Program): rewritten without the checks
+    of failure codes `codes` (their launch predicates hold), built through the kernel cache
+    (the codes are part of its key), loaded; the function of kernel `name` in it."""
+    settings = config.get()
+    arch, cubin = device_arch(device_id)
+    rw = frontend.rewrite(program.code, filename=program.filename, options=program.options,
+                          arch=nvrtc.normalize_arch(arch),
+                          include_dirs=parse_include_dirs(program.options), checks=True,
+                          kernel_asserts=settings.kernel_asserts, eliminate=settings.eliminate,
+                          assume=codes)
+    from ...failures import TABLE
+
+    TABLE.register_all(rw.failure_sites)
+    binary, module = compile_rewrite(
+        rw, options=compile_options(program.options), arch=arch, cubin=cubin,
+        name_expressions=program.expressions(rw), device_fields=device_fields(device_id),
+        load=load_module)
+    symbol, _ = program.resolve(rw, binary.lowered, name)
+    return module.get_function(symbol)
+
+
 def load_module(binary: Binary):
     """A cupy.cuda.function.Module from the cubin (or the PTX, which the driver compiles)."""
     cp = _cupy()
@@ -311,5 +367,5 @@ def device_fields(device_id: int) -> dict:
 
 __all__ = ["Unchecked", "unchecked", "CupyFailureSource", "failure_source", "pointer_bytes",
            "hidden_argument", "memory_span", "device_arch", "compile_options",
-           "compile_rewrite", "load_module",
+           "compile_rewrite", "build_variant", "load_module",
            "parse_include_dirs", "device_fields", "Binary", "DEFAULT_ARCH"]

@@ -11,6 +11,7 @@ from . import build as backend
 from ...errors import CompilationError
 from ...report import CheckReport, ReportEntry, Status
 from ...frontend.c.opencl import DEFAULT_FILENAME
+from ..c_launch import CLaunchVariants, opencl_geometry
 from ..overlap import OverlapCheck
 
 
@@ -30,6 +31,7 @@ class Program:
         self.filename = filename or DEFAULT_FILENAME
         self._built = None
         self._kernels: dict[str, Kernel] = {}
+        self._variants: dict = {}          # failure codes left out -> built launch variant
 
     def build(self, options=None, devices=None, cache_dir=None) -> "Program":
         """Check, rewrite and build the program; returns self. `cache_dir` is accepted for
@@ -39,7 +41,19 @@ class Program:
         self._built = backend.build_program(self.context, self.source, filename=self.filename,
                                             options=options, devices=devices)
         self._kernels = {}
+        self._variants = {}
         return self
+
+    def _variant(self, codes: frozenset):
+        """The program built as a launch variant without the checks `codes` (once per
+        set; through the kernel cache, whose key holds the codes)."""
+        built = self._require_built()
+        hit = self._variants.get(codes)
+        if hit is None:
+            hit = self._variants[codes] = backend.build_program(
+                self.context, self.source, filename=self.filename, options=list(built.options),
+                devices=list(built.devices) or None, assume=codes)
+        return hit
 
     # -- PyOpenCL's Program interface ------------------------------------------------------------
     def _require_built(self):
@@ -146,6 +160,44 @@ class Kernel:
                                  written=self._info.written,
                                  unknown=self._info.writes_unknown)
             self._overlap = check if check.needed else None
+        self._launch = None           # c_launch.CLaunchVariants: made at the first launch
+        self._variant_kernels: list = []
+
+    def _launch_variants(self):
+        """The kernel's launch variants (None: it has no launch predicates, or
+        SAFEKERN_LAUNCH_PREDICATES=0)."""
+        if self._launch is None:
+            info = self._info
+            self._launch = False
+            if info is not None and info.launch and config.get().launch_predicates and \
+                    config.get().checks:
+                self._launch = CLaunchVariants(info.launch, self._make_variant,
+                                               python_int=False)
+        return self._launch or None
+
+    def _make_variant(self, codes):
+        knl = cl.Kernel(self.program._variant(codes).program, self.function_name)
+        if self._dtypes is not None:
+            knl.set_scalar_arg_dtypes(self._all_dtypes())
+        self._variant_kernels.append(knl)
+        return knl
+
+    def _all_dtypes(self):
+        return self._dtypes + ([None] + [np.int64] * len(self._pointer_slots)
+                               if self._info else [])
+
+    def _scalar_values(self, args):
+        """The scalar arguments as PyOpenCL passes them (converted by the dtypes set)."""
+        if self._dtypes is None:
+            return args
+        out = list(args)
+        for i, d in enumerate(self._dtypes[:len(out)]):
+            if d is not None and i not in self._pointer_slots:
+                try:
+                    out[i] = np.dtype(d).type(out[i])
+                except Exception:      # noqa: BLE001 -- PyOpenCL rejects it at the launch
+                    pass
+        return out
 
     def _check_overlap(self, args) -> None:
         self._overlap.check([backend.memory_span(args[i]) for i in self._overlap.positions])
@@ -160,14 +212,20 @@ class Kernel:
         if self._overlap is not None:
             self._check_overlap(args)             # before anything runs
         cl_args, arrays = self._convert(args)
+        knl = self.cl_kernel
         if self._info is None:
             extra = ()
             source = None
         else:
             source = backend.failure_source(queue.context, queue.device)
-            extra = (source.buffer,) + tuple(
-                self._size_value(args[i], i) for i in sorted(self._pointer_slots))
-        evt = self.cl_kernel(queue, global_size, local_size, *cl_args, *extra,
+            sizes = tuple(self._size_value(args[i], i) for i in sorted(self._pointer_slots))
+            extra = (source.buffer,) + sizes
+            variants = self._launch if self._launch is not None else self._launch_variants()
+            if variants:                      # the checks this launch proves left out
+                knl = variants.for_launch(self._scalar_values(args), sizes, opencl_geometry,
+                                          global_size, local_size, global_offset,
+                                          g_times_l) or knl
+        evt = knl(queue, global_size, local_size, *cl_args, *extra,
                              global_offset=global_offset, wait_for=wait_for,
                              g_times_l=g_times_l, allow_empty_ndrange=allow_empty_ndrange)
         self._launched(queue, source)
@@ -202,8 +260,9 @@ class Kernel:
     def set_scalar_arg_dtypes(self, dtypes) -> None:
         dtypes = list(dtypes)
         self._dtypes = dtypes
-        hidden = [None] + [np.int64] * len(self._pointer_slots) if self._info else []
-        self.cl_kernel.set_scalar_arg_dtypes(dtypes + hidden)
+        self.cl_kernel.set_scalar_arg_dtypes(self._all_dtypes())
+        for knl in self._variant_kernels:
+            knl.set_scalar_arg_dtypes(self._all_dtypes())
 
     set_arg_types = set_scalar_arg_dtypes
 

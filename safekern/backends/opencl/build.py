@@ -261,6 +261,8 @@ class BuiltProgram:
     filename: str
     options: tuple
     int64_atomics: bool = True
+    devices: tuple = ()
+    assumed: frozenset = frozenset()     # a launch variant: the checks it leaves out
 
 
 def normalise_options(options) -> list[str]:
@@ -324,7 +326,8 @@ def _cache_fields(ctx, devices, text: str, options: list[str]) -> dict:
             "env": tuple(config.environ_snapshot().items())}
 
 
-def _cached_build(ctx, text, options, devices, filename, n_prelude, describe, user_source):
+def _cached_build(ctx, text, options, devices, filename, n_prelude, describe, user_source,
+                  assumed=frozenset()):
     """Build `text`, with its binaries kept in safekern's cache (cache.kernels.get_or_build,
     the one build-or-load path: a cached binary the driver refuses is rejected there and the
     program built from source again)."""
@@ -333,6 +336,8 @@ def _cached_build(ctx, text, options, devices, filename, n_prelude, describe, us
     opts_bytes, _ = _driver_options(ctx, options)
     devices = list(devices or ctx.devices)
     fields = _cache_fields(ctx, devices, text, list(options) + [opts_bytes.decode()])
+    if assumed:          # a launch variant: the checks it leaves out are part of the key
+        fields["launch_subset"] = tuple(sorted(assumed))
 
     def from_source():
         return _driver_build(ctx, text, opts_bytes, devices, filename, n_prelude, user_source)
@@ -366,8 +371,16 @@ def device_caps(devices) -> tuple[bool, bool]:
     return int64, little
 
 
+def variants_possible(devices) -> bool:
+    """Launch variants assume 64-bit size_t (the parse's; work-item arithmetic in a 32-bit
+    one could wrap where the predicates say it does not)."""
+    return all(int(d.address_bits) == 64 for d in devices)
+
+
 def build_program(ctx, source: str, *, filename: str, options=None,
-                  devices=None) -> BuiltProgram:
+                  devices=None, assume=frozenset()) -> BuiltProgram:
+    """Rewrite and build a program (from the kernel cache when it holds it). `assume`: the
+    failure codes of checks a launch variant leaves out (their predicates hold)."""
     options = normalise_options(options)
     devices = list(devices) if devices is not None else list(ctx.devices)
     describe = f"opencl program {filename}"
@@ -376,14 +389,18 @@ def build_program(ctx, source: str, *, filename: str, options=None,
         prg = _cached_build(ctx, text, options, devices, filename, prelude_lines(text),
                             describe, source)
         return BuiltProgram(prg, None, source, filename, tuple(options))
-    opencl_sync.install()
+    if not assume:       # (a launch variant is built at a launch: the hooks stay as they are)
+        opencl_sync.install()
     int64, little = device_caps(devices)
     _, parse_options = _driver_options(ctx, options)
     try:
         rewritten = frontend.rewrite(source, filename=filename, options=parse_options,
                                      int64_atomics=int64, little_endian=little,
                                      kernel_asserts=config.get().kernel_asserts,
-                                     eliminate=config.get().eliminate)
+                                     eliminate=config.get().eliminate,
+                                     launch_predicates=config.get().launch_predicates and
+                                     not assume and variants_possible(devices),
+                                     assume=assume)
     except frontend.ParseFailed as err:
         # The driver has the last word on the user's own source (and its messages are the
         # ones users know); libclang's is the fallback.
@@ -397,9 +414,12 @@ def build_program(ctx, source: str, *, filename: str, options=None,
     # registers nothing) whether the binary then comes from the cache or the driver.
     TABLE.register_all(rewritten.failure_sites)
     n_prelude = prelude_lines(rewritten.text)
+    if assume:
+        describe += f", launch variant without {len(assume)} check(s)"
     prg = _cached_build(ctx, rewritten.text, options, devices, filename, n_prelude, describe,
-                        source)
-    return BuiltProgram(prg, rewritten, source, filename, tuple(options), int64)
+                        source, assumed=assume)
+    return BuiltProgram(prg, rewritten, source, filename, tuple(options), int64,
+                        tuple(devices), frozenset(assume))
 
 
 __all__ = ["build_program", "BuiltProgram", "failure_source", "OpenCLFailureSource",

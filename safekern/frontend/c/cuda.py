@@ -107,15 +107,19 @@ def _offset_of(ps, lineno, col):
 
 def rewrite(source: str, *, filename: str = "kernel.cu", options=(), arch="sm_90",
             include_dirs=(), checks: bool = True, kernel_asserts: bool = True,
-            eliminate: bool = True) -> CudaRewrite:
+            eliminate: bool = True, launch_predicates: bool = False,
+            assume=frozenset()) -> CudaRewrite:
     """Parse `source`, find every access, and return the checked source (or, with
     `checks=False`, the user's source with the kernel facts the launch needs).
     `kernel_asserts=False` compiles asserts away (SAFEKERN_KERNEL_ASSERTS=0);
-    `eliminate=False` checks accesses proven in bounds too (SAFEKERN_ELIMINATE=0)."""
+    `eliminate=False` checks accesses proven in bounds too (SAFEKERN_ELIMINATE=0).
+    `launch_predicates`: each kernel's `launch` holds the predicates launches may prove
+    (launch.py); `assume`: the failure codes of checks a launch variant leaves out."""
     ps = parse_cuda(source, filename=filename, options=options, arch=arch,
                     include_dirs=include_dirs)
     return ModuleRewriter(ps, checks=checks, kernel_asserts=kernel_asserts,
-                          options=options, eliminate=eliminate).run()
+                          options=options, eliminate=eliminate,
+                          launch_predicates=launch_predicates, assume=assume).run()
 
 
 __all__ = ["CudaDialect", "DIALECT", "rewrite", "parse_cuda", "CudaRewrite", "KernelInfo",

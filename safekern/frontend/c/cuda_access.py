@@ -148,7 +148,7 @@ class FunctionRewriter(CallRewriter):
             self.visit(ch, depth + 1, inner)
 
     def _record(self, kind, status, reason, start, end, *, array="", axis=None, index=None,
-                extent=None):
+                extent=None, launch=None):
         a = Access(function=self.fn.name, kind=kind, status=status, reason=reason,
                      start=start, end=end,
                      index_start=index[0] if index else -1, index_end=index[1] if index else -1,
@@ -158,7 +158,14 @@ class FunctionRewriter(CallRewriter):
         if status == Status.CHECKED:
             site = a.failure_site(self.ps, BACKEND)
             a.extra["code"] = site.code
-            self.mod.failure_sites.append(site)
+            if launch is not None:
+                # what a launch predicate bounds it by (launch.py): a constant extent or
+                # ("param", i); a launch variant leaves out the codes it assumes
+                a.extra["launch_extent"] = launch
+                if site.code in self.mod.assume:
+                    a.status, a.reason = Status.ELIMINATED, "proven at launch (launch variant)"
+            if a.status == Status.CHECKED:
+                self.mod.failure_sites.append(site)
         self.mod.accesses.append(a)
         return a
 
@@ -283,7 +290,9 @@ class FunctionRewriter(CallRewriter):
                          array=name, axis=axis, index=(i0, i1))
             return
         a = self._record("subscript", Status.CHECKED, "", s, e, array=name, axis=axis,
-                         index=(i0, i1), extent=const)
+                         index=(i0, i1), extent=const, launch=const)
+        if a.status != Status.CHECKED:
+            return
         self.mod.edits.append(E.insert_before(i0, "__sk_ix(", depth))
         self.mod.edits.append(E.insert_after(
             i1, f", {extent}, {a.extra['code']:#x}ULL, {axis}, __sk_fb)", depth))
@@ -318,10 +327,11 @@ class FunctionRewriter(CallRewriter):
                 i = int(root.key[1])
                 self.fn.count_params.add(i)
                 a = self._record("subscript", Status.CHECKED, "", s, e, array=name, axis=0,
-                                 index=(i0, i1))
-                self.mod.edits.append(E.insert_before(i0, "__sk_ix(", depth))
-                self.mod.edits.append(E.insert_after(
-                    i1, f", __sk_n_{i}, {a.extra['code']:#x}ULL, 0, __sk_fb)", depth))
+                                 index=(i0, i1), launch=("param", i))
+                if a.status == Status.CHECKED:
+                    self.mod.edits.append(E.insert_before(i0, "__sk_ix(", depth))
+                    self.mod.edits.append(E.insert_after(
+                        i1, f", __sk_n_{i}, {a.extra['code']:#x}ULL, 0, __sk_fb)", depth))
             else:
                 a = self._record("subscript", Status.CHECKED, "", s, e, array=label, axis=0,
                                  index=(i0, i1))

@@ -19,6 +19,8 @@ from .cuda_access import FunctionRewriter
 from .cuda_calls import call_name
 from .cuda_dialect import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, NO_MEMORY_CALLS,
                            device_prelude, spelling)
+from .launch import kernel_predicates
+from .launch_expr import PROVEN_REASON
 from .model import Access
 from .provenance import is_pointer_type, operator_call
 
@@ -47,6 +49,8 @@ class KernelInfo:
     checked: bool = True      # False: launched with the user's arguments only (see report)
     written: tuple = ()       # pointer parameters the kernel stores through (writes.py)
     writes_unknown: str = ""  # why any pointer parameter may be written
+    #: launch_expr.KernelPredicates: the checks launches may prove (None: none)
+    launch: object = None
 
     @property
     def pointer_params(self) -> list[str]:
@@ -67,6 +71,7 @@ class CudaRewrite:
     #: what each failure code of the module means: the backend registers them
     failure_sites: list = field(default_factory=list)
     safety: list = field(default_factory=list)   # c_safety.SafetySite: asserts, divisions
+    assumed: tuple = ()       # a launch variant: the failure codes of the checks it leaves out
 
     def find_kernels(self, name: str) -> list[KernelInfo]:
         """Kernels a symbol, a name or a name expression (`ns::axpy<float>`) can mean."""
@@ -84,9 +89,14 @@ class CudaRewrite:
             line_start = data.rfind(b"\n", 0, a.start) + 1
             col = len(data[line_start:a.start].decode("utf-8", "replace"))
             text = " ".join(data[a.start:a.end].decode("utf-8", "replace").split())
+            predicate = a.extra.get("predicate", "")
+            status, reason = a.status, a.reason
+            if predicate and status == Status.CHECKED:
+                status, reason = Status.PROVEN_AT_LAUNCH, PROVEN_REASON
             entries.append((a.start, ReportEntry(a.function, a.extra.get("lineno") or 0, col,
-                                                 text, a.array, a.status, a.reason,
-                                                 code=a.extra.get("code"))))
+                                                 text, a.array, status, reason,
+                                                 code=a.extra.get("code"),
+                                                 predicate=predicate)))
         entries += [(s.start, s.entry()) for s in self.safety]
         entries = [e for _, e in sorted(entries, key=lambda pair: pair[0])]
         return CheckReport(entries, filename=self.filename, checks=self.checked)
@@ -137,9 +147,13 @@ class Function:
 
 class ModuleRewriter:
     def __init__(self, ps, *, checks: bool = True, kernel_asserts: bool = True, options=(),
-                 eliminate: bool = True):
+                 eliminate: bool = True, launch_predicates: bool = False,
+                 assume=frozenset()):
         self.ps = ps
         self.checks = checks
+        self.launch_predicates = launch_predicates and eliminate and not assume
+        self.assume = frozenset(assume)      # failure codes a launch variant leaves out
+        self.launch: dict = {}               # Function -> KernelPredicates
         self.kernel_asserts = kernel_asserts
         self.eliminate = eliminate          # False: nothing is 'safe' (SAFEKERN_ELIMINATE=0)
         self.ndebug_from = c_safety.ndebug_from(ps, options)
@@ -273,9 +287,16 @@ class ModuleRewriter:
                     continue
                 if body is not None and fn.cursor.is_definition():
                     rewriter = None
+                    first = len(self.accesses)
                     with self._located(fn, lambda: rewriter.at if rewriter else None):
                         rewriter = FunctionRewriter(self, fn, body)
                         rewriter.run()
+                    if self.launch_predicates and fn.kernel and not fn.template:
+                        with self._located(fn):     # launch.py: what launches may prove
+                            self.launch[fn] = kernel_predicates(self.ps, fn.cursor, "cuda", [
+                                (a, a.extra["code"], a.extra["launch_extent"])
+                                for a in self.accesses[first:] if a.status == Status.CHECKED
+                                and a.extra.get("launch_extent") is not None])
                     with self._located(fn):
                         self.writes[fn] = self._writes(rewriter, body)
                     # the kernel's prologue saves the entry value of the moved parameters
@@ -298,7 +319,8 @@ class ModuleRewriter:
         else:
             uses = "SAFEKERN_ASSERT" in self.ps.source
             text = E.apply_edits(self.ps, [], prelude=CHECKS_OFF_PRELUDE if uses else "")
-        return CudaRewrite(source=text, original=self.ps.source, filename=self.ps.filename,
+        return CudaRewrite(assumed=tuple(sorted(self.assume)),
+                           source=text, original=self.ps.source, filename=self.ps.filename,
                            checked=self.checks, kernels=kernels, accesses=self.accesses,
                            barriers=barriers, includes=self._includes(), safety=self.safety,
                            failure_sites=self.failure_sites + [
@@ -373,7 +395,7 @@ class ModuleRewriter:
                           barriers=fn.barriers, checked=self.checks and fn.rewritable,
                           written=tuple(p.name for i, p in enumerate(params)
                                         if p.pointer and i in stores.params),
-                          writes_unknown=stores.unknown)
+                          writes_unknown=stores.unknown, launch=self.launch.get(fn))
 
     def _writes(self, rewriter, body) -> c_writes.Writes:
         """The pointer parameters one function stores through (before its callees')."""

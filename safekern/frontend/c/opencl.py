@@ -291,10 +291,13 @@ class ParseFailed(CompilationError):
 
 def rewrite(source: str, *, filename: str = DEFAULT_FILENAME, options=(),
             int64_atomics: bool = True, little_endian: bool = True,
-            kernel_asserts: bool = True, eliminate: bool = True) -> Rewritten:
+            kernel_asserts: bool = True, eliminate: bool = True,
+            launch_predicates: bool = False, assume=frozenset()) -> Rewritten:
     """The checked form of an OpenCL C program (a pure function of its inputs).
     `kernel_asserts=False` compiles SAFEKERN_ASSERT away (SAFEKERN_KERNEL_ASSERTS=0);
-    `eliminate=False` checks accesses proven in bounds too (SAFEKERN_ELIMINATE=0)."""
+    `eliminate=False` checks accesses proven in bounds too (SAFEKERN_ELIMINATE=0).
+    `launch_predicates`: each kernel's `launch` holds the predicates launches may prove
+    (launch.py); `assume`: the failure codes of checks a launch variant leaves out."""
     dialect = OpenCLDialect(int64_atomics=int64_atomics, little_endian=little_endian)
     ps = C.parse(source, filename=filename, args=dialect.parse_args(options),
                  headers=dialect.headers())
@@ -304,7 +307,8 @@ def rewrite(source: str, *, filename: str = DEFAULT_FILENAME, options=(),
         raise ParseFailed(first.message, errors, filename=filename, lineno=first.lineno,
                           source_line=ps.source_line(first.lineno) if first.lineno else None,
                           col=first.col)
-    return ProgramRewriter(ps, dialect, kernel_asserts, eliminate).run()
+    return ProgramRewriter(ps, dialect, kernel_asserts, eliminate, launch_predicates,
+                           assume).run()
 
 
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ...errors import UnsupportedError
-from ...report import ReportEntry
+from ...report import ReportEntry, Status
 from . import edits as E, parse as C, safety as c_safety, writes as c_writes
 from .checks import access_edits, analyse_function, call_edits, param_infos
 from .exits import ControlPlan, find_anchor
+from .launch import kernel_predicates
+from .launch_expr import PROVEN_REASON
 
 
 @dataclass
@@ -27,6 +29,8 @@ class KernelInfo:
     written: tuple = ()               # pointer parameters the kernel stores through
     writes_unknown: str = ""          # why any pointer parameter may be written
     lineno: int = 0                   # the line of the kernel's name
+    #: launch_expr.KernelPredicates: the checks launches may prove (empty: none)
+    launch: object = None
 
     @property
     def n_args(self) -> int:
@@ -55,11 +59,14 @@ class _Output:
 
 class ProgramRewriter:
     def __init__(self, ps: C.ParsedSource, dialect, kernel_asserts=True,
-                 eliminate=True):
+                 eliminate=True, launch_predicates=False, assume=frozenset()):
         self.ps = ps
         self.dialect = dialect
         self.kernel_asserts = kernel_asserts
         self.eliminate = eliminate
+        self.launch_predicates = launch_predicates and eliminate
+        self.assume = frozenset(assume)      # failure codes this variant leaves out
+        self.launch = {}                     # kernel name -> KernelPredicates
         self.fns = C.functions(ps)
         self.kernel_names = {f.spelling for f in self.fns if dialect.is_kernel(f)}
         self.helpers = {f.spelling: param_infos(f, dialect) for f in self.fns
@@ -74,6 +81,11 @@ class ProgramRewriter:
                                               helpers=self.helpers, eliminate=self.eliminate)
                  for f in self.fns}
         self._reject_kernel_calls()
+        if self.launch_predicates or self.assume:
+            for f in self.fns:
+                if f.spelling in self.kernel_names:
+                    with self._located(f):
+                        self._launch_predicates(f, facts[f.spelling])
         barrier_helpers = self._closure(facts, lambda fa: bool(fa.barriers))
         safety = {}
         for f in self.fns:
@@ -89,6 +101,28 @@ class ProgramRewriter:
                                        barrier_helpers, failing, out)
         text = E.apply_edits(ps, out.edits, prelude=self.dialect.prelude())
         return Rewritten(text, out.kernels, out.report, out.sites)
+
+    def _launch_predicates(self, f, fa):
+        """The launch predicates of a kernel's checks (launch.py); in a variant (`assume`),
+        the checks they prove are left out."""
+        sites = []
+        for a in fa.checked:
+            if a.kind not in ("subscript", "vector") or a.index_start < 0:
+                continue
+            if a.base is None:
+                extent = a.extent
+            elif a.base.kind == "param" and a.pointer_start < 0 and not a.extra.get(
+                    "wrap_pointer") and not a.extra.get("offset_arg"):
+                extent = ("param", a.base.key[1])
+            else:
+                continue
+            if not isinstance(extent, (int, tuple)):
+                continue
+            sites.append((a, a.failure_site(self.ps, "opencl").code, extent))
+        self.launch[f.spelling] = kernel_predicates(self.ps, f, "opencl", sites)
+        for a, code, _ in sites:
+            if code in self.assume and a.extra.get("predicate"):
+                a.status, a.reason = Status.ELIMINATED, "proven at launch (launch variant)"
 
     def _located(self, fn):
         """Where a pass over `fn` is (parse.ParsedSource.located): its name and line."""
@@ -120,8 +154,10 @@ class ProgramRewriter:
                                  key=lambda r: (r.lineno, r.col)))
         out.edits += self._signature_edits(f, fa, is_kernel)
         # Any barrier: the group decides together whether a failure is pending.
+        # (__sk_fp, the flag, also goes to every helper it calls: a kernel whose checks a
+        # launch variant left out still passes it)
         out.edits += self._prologue_edits(f, fa, is_kernel, plan.has_barriers,
-                                          bool(failure_offsets))
+                                          bool(failure_offsets or fa.calls))
         if is_kernel:
             # Plain data only: libclang cursors would keep the whole parse alive.
             params = [replace(p, cursor=None) for p in fa.params]
@@ -130,7 +166,8 @@ class ProgramRewriter:
                 f.spelling, len(params), params, [p for p in params if p.is_pointer],
                 plan.barrier_mode,
                 tuple(p.name for p in params if p.is_pointer and p.index in stores.params),
-                stores.unknown, ps.line_col(f.location.offset)[0])
+                stores.unknown, ps.line_col(f.location.offset)[0],
+                self.launch.get(f.spelling))
 
     def _writes(self, facts) -> dict:
         """Name -> c_writes.Writes: the pointer parameters each function stores through,
@@ -300,6 +337,12 @@ class ProgramRewriter:
         for a in fa.accesses:
             lineno, col, _ = a.location(self.ps)
             text = " ".join(self.ps.slice(a.start, a.end).split())
+            predicate = a.extra.get("predicate", "")
+            if predicate and a.status == Status.CHECKED:
+                out.append(ReportEntry(fa.name, lineno, col, text, a.array,
+                                       Status.PROVEN_AT_LAUNCH, PROVEN_REASON,
+                                       code=site_codes.get(id(a)), predicate=predicate))
+                continue
             out.append(ReportEntry(fa.name, lineno, col, text, a.array, a.status, a.reason,
                                    code=site_codes.get(id(a))))
         return sorted(out, key=lambda r: (r.lineno, r.col))

@@ -1,0 +1,178 @@
+"""Launch variants of C kernels (CuPy, PyOpenCL): which checks a launch may leave out.
+
+The C front ends give each kernel its launch predicates (frontend/c/launch.py, as data:
+frontend/c/launch_expr.py). `CLaunchVariants(predicates, make)` evaluates all of them at a
+launch in one compiled call (`mask(args, nb, g, l)`: bit i set when predicate i holds for these
+arguments, hidden byte sizes `nb` and geometry) and answers the kernel the launch may run: the
+variant without the checks of exactly the predicates that hold, made by `make(codes)` on first
+use (codes: the failure codes of the checks it leaves out), or None (the checked kernel) when
+none holds. Variants for a proper subset are made for at most `PARTIAL_VARIANTS` subsets;
+other launches run checked. Anything unexpected -- a scalar that is not an integer of the
+parameter's range, a geometry the library would reject, a local size left to the driver for a
+predicate that needs it -- holds nothing, so the checks stay.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+
+import numpy as np
+
+PARTIAL_VARIANTS = 3
+_INT64 = (-2 ** 63, 2 ** 63 - 1)
+
+log = logging.getLogger("safekern.launch")
+
+
+def _scalar(value, size: int, lo: int, hi: int, python_int: bool) -> int:
+    """The integer a kernel reads for a scalar parameter of `size` bytes and range [lo, hi]:
+    the argument's value when it fits and the library passes at least `size` bytes of it
+    (CuPy passes a Python int as 8 bytes, a NumPy integer as its own)."""
+    if type(value) is int:
+        if not python_int or not _INT64[0] <= value <= _INT64[1]:
+            raise TypeError("not an integer the library passes as such")
+        v = value
+    elif isinstance(value, np.integer):
+        if value.dtype.itemsize < size:
+            raise TypeError("narrower than the parameter")
+        v = int(value)
+    else:
+        raise TypeError("not an integer")
+    if not lo <= v <= hi:
+        raise ValueError("out of the parameter's range")
+    return v
+
+
+def _extent(nbytes, size: int) -> int:
+    """Elements of a pointer parameter, as the kernel counts them (negative: unchecked)."""
+    nb = int(nbytes)
+    return -1 if nb < 0 else nb // size
+
+
+def _tdiv(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _dims(value, *, name: str) -> tuple:
+    """A 1- to 3-D size as 3 positive Python ints (CUDA grid/block, OpenCL sizes)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        dims = (int(value),)
+    elif isinstance(value, (tuple, list)) and 1 <= len(value) <= 3:
+        dims = tuple(int(v) for v in value
+                     if isinstance(v, (int, np.integer)) and not isinstance(v, bool))
+        if len(dims) != len(value):
+            raise TypeError(f"{name}: not integers")
+    else:
+        raise TypeError(f"{name}: not a size")
+    if any(d < 1 or d > _INT64[1] for d in dims):
+        raise ValueError(f"{name}: out of range")
+    return dims + (1,) * (3 - len(dims))
+
+
+def cuda_geometry(grid, block) -> tuple:
+    """(g, l) for a CuPy launch `kernel(grid, block, args)`."""
+    return _dims(grid, name="grid"), _dims(block, name="block")
+
+
+def opencl_geometry(global_size, local_size, global_offset=None, g_times_l=False) -> tuple:
+    """(g, l) for a PyOpenCL launch; l is None where the driver picks the local size.
+    Variants assume work-item ids from 0: a launch with a global offset raises here."""
+    if g_times_l:
+        raise ValueError("g_times_l")
+    if global_offset is not None and any(int(o) for o in global_offset):
+        raise ValueError("a global offset")
+    g = _dims(global_size, name="global size")
+    l = None if local_size is None else _dims(local_size, name="local size")
+    return g, l
+
+
+def compile_mask(predicates, *, python_int: bool):
+    """`mask(args, nb, g, l)` -> int, and per bit the failure codes it proves: predicates
+    with the same conditions share one bit."""
+    bits: dict = {}
+    for p in predicates.preds:
+        bits.setdefault(p.conds, []).append(p.code)
+    lines = ["def mask(args, nb, g, l):"]
+    for f in predicates.facts:
+        expr = f.python()
+        if f.kind == "scalar":
+            expr = expr[:-1] + f", {python_int})"
+        lines += [f"    try: {f.name} = {expr}", f"    except Exception: {f.name} = None"]
+    for name, expr, _ in predicates.temps:
+        lines += [f"    try: {name} = {expr}", f"    except Exception: {name} = None"]
+    lines.append("    m = 0")
+    for i, conds in enumerate(bits):
+        lines.append(f"    if {' and '.join(conds) or 'True'}: m |= {1 << i}")
+    lines.append("    return m")
+    source = "\n".join(lines) + "\n"
+    namespace = {"_scalar": _scalar, "_extent": _extent, "_tdiv": _tdiv}
+    exec(compile(source, "<safekern launch predicates>", "exec"), namespace)
+    mask = namespace["mask"]
+    mask.source = source
+    return mask, [frozenset(codes) for codes in bits.values()]
+
+
+class CLaunchVariants:
+    """The launch variants of one C kernel, by which of its predicates hold (module doc)."""
+
+    def __init__(self, predicates, make, *, python_int: bool):
+        self.predicates = predicates
+        self.mask, self.codes = compile_mask(predicates, python_int=python_int)
+        self.full = (1 << len(self.codes)) - 1
+        self._make = make
+        self._by_mask: dict = {0: None}
+        self._made: dict = {}              # frozenset of codes -> kernel (None: failed)
+        self._geometry: dict = {}          # launch sizes as given -> (g, l)
+        self._lock = threading.Lock()
+
+    def for_launch(self, args, nb, geometry, *launch):
+        """The variant this launch may run, or None (the checked kernel). `geometry(*launch)`
+        gives (g, l) (cuda_geometry, opencl_geometry; it may raise: then none holds)."""
+        try:
+            try:
+                g, l = self._geometry[launch]
+            except KeyError:
+                g, l = self._geometry[launch] = geometry(*launch)
+                if len(self._geometry) > 64:
+                    self._geometry.clear()
+            except TypeError:   # (a list: not hashable)
+                g, l = geometry(*launch)
+            m = self.mask(args, nb, g, l)
+        except Exception:       # noqa: BLE001 -- an odd launch: the checked kernel
+            return None
+        try:
+            return self._by_mask[m]
+        except KeyError:
+            return self._choose(m)
+
+    def _choose(self, m):
+        with self._lock:
+            if m in self._by_mask:
+                return self._by_mask[m]
+            codes = frozenset().union(*(c for i, c in enumerate(self.codes) if m >> i & 1))
+            if m != self.full and codes not in self._made:
+                partial = sum(1 for k in self._made if k != self._full_codes())
+                if partial >= PARTIAL_VARIANTS:
+                    self._by_mask[m] = None
+                    return None
+            if codes not in self._made:
+                try:
+                    self._made[codes] = self._make(codes)
+                except Exception as err:     # noqa: BLE001 -- keep the checked kernel
+                    log.warning("safekern: a launch variant failed to build (%s); the "
+                                "checked kernel runs", err)
+                    self._made[codes] = None
+            kernel = self._by_mask[m] = self._made[codes]
+            return kernel
+
+    def _full_codes(self):
+        return frozenset().union(*self.codes) if self.codes else frozenset()
+
+    def kernels(self) -> list:
+        """The variants made so far."""
+        return [k for k in self._made.values() if k is not None]
+
+
+__all__ = ["CLaunchVariants", "compile_mask", "cuda_geometry", "opencl_geometry",
+           "PARTIAL_VARIANTS"]

@@ -1,0 +1,357 @@
+"""Values of a C kernel's integer variables at a use, for launch predicates (launch.py).
+
+`VariableValues` is the part of `launch.LaunchAnalysis` that answers "what can variable v hold
+here": the definition that reaches the use on every path (walking back through the preceding
+statements of each enclosing block), narrowed by the guards on the way, or the range of a
+`for` loop's variable; a scalar parameter never assigned is its launch fact. What counts as a
+write, and why each step is sound, is in launch.py's module doc.
+"""
+from __future__ import annotations
+
+from .launch_expr import LaunchFact
+from .parse import binary_op, children, unary_op, walk
+from .parse import strip
+from .ranges import integer_limits
+
+_NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+class Iv:
+    """Bounds (a value, or None: unknown) of an integer in a type of range `lim`, valid where
+    every condition (temp name) of `conds` holds."""
+
+    __slots__ = ("lo", "hi", "conds", "lim")
+
+    def __init__(self, lo, hi, conds=frozenset(), lim=None):
+        self.lo, self.hi, self.conds, self.lim = lo, hi, frozenset(conds), lim
+
+    @property
+    def known(self) -> bool:
+        return self.lo is not None and self.hi is not None
+
+
+_UNKNOWN = Iv(None, None)
+
+
+def _key(c):
+    return (c.hash, c.extent.start.offset, c.extent.end.offset)
+
+
+class VariableValues:
+    """Mixin of launch.LaunchAnalysis: needs ps, fn, K, b, body, params, parents,
+    value(), and the memo dicts _vars and _writes_memo."""
+
+    # -- variables --------------------------------------------------------------------------
+    def var(self, decl, at) -> Iv:
+        key = (decl.hash, _key(at))
+        hit = self._vars.get(key)
+        if hit is None:
+            self._vars[key] = _UNKNOWN             # (a cycle gives nothing)
+            hit = self._vars[key] = self._var(decl, at)
+        return hit
+
+    def _var(self, decl, at) -> Iv:
+        K = self.K
+        lim = integer_limits(decl.type)
+        if lim is None:
+            return _UNKNOWN
+        if decl.kind == K.PARM_DECL:
+            return self._scalar(decl, lim)
+        if decl.kind != K.VAR_DECL or not self._plain_local(decl):
+            return _UNKNOWN
+        chain = self.parents.get(_key(at))
+        if chain is None:
+            return _UNKNOWN
+        chain = chain + (at,)
+        guards = _Guards()
+        j = len(chain) - 1
+        while j > 0 and not self._statement_parent(chain[j - 1]):
+            j -= 1
+        if self._writes(chain[j], decl):
+            return _UNKNOWN
+        for i in range(j, len(chain) - 1):
+            self._inner_guard(chain[i], chain[i + 1], decl, guards)
+        for i in range(j - 1, -1, -1):
+            p, c = chain[i], chain[i + 1]
+            kind = p.kind
+            if kind == K.COMPOUND_STMT:
+                found = self._before(p, c, decl, guards)
+                if found is not None:
+                    return found
+            elif kind == K.IF_STMT:
+                ch = children(p)
+                if len(ch) not in (2, 3) or self._writes(ch[0], decl):
+                    return _UNKNOWN
+                if _key(c) != _key(ch[0]):
+                    self._facts(ch[0], _key(c) == _key(ch[1]), decl, guards)
+            elif kind == K.FOR_STMT:
+                ch = children(p)
+                if len(ch) == 4 and _key(c) == _key(ch[3]) and self._declares(ch[0], decl):
+                    return self._induction(ch, decl, lim, guards)
+                if self._writes(p, decl):
+                    return _UNKNOWN
+                if len(ch) == 4 and _key(c) == _key(ch[3]):
+                    self._facts(ch[1], True, decl, guards)
+            elif kind == K.WHILE_STMT:
+                ch = children(p)
+                if self._writes(p, decl) or len(ch) != 2:
+                    return _UNKNOWN
+                if _key(c) == _key(ch[1]):
+                    self._facts(ch[0], True, decl, guards)
+            elif kind == K.DO_STMT:
+                if self._writes(p, decl):
+                    return _UNKNOWN
+            else:
+                return _UNKNOWN
+        return _UNKNOWN
+
+    def _statement_parent(self, p) -> bool:
+        K = self.K
+        return p.kind in (K.COMPOUND_STMT, K.IF_STMT, K.FOR_STMT, K.WHILE_STMT, K.DO_STMT,
+                          K.FUNCTION_DECL, K.FUNCTION_TEMPLATE)
+
+    def _plain_local(self, decl) -> bool:
+        """An automatic local of this kernel, not volatile, in no other address space."""
+        if decl.semantic_parent is None or decl.semantic_parent != self.fn:
+            return False
+        if decl.storage_class.name not in ("NONE", "AUTO", "REGISTER"):
+            return False
+        if decl.type.is_volatile_qualified():
+            return False
+        if any(a.kind.name.startswith("CUDA") for a in decl.get_children()):
+            return False
+        spelling = decl.type.spelling
+        return not any(w in spelling for w in ("__local", "__global", "__constant", "local ",
+                                               "global ", "constant "))
+
+    def _scalar(self, decl, lim) -> Iv:
+        index = next((i for i, p in enumerate(self.params) if p.hash == decl.hash), None)
+        if index is None or self._writes(self.body, decl):
+            return _UNKNOWN
+        size = decl.type.get_canonical().get_size()
+        f = self.b.fact(LaunchFact("scalar", param=index, size=size, lo=lim[0], hi=lim[1],
+                                   text=decl.spelling))
+        return Iv(f, f, lim=lim)
+
+    def _before(self, block, child, decl, guards):
+        """The value of `decl` at `child` from the statements before it in `block`: an Iv, or
+        None to go on outward."""
+        K = self.K
+        sibs = children(block)
+        at = next((i for i, s in enumerate(sibs) if _key(s) == _key(child)), None)
+        if at is None:
+            return _UNKNOWN
+        for s in reversed(sibs[:at]):
+            init = self._definition(s, decl)
+            if init is not None:
+                if init is False or self._writes_other(s, decl):
+                    return _UNKNOWN
+                return guards.apply(self, self.value(init), integer_limits(decl.type))
+            if self._writes(s, decl):
+                return _UNKNOWN
+            if s.kind == K.IF_STMT:
+                ch = children(s)
+                if len(ch) == 2 and self._leaves(ch[1]):
+                    self._facts(ch[0], False, decl, guards)
+        return None
+
+    def _definition(self, s, decl):
+        """The initializer / assigned expression if statement `s` defines `decl`; False for a
+        declaration without one; None if it does not."""
+        K = self.K
+        if s.kind == K.DECL_STMT:
+            for v in children(s):
+                if v.kind == K.VAR_DECL and v.hash == decl.hash:
+                    ch = children(v)
+                    return ch[-1] if ch and ch[-1].kind.is_expression() else False
+            return None
+        if s.kind == K.BINARY_OPERATOR and binary_op(self.ps, s) == "=":
+            lhs, rhs = children(s)
+            if self._is_decl(lhs, decl, exact=True):
+                return rhs
+        return None
+
+    def _writes_other(self, s, decl) -> bool:
+        """A defining statement that also writes `decl` elsewhere (`i = i++`)."""
+        K = self.K
+        if s.kind == K.DECL_STMT:
+            return any(self._writes(v, decl) for v in children(s))
+        return self._writes(children(s)[1], decl)
+
+    def _leaves(self, stmt) -> bool:
+        K = self.K
+        exits = (K.RETURN_STMT, K.BREAK_STMT, K.CONTINUE_STMT)
+        if stmt.kind in exits:
+            return True
+        if stmt.kind == K.COMPOUND_STMT:
+            ch = children(stmt)
+            return bool(ch) and ch[-1].kind in exits
+        return False
+
+    def _declares(self, init, decl) -> bool:
+        if init.kind != self.K.DECL_STMT:
+            return False
+        vs = children(init)
+        return len(vs) == 1 and vs[0].hash == decl.hash
+
+    def _induction(self, parts, decl, lim, guards) -> Iv:
+        """`for (T k = A; k < B; k += S)`: k in [A.lo, B.hi - 1] in the body (module doc)."""
+        init, cond, inc, body = parts
+        if self._writes(body, decl) or self._writes(cond, decl):
+            return _UNKNOWN
+        ch = children(children(init)[0])
+        if not ch or not ch[-1].kind.is_expression():
+            return _UNKNOWN
+        start = self.value(ch[-1])
+        step = self._step(inc, decl)
+        c = strip(cond)
+        if c.kind != self.K.BINARY_OPERATOR or step is None:
+            return _UNKNOWN
+        op = binary_op(self.ps, c)
+        left, right = children(c)
+        if self._is_decl(left, decl):
+            bound = right
+        elif self._is_decl(right, decl):
+            bound, op = left, _FLIP.get(op, "")
+        else:
+            return _UNKNOWN
+        if op not in ("<", "<="):
+            return _UNKNOWN
+        end = self.value(bound)
+        if start.lo is None or end.hi is None or not step.known:
+            return _UNKNOWN
+        b = self.b
+        hi = b.sub(end.hi, 1) if op == "<" else end.hi
+        need = [(1, step.lo), (b.add(hi, step.hi), lim[1])]
+        if step.lim is not None and step.lim[0] >= 0 and lim[0] < 0:
+            need.append((0, start.lo))          # k converted to S's unsigned type
+        conds = set(start.conds | end.conds | step.conds)
+        for x, y in need:
+            c = b.le(x, y)
+            if c is False:
+                return _UNKNOWN
+            if c is not True:
+                conds.add(c)
+        return guards.apply(self, Iv(start.lo, hi, conds, lim), lim)
+
+    def _step(self, inc, decl):
+        K = self.K
+        if inc.kind == K.UNARY_OPERATOR and unary_op(self.ps, inc) in ("++", "post++") and \
+                self._is_decl(children(inc)[0], decl, exact=True):
+            return Iv(1, 1, lim=None)
+        if inc.kind == K.COMPOUND_ASSIGNMENT_OPERATOR and binary_op(self.ps, inc) == "+=":
+            target, step = children(inc)
+            if self._is_decl(target, decl, exact=True) and not self._writes(step, decl):
+                return self.value(step)
+        return None
+
+    # -- guards --------------------------------------------------------------------------------
+    def _inner_guard(self, p, c, decl, guards):
+        """Facts from the part of an expression evaluated before `c`: `x && c`, `x ? c : _`."""
+        K = self.K
+        ch = children(p)
+        if p.kind == K.BINARY_OPERATOR and len(ch) == 2 and _key(c) == _key(ch[1]):
+            op = binary_op(self.ps, p)
+            if op in ("&&", "||"):
+                self._facts(ch[0], op == "&&", decl, guards)
+        elif p.kind == K.CONDITIONAL_OPERATOR and len(ch) == 3:
+            if _key(c) == _key(ch[1]):
+                self._facts(ch[0], True, decl, guards)
+            elif _key(c) == _key(ch[2]):
+                self._facts(ch[0], False, decl, guards)
+
+    def _facts(self, cond, truth: bool, decl, guards):
+        """Bounds on `decl` that `cond` having value `truth` implies."""
+        K = self.K
+        c = strip(cond)
+        if c.kind == K.UNARY_OPERATOR and unary_op(self.ps, c) == "!":
+            return self._facts(children(c)[0], not truth, decl, guards)
+        if c.kind != K.BINARY_OPERATOR:
+            return
+        op = binary_op(self.ps, c)
+        left, right = children(c)
+        if op in ("&&", "||"):
+            if (op == "&&") == truth:
+                self._facts(left, truth, decl, guards)
+                self._facts(right, truth, decl, guards)
+            return
+        if op not in _NEGATE:
+            return
+        if not truth:
+            op = _NEGATE[op]
+        if self._is_decl(left, decl):
+            bound = right
+        elif self._is_decl(right, decl):
+            bound, op = left, _FLIP[op]
+        else:
+            return
+        v = self.value(bound)
+        b = self.b
+        if op in ("<", "<=", "==") and v.hi is not None:
+            guards.caps.append(b.sub(v.hi, 1) if op == "<" else v.hi)
+            guards.conds |= v.conds
+        if op in (">", ">=", "==") and v.lo is not None:
+            guards.floors.append(b.add(v.lo, 1) if op == ">" else v.lo)
+            guards.conds |= v.conds
+
+    def _is_decl(self, e, decl, exact: bool = False) -> bool:
+        """`e` is `decl` itself, through parentheses and conversions that keep every value
+        of its type (`exact`: no conversion at all)."""
+        K = self.K
+        lim = integer_limits(decl.type)
+        while True:
+            if e.kind == K.PAREN_EXPR:
+                e = children(e)[0]
+                continue
+            if e.kind == K.UNEXPOSED_EXPR and len(children(e)) == 1:
+                if not exact:
+                    to = integer_limits(e.type)
+                    if to is None or lim is None or to[0] > lim[0] or to[1] < lim[1]:
+                        return False
+                e = children(e)[0]
+                continue
+            break
+        return e.kind == K.DECL_REF_EXPR and e.referenced is not None and \
+            e.referenced.hash == decl.hash
+
+    def _writes(self, node, decl) -> bool:
+        """Anything in `node` that may change `decl`: every use but reading its value."""
+        key = (_key(node), decl.hash)
+        hit = self._writes_memo.get(key)
+        if hit is None:
+            hit = self._writes_memo[key] = self._scan_writes(node, decl)
+        return hit
+
+    def _scan_writes(self, node, decl) -> bool:
+        K = self.K
+        for c, parents in walk(node):
+            if c.kind != K.DECL_REF_EXPR or c.referenced is None or \
+                    c.referenced.hash != decl.hash:
+                continue
+            up = [p for p in parents if p.kind != K.PAREN_EXPR]
+            if not up or up[-1].kind != K.UNEXPOSED_EXPR:
+                return True
+        return False
+
+
+
+class _Guards:
+    """Bounds the guards between a definition and a use put on the variable."""
+
+    def __init__(self):
+        self.floors, self.caps, self.conds = [], [], set()
+
+    def apply(self, an, iv: Iv, lim) -> Iv:
+        b = an.b
+        lo = iv.lo if not self.floors else b.max(*([iv.lo] if iv.lo is not None else []),
+                                                    *self.floors)
+        hi = iv.hi if not self.caps else b.min(*([iv.hi] if iv.hi is not None else []),
+                                                  *self.caps)
+        if iv.lo is None and iv.hi is None and iv.lim is None and not (self.floors or
+                                                                       self.caps):
+            return _UNKNOWN
+        return Iv(lo, hi, iv.conds | self.conds, lim)
+
+
+__all__ = ["Iv", "VariableValues"]
