@@ -31,7 +31,7 @@ def test_a_kernel_without_checks_runs_numbas_own_kernel():
 def test_a_launch_whose_predicates_hold_runs_numbas_own_kernel():
     out = cuda.to_device(np.zeros(64))
     with warnings.catch_warnings():
-        warnings.simplefilter("error")           # a check-free callee warns of nothing
+        warnings.simplefilter("error", safekern.UncheckedWarning)   # a check-free callee: none
         K.copy_twice[2, 32](K.arange(64), out)
     np.testing.assert_array_equal(out.copy_to_host(), 2 * np.arange(64.0))
     assert ran_plain(K.copy_twice)
@@ -58,7 +58,7 @@ def test_a_pending_failure_keeps_the_checked_kernel_and_its_skip():
     assert err.skipped_launches >= 1
     np.testing.assert_array_equal(out.copy_to_host(), np.zeros(64))     # skipped
     K.sine[2, 32](out)                           # checked clean since: numba's own runs
-    np.testing.assert_array_equal(out.copy_to_host(), np.sin(np.arange(64)))
+    np.testing.assert_allclose(out.copy_to_host(), np.sin(np.arange(64)), rtol=1e-12)
     assert ran_plain(K.sine)
 
 
@@ -136,3 +136,18 @@ def test_inspect_shows_numbas_own_code_for_launches_that_ran_it():
     assert "_sk_" not in K.copy_twice.inspect_llvm()[sig]
     checked = K.copy_through_load.inspect_llvm()
     assert all("_sk_" in text for text in checked.values())
+
+
+def test_a_debug_kernel_raises_its_failure_at_the_launch():
+    """numba's launch of a debug=True kernel waits for it (it reads numba's exception flag): a
+    sync point, so what safekern's checks recorded raises there too, as numba's own do."""
+    @safekern.jit(debug=True, opt=False)
+    def poke_debug(a, k):
+        a[k] = 1.0
+
+    a = cuda.to_device(np.zeros(4))
+    with pytest.raises(safekern.BoundsError) as info:
+        poke_debug[1, 1](a, 9)
+    assert info.value.index == 9 and info.value.kernel == "poke_debug"
+    poke_debug[1, 1](a, 3)                       # nothing pending after it
+    assert not current_source().dirty or safekern.sync() is None

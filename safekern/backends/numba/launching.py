@@ -44,10 +44,16 @@ class Launch(LaunchConfigSurface):
                 try:
                     return self._run(main, plain, args, source)
                 except compile_errors() as err:
-                    # numba could not compile the function as it is (where safekern's rewrite
-                    # compiles): raised before anything ran; this launch and later ones run
-                    # safekern's kernel.
+                    # Raised before anything ran. If safekern's kernel compiles, numba's own
+                    # cannot for a reason of safekern's making (recursion through checked
+                    # functions with signatures): this launch and later ones run safekern's.
+                    # If it does not either, the error is the user's: numba's words for it.
+                    try:
+                        self._run(main, kernel, args, None)
+                    except compile_errors():
+                        raise err from None
                     main._plain_failed(err)
+                    return
         self._run(main, kernel, args, None)
 
     def _run(self, main, kernel, args, source) -> None:
@@ -71,20 +77,25 @@ class Launch(LaunchConfigSurface):
         try:
             _launch_through_numba(source, args, launch,
                                   kernel._with_buffer(args, source.argument),
-                                  checked=kernel._checked)
+                                  checked=kernel._checked, debug=bool(main._options.get("debug")))
         except TypeError as err:
             if not SIMULATOR and str(err).startswith("Ambiguous overloading"):
                 main._explain_ambiguous(args)      # raises numba's, in user's terms
             raise
 
 
-def _launch_through_numba(source, args, launch, launch_args, checked=True) -> None:
+def _launch_through_numba(source, args, launch, launch_args, checked=True,
+                          debug=False) -> None:
     """numba's own launch of a checked kernel, then safekern's after-launch steps (a kernel
-    that can record no failure -- `checked` false -- leaves nothing to check)."""
+    that can record no failure -- `checked` false -- leaves nothing to check). numba's launch
+    of a debug=True kernel waits for it (it reads numba's exception flag back): a sync point,
+    where what the kernel's checks recorded is raised too, as numba raises its exceptions."""
     with numba_errors_in_user_terms():
         _launch_numba(source, launch, launch_args)
     if checked:
         runtime.after_launch(source)
+        if debug:
+            runtime.sync_point(None if SIMULATOR else source.context)
     if numba_sync.has_host_arrays(args):
         numba_sync.host_arrays_copied_back()
 
@@ -115,7 +126,12 @@ class ForAll:
             try:
                 return self._run(kernel, args)
             except compile_errors() as err:      # (as in Launch)
+                try:
+                    self._run(main, args)
+                except compile_errors():
+                    raise err from None
                 main._plain_failed(err)
+                return
         self._run(main, args)
 
     def _run(self, kernel, args) -> None:
@@ -126,7 +142,8 @@ class ForAll:
         source = current_source()
         _launch_through_numba(source, args, numba_kernel.forall(*self.args),
                               kernel._with_buffer(args, source.argument),
-                              checked=kernel._checked)
+                              checked=kernel._checked,
+                              debug=bool(kernel._options.get("debug")))
 
 
 __all__ = ["Launch", "ForAll"]

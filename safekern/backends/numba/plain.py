@@ -106,7 +106,13 @@ def _code_names(code) -> set:
     return found
 
 
-class PlainUnavailable(Exception):
+def _numba_error():
+    from numba.cuda.core.errors import NumbaError
+
+    return NumbaError
+
+
+class PlainUnavailable(_numba_error()):
     """numba's own build of a function is being made already (recursion with signatures,
     which numba compiles at once): not available; the value stays, and a compile that needs it
     fails, which keeps that launch on the checked kernel (launching.py)."""
@@ -317,10 +323,13 @@ class PlainLaunches:
             return super()._by_signature(method, signature, **kw)
         answer = super()._by_signature(method, None, **kw)
         if isinstance(answer, dict):
+            plain_answer = None
             for user in list(answer):
                 target = self._inspected(self._full(user))
                 if target is not self:
-                    answer[user] = target._by_signature(method, user, **kw)
+                    if plain_answer is None:
+                        plain_answer = target._by_signature(method, None, **kw)
+                    answer[user] = plain_answer.get(user, answer[user])
         return answer
 
 
