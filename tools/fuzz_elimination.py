@@ -3,6 +3,7 @@
     python -m tools.fuzz_elimination --count 100000 --seed 0 [--out DIR] [--minutes M]
     python -m tools.fuzz_elimination --opencl --count 2000      # OpenCL C kernels on PoCL
     python -m tools.fuzz_elimination --count 100000 --jobs 16   # 16 processes, seeds split
+    python -m tools.fuzz_elimination --opencl-launch --minutes 15 --jobs 2   # C launch predicates
 
 Each seed's kernel (tests/support/fuzz_kernels.py) runs on the CUDA simulator twice, with elimination
 and loop versioning on and with every check kept (tests/support/differential.py); any difference in a
@@ -106,6 +107,48 @@ def run_opencl(count: int, seed: int, out: str | None, minutes: float | None, lo
     return {"kernels": done, "differing": found, "seconds": time.monotonic() - start}
 
 
+def run_opencl_launch(count: int, seed: int, out: str | None, minutes: float | None,
+                      log=print) -> dict:
+    """OpenCL C kernels and launches (tests/support/fuzz_launch_opencl.py) with launch predicates
+    on and off: the same failures and outputs. PoCL runs on one thread here, so that which
+    work-group fails first does not depend on its scheduling."""
+    os.environ.setdefault("OCL_ICD_VENDORS", "/etc/OpenCL/vendors")
+    os.environ["POCL_MAX_PTHREAD_COUNT"] = "1"
+    os.environ["POCL_CPU_MAX_CU_COUNT"] = "1"
+    import pyopencl as cl
+
+    from tests.support import fuzz_launch_opencl
+
+    class Env:
+        ctx = cl.create_some_context(interactive=False)
+        queue = cl.CommandQueue(ctx)
+
+    start = time.monotonic()
+    found, done, launches = [], 0, 0
+    for s in range(seed, seed + count):
+        if minutes is not None and time.monotonic() - start > minutes * 60:
+            break
+        k = fuzz_launch_opencl.generate(s)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            diffs = fuzz_launch_opencl.differences(Env, k)
+        done += 1
+        launches += len(k.launches)
+        if diffs:
+            found.append(s)
+            log(f"seed {s}: " + " / ".join(diffs))
+            if out:
+                os.makedirs(out, exist_ok=True)
+                with open(os.path.join(out, f"lfuzz_{s}.cl"), "w") as f:
+                    f.write(k.regression_file(diffs))
+        if done % 50 == 0:
+            log(f"{done} kernels ({launches} launches), {len(found)} differing, "
+                f"{time.monotonic() - start:.0f} s; ran {fuzz_launch_opencl.STATS}")
+    log(f"launches with predicates on ran: {fuzz_launch_opencl.STATS}")
+    return {"kernels": done, "differing": found, "seconds": time.monotonic() - start,
+            "launches": launches}
+
+
 def run_jobs(args) -> int:
     """`--jobs N`: the seed range split into N contiguous slices, one process each (the
     simulator is single-threaded); their summaries added up."""
@@ -122,7 +165,8 @@ def run_jobs(args) -> int:
         cmd = [sys.executable, "-m", "tools.fuzz_elimination", "--count", str(count),
                "--seed", str(first)] + (["--out", args.out] if args.out else []) + \
             (["--minutes", str(args.minutes)] if args.minutes else []) + \
-            (["--opencl"] if args.opencl else [])
+            (["--opencl"] if args.opencl else []) + \
+            (["--opencl-launch"] if args.opencl_launch else [])
         procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                       text=True))
     kernels, differing, failed = 0, [], 0
@@ -149,15 +193,19 @@ def main(argv=None) -> int:
     parser.add_argument("--out", help="directory for the kernels that differed")
     parser.add_argument("--minutes", type=float, help="stop after this long")
     parser.add_argument("--opencl", action="store_true", help="OpenCL C kernels on PoCL")
+    parser.add_argument("--opencl-launch", action="store_true",
+                        help="OpenCL C kernels on PoCL, launch predicates on vs. off")
     parser.add_argument("--jobs", type=int, default=1, help="processes (seeds split)")
     args = parser.parse_args(argv)
     if args.jobs > 1:
         return run_jobs(args)
-    result = (run_opencl if args.opencl else run)(
+    result = (run_opencl_launch if args.opencl_launch else run_opencl if args.opencl
+              else run)(
         args.count, args.seed, args.out, args.minutes, log=lambda *a: print(*a, flush=True))
     print(f"done: {result['kernels']} kernels (seeds {args.seed}..."
           f"{args.seed + result['kernels'] - 1}) in {result['seconds']:.0f} s, "
           f"{len(result['differing'])} differing: {result['differing'][:50]}" +
+          (f"; {result['launches']} launches" if "launches" in result else "") +
           (f"; set apart (exits.py): {result['set_apart']}" if result.get("set_apart")
            else ""))
     return 1 if result["differing"] else 0

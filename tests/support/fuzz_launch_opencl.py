@@ -1,0 +1,328 @@
+"""Random OpenCL C kernels for the differential fuzzer of C launch predicates (frontend/c/launch.py).
+
+A launch predicate lets a launch run a variant without checks it proves; a wrong one would let
+an out-of-bounds access through. `generate(seed)` writes kernels whose indices are what the
+prover reasons about -- work-item ids and sizes, scalar parameters (int, and uint/ulong with
+values near their limits), locals defined once or reassigned, `for` loops with constant,
+scalar and work-size bounds and steps, guards (`if`, `&&`, `?:`, early `return`), + - * / %
+& >> and casts to narrow types (wrapping) -- into global buffers, a `__local` and a private
+array; and a few launches each: global/local sizes, buffer sizes and scalar values, some for
+which the predicates hold, some that break them (small buffers, large scalars, large groups).
+
+`differences(env, kernel)` builds it with SAFEKERN_LAUNCH_PREDICATES on and off, runs every
+launch on both, and compares the failure the host sees and the outputs: they must be the same.
+Everything the kernels do is defined behaviour (int arithmetic stays far from its limits;
+unsigned and narrowing conversions wrap); with more than one work-group the order in which PoCL
+runs them decides which failure comes first, so the fuzzer's process runs PoCL on one thread
+(tools/fuzz_elimination.py) and the in-process tests use launches of one work-group.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+from dataclasses import dataclass, field
+
+import numpy as np
+
+_TYPES = ["int", "int", "uint", "long", "short", "uchar", "ulong"]
+_IDS = ["get_global_id(0)", "get_local_id(0)", "get_group_id(0)"]
+_SIZES = ["get_global_size(0)", "get_local_size(0)", "get_num_groups(0)"]
+
+
+@dataclass
+class Launch:
+    items: int            # global size
+    group: int            # local size (0: left to the driver)
+    out: int              # elements of out
+    a: int                # elements of a
+    n: int                # int n
+    u: int                # uint u
+    w: int                # ulong w
+
+
+@dataclass
+class LaunchKernel:
+    seed: int
+    source: str
+    name: str
+    launches: list = field(default_factory=list)
+
+    def regression_file(self, diffs) -> str:
+        head = "".join(f"// {line[:300]}\n" for line in diffs)
+        case = {"seed": self.seed, "name": self.name,
+                "launches": [vars(x) for x in self.launches]}
+        return f"{head}{self.source}// FUZZ_LAUNCH_CASE {json.dumps(case)}\n"
+
+    @staticmethod
+    def from_file(path) -> "LaunchKernel":
+        text = open(path).read()
+        case = json.loads(text.rsplit("// FUZZ_LAUNCH_CASE ", 1)[1])
+        return LaunchKernel(case["seed"], text, case["name"],
+                            [Launch(**x) for x in case["launches"]])
+
+
+class _Gen:
+    def __init__(self, seed):
+        self.r = random.Random(seed)
+        self.lines = []
+        self.vars = []            # (name, type) of the locals in scope
+        self.loops = 0
+        self.depth = 0
+
+    def chance(self, p):
+        return self.r.random() < p
+
+    def emit(self, text):
+        self.lines.append("    " * (self.depth + 1) + text)
+
+    def atom(self):
+        r = self.r
+        roll = r.random()
+        if roll < 0.3 and self.vars:
+            return r.choice(self.vars)[0]
+        if roll < 0.55:
+            return r.choice(_IDS)
+        if roll < 0.65:
+            return r.choice(_SIZES)
+        if roll < 0.8:
+            return r.choice(["n", "n", "(int)u", "(long)w", "u", "w"])
+        return str(r.choice([0, 1, 2, 3, 7, 8, 15, 16, 31, 64, 100]))
+
+    def expr(self, depth=0):
+        r = self.r
+        if depth > 2 or self.chance(0.35):
+            return self.atom()
+        roll = r.random()
+        a, b = self.expr(depth + 1), self.expr(depth + 1)
+        if roll < 0.3:
+            return f"({a} + {b})"
+        if roll < 0.45:
+            return f"({a} - {b})"
+        if roll < 0.55:
+            return f"({a} * {r.choice([2, 3, 4, 16])})"
+        if roll < 0.62:
+            return f"({a} * {b})" if depth else f"({a} + {b})"
+        if roll < 0.7:
+            return f"({a} / {r.choice([1, 2, 3, 16])})"
+        if roll < 0.76:
+            return f"({a} % {r.choice([2, 5, 16])})"
+        if roll < 0.82:
+            return f"({a} & {r.choice([3, 15, 255])})"
+        if roll < 0.87:
+            return f"({a} >> {r.randint(0, 4)})"
+        if roll < 0.94:
+            return f"(({r.choice(_TYPES)})({a}))"
+        return f"({self.cond()} ? {a} : {b})"
+
+    def cond(self):
+        r = self.r
+        op = r.choice(["<", "<", "<=", ">", ">=", "!="])
+        left = r.choice(self.vars)[0] if self.vars and self.chance(0.7) else self.expr(2)
+        c = f"{left} {op} {self.expr(2)}"
+        if self.chance(0.2):
+            c = f"{c} && {self.cond()}"
+        return c
+
+    def access(self):
+        r = self.r
+        roll = r.random()
+        e = self.expr()
+        # (what work-items store where others may read or store is the same for all of
+        # them: PoCL may run the work-items of a group in any order)
+        if roll < 0.35:
+            self.emit(f"acc += a[{e}];")
+        elif roll < 0.6:
+            self.emit(f"out[{e}] = {r.randint(0, 9)};")
+        elif roll < 0.75:
+            self.emit(f"tile[{e}] = 1;")
+            self.emit(f"acc += tile[{self.expr()}] & 0;")
+        else:
+            self.emit(f"acc += priv[{e}];")
+
+    def define(self):
+        r = self.r
+        name = f"v{len(self.lines)}"
+        t = r.choice(_TYPES)
+        self.emit(f"{t} {name} = {self.expr()};")
+        self.vars.append((name, t))
+        if self.chance(0.25):
+            self.emit(f"{name} = {self.expr()};")     # reassigned
+        if self.chance(0.1):
+            self.emit(f"if (acc > {r.randint(0, 50)}) {name} += 1;")
+
+    def block(self, budget):
+        r = self.r
+        saved = list(self.vars)
+        for _ in range(budget):
+            roll = r.random()
+            if roll < 0.25:
+                self.define()
+            elif roll < 0.55:
+                self.access()
+            elif roll < 0.68 and self.depth < 3:
+                self.emit(f"if ({self.cond()}) {{")
+                self.depth += 1
+                self.block(r.randint(1, 3))
+                self.depth -= 1
+                self.emit("}" if self.chance(0.7) else "} else { acc += 1; }")
+            elif roll < 0.75 and self.vars:
+                self.emit(f"if ({self.cond()}) return;")
+            elif roll < 0.9 and self.depth < 3:
+                self.loop()
+            else:
+                self.access()
+        self.vars = saved
+
+    def loop(self):
+        r = self.r
+        self.loops += 1
+        k = f"k{self.loops}"
+        t = r.choice(["int", "int", "uint", "long", "uchar", "short"])
+        start = r.choice(["0", "1", "get_local_id(0)", "get_global_id(0)", "n", "(int)u"])
+        bound = r.choice(["n", "16", "get_local_size(0)", "get_global_size(0)", "(n + 3)",
+                          "u", "200", "300"])
+        step = r.choice([f"{k}++", f"++{k}", f"{k} += 2", f"{k} += get_local_size(0)",
+                         f"{k} += get_global_size(0)", f"{k} += 100"])
+        op = r.choice(["<", "<", "<="])
+        self.emit(f"for ({t} {k} = {start}; {k} {op} {bound}; {step}) {{")
+        self.depth += 1
+        self.emit("if (++guard > 12) break;")
+        saved = list(self.vars)
+        self.vars.append((k, t))
+        if self.chance(0.1):
+            self.emit(f"if (acc > 7) {k} += 1;")
+        self.block(r.randint(1, 3))
+        self.vars = saved
+        self.depth -= 1
+        self.emit("}")
+
+    def kernel(self, seed) -> LaunchKernel:
+        r = self.r
+        name = f"lk{seed}"
+        head = [f"__kernel void {name}(__global int *out, __global const int *a, int n, "
+                "uint u, ulong w, __global int *res) {",
+                "    __local int tile[16];",
+                "    int priv[8];",
+                "    int acc = 0, guard = 0;",
+                "    for (int t = 0; t < 8; t++) priv[t] = t;"]
+        self.block(r.randint(2, 6))
+        self.lines.append("    res[get_global_id(0)] = acc;")
+        self.lines.append("}")
+        source = "\n".join(head + self.lines) + "\n"
+        return LaunchKernel(seed, source, name, [self.launch() for _ in range(r.randint(2, 4))])
+
+    def launch(self) -> Launch:
+        r = self.r
+        group = r.choice([1, 2, 4, 8, 16, 16, 32])
+        groups = r.choice([1, 1, 2, 3, 4])
+        items = group * groups
+        big = self.chance(0.6)          # buffers that fit most indices: predicates hold
+        out = r.choice([items, items + 16, 512, 1024]) if big else r.randint(0, items + 2)
+        a = r.choice([items, 256, 1024]) if big else r.randint(0, 40)
+        n = r.choice([0, 1, 3, items - 1, items, items + 1, 16, 100, 200])
+        u = r.choice([0, 1, 5, items, 100, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32 - 20])
+        w = r.choice([0, 2, items, 2 ** 40, 2 ** 64 - 1, 2 ** 63])
+        return Launch(items, group if self.chance(0.85) else 0, max(out, 0), max(a, 0), n, u, w)
+
+
+def generate(seed: int) -> LaunchKernel:
+    return _Gen(seed).kernel(seed)
+
+
+@contextlib.contextmanager
+def _launch_predicates(on: bool):
+    from safekern import config
+    from tests.support.differential import eliminating
+
+    saved = os.environ.get("SAFEKERN_LAUNCH_PREDICATES")
+    os.environ["SAFEKERN_LAUNCH_PREDICATES"] = "1" if on else "0"
+    try:
+        with eliminating(True):
+            yield
+    finally:
+        if saved is None:
+            os.environ.pop("SAFEKERN_LAUNCH_PREDICATES", None)
+        else:
+            os.environ["SAFEKERN_LAUNCH_PREDICATES"] = saved
+        config.reload()
+
+
+def run(env, k: LaunchKernel, on: bool, one_group: bool = False):
+    """[(failure or None, out)] of every launch of `k` with launch predicates `on`."""
+    import pyopencl as cl
+
+    import safekern
+    import safekern.opencl as skcl
+
+    results = []
+    with _launch_predicates(on):
+        prg = skcl.Program(env.ctx, k.source, filename=f"lfuzz_{k.seed}.cl").build()
+        knl = getattr(prg, k.name)
+        for x in k.launches:
+            items, group = x.items, x.group
+            if one_group:
+                group = items if items <= 64 else 0
+                items = min(items, 64)
+            mf = cl.mem_flags
+            out = np.full(max(x.out, 1), -1, np.int32)
+            data = (np.arange(max(x.a, 1), dtype=np.int32) * 7) % 13
+            res = np.full(items, -1, np.int32)
+            bufs = [cl.Buffer(env.ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=out),
+                    cl.Buffer(env.ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=data),
+                    cl.Buffer(env.ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=res)]
+            # (OpenCL has no buffers of 0 bytes: the smallest has 1 element)
+            args = (bufs[0], bufs[1], np.int32(x.n), np.uint32(x.u), np.uint64(x.w), bufs[2])
+            knl(env.queue, (items,), (group,) if group else None, *args)
+            if on:
+                STATS[_which(knl, args, items, group)] += 1
+            failure = None
+            try:
+                safekern.sync()
+            except safekern.KernelError as err:
+                failure = (type(err).__name__, getattr(err, "lineno", None),
+                           getattr(err, "array", None), getattr(err, "index", None),
+                           getattr(err, "thread", None), getattr(err, "block", None))
+            host, host_res = np.zeros_like(out), np.zeros_like(res)
+            cl.enqueue_copy(env.queue, host, bufs[0])
+            cl.enqueue_copy(env.queue, host_res, bufs[2])
+            env.queue.finish()
+            results.append((failure, np.concatenate([host, host_res])))
+    return results
+
+
+#: launches with predicates on, by what ran: "full" / "partial" variant, "checked" (none
+#: held, or no partial variant left), "none" (the kernel has no launch predicates)
+STATS = {"full": 0, "partial": 0, "checked": 0, "none": 0}
+
+
+def _which(knl, args, items, group) -> str:
+    from safekern.backends.c_launch import opencl_geometry
+
+    variants = knl._launch_variants()
+    if not variants:
+        return "none"
+    sizes = [knl._size_value(args[i], i) for i in sorted(knl._pointer_slots)]
+    chosen = variants.for_launch(list(args), sizes, opencl_geometry, (items,),
+                                 (group,) if group else None, None, False)
+    if chosen is None:
+        return "checked"
+    return "full" if variants.mask(list(args), sizes, (items, 1, 1),
+                                   (group, 1, 1) if group else None) == variants.full \
+        else "partial"
+
+
+def differences(env, k: LaunchKernel, one_group: bool = False) -> list[str]:
+    on, off = run(env, k, True, one_group), run(env, k, False, one_group)
+    out = []
+    for i, ((f_on, o_on), (f_off, o_off)) in enumerate(zip(on, off)):
+        if f_on != f_off:
+            out.append(f"launch {i} {vars(k.launches[i])}: failure with predicates {f_on}, "
+                       f"checked {f_off}")
+        elif not np.array_equal(o_on, o_off):
+            out.append(f"launch {i} {vars(k.launches[i])}: outputs differ")
+    return out
+
+
+__all__ = ["generate", "run", "differences", "LaunchKernel", "Launch"]
