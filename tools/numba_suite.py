@@ -55,10 +55,6 @@ OPEN = {
         "simulator: a raise in a device function without debug=True, called from a debug=True "
         "kernel, becomes a safekern failure raised at the next sync point, not at the launch "
         "(passes on the H200)",
-    T + "cudapy.test_extending.TestHighLevelExtending"
-        ".test_typing_vs_impl_signature_mismatch_handling_var_keyword":
-        "numba's TypingError for an @overload implementation taking **kwargs is not raised "
-        "(GPU)",
     T + "cudapy.test_intrinsics.TestCudaIntrinsic.test_selp":
         "counts `bra` instructions in the PTX (2): every checked access adds a branch to the "
         "failure path (19); inherent to checking, unless the checks become predicated stores",

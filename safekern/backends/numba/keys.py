@@ -6,8 +6,10 @@ cubins, payload.py says how):
 
 - the function: its rewritten source (the checks are in it), file and line, every global and
   closure variable it reads (data by value, numpy arrays by content, plain numba device
-  functions by their code and the globals that reads, modules and classes by name), its jit
-  options (linked files by content), and the same for every checked device function it calls;
+  functions by their code and the globals that reads -- and their explicit signatures --,
+  plain Python functions by their code and what @overload registered for them, modules and
+  classes by name), its jit options (linked files by content) and explicit signatures, and
+  the same for every checked device function it calls;
 - the argument types (as plain data, payload.type_to_data), the hidden failure-buffer address
   included;
 - safekern's part of code generation (the typed check helpers' source), the toolchain (Python,
@@ -39,11 +41,8 @@ import numpy as np
 
 from ... import config
 from ...frontend.python.names import PREFIX as RESERVED_PREFIX
+from .obstacles import NotLaunchable, launch_obstacle
 from .payload import PAYLOAD_VERSION, Uncacheable, as_key, type_to_data, types
-
-
-class NotLaunchable(Exception):
-    """This kernel needs numba's own launch path (debug, NRT, cooperative, extensions, ...)."""
 
 
 # -- key fields ---------------------------------------------------------------------------------
@@ -133,8 +132,11 @@ def describe_value(value, depth: int = 0, *, by_name: bool = False):
     if isinstance(py_func, pytypes.FunctionType):       # a numba dispatcher (device function)
         opts = getattr(value, "targetoptions", None)
         opts = {k: v for k, v in (opts or {}).items() if k != "extensions"}
+        # A dispatcher that compiles nothing new (explicit signatures) types a call by those.
+        fixed = None if getattr(value, "_can_compile", True) else tuple(
+            sorted(str(s) for s in getattr(value, "nopython_signatures", ())))
         return ("numba_function", type(value).__name__, _function_key(py_func, depth + 1),
-                describe_value(dict_items(opts), depth + 1))
+                describe_value(dict_items(opts), depth + 1), fixed)
     if isinstance(value, pytypes.FunctionType):
         return ("function", _function_key(value, depth + 1), _overloads_of(value, depth + 1))
     raise Uncacheable(f"a global of type {type(value).__module__}.{type(value).__qualname__}")
@@ -158,13 +160,27 @@ def _by_name(value):
     raise Uncacheable(f"a global of type {type(value).__qualname__}")
 
 
+#: Packages whose module-level functions numba types itself (its registrations for them are
+#: fixed by the toolchain's versions in the key); their test modules are user code.
+_LIBRARY_PACKAGES = ("numpy", "math", "cmath", "numba")
+
+
+def _library_function(fn) -> bool:
+    """A module-level function of numpy, math, cmath or numba itself (not of its tests)."""
+    module = fn.__module__ or ""
+    return (module.partition(".")[0] in _LIBRARY_PACKAGES and ".tests." not in module + "."
+            and "<locals>" not in fn.__qualname__)
+
+
 def _overloads_of(fn, depth) -> tuple:
     """What @overload / register_jitable registered for a plain function in numba-cuda's
     typing registry (numba compiles calls of it from those, not from its code): each one's
-    implementation, strictness and options. Library functions' (numpy, math) are numba's own,
-    fixed by the toolchain's versions in the key."""
-    if (fn.__module__ or "").partition(".")[0] in ("numpy", "math", "cmath", "numba"):
-        return ()
+    implementation, strictness and options. Of a library function (numpy, math, numba's own:
+    `_library_function`), numba's own registrations are fixed by the toolchain's versions in
+    the key and left out; everything else is in, whatever the function's module -- functions
+    of numba's test modules, and local functions anywhere, are registered for afresh, each its
+    own way (numba's test_extending: the same `myoverload`, strict and not)."""
+    library = _library_function(fn)
     from numba.cuda.typing.templates import builtin_registry
 
     found = []
@@ -174,13 +190,34 @@ def _overloads_of(fn, depth) -> tuple:
         for template in getattr(ty, "templates", ()):
             impl = getattr(template, "_overload_func", None)
             if not isinstance(impl, pytypes.FunctionType):
+                if library:
+                    continue                  # numba's own typing of its own function
                 raise Uncacheable(f"a typing template of {fn.__qualname__!r} that is not an "
                                   "@overload")
+            if library and _library_function(impl):
+                continue                      # numba's own @overload of its own function
             found.append(("overload", _function_key(impl, depth + 1),
                           bool(getattr(template, "_strict", True)),
                           describe_value(dict_items(getattr(template, "_jit_options", {})
                                                     or {}), depth + 1)))
     return tuple(found)
+
+
+def _signatures(sigs) -> tuple | None:
+    """A function's explicit signatures (a list, as Build.sigs holds them) as key material: a
+    device function's decide which calls of it type, and how."""
+    if sigs is None:
+        return None
+    from numba.cuda.core.sigutils import normalize_signature
+
+    out = []
+    for sig in sigs:
+        try:
+            args, ret = normalize_signature(sig)
+        except Exception as err:          # noqa: BLE001 - numba's own error comes at the build
+            raise Uncacheable(f"a signature numba does not read: {err}") from None
+        out.append((tuple(str(a) for a in args), None if ret is None else str(ret)))
+    return tuple(out)
 
 
 def dict_items(d: dict) -> tuple:
@@ -288,6 +325,7 @@ def function_fields(build, depth: int = 0) -> dict:
         "line": parsed.tree.lineno,
         "globals": globals_fields(rewritten, depth),
         "options": options_fields(build.options),
+        "signatures": _signatures(build.sigs),
         "device_functions": {name: dev.__safekern_key__(depth + 1)
                              for name, dev in sorted(rewritten.device_calls.items())},
     }
@@ -324,34 +362,6 @@ def options_fields(options: dict) -> dict:
         else:
             out[name] = describe_value(value)
     return out
-
-
-#: numba's switches that print its compilation's stages (NUMBA_DUMP_IR, ...).
-_NUMBA_DUMPS = ("DEBUG", "DUMP_BYTECODE", "DUMP_CFG", "DUMP_IR", "DUMP_SSA", "DUMP_ANNOTATION",
-                "DUMP_LLVM", "DUMP_FUNC_OPT", "DUMP_OPTIMIZED", "DUMP_ASSEMBLY", "DEBUG_TYPEINFER",
-                "DEBUG_FRONTEND")
-
-
-def launch_obstacle(options: dict) -> str | None:
-    """Why a kernel with these options must stay on numba's launch path, or None."""
-    from numba.cuda.core import config as numba_config
-
-    debug = options.get("debug")
-    if debug or (debug is None and getattr(numba_config, "CUDA_DEBUGINFO_DEFAULT", 0)):
-        return "debug=True (numba reports device exceptions after the launch)"
-    if options.get("extensions"):
-        return "extensions= (numba's argument hooks)"
-    dumps = [flag for flag in _NUMBA_DUMPS if getattr(numba_config, flag, False)]
-    if dumps:
-        # What they print comes from numba's compilation, which a cached binary skips.
-        return f"numba's {', '.join(dumps)} (numba compiles to print them)"
-    if getattr(numba_config, "CUDA_ENABLE_NRT", False):
-        return "NRT is enabled (NUMBA_CUDA_ENABLE_NRT)"
-    for item in options.get("link") or ():
-        if getattr(item, "setup_callback", None) or getattr(item, "teardown_callback", None) \
-                or getattr(item, "nrt", False):
-            return "linked code with setup/teardown callbacks or NRT"
-    return None
 
 
 _toolchain = None
