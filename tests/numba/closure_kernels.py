@@ -95,6 +95,24 @@ def calls_closure_device(out, a, shift):
 
 
 @safekern.jit(device=True)
+def dev_get(a, j):
+    return a[j]  # site: dev_get
+
+
+@safekern.jit
+def closure_calls_device(out, a, shift):
+    # A checked device function called in a closure gets the enclosing function's buffer and
+    # flag (closure variables) as its hidden arguments.
+    i = cuda.grid(1)
+
+    def get(j):
+        return dev_get(a, j) + 1.0
+
+    if i < out.shape[0]:
+        out[i] = get(i + shift)
+
+
+@safekern.jit(device=True)
 def apply_device(func, arr, x):
     return func(arr, x)
 

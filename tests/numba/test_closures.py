@@ -103,6 +103,17 @@ def test_closure_in_a_device_function():
     expect("closure_in_device", array="a", size=8, index=None, kernel="closure_in_device")
 
 
+def test_closure_calling_a_checked_device_function():
+    out = dev(np.zeros(4))
+    C.closure_calls_device[1, 4](out, dev(A), 1)
+    assert safekern.sync() is None
+    np.testing.assert_array_equal(out.copy_to_host(), A[1:5] + 1.0)
+    out = dev(np.zeros(4))
+    C.closure_calls_device[1, 4](out, dev(A), 5)
+    expect("dev_get", array="a", index=8, size=8, thread=(3, 0, 0), kernel="dev_get")
+    np.testing.assert_array_equal(out.copy_to_host(), [7.0, 8.0, 9.0, 0.0])
+
+
 def test_checked_closure_sites_are_in_the_report():
     report = C.lambdas.check_report()
     lines = {e.lineno: e for e in report if e.array == "a"}
@@ -204,7 +215,8 @@ f64, f32 = types.float64[::1], types.float32[::1]
 sigs = {"closure_load": (f64, f64, types.int64), "closure_store": (f64, f64, types.int64),
         "lambdas": (f64, f64, types.int64), "nested_closures": (f64, f64, types.int64),
         "closure_while": (f64, f64, types.int64), "closure_then_barrier": (f32, f32, types.int64),
-        "calls_closure_device": (f64, f64, types.int64), "escaping": (f64, f64)}
+        "calls_closure_device": (f64, f64, types.int64), "escaping": (f64, f64),
+        "closure_calls_device": (f64, f64, types.int64)}
 print(json.dumps({name: len(getattr(C, name).compile_ptx(sig, cc=(9, 0)))
                   for name, sig in sigs.items()}))
 """
@@ -228,4 +240,4 @@ def test_closures_compile_with_numbas_typing():
         pytest.skip("numba-cuda cannot find NVVM here")
     assert proc.returncode == 0, proc.stderr[-3000:]
     sizes = json.loads(proc.stdout.splitlines()[-1])
-    assert all(size > 0 for size in sizes.values()) and len(sizes) == 8
+    assert all(size > 0 for size in sizes.values()) and len(sizes) == 9
