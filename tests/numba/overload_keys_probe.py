@@ -92,6 +92,45 @@ def strictness_in_a_user_module():
 
 
 @check
+def strictness_of_numbas_own_overload_decorator():
+    # numba-cuda takes registrations from numba's typing registry too (target cuda/generic).
+    from numba.extending import overload as numba_overload
+
+    def make(strict):
+        def myoverload(a, kw=None):
+            pass
+
+        numba_overload(myoverload, target="generic", strict=strict)(ol_kwargs)
+
+        @safekern.jit
+        def foo(a, b):
+            myoverload(a, kw=11)
+        return foo
+    assert digest(make(False)) != digest(make(True))
+
+
+@check
+def defaults_of_a_plain_numba_device_function():
+    import warnings
+
+    from numba import cuda
+
+    def make(scale):
+        def g(x, k=scale):
+            return x * k
+        dev = cuda.jit(device=True)(g)
+
+        @safekern.jit
+        def f(r, x):
+            r[0] = dev(x)
+        return f
+    arr = (types.float64[::1], types.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # (a plain device function: unchecked, it warns)
+        assert digest(make(2.0), arr) != digest(make(3.0), arr)
+
+
+@check
 def closures_over_different_values():
     def make(scale):
         def g(x):

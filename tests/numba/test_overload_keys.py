@@ -30,6 +30,8 @@ def probes():
 
 @pytest.mark.parametrize("name", ["strictness_in_a_numba_test_module",
                                   "strictness_in_a_user_module",
+                                  "strictness_of_numbas_own_overload_decorator",
+                                  "defaults_of_a_plain_numba_device_function",
                                   "closures_over_different_values",
                                   "explicit_signatures_of_a_device_function",
                                   "explicit_signatures_of_a_plain_numba_device_function",

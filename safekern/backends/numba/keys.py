@@ -43,6 +43,7 @@ from ... import config
 from ...frontend.python.names import PREFIX as RESERVED_PREFIX
 from .obstacles import NotLaunchable, launch_obstacle
 from .payload import PAYLOAD_VERSION, Uncacheable, as_key, type_to_data, types
+from .registrations import overload_registrations, signatures
 
 
 # -- key fields ---------------------------------------------------------------------------------
@@ -160,64 +161,11 @@ def _by_name(value):
     raise Uncacheable(f"a global of type {type(value).__qualname__}")
 
 
-#: Packages whose module-level functions numba types itself (its registrations for them are
-#: fixed by the toolchain's versions in the key); their test modules are user code.
-_LIBRARY_PACKAGES = ("numpy", "math", "cmath", "numba")
-
-
-def _library_function(fn) -> bool:
-    """A module-level function of numpy, math, cmath or numba itself (not of its tests)."""
-    module = fn.__module__ or ""
-    return (module.partition(".")[0] in _LIBRARY_PACKAGES and ".tests." not in module + "."
-            and "<locals>" not in fn.__qualname__)
-
-
 def _overloads_of(fn, depth) -> tuple:
-    """What @overload / register_jitable registered for a plain function in numba-cuda's
-    typing registry (numba compiles calls of it from those, not from its code): each one's
-    implementation, strictness and options. Of a library function (numpy, math, numba's own:
-    `_library_function`), numba's own registrations are fixed by the toolchain's versions in
-    the key and left out; everything else is in, whatever the function's module -- functions
-    of numba's test modules, and local functions anywhere, are registered for afresh, each its
-    own way (numba's test_extending: the same `myoverload`, strict and not)."""
-    library = _library_function(fn)
-    from numba.cuda.typing.templates import builtin_registry
-
-    found = []
-    for value, ty in list(builtin_registry.globals):
-        if value is not fn:
-            continue
-        for template in getattr(ty, "templates", ()):
-            impl = getattr(template, "_overload_func", None)
-            if not isinstance(impl, pytypes.FunctionType):
-                if library:
-                    continue                  # numba's own typing of its own function
-                raise Uncacheable(f"a typing template of {fn.__qualname__!r} that is not an "
-                                  "@overload")
-            if library and _library_function(impl):
-                continue                      # numba's own @overload of its own function
-            found.append(("overload", _function_key(impl, depth + 1),
-                          bool(getattr(template, "_strict", True)),
-                          describe_value(dict_items(getattr(template, "_jit_options", {})
-                                                    or {}), depth + 1)))
-    return tuple(found)
-
-
-def _signatures(sigs) -> tuple | None:
-    """A function's explicit signatures (a list, as Build.sigs holds them) as key material: a
-    device function's decide which calls of it type, and how."""
-    if sigs is None:
-        return None
-    from numba.cuda.core.sigutils import normalize_signature
-
-    out = []
-    for sig in sigs:
-        try:
-            args, ret = normalize_signature(sig)
-        except Exception as err:          # noqa: BLE001 - numba's own error comes at the build
-            raise Uncacheable(f"a signature numba does not read: {err}") from None
-        out.append((tuple(str(a) for a in args), None if ret is None else str(ret)))
-    return tuple(out)
+    """What @overload registered for a plain function (registrations.py) as key material."""
+    return tuple(("overload", _function_key(impl, depth + 1), strict,
+                  describe_value(dict_items(options), depth + 1))
+                 for impl, strict, options in overload_registrations(fn))
 
 
 def dict_items(d: dict) -> tuple:
@@ -245,7 +193,11 @@ def _function_key(fn, depth):
                 found[name] = ("self",)
             else:
                 found[name] = describe_value(value, depth + 1)
-    return (fn.__module__, fn.__qualname__, _code_digest(code), tuple(sorted(found.items())))
+    # Defaults: numba types an omitted argument as its default value.
+    defaults = describe_value((fn.__defaults__ or (), tuple(sorted(
+        (fn.__kwdefaults__ or {}).items()))), depth + 1)
+    return (fn.__module__, fn.__qualname__, _code_digest(code), tuple(sorted(found.items())),
+            defaults)
 
 
 def names_used(tree) -> tuple[set, set, list]:
@@ -325,7 +277,7 @@ def function_fields(build, depth: int = 0) -> dict:
         "line": parsed.tree.lineno,
         "globals": globals_fields(rewritten, depth),
         "options": options_fields(build.options),
-        "signatures": _signatures(build.sigs),
+        "signatures": signatures(build.sigs),
         "device_functions": {name: dev.__safekern_key__(depth + 1)
                              for name, dev in sorted(rewritten.device_calls.items())},
     }
