@@ -86,6 +86,8 @@ class Closures:
     def __init__(self, fn):
         self.verdicts: dict[tuple, Verdict] = {}
         self.renamed: dict[tuple, tuple[str, str]] = {}     # Name position -> (old, new)
+        if not any(n is not fn and isinstance(n, _FUNCTIONS) for n in ast.walk(fn)):
+            return                                  # (most functions: nothing to do)
         parents = {}
         for node in ast.walk(fn):
             for child in ast.iter_child_nodes(node):
