@@ -73,7 +73,8 @@ def test_shared_tile_needs_the_block_to_fit():
 
 
 @pytest.mark.parametrize("body, why", [
-    ("int i = get_global_id(0); i = i + n; out[i] = 1.0f;", "no interval past a write"),
+    ("int i = get_global_id(0); i += n; out[i] = 1.0f;", "no interval past a write"),
+    ("int i = get_global_id(0); i = a[i] > 0 ? (int)a[0] : i; out[i] = 1.0f;", "a load"),
     ("int i = get_global_id(0); for (int k = 0; k < 4; k++) { out[i] = 1.0f; i += n; }",
      "written in the loop around the use"),
     ("n = n * 2; out[get_global_id(0) % 8 + n] = 1.0f;", "a scalar the kernel assigns"),
@@ -84,6 +85,8 @@ def test_shared_tile_needs_the_block_to_fit():
     ("int i = get_global_id(0); switch (n) { case 1: i = 7; } out[i] = 1.0f;", "switch"),
     ("int i = get_global_id(0); if (n) goto L; i = n; L: out[i] = 1.0f;", "goto"),
     ("int i; if (n > 3) i = 2; else i = n; out[i] = 1.0f;", "defined on two paths"),
+    ("int i = get_global_id(0);\n#define TWICE (i * 2)\n    out[TWICE + 1] = 1.0f;",
+     "an operator inside a macro's expansion (the token after `i` is the invocation's `+`)"),
 ])
 def test_what_a_predicate_must_not_claim(body, why):
     src = ("__kernel void k(__global float *out, __global const float *a, int n) {\n    "

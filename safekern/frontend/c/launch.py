@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from .launch_expr import Builder, LaunchFact, LaunchPredicate
 from .launch_vars import _UNKNOWN, Iv, VariableValues, _key
-from .parse import binary_op, children, evaluate_int, function_body, kinds, strip, unary_op, walk
+from .parse import children, evaluate_int, function_body, kinds, strip, walk
 from .ranges import integer_limits
 
 _CUDA_DIMS = {"threadIdx": "block", "blockIdx": "grid", "blockDim": "block", "gridDim": "grid"}
@@ -78,6 +78,7 @@ class LaunchAnalysis(VariableValues):
                 if c.kind in banned or c.kind.name.endswith("ASM_STMT"):
                     self.ok = False
         self._values, self._vars, self._writes_memo = {}, {}, {}
+        self._lookup_at = None          # where single definitions are looked up (or None)
         self.preds = []
 
     # -- the entry -------------------------------------------------------------------------
@@ -145,10 +146,18 @@ class LaunchAnalysis(VariableValues):
 
     # -- values ------------------------------------------------------------------------------
     def value(self, e) -> Iv:
-        k = _key(e)
+        k = (_key(e), _key(self._lookup_at) if self._lookup_at is not None else None)
         hit = self._values.get(k)
         if hit is None:
-            hit = self._values[k] = self._value(e)
+            hit = self._value(e)
+            lim = integer_limits(e.type)
+            if not hit.known and lim is not None and lim[1] - lim[0] < 1 << 16:
+                # A value of an 8- or 16-bit type (a loaded `uchar`): its type's range (a
+                # wider one would give predicates no launch meets)
+                b = self.b
+                hit = Iv(lim[0] if hit.lo is None else b.max(hit.lo, lim[0]),
+                         lim[1] if hit.hi is None else b.min(hit.hi, lim[1]), hit.conds, lim)
+            self._values[k] = hit
         return hit
 
     def _value(self, e) -> Iv:
@@ -172,15 +181,20 @@ class LaunchAnalysis(VariableValues):
             return self._fit(self.value(ch[-1]), lim)
         if kind == K.DECL_REF_EXPR:
             decl = e.referenced
-            return self._fit(self.var(decl, e), lim) if decl is not None else _UNKNOWN
+            if decl is None:
+                return _UNKNOWN
+            at = e
+            if self._lookup_at is not None and self.single_definition(decl):
+                at = self._lookup_at            # (launch_vars._definition_value)
+            return self._fit(self.var(decl, at), lim)
         if kind == K.MEMBER_REF_EXPR:
             return self._fit(self._cuda_builtin(e, ch), lim)
         if kind == K.CALL_EXPR:
             return self._fit(self._cl_builtin(e, ch), lim)
         if kind == K.BINARY_OPERATOR and len(ch) == 2:
-            return self._binary(binary_op(self.ps, e), ch[0], ch[1], lim)
+            return self._binary(self._bop(e), ch[0], ch[1], lim)
         if kind == K.UNARY_OPERATOR and len(ch) == 1:
-            op = unary_op(self.ps, e)
+            op = self._uop(e)
             if op == "!":
                 return Iv(0, 1, lim=lim)
             if op in ("-", "+"):

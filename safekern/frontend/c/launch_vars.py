@@ -68,7 +68,7 @@ class VariableValues:
         j = len(chain) - 1
         while j > 0 and not self._statement_parent(chain[j - 1]):
             j -= 1
-        if self._writes(chain[j], decl):
+        if self._writes(chain[j], decl) and not self._read_before_assigned(chain, j, decl):
             return _UNKNOWN
         for i in range(j, len(chain) - 1):
             self._inner_guard(chain[i], chain[i + 1], decl, guards)
@@ -76,7 +76,7 @@ class VariableValues:
             p, c = chain[i], chain[i + 1]
             kind = p.kind
             if kind == K.COMPOUND_STMT:
-                found = self._before(p, c, decl, guards)
+                found = self._before(p, c, decl, guards, at)
                 if found is not None:
                     return found
             elif kind == K.IF_STMT:
@@ -106,6 +106,60 @@ class VariableValues:
                 return _UNKNOWN
         return _UNKNOWN
 
+    # An operator is read from the token after the left operand. Inside a macro's expansion
+    # that may be the invocation's (`#define TWICE (i * 2)`: `TWICE + 1` reads `+` for the
+    # `*`): the token counts only where it lies in the user's text between the operands.
+    def _bop(self, node) -> str:
+        ch = children(node)
+        if len(ch) != 2:
+            return ""
+        (_, le), (rs, _) = self.ps.offsets(ch[0]), self.ps.offsets(ch[1])
+        tok = self.ps.next_token(le)
+        if tok is None or tok[0] < le or tok[1] > rs or self.ps.macro_at(tok[0], tok[1] - 1):
+            return ""
+        return binary_op(self.ps, node)
+
+    def _uop(self, node) -> str:
+        return unary_op(self.ps, node)
+
+    def _definition_value(self, init, use) -> Iv:
+        """The value of a definition's expression. Its variables that never change once
+        defined (`int index = cols * y + x;` with `y`, `x` single definitions) hold the same
+        value at the use: they are looked up there, where guards on them (`if (y < rows)`)
+        narrow them too."""
+        saved = self._lookup_at
+        self._lookup_at = use
+        try:
+            at_use = self.value(init)
+        finally:
+            self._lookup_at = saved
+        at_def = self.value(init)
+        if not at_use.known or at_use is at_def:
+            return at_def
+        if not at_def.known:
+            return at_use
+        b = self.b          # both hold: the tighter of each bound (each side's conditions)
+        return Iv(b.max(at_def.lo, at_use.lo), b.min(at_def.hi, at_use.hi),
+                  at_def.conds | at_use.conds, at_def.lim)
+
+    def single_definition(self, decl) -> bool:
+        """A local declared with a value and never written again."""
+        if decl.kind != self.K.VAR_DECL or not self._plain_local(decl):
+            return False
+        ch = children(decl)
+        return bool(ch) and ch[-1].kind.is_expression() and not self._writes(self.body, decl)
+
+    def _read_before_assigned(self, chain, j, decl) -> bool:
+        """The use is in the right-hand side of `decl = rhs;` (statement chain[j]), which
+        writes nothing else: C computes the operands before it stores (`S = S > m ? m : S`),
+        so the use sees the value from before the statement."""
+        s = chain[j]
+        if s.kind != self.K.BINARY_OPERATOR or self._bop(s) != "=":
+            return False
+        lhs, rhs = children(s)
+        return (j + 1 < len(chain) and _key(chain[j + 1]) == _key(rhs) and
+                self._is_decl(lhs, decl, exact=True) and not self._writes(rhs, decl))
+
     def _statement_parent(self, p) -> bool:
         K = self.K
         return p.kind in (K.COMPOUND_STMT, K.IF_STMT, K.FOR_STMT, K.WHILE_STMT, K.DO_STMT,
@@ -134,7 +188,7 @@ class VariableValues:
                                    text=decl.spelling))
         return Iv(f, f, lim=lim)
 
-    def _before(self, block, child, decl, guards):
+    def _before(self, block, child, decl, guards, use):
         """The value of `decl` at `child` from the statements before it in `block`: an Iv, or
         None to go on outward."""
         K = self.K
@@ -147,7 +201,8 @@ class VariableValues:
             if init is not None:
                 if init is False or self._writes_other(s, decl):
                     return _UNKNOWN
-                return guards.apply(self, self.value(init), integer_limits(decl.type))
+                return guards.apply(self, self._definition_value(init, use),
+                                    integer_limits(decl.type))
             if self._writes(s, decl):
                 return _UNKNOWN
             if s.kind == K.IF_STMT:
@@ -166,7 +221,7 @@ class VariableValues:
                     ch = children(v)
                     return ch[-1] if ch and ch[-1].kind.is_expression() else False
             return None
-        if s.kind == K.BINARY_OPERATOR and binary_op(self.ps, s) == "=":
+        if s.kind == K.BINARY_OPERATOR and self._bop(s) == "=":
             lhs, rhs = children(s)
             if self._is_decl(lhs, decl, exact=True):
                 return rhs
@@ -208,7 +263,7 @@ class VariableValues:
         c = strip(cond)
         if c.kind != self.K.BINARY_OPERATOR or step is None:
             return _UNKNOWN
-        op = binary_op(self.ps, c)
+        op = self._bop(c)
         left, right = children(c)
         if self._is_decl(left, decl):
             bound = right
@@ -237,10 +292,10 @@ class VariableValues:
 
     def _step(self, inc, decl):
         K = self.K
-        if inc.kind == K.UNARY_OPERATOR and unary_op(self.ps, inc) in ("++", "post++") and \
+        if inc.kind == K.UNARY_OPERATOR and self._uop(inc) in ("++", "post++") and \
                 self._is_decl(children(inc)[0], decl, exact=True):
             return Iv(1, 1, lim=None)
-        if inc.kind == K.COMPOUND_ASSIGNMENT_OPERATOR and binary_op(self.ps, inc) == "+=":
+        if inc.kind == K.COMPOUND_ASSIGNMENT_OPERATOR and self._bop(inc) == "+=":
             target, step = children(inc)
             if self._is_decl(target, decl, exact=True) and not self._writes(step, decl):
                 return self.value(step)
@@ -252,7 +307,7 @@ class VariableValues:
         K = self.K
         ch = children(p)
         if p.kind == K.BINARY_OPERATOR and len(ch) == 2 and _key(c) == _key(ch[1]):
-            op = binary_op(self.ps, p)
+            op = self._bop(p)
             if op in ("&&", "||"):
                 self._facts(ch[0], op == "&&", decl, guards)
         elif p.kind == K.CONDITIONAL_OPERATOR and len(ch) == 3:
@@ -265,11 +320,11 @@ class VariableValues:
         """Bounds on `decl` that `cond` having value `truth` implies."""
         K = self.K
         c = strip(cond)
-        if c.kind == K.UNARY_OPERATOR and unary_op(self.ps, c) == "!":
+        if c.kind == K.UNARY_OPERATOR and self._uop(c) == "!":
             return self._facts(children(c)[0], not truth, decl, guards)
         if c.kind != K.BINARY_OPERATOR:
             return
-        op = binary_op(self.ps, c)
+        op = self._bop(c)
         left, right = children(c)
         if op in ("&&", "||"):
             if (op == "&&") == truth:
