@@ -349,10 +349,16 @@ class BoundsCheckRewriter(LocatedVisitor, ast.NodeTransformer):
             out.append(_assign(tmp, array, node))
             array = ast.Name(tmp, ast.Load())
         index = _index_expr(self.visit(target.slice))
-        if not _is_pure(target.slice) or not isinstance(index, (ast.Name, ast.Constant)):
+        if not _is_pure(target.slice):
             tmp = self.ctx.temp()
             out.append(_assign(tmp, index, node))
             index = ast.Name(tmp, ast.Load())
+            stored_at = index
+        else:
+            # Pure (no call, subscript or walrus): evaluated twice, it is the same value, and
+            # the elimination sees the index itself (`w[row, col] += x` is proven like
+            # `w[row, col] = w[row, col] + x`), not a temporary.
+            stored_at = copy.deepcopy(index)
         code = self.ctx.register("store", target.value, target.slice, target)
         loaded = _call(names.LOAD, [array, index, ast.Constant(code), _fb(), _flag()], target)
         original = ast.copy_location(ast.BinOp(copy.deepcopy(target), node.op,
@@ -361,7 +367,8 @@ class BoundsCheckRewriter(LocatedVisitor, ast.NodeTransformer):
         value = ast.copy_location(ast.BinOp(left=loaded, op=node.op, right=right), node)
         value = safety.division(self.ctx, loaded, node.op, right, original) or value
         out.append(ast.copy_location(ast.Expr(_call(
-            names.STORE, [array, index, value, ast.Constant(code), _fb(), _flag()], target)), node))
+            names.STORE, [array, stored_at, value, ast.Constant(code), _fb(), _flag()], target)),
+            node))
         return out
 
     def visit_For(self, node: ast.For):

@@ -21,6 +21,7 @@ from ...errors import CompilationError
 from ..located import internal_errors
 from . import eliminate, exits as barriers, names
 from .checks import BoundsCheckRewriter, CheckSite, _Context, hidden_first
+from .collapse import collapse_same_branches
 from .parse import ParsedFunction
 from .unchecked import Unchecker
 
@@ -138,8 +139,9 @@ def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, laun
             codes = {code for code, ps in found.launch_codes.items()
                      if launch_subset is None or set(ps) <= launch_subset}
             flag_tested = device or barriers.contains_barrier(body, bound, parsed)
-            launch_body = [Unchecker(codes, flag_tested=flag_tested).visit(copy.deepcopy(stmt))
-                           for stmt in body]
+            launch_body = collapse_same_branches(
+                [Unchecker(codes, flag_tested=flag_tested).visit(copy.deepcopy(stmt))
+                 for stmt in body])
     module, has_barriers = _finish(fn, new_fn, body, device, bound, parsed, ctx)
     rewritten = RewrittenFunction(parsed, module, sites, ctx.device_calls, has_barriers,
                                   ctx.plain_device_calls, ctx.failure_sites)

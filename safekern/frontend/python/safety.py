@@ -19,6 +19,8 @@ from __future__ import annotations
 import ast
 import builtins
 
+import numpy as np
+
 from ... import config
 from . import names
 
@@ -166,11 +168,42 @@ def is_division(op) -> bool:
     return type(op) in _DIVISIONS
 
 
-def _nonzero_constant(expr) -> bool:
+def _nonzero_constant(expr, ctx=None) -> bool:
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
         expr = expr.operand
+    if isinstance(expr, ast.Name) and ctx is not None:
+        value = _frozen_global(ctx, expr.id)
+        return value is not None and value != 0
     return isinstance(expr, ast.Constant) and isinstance(expr.value, (int, float)) and \
         not isinstance(expr.value, bool) and expr.value != 0
+
+
+def _frozen_global(ctx, name):
+    """The number a global or closure variable the function never binds holds (numba freezes
+    such values into the kernel when it compiles it, and the kernel cache keys on them), or
+    None."""
+    parsed = getattr(ctx, "parsed", None)
+    if parsed is None:
+        return None
+    bound = getattr(ctx, "_bound_names", None)
+    if bound is None:
+        bound = {n.id for n in ast.walk(parsed.tree)
+                 if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        bound |= {a.arg for a in ast.walk(parsed.tree) if isinstance(a, ast.arg)}
+        bound |= {n.name for n in ast.walk(parsed.tree)
+                  if isinstance(n, (ast.FunctionDef, ast.Lambda, ast.ClassDef))
+                  and hasattr(n, "name")}
+        ctx._bound_names = bound
+    if name in bound:
+        return None
+    for scope in (parsed.closure, parsed.globals):
+        if name in scope:
+            value = scope[name]
+            if isinstance(value, (int, float, np.integer, np.floating)) and \
+                    not isinstance(value, (bool, np.bool_)):
+                return value
+            return None
+    return None
 
 
 def division(ctx, left, op, right, original) -> ast.expr | None:
@@ -183,7 +216,7 @@ def division(ctx, left, op, right, original) -> ast.expr | None:
     if kind == "truediv" and not any_type:
         return None
     shown = _literal(ast.unparse(original))
-    if _nonzero_constant(original.right):
+    if _nonzero_constant(original.right, ctx):
         ctx.register_failure("zero_division", original, message=None, status="eliminated",
                              reason="non-zero constant divisor")
         return None
