@@ -58,18 +58,26 @@ assert failures.SKIPPED == 10 and failures.INDEX == 1 and failures.BLOCK == 7
 # -- stubs the rewritten code calls -----------------------------------------------------------
 
 
-def _sk_extent(arr, axis):
-    raise NotImplementedError("only callable inside a kernel")
+@intrinsic
+def _sk_extent(typingctx, arr, axis):
+    """`arr.shape[axis]` for an array, -1 for anything else (loop versioning compares indices
+    with extents; for a tuple indexed in the loop the comparison fails and the checked loop
+    runs). An intrinsic, not an overload: an overload is a function numba compiles apart for
+    each array type, which costs compile time for nothing."""
+    if not isinstance(axis, types.IntegerLiteral):
+        return None                    # numba asks again with the literal axis
+    k = axis.literal_value
+    if isinstance(arr, types.Array) and not 0 <= k < arr.ndim:
+        return None
 
+    def codegen(context, builder, sig, args):
+        intp = context.get_value_type(types.intp)
+        if not isinstance(arr, types.Array):
+            return ir.Constant(intp, -1)
+        ary = context.make_array(arr)(context, builder, args[0])
+        return builder.extract_value(ary.shape, k)
 
-@overload(_sk_extent, target="cuda")
-def _ov_extent(arr, axis):
-    # Loop versioning compares indices with extents; for something that is not an array
-    # (a tuple indexed in the loop) the comparison fails and the checked loop runs.
-    if isinstance(arr, types.Array):
-        return lambda arr, axis: arr.shape[axis]
-    return lambda arr, axis: -1
-
+    return types.intp(arr, axis), codegen
 
 
 @intrinsic
