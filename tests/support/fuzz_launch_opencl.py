@@ -88,6 +88,9 @@ class _Gen:
             return r.choice(_SIZES)
         if roll < 0.8:
             return r.choice(["n", "n", "(int)u", "(long)w", "u", "w"])
+        if roll < 0.86:             # a load: no bounds but its type's (uchar: [0, 255])
+            return r.choice(["a[get_local_id(0) & 3]", "(uchar)a[get_local_id(0) & 3]",
+                             "(short)a[0]"])
         return str(r.choice([0, 1, 2, 3, 7, 8, 15, 16, 31, 64, 100]))
 
     def expr(self, depth=0):
@@ -112,8 +115,10 @@ class _Gen:
             return f"({a} & {r.choice([3, 15, 255])})"
         if roll < 0.87:
             return f"({a} >> {r.randint(0, 4)})"
-        if roll < 0.94:
+        if roll < 0.91:
             return f"(({r.choice(_TYPES)})({a}))"
+        if roll < 0.95:             # operators inside macro expansions
+            return r.choice([f"TWICE({a})", f"SUM({a}, {b})", "GID2"])
         return f"({self.cond()} ? {a} : {b})"
 
     def cond(self):
@@ -121,6 +126,8 @@ class _Gen:
         op = r.choice(["<", "<", "<=", ">", ">=", "!="])
         left = r.choice(self.vars)[0] if self.vars and self.chance(0.7) else self.expr(2)
         c = f"{left} {op} {self.expr(2)}"
+        if self.chance(0.1):
+            c = f"IN_RANGE({left}, {self.expr(2)}, {self.expr(2)})"
         if self.chance(0.2):
             c = f"{c} && {self.cond()}"
         return c
@@ -149,6 +156,19 @@ class _Gen:
         self.vars.append((name, t))
         if self.chance(0.25):
             self.emit(f"{name} = {self.expr()};")     # reassigned
+        if self.chance(0.2):                          # clamped: reads itself on the right
+            bound = self.expr(1)
+            self.emit(f"{name} = ({name} {r.choice(['>', '<', '>='])} {bound}) ? {bound} "
+                      f": {name};")
+        if self.chance(0.15) and len(self.vars) >= 2:   # a flat index of two, then guarded
+            (y, _), (x, _) = r.sample(self.vars, 2)
+            flat = f"f{len(self.lines)}"
+            self.emit(f"long {flat} = {y} * {r.choice(['n', '16', 'get_local_size(0)'])} "
+                      f"+ {x};")
+            self.emit(f"if ({y} {r.choice(['<', '<='])} {self.expr(2)} && {x} >= 0) "
+                      f"{r.choice(['acc += a', 'out'])}[{flat}]{' = 2' if self.chance(0.5) else ''};"
+                      .replace("acc += a[" + flat + "] = 2", "acc += a[" + flat + "]")
+                      .replace("out[" + flat + "];", "out[" + flat + "] = 3;"))
         if self.chance(0.1):
             self.emit(f"if (acc > {r.randint(0, 50)}) {name} += 1;")
 
@@ -201,7 +221,10 @@ class _Gen:
     def kernel(self, seed) -> LaunchKernel:
         r = self.r
         name = f"lk{seed}"
-        head = [f"__kernel void {name}(__global int *out, __global const int *a, int n, "
+        head = ["#define TWICE(x) ((x) * 2)", "#define SUM(x, y) ((x) + (y))",
+                "#define GID2 (get_global_id(0) * 2)",
+                "#define IN_RANGE(x, lo, hi) ((x) >= (lo) && (x) <= (hi))",
+                f"__kernel void {name}(__global int *out, __global const int *a, int n, "
                 "uint u, ulong w, __global int *res) {",
                 "    __local int tile[16];",
                 "    int priv[8];",
