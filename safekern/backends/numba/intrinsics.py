@@ -4,22 +4,21 @@
 inline (lowering.py) a comparison of each integer index component with its axis' extent, the
 failure recording on an unlikely branch, and numba's own getitem/setitem; for anything else
 (tuples, records, user types) they are the plain subscript. So which subscripts are array accesses is
-decided by numba's typing, never guessed from syntax. Atomics are overloads generated per array
-and index type (they return scalars, which device functions may).
+decided by numba's typing, never guessed from syntax. Atomics are intrinsics too: the same
+checks, then numba's own atomic. (No overloads: numba compiles each overload apart, per type.)
 """
 from __future__ import annotations
 
 import operator
 
-import numpy as np
 from llvmlite import ir
 from numba import cuda
 from numba.cuda import types
-from numba.cuda.extending import intrinsic, overload
+from numba.cuda.extending import intrinsic
 
 from ... import failures
 from ...frontend.python import INDEXED_ATOMICS
-from .lowering import (emit_checks, emit_record, flag_clear, plan, select_load, selectable,
+from .lowering import (emit_checks, emit_record, flag_clear, select_load, selectable,
                        special_register)
 
 # -- failure recording (the cold side) ------------------------------------------------------
@@ -117,75 +116,6 @@ def _sk_flag_array(typingctx):
                               can_dynsized=False, alignment=None)
 
     return array_ty(), codegen
-
-
-@intrinsic
-def _sk_record(typingctx, fb, flag, code, index, size, axis):
-    """The same cold path for the atomics' generated overloads (see _generate)."""
-    def codegen(context, builder, sig, args):
-        fbv, flagv, *values = args
-        values = [context.cast(builder, v, t, types.int64)
-                  for v, t in zip(values, sig.args[2:])]
-        emit_record(context, builder, fb, flag, fbv, flagv, *values)
-        return context.get_dummy_value()
-
-    return types.none(fb, flag, code, index, size, axis), codegen
-
-
-def _make_atomic_stub(op):
-    def stub(*args):
-        raise NotImplementedError("only callable inside a kernel")
-    stub.__name__ = stub.__qualname__ = f"_sk_atomic_{op}"
-    return stub
-
-
-ATOMIC_STUBS = {op: _make_atomic_stub(op) for op in INDEXED_ATOMICS}
-
-# -- code generation per (array type, index type) -------------------------------------------------
-
-
-def _check_lines(checks, tupled, action):
-    lines = []
-    for pos, axis, comp in checks:
-        ix = f"idx[{pos}]" if tupled else "idx"
-        lines.append(f"    i{pos} = {ix}")
-        lines.append(f"    n{pos} = arr.shape[{axis}]")
-        if comp.signed:
-            cond = f"i{pos} < -n{pos} or i{pos} >= n{pos}"
-            as_int = f"i{pos}"
-        elif comp.bitwidth < 64:
-            cond = f"int64(i{pos}) >= n{pos}"
-            as_int = f"int64(i{pos})"
-        else:
-            cond = f"i{pos} >= uint64(n{pos})"
-            as_int = f"int64(i{pos})"
-        lines.append(f"    if {cond}:")
-        lines.append(f"        _sk_record(fb, flag, code + {pos}, {as_int}, n{pos}, {axis})")
-        lines.append(f"        {action}")
-    return lines
-
-
-def _zero_of(dtype):
-    try:
-        return np.dtype(str(dtype)).type(0)
-    except TypeError:
-        return None
-
-
-def _generate(kind, array_ty, index_ty, extra_args=(), atomic_op=None):
-    """Source of an atomic's overload: check the index, then the atomic (scalars only)."""
-    checks, _, _, tupled = plan(array_ty, index_ty)
-    zero = _zero_of(array_ty.dtype)
-    namespace = {"_sk_record": _sk_record, "int64": np.int64, "uint64": np.uint64,
-                 "cuda": cuda, "ZERO": zero}
-    extra = "".join(f", {a}" for a in extra_args)
-    body = _check_lines(checks, tupled, "return ZERO")
-    body += ["    if flag[0] != 0:", "        return ZERO",
-             f"    return cuda.atomic.{atomic_op}(arr, idx{extra})"]
-    args = "arr, idx" + extra + ", code, fb, flag"
-    src = f"def impl({args}):\n" + "\n".join(body) + "\n"
-    exec(compile(src, f"<safekern {kind} check>", "exec"), namespace)
-    return namespace["impl"]
 
 
 # -- loads and stores: intrinsics, so a view (row = a[i]) can be the result -------------------------
@@ -399,20 +329,62 @@ DIVISIONS = {f"_sk_div_{name}" + ("_any" if any_type else ""): _make_division(na
              for any_type in (False, True)}
 
 
-def _register_atomic(op):
+def _atomic_typer(op):
+    """A checked `cuda.atomic.<op>(arr, idx, *values)`: the index checks inline (emit_checks),
+    then numba's own atomic on the likely side, done only while the thread's flag is clear;
+    the other side gives 0. An intrinsic, not an overload numba compiles apart per type."""
+    def typer(typingctx, arr, idx, *rest):
+        values, (code, fb, flag) = rest[:-3], rest[-3:]
+        if not isinstance(arr, types.Array):
+            return None
+        try:     # what `cuda.atomic.<op>` is in numba's typing: an attribute of the module
+            module = typingctx.resolve_getattr(typingctx.resolve_value_type(cuda), "atomic")
+            fnty = typingctx.resolve_getattr(module, op)
+            asig = typingctx.resolve_function_type(fnty, (arr, idx) + tuple(values), {})
+        except Exception:      # noqa: BLE001 - numba's own call then says what is wrong
+            return None
+        if asig is None:
+            return None
+        result = asig.return_type
+
+        def codegen(context, builder, sig, args):
+            a, i, *vals, c, fbv, flagv = args
+            c = context.cast(builder, c, sig.args[-3], types.int64)
+            ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
+            ok = builder.and_(ok, flag_clear(context, builder, flag, flagv))
+            impl = context.get_function(fnty, asig)
+            call_args = [a, context.cast(builder, i, idx, asig.args[1])] + [
+                context.cast(builder, v, t, at)
+                for v, t, at in zip(vals, sig.args[2:-3], asig.args[2:])]
+            with builder.if_else(ok, likely=True) as (then, otherwise):
+                with then:
+                    good = impl(builder, call_args)
+                    good_block = builder.basic_block
+                with otherwise:
+                    bad = context.get_constant_null(result)
+                    bad_block = builder.basic_block
+            phi = builder.phi(good.type)
+            phi.add_incoming(good, good_block)
+            phi.add_incoming(bad, bad_block)
+            return phi
+
+        return result(arr, idx, *values, code, fb, flag), codegen
+
+    return typer
+
+
+def _make_atomic(op):
     if op == "cas":
-        def typer(arr, idx, old, val, code, fb, flag):
-            if isinstance(arr, types.Array):
-                return _generate("atomic", arr, idx, ("old", "val"), atomic_op="cas")
+        def typer(typingctx, arr, idx, old, val, code, fb, flag):
+            return _atomic_typer(op)(typingctx, arr, idx, old, val, code, fb, flag)
     else:
-        def typer(arr, idx, val, code, fb, flag):
-            if isinstance(arr, types.Array):
-                return _generate("atomic", arr, idx, ("val",), atomic_op=op)
-    overload(ATOMIC_STUBS[op], target="cuda")(typer)
+        def typer(typingctx, arr, idx, val, code, fb, flag):
+            return _atomic_typer(op)(typingctx, arr, idx, val, code, fb, flag)
+    typer.__name__ = f"_sk_atomic_{op}"
+    return intrinsic(typer)
 
 
-for _op in INDEXED_ATOMICS:
-    _register_atomic(_op)
+ATOMICS = {f"_sk_atomic_{op}": _make_atomic(op) for op in INDEXED_ATOMICS}
 
 
 def namespace() -> dict:
@@ -422,8 +394,7 @@ def namespace() -> dict:
           "_sk_buffer": _sk_buffer, "_sk_extent": _sk_extent,
           "_sk_cuda": cuda, "_sk_int32": types.int32, "_sk_slice": slice,
           "_sk_flag_array": _sk_flag_array}
-    for op, stub in ATOMIC_STUBS.items():
-        ns[f"_sk_atomic_{op}"] = stub
+    ns.update(ATOMICS)
     ns["_sk_fail"] = _sk_fail
     ns.update(DIVISIONS)
     return ns
