@@ -8,6 +8,10 @@
   fuzzer found (tests/frontend/fuzz_regressions/*.cl).
 Each runs with elimination and versioning on and with every check kept; the two runs must agree
 on every thread's first failure, on what escapes the launch and on the outputs.
+- OpenCL C kernels and launches for the C launch predicates (tests/support/fuzz_launch_opencl.py,
+  `--opencl-launch`), seeds 0..LAUNCH_KERNELS-1 and the ones the fuzzer found
+  (fuzz_regressions/lfuzz_*.cl): with launch predicates on and off, the same failures and
+  outputs (one work-group per launch here; the tool runs PoCL on one thread instead).
 """
 from tests.support.opencl_env import clenv  # noqa: F401  (fixture; sets up the ICD vendors first)
 
@@ -24,6 +28,8 @@ NUMBA_KERNELS = 500          # about 30 s on the simulator (2 cores)
 OPENCL_KERNELS = 40          # about 4 s on PoCL
 REGRESSIONS = sorted(Path(__file__).with_name("fuzz_regressions").glob("fuzz_*.py"))
 CL_REGRESSIONS = sorted(Path(__file__).with_name("fuzz_regressions").glob("fuzz_*.cl"))
+LAUNCH_KERNELS = 8           # about 20 s on PoCL (the variants are built too)
+LAUNCH_REGRESSIONS = sorted(Path(__file__).with_name("fuzz_regressions").glob("lfuzz_*.cl"))
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -96,6 +102,24 @@ def test_random_opencl_kernels_behave_the_same_with_elimination(clenv):
     differing = {}
     for seed in range(OPENCL_KERNELS):
         diffs = fuzz_opencl.differences(clenv, fuzz_opencl.generate(seed))
+        if diffs:
+            differing[seed] = diffs
+    assert not differing, differing
+
+
+@pytest.mark.parametrize("path", LAUNCH_REGRESSIONS, ids=[p.stem for p in LAUNCH_REGRESSIONS])
+def test_opencl_launches_the_fuzzer_found_behave_the_same(clenv, path):
+    from tests.support import fuzz_launch_opencl as fl
+
+    assert not fl.differences(clenv, fl.LaunchKernel.from_file(path), one_group=True)
+
+
+def test_random_opencl_launches_behave_the_same_with_launch_predicates(clenv):
+    from tests.support import fuzz_launch_opencl as fl
+
+    differing = {}
+    for seed in range(100, 100 + LAUNCH_KERNELS):
+        diffs = fl.differences(clenv, fl.generate(seed), one_group=True)
         if diffs:
             differing[seed] = diffs
     assert not differing, differing
