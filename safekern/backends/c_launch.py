@@ -93,7 +93,27 @@ def compile_mask(predicates, *, python_int: bool):
     bits: dict = {}
     for p in predicates.preds:
         bits.setdefault(p.conds, []).append(p.code)
-    lines = ["def mask(args, nb, g, l):"]
+    # The mask is a function of the geometry, the hidden sizes and the scalars (their types
+    # too: the bytes a library passes) it reads: launches that repeat them look it up.
+    key = ["g", "l"]
+    for f in predicates.facts:
+        if f.kind == "scalar":
+            key += [f"type(args[{f.param}])", f"args[{f.param}]"]
+        elif f.kind == "extent":
+            key.append(f"nb[{f.slot}]")
+    lines = ["def mask(args, nb, g, l):",
+             f"    key = ({', '.join(dict.fromkeys(key))},)",
+             "    try:",
+             "        return _memo[key]",
+             "    except KeyError:",
+             "        m = _mask(args, nb, g, l)",
+             "    except TypeError:            # (an argument that cannot be a key)",
+             "        return _mask(args, nb, g, l)",
+             "    if len(_memo) >= 256:",
+             "        _memo.clear()",
+             "    _memo[key] = m",
+             "    return m",
+             "def _mask(args, nb, g, l):"]
     for f in predicates.facts:
         expr = f.python()
         if f.kind == "scalar":
@@ -106,7 +126,7 @@ def compile_mask(predicates, *, python_int: bool):
         lines.append(f"    if {' and '.join(conds) or 'True'}: m |= {1 << i}")
     lines.append("    return m")
     source = "\n".join(lines) + "\n"
-    namespace = {"_scalar": _scalar, "_extent": _extent, "_tdiv": _tdiv}
+    namespace = {"_scalar": _scalar, "_extent": _extent, "_tdiv": _tdiv, "_memo": {}}
     exec(compile(source, "<safekern launch predicates>", "exec"), namespace)
     mask = namespace["mask"]
     mask.source = source

@@ -162,6 +162,12 @@ def test_scalars_count_only_as_the_kernel_reads_them():
         mask, _ = compile_mask(rw.kernels["add"].launch, python_int=python_int)
         m = mask([None, None, value], [40, 40], (64, 1, 1), None)
         assert bool(m) == holds, (python_int, value)
+    # The mask is memoized per launch: by the scalars' types too (10 == np.int16(10))
+    mask, _ = compile_mask(rw.kernels["add"].launch, python_int=False)
+    assert [bool(mask([None, None, v], [40, 40], (64, 1, 1), None)) for v in
+            (np.int32(10), np.int16(10), 10, np.int32(10), np.int32(11))] == \
+        [True, False, False, True, False]
+    assert bin(mask([None, None, np.int32(10)], [40, 8], (64, 1, 1), None)).count("1") == 1
 
 
 def test_geometry():
