@@ -13,6 +13,9 @@ register). Where things are, bottom up:
     messages     the text of assert and division failure messages
     safety       asserts and integer division: sites and the edits that check them
     writes       which pointer parameters a function stores through (the overlap check)
+    launch       launch predicates: bounds of an index over launch facts (launch_vars: the
+                 values of local variables at a use; launch_expr: the predicates as data,
+                 which backends/c_launch.py evaluates at each launch)
     checks       OpenCL: one function's accesses (analysis) and the edits that check them
     exits        OpenCL: where a failing work-item goes (barrier-safe jumps)
     opencl       OpenCL: the dialect, its prelude, `rewrite`; opencl_headers (what libclang's
