@@ -142,3 +142,39 @@ def test_predicates_evaluate_on_the_launch_facts(tmp_path):
     out, x = np.zeros(10), np.zeros(12)
     assert check((out, x, 3), (1, 1, 1), (32, 1, 1))        # 12 + 1 >= 3 + 10
     assert not check((out, x, 4), (1, 1, 1), (32, 1, 1))    # i + j reaches 12 for i = 9
+
+
+def test_a_tile_origin_times_the_block_index_scales_the_thread_facts(tmp_path):
+    # srad's halo loads: row 16 * by needs 16 * (gridDim.y - 1) < j.shape[0]
+    found, rw = predicates(tmp_path, """
+        def k(j):
+            row0 = 16 * cuda.blockIdx.y
+            col = 16 * cuda.blockIdx.x + cuda.threadIdx.x
+            j[row0, col] = 1
+    """)
+    assert set(found) == {"j.shape[0] + 15 >= 16 * gridDim.y",
+                          "j.shape[1] + 16 >= blockDim.x + 16 * gridDim.x"}, found
+    assert status_of(rw, "j")[0][0] == "proven at launch"
+
+
+def test_the_else_of_the_last_block_row_reaches_one_tile_further(tmp_path):
+    # `by != gridDim.y - 1` with by <= gridDim.y - 1: by <= gridDim.y - 2
+    found, rw = predicates(tmp_path, """
+        def k(j):
+            by = cuda.blockIdx.y
+            if by == cuda.gridDim.y - 1:
+                j[16 * by + 15] = 1
+            else:
+                j[16 * by + 16] = 1
+    """)
+    assert found == ["j.shape[0] >= 16 * gridDim.y", "j.shape[0] + 15 >= 16 * gridDim.y"], found
+    assert [s for s, _ in status_of(rw, "j")] == ["proven at launch"] * 2
+
+
+def test_a_scaled_bound_still_needs_the_whole_tile(tmp_path):
+    # 17 * by + 16 for tiles of 16: the predicate asks for more than the tiles cover
+    found, rw = predicates(tmp_path, """
+        def k(j):
+            j[17 * cuda.blockIdx.y + 16] = 1
+    """)
+    assert found == ["j.shape[0] >= 17 * gridDim.y"], found

@@ -108,6 +108,9 @@ class _Generator:
         self.r = random.Random(seed)
         self.lines: list[str] = []
         self.counter = 0
+        # min/max/conditional indices (_choice) draw from their own stream: every seed keeps
+        # the statements it had before they were added, and gets some of these in between.
+        self.r2 = random.Random(seed * 7919 + 13)
 
     # -- helpers ------------------------------------------------------------------------------
     def chance(self, p: float) -> bool:
@@ -269,6 +272,11 @@ class _Generator:
 
     def statement(self, scope, indent, depth):
         r = self.r
+        roll = self.r2.random()
+        if roll < 0.12:
+            self._choice(scope, indent, depth)
+        elif roll < 0.17 and depth < self.MAX_DEPTH:
+            self._scan(scope, indent, depth)
         choices = [("assign", 3), ("acc", 2), ("store", 2), ("priv", 1.5), ("atomic", 1),
                    ("guarded", 4), ("exit_then_access", 2),
                    ("loop_over", 3 if depth < self.MAX_DEPTH else 0), ("walrus", 0.15),
@@ -281,6 +289,102 @@ class _Generator:
                    ("local", 1.5 if self.local_names else 0), ("rebind", 0.7)]
         kinds, weights = zip(*choices)
         getattr(self, "_" + r.choices(kinds, weights)[0])(scope, indent, depth)
+
+    def _choice(self, scope, indent, depth):
+        """An index through min/max, a clamp or a conditional expression -- written in place,
+        bound to a name first (a single definition where its variables are never rebound),
+        or accessed under a boolean bound to a name -- and near misses of each (draws from
+        self.r2 only)."""
+        r = self.r2
+        name = r.choice(self.readable + self.writable + self.shared_names + self.local_names)
+        extent = self.extent(name, 0)
+        var = r.choice(scope.ints) if scope.ints else "0"
+        other = r.choice(scope.ints + ["n", "m", "0"]) if scope.ints else "n"
+        shift = r.choice(["", " + 1", " - 1"])
+        forms = [f"min(max({var}{shift}, 0), {extent} - 1)", f"max({var} - 1, 0)",
+                 f"min({var} + 1, {extent} - 1)", f"min({var} + 1, {extent})",
+                 f"max({var} - 1, -1)", f"max(min({var}{shift}, {extent} - 1), 0)",
+                 f"min({var}, {other}, {extent} - 1)", f"max({var}, {other})",
+                 f"min({var}, {other})", f"max({var}{shift}, {r.choice(['n', 'm'])})",
+                 f"{var} + 1 if {var} + 1 < {extent} else {var}",
+                 f"{var} - 1 if {var} >= 1 else 0",
+                 f"{var} if {var} < {extent} else {extent} - 1",
+                 f"{var}{shift} if {other} {r.choice(['<', '>=', '=='])} {var} else {other}",
+                 f"(min({var}, {extent} - 1) if {var} >= 0 else 0)"]
+        index = r.choice(forms)
+        guard = r.choice(["", f"{var} < {extent}", f"0 <= {var} < {extent}",
+                          f"{var} >= 1 and {var} < {extent} - 1", f"{var} <= {extent}",
+                          f"{extent} >= 1", f"{var} >= 0 and {other} >= 0"])
+        style = r.random()
+        if style < 0.4:                 # bound to a name first
+            bound = self.fresh("c")
+            self.emit(indent, f"{bound} = {index}")
+            index = bound
+        elif style < 0.55:              # a boolean bound to a name
+            ok = self.fresh("ok")
+            self.emit(indent, f"{ok} = {guard or 'True'}")
+            guard = ok if r.random() < 0.8 else f"not {ok}"
+        if guard:
+            self.emit(indent, f"if {guard}:")
+            indent += 1
+        comps = [f"{index}"] + ["0"] * (self.ndim(name) - 1)
+        target = self.access(name, comps)
+        if name in self.writable:
+            self.emit(indent, f"{target} = 1")
+        elif name == "hist":
+            self.emit(indent, f"cuda.atomic.add(hist, ({', '.join(comps)},), 1)")
+        else:
+            self.emit(indent, f"acc += {target}")
+
+    def _scan(self, scope, indent, depth):
+        """A loop whose variable only grows (`d *= 2`, `off += 3`) or halves (`s //= 2`),
+        with accesses its bounds prove and near misses (invariants.py; draws from self.r2)."""
+        r = self.r2
+        name = r.choice(self.readable + self.writable + self.shared_names + self.local_names)
+        extent = self.extent(name, 0)
+        var = r.choice(scope.ints) if scope.ints else "0"
+        v = self.fresh("s")
+        kind = r.choice(["double", "double", "halve", "halve", "step", "falling", "falling"])
+        if kind == "falling":          # for v in range(lo, hi, -step): hi < v <= lo
+            lo = r.choice([extent, f"{extent} - 1", "TILE", str(r.randint(0, 6))])
+            hi = r.choice(["-1", "-1", "0", "-2", "1"])
+            self.emit(indent, f"for {v} in range({lo}, {hi}, -{r.choice([1, 1, 2])}):")
+            update = None
+        elif kind == "double":
+            self.emit(indent, f"{v} = {r.choice(['1', '2', '1'])}")
+            self.emit(indent, f"while {v} < {r.choice([extent, 'n', 'm', 'cuda.blockDim.x'])}:")
+            update = f"{v} *= {r.choice([2, 2, 3])}"
+        elif kind == "halve":
+            start = r.choice([extent, "cuda.blockDim.x", "n", "1"])
+            self.emit(indent, f"{v} = {start} // {r.choice([2, 2, 1])}")
+            self.emit(indent, f"while {v} > 0:")
+            update = f"{v} //= {r.choice([2, 2, 3])}"
+        else:
+            self.emit(indent, f"{v} = {r.choice(['0', '1'])}")
+            self.emit(indent, f"while {v} < {r.choice([extent, '8', 'TILE'])}:")
+            update = f"{v} += {r.choice([1, 2, 3])}"
+        index, guard = r.choice([(f"{var} - {v}", f"{var} >= {v}"),
+                                 (f"{var} + {v}", f"{var} < {v}"),
+                                 (f"{var} + {v}", f"{var} + {v} < {extent}"),
+                                 (f"{extent} - {v}", ""), (f"{v} - 1", ""),
+                                 (f"{v}", f"{v} < {extent}"), (f"{var} - {v}", "")])
+        if guard:
+            self.emit(indent + 1, f"if {guard}:")
+        comps = [index] + ["0"] * (self.ndim(name) - 1)
+        target = self.access(name, comps)
+        inner = indent + 2 if guard else indent + 1
+        if name in self.writable:
+            self.emit(inner, f"{target} = 1")
+        elif name == "hist":
+            self.emit(inner, f"cuda.atomic.add(hist, ({', '.join(comps)},), 1)")
+        else:
+            self.emit(inner, f"acc += {target}")
+        if r.random() < 0.15 and update is not None:   # a plain reassignment in the loop
+            self.emit(indent + 1, f"if {var} > {r.randint(0, 3)}:")
+            self.emit(indent + 2, f"{v} = {r.choice(['-1', '0', '1', v + ' - 1'])}")
+            self.emit(indent + 2, "break")
+        if update is not None:
+            self.emit(indent + 1, update)
 
     def _assign(self, scope, indent, depth):
         target = self.r.choice(self.locals)

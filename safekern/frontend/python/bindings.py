@@ -19,6 +19,7 @@ integer names, constants and arrays of constant shape (analysis only).
 from __future__ import annotations
 
 import ast
+import builtins
 
 
 def bound_names(node) -> list[str]:
@@ -145,6 +146,10 @@ class FunctionBindings:
         self.constants = {k: v for k, v in scope.items()
                           if type(v) is int and k not in counts and k not in params}
         self.range_ok = "range" not in counts and "range" not in scope
+        # `min`/`max` that are the builtins (not rebound in the function, not shadowed by a
+        # global or closure variable), and conditional expressions: choice atoms (choices.py).
+        self.choices = {n for n in ("min", "max") if n not in counts and n not in params and
+                        scope.get(n, getattr(builtins, n)) is getattr(builtins, n)} | {"if"}
         never = lambda n: n not in counts      # noqa: E731  (params and globals)
         self.defs: dict[str, ast.expr] = {}
         changed = True
@@ -165,6 +170,18 @@ class FunctionBindings:
             if shape is not None:
                 self.shapes[name] = shape
         self.integers = self._integer_names(nodes, check_call)
+        # Names bound only as `for v in range(lo, hi[, step])` targets: [(lo, step), ...]
+        # (index_forms.py bounds them: a loop runs fewer than 2**53 iterations).
+        loops: dict[str, list] = {}
+        for node in nodes:
+            if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and \
+                    self.range_ok and is_range(node.iter):
+                args = node.iter.args
+                lo = args[0] if len(args) > 1 else ast.Constant(0)
+                step = args[2] if len(args) == 3 else ast.Constant(1)
+                loops.setdefault(node.target.id, []).append((lo, step))
+        self.range_vars = {n: v for n, v in loops.items()
+                           if counts.get(n) == len(v) and n not in params}
         self.escaping = {name for node in nodes if isinstance(node, (ast.Nonlocal, ast.Global))
                          for name in node.names}
         # Parameters the function never rebinds, by position: their values (an array's shape,
@@ -209,7 +226,8 @@ class FunctionBindings:
                 values.setdefault(node.target.id, []).append(ok or None)
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
                 values.setdefault(node.target.id, []).append(
-                    node.value if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)) else None)
+                    node.value if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv,
+                                                       ast.Mod)) else None)
             else:
                 for name, value in bindings(node, check_call):
                     values.setdefault(name, []).append(value)
@@ -242,6 +260,12 @@ class FunctionBindings:
         if isinstance(node, ast.Subscript):       # a.shape[0], cuda.grid(2)[k]
             return (isinstance(node.value, ast.Attribute) and node.value.attr == "shape") or \
                 is_grid_call(node.value, self.is_cuda, scalar=False)
+        if isinstance(node, ast.IfExp):           # either branch's value
+            return self._is_int_expr(node.body, ints) and self._is_int_expr(node.orelse, ints)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id in self.choices and len(node.args) >= 2 and not node.keywords:
+            return all(not isinstance(a, ast.Starred) and self._is_int_expr(a, ints)
+                       for a in node.args)        # min/max of ints: one of them
         if isinstance(node, ast.Call):
             return is_grid_call(node, self.is_cuda, scalar=True)
         return False

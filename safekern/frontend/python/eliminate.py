@@ -13,7 +13,11 @@ new tree:
   accesses that are in bounds at its first and last iteration, tested once before it.
 
 Which proofs are valid at all -- exact arithmetic, integer and non-integer values, the assumed
-bounds of shapes and thread indices -- is index_forms.py's and linear.py's part. docs/checks.md
+bounds of shapes and thread indices -- is index_forms.py's and linear.py's part; `min`, `max`
+and `x if c else y` are choices.py's, `a != b` not_equal.py's, the bounds of range variables
+loop_bounds.py's, and the bounds a variable keeps through every assignment (`d *= 2`,
+`s //= 2`) invariants.py's (the pass runs again without those of a variable whose update it
+cannot show does not wrap). docs/checks.md
 has the table of the rules and what each assumes. `check_report()` lists each site as
 "checked", "eliminated" (reason: the comparisons that prove it) or "hoisted".
 """
@@ -27,6 +31,7 @@ from . import names
 from .exits import contains_barrier
 from .bindings import FunctionBindings, assigned, is_range, pure, walrus_targets
 from .index_forms import Linearizer
+from .invariants import Invariants
 from .launch import LaunchProver, worth_a_variant
 from .linear import Fact
 from .unchecked import (atomic_operands_may_fail, is_check_call, plain, plain_atomic_statement,
@@ -40,8 +45,9 @@ def _exits(body) -> bool:
 
 class _Eliminator:
     def __init__(self, bindings: FunctionBindings, lin: Linearizer, ctx, sites, resolver, parsed,
-                 *, flag_tested: bool, launch: bool):
+                 *, flag_tested: bool, launch: bool, invariants=None):
         self.b = bindings
+        self.invariants = invariants
         self.lin = lin
         self.ctx = ctx
         self.sites = {s.code for s in sites}
@@ -74,6 +80,8 @@ class _Eliminator:
         out = []
         facts = list(facts)
         for stmt in stmts:
+            if self.invariants is not None:      # (the facts that hold before it)
+                self.invariants.verify(stmt, facts)
             bound = assigned(stmt) | self.rebinds(stmt)
             facts = [f for f in facts if not (f.deps & bound)]
             new, after = self.stmt(stmt, facts)
@@ -151,6 +159,8 @@ class _Eliminator:
         inner = list(facts)
         if rng is not None:
             inner += self._range_facts(loop, rng)
+        else:
+            inner += self._falling_range_facts(loop)
         loop.body = self.block(loop.body, inner)
         loop.orelse = self.block(loop.orelse, facts)
         if rng is None:
@@ -205,6 +215,24 @@ class _Eliminator:
                 continue                    # the loop changes the bound: its entry value is stale
             out.append(Fact(f, self.lin.deps(f), origin))
         return out
+
+    def _falling_range_facts(self, loop) -> list:
+        """`hi < v <= lo` in `for v in range(lo, hi, step)` with a negative constant step (the
+        same conditions as for a positive one; the loop is not versioned)."""
+        if not (self.b.range_ok and isinstance(loop.target, ast.Name) and is_range(loop.iter)
+                and len(loop.iter.args) == 3):
+            return []
+        lo, hi, step = loop.iter.args
+        s = self.lin.form(step)
+        if s is None or s.terms or s.const > -1 or not all(
+                pure(a, is_check_call) and self.lin.exact(a, []) and not any(
+                    isinstance(n, ast.Call) and not self.lin.is_plain_value(n)
+                    for n in ast.walk(a)) for a in (lo, hi)):
+            return []
+        # (the upper end reads as the ascending loop's `lo <= v`, the lower end as `v < hi`,
+        # swapped: hi + 1 <= v <= lo)
+        return self._range_facts(loop, (loop.target.id, ast.BinOp(hi, ast.Add(), ast.Constant(1)),
+                                        ast.BinOp(lo, ast.Add(), ast.Constant(1)), step))
 
     # -- expressions ---------------------------------------------------------------------------
     def expr(self, node, facts):
@@ -304,11 +332,10 @@ class _Eliminator:
                 if proof is not None:
                     used += [f.origin for f in proof if f.origin and f.origin not in used]
                     continue
-                predicate = self.launch.predicate(goal, facts)
-                if predicate is None:
+                predicates = self.launch.predicates(goal, facts)
+                if predicates is None:
                     return
-                if predicate not in found:
-                    found.append(predicate)
+                found += [p for p in predicates if p not in found]
         code = call.args[-3]
         if found and isinstance(code, ast.Constant) and code.value in self.sites:
             self.launch_codes[code.value] = found
@@ -374,14 +401,25 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
     """Provably safe checks removed and loops versioned (see above), as a new statement list,
     with the verdicts. `device`: the function is a device function (it may be entered with
     the flag set; it has no launch). `launch`: look for launch predicates (launch.py)."""
-    body = copy.deepcopy(body)          # the eliminator edits nodes in place: its own copy
-    bindings = FunctionBindings(fn, body, parsed, is_cuda, is_check_call)
-    lin = Linearizer(defs=bindings.defs, constants=bindings.constants, shapes=bindings.shapes,
-                     integers=bindings.integers, is_cuda=is_cuda)
-    flag_tested = device or contains_barrier(body, resolver, parsed)
-    eliminator = _Eliminator(bindings, lin, ctx, sites, resolver, parsed,
-                             flag_tested=flag_tested, launch=launch and not device)
-    body = eliminator.block(body, [])
+    excluded: set = set()
+    while True:
+        # (Again without the bounds of a variable whose update might wrap: invariants.py.)
+        tree = copy.deepcopy(body)      # the eliminator edits nodes in place: its own copy
+        bindings = FunctionBindings(fn, tree, parsed, is_cuda, is_check_call)
+        lin = Linearizer(defs=bindings.defs, constants=bindings.constants,
+                         shapes=bindings.shapes, integers=bindings.integers, is_cuda=is_cuda,
+                         choices=bindings.choices, range_vars=bindings.range_vars)
+        invariants = Invariants(tree, bindings, lin, is_check_call, excluded)
+        flag_tested = device or contains_barrier(tree, resolver, parsed)
+        eliminator = _Eliminator(bindings, lin, ctx, sites, resolver, parsed,
+                                 flag_tested=flag_tested, launch=launch and not device,
+                                 invariants=invariants)
+        tree = eliminator.block(tree, invariants.facts)
+        broken = invariants.broken()
+        if not broken:
+            break
+        excluded |= broken
+    body = tree
     loads = _LoopLoads(eliminator.versioner.checked_copies)
     launch_codes = eliminator.launch_verdicts()
     return Elimination([loads.visit(stmt) for stmt in body], eliminator.verdicts, launch_codes)

@@ -27,7 +27,10 @@ import copy
 
 from . import names
 from .bindings import is_grid_call, walrus_targets
+from .choices import choice_form, choice_interval, choice_parts, typed_only
 from .linear import Atoms, Fact, Form, Prover
+from .loop_bounds import exact_limit, range_var_bounds
+from .not_equal import not_equal_facts
 
 WIDE = 2 ** 62               # |intermediate| below this: int64 arithmetic cannot wrap
 COMPARE_EXACT = 2 ** 53      # numba's float64 comparison of uint64 with int64 is exact below this
@@ -42,7 +45,8 @@ _CUDA_BOUNDS = {
     ("blockIdx", "z"): (0, 65534),
     ("gridDim", "x"): (1, 2 ** 31 - 1), ("gridDim", "y"): (1, 65535), ("gridDim", "z"): (1, 65535),
 }
-_NEGATE = {ast.Lt: ast.GtE, ast.LtE: ast.Gt, ast.Gt: ast.LtE, ast.GtE: ast.Lt, ast.NotEq: ast.Eq}
+_NEGATE = {ast.Lt: ast.GtE, ast.LtE: ast.Gt, ast.Gt: ast.LtE, ast.GtE: ast.Lt, ast.NotEq: ast.Eq,
+           ast.Eq: ast.NotEq}
 _FLIP = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.Eq: ast.Eq}
 
 
@@ -57,8 +61,13 @@ class Linearizer:
     are constants, `integers` are names whose values are integers, `is_cuda` recognises the
     numba.cuda module."""
 
-    def __init__(self, *, defs, constants, shapes, integers, is_cuda):
+    def __init__(self, *, defs, constants, shapes, integers, is_cuda, choices=frozenset(),
+                 range_vars=None):
         self.defs = defs
+        self.range_vars = range_vars or {}
+        # Which of `min`, `max` (the builtins) and `x if c else y` get choice atoms
+        # (choices.py); boolean single definitions (`ok = i < n`) give their facts with them.
+        self.choice_kinds = frozenset(choices)
         self.constants = constants
         self.shapes = shapes
         self.integers = integers
@@ -70,8 +79,13 @@ class Linearizer:
 
     # -- atoms --------------------------------------------------------------------------------
     def name_atom(self, name) -> int:
-        return self.atoms.add(("name", name), deps=(name,), integer=name in self.integers,
-                              node=ast.Name(name, ast.Load()))
+        key = ("name", name)
+        if key in self.atoms.info or name not in self.range_vars:
+            return self.atoms.add(key, deps=(name,), integer=name in self.integers,
+                                  node=ast.Name(name, ast.Load()))
+        lower, upper = range_var_bounds(self, name)
+        return self.atoms.add(key, deps=(name,), integer=name in self.integers,
+                              node=ast.Name(name, ast.Load()), lower=lower, upper=upper)
 
     def shape_extent(self, array: str, axis: int):
         """The extent of axis `axis` of the array named `array`, as a Form."""
@@ -190,6 +204,9 @@ class Linearizer:
             return None
         if isinstance(node, ast.BinOp):
             return self._binop(node)
+        parts = choice_parts(self, node)
+        if parts is not None:
+            return choice_form(self, node, parts)
         return None
 
     def _binop(self, node: ast.BinOp) -> Form | None:
@@ -264,6 +281,9 @@ class Linearizer:
                 return None
             lo, hi = self.atoms.minimum(form, local), self.atoms.maximum(form, local)
             return None if lo is None or hi is None else (lo, hi)
+        parts = choice_parts(self, node)
+        if parts is not None:
+            return choice_interval(self, parts, local)
         division = self._constant_division(node)
         if division is not None:
             node = division
@@ -274,7 +294,9 @@ class Linearizer:
                 out = _scale(inner, -1 if isinstance(node.op, ast.USub) else 1)
         elif isinstance(node, ast.BinOp):
             out = self._binop_interval(node, local)
-        if out is None or max(abs(out[0]), abs(out[1])) >= WIDE:
+        if out is None or \
+                max(abs(out[0]), abs(out[1])) >= exact_limit(self, node, local, WIDE,
+                                                              COMPARE_EXACT):
             return None
         return out
 
@@ -301,14 +323,21 @@ class Linearizer:
 
     def exact(self, node, facts, *, index: bool = False) -> bool:
         """Is the value the kernel computes for `node` its form's value? (see module doc)"""
-        if self._leaf(node):
+        if self._leaf(node) or self._exact_choice(node, facts):
             return True
         local = self.local_bounds(facts)
         if self.interval(node, local) is not None:
             return True
-        return index and self._one_unknown(node, local)
+        return index and self._one_unknown(node, local, facts)
 
-    def _one_unknown(self, node, local) -> bool:
+    def _exact_choice(self, node, facts) -> bool:
+        """A choice (`min`, `max`, `x if c else y`) of exact alternatives: its value is one of
+        theirs (a typed-only choice's only where it is an integer: choices.py)."""
+        parts = choice_parts(self, node)
+        return parts is not None and self.form(node) is not None and \
+            all(self.exact(expr, facts) for expr, _, _ in parts[1])
+
+    def _one_unknown(self, node, local, facts=()) -> bool:
         """One leaf of unknown bounds, under + and - only, the other parts exact and together
         below 2**61 in magnitude: with the result proven in [0, 2**53), the unknown is below
         2**61 + 2**53 and no partial sum reaches 2**63."""
@@ -316,7 +345,8 @@ class Linearizer:
         rest = []
 
         def visit(n) -> bool:
-            if self._leaf(n) and self.interval(n, local) is None:
+            if (self._leaf(n) or self._exact_choice(n, list(facts))) and \
+                    self.interval(n, local) is None:
                 unknown.append(n)
                 return len(unknown) == 1
             if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub)):
@@ -349,6 +379,15 @@ class Linearizer:
             return out
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             return self._facts(test.operand, origin, not negate, scope)
+        if isinstance(test, ast.Name) and self.choice_kinds and test.id in self.defs and \
+                test.id not in self._active and \
+                isinstance(self.defs[test.id], (ast.Compare, ast.BoolOp, ast.UnaryOp)):
+            # `ok = i < n` bound once, of names never rebound: `if ok` is `if i < n`.
+            self._active.add(test.id)
+            try:
+                return self._facts(self.defs[test.id], origin, negate, scope)
+            finally:
+                self._active.discard(test.id)
         if not isinstance(test, ast.Compare):
             return []
         if negate and len(test.ops) > 1:
@@ -370,11 +409,19 @@ class Linearizer:
             if op is None:
                 return []
             op = op()
+        if isinstance(op, ast.NotEq):
+            if not self.choice_kinds or typed_only(a, self.atoms.choices) or \
+                    typed_only(b, self.atoms.choices) or \
+                    not self._exact_non_strict(a, b, left, right, scope):
+                return []
+            return not_equal_facts(self, a, b, origin, scope)
         if not isinstance(op, tuple(_FLIP)):
             return []
         if isinstance(op, (ast.Gt, ast.GtE)):            # a > b  ==  b < a
             a, b, left, right = b, a, right, left
             op = _FLIP[type(op)]()
+        if typed_only(a, self.atoms.choices) or typed_only(b, self.atoms.choices):
+            return []           # the choice may be a float here (choices.py)
         integer = self.atoms.integer(a) and self.atoms.integer(b)
         if not isinstance(op, ast.Lt) and not self._exact_non_strict(a, b, left, right, scope):
             return []
@@ -401,7 +448,7 @@ class Linearizer:
     def equal(self, name: str, value, origin: str = "", scope=()) -> list[Fact]:
         """Facts of `name = value` (both directions), when value is linear and exact."""
         v = self.form(value)
-        if v is None or not self.exact(value, list(scope)):
+        if v is None or not self.exact(value, list(scope)) or typed_only(v, self.atoms.choices):
             return []
         n = Form(((self.name_atom(name), 1),))
         return [Fact(n - v, self.deps(n - v), origin), Fact(v - n, self.deps(v - n), origin)]

@@ -30,6 +30,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
+from .choices import cases, has_choice
 from .linear import Fact, Form
 
 _AXES = ("x", "y", "z")
@@ -37,6 +38,7 @@ _AXES = ("x", "y", "z")
 # holds costs all the others: such a predicate is not made, and its check stays.
 _HOPELESS = 2 ** 31          # needs an axis, a scalar or a grid beyond this: not made
 _WORST_CASE = 1024           # a part over other atoms worse than a block's extent: not made
+_MAX_OPTIONS = 4             # options of a choice's case split tried for launch predicates
 
 
 @dataclass(frozen=True)
@@ -156,9 +158,11 @@ class LaunchProver:
         the data: `a.shape[0] >= out.shape[0]`, not `a.shape[0] >= gridsize`), then the
         fewest terms."""
         facts = list(facts) + self.thread_facts([goal] + [f.form for f in facts])
+        facts += _scaled(goal, facts)
         useful = list({(f.form, f.strict): f for f in facts}.values())
         local = self.lin.prover.local_bounds(useful)
         best, best_rank = None, None
+        weakest: dict = {}            # terms -> (predicate, pure) with the largest constant
         combos = itertools.chain([()], ((f,) for f in useful),
                                  itertools.combinations(useful, 2))
         for combo in combos:
@@ -168,12 +172,42 @@ class LaunchProver:
             found = self._split(rest, local)
             if found is None:
                 continue
-            predicate, pure = found
+            seen = weakest.get(found[0].terms)
+            if seen is None or found[0].const > seen[0].const:     # the same bound, weaker
+                weakest[found[0].terms] = found
+        for predicate, pure in weakest.values():
             rank = (not pure, sum(f.kind in ("block", "grid", "gridsize")
                                   for _, f in predicate.terms),
                     len(predicate.terms), abs(predicate.const))
             if best is None or rank < best_rank:
                 best, best_rank = predicate, rank
+        return best
+
+    def predicates(self, goal: Form, facts: list):
+        """Launch predicates that together imply goal >= 0 where `facts` hold, or None: one
+        (`predicate`), or with a choice in the goal (`min(max(i, 0), n - 1)`: choices.py) one per
+        case the static prover does not show, for every case of one option of the split (the
+        option that needs the fewest)."""
+        found = self.predicate(goal, facts)
+        if found is not None:
+            return [found]
+        if not has_choice(goal, self.atoms.choices):
+            return None
+        best = None
+        for option in (cases(goal, self.atoms.choices) or [])[:_MAX_OPTIONS]:
+            out = []
+            for sub, extra in option:
+                known = list(facts) + [f for f in extra if f not in facts]
+                if self.lin.prove(sub, known) is not None:
+                    continue
+                found = self.predicate(sub, known)
+                if found is None:
+                    break
+                if found not in out:
+                    out.append(found)
+            else:
+                if best is None or len(out) < len(best):     # the option needing fewest
+                    best = out
         return best
 
     def _split(self, rest: Form, local):
@@ -205,6 +239,21 @@ class LaunchProver:
         terms = tuple(sorted(((c, f) for f, c in launch.items()),
                              key=lambda t: (t[1].kind, t[1].param or 0, t[1].axis)))
         return LaunchPredicate(terms, rest.const + low), not other
+
+
+def _scaled(goal: Form, facts: list, most: int = 8) -> list:
+    """Facts multiplied by the integer that cancels one of the goal's terms with them: for
+    `j[16 * by, ...]`, 16 * (gridDim.y - 1 - by) >= 0 (a fact times a positive integer
+    still holds)."""
+    out = []
+    for atom, c in goal.terms:
+        for f in facts:
+            k = f.form.coeff(atom)
+            if k and (c > 0) == (k > 0) and c % k == 0 and c // k > 1:
+                out.append(Fact(f.form.scale(c // k), f.deps, f.origin, f.strict))
+                if len(out) >= most:
+                    return out
+    return out
 
 
 def worth_a_variant(launch_codes: dict) -> dict:

@@ -20,6 +20,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
+from .choices import cases, definitional_facts, has_choice
+
 _MAX_FACTS_PER_PROOF = 2
 
 
@@ -92,6 +94,7 @@ class Atoms:
     """The atoms of one function: per atom its bounds, variables and kind."""
 
     info: dict = field(default_factory=dict)
+    choices: dict = field(default_factory=dict)     # atom -> choices.Choice (min, max, if)
 
     def add(self, atom, deps=(), lower=None, upper=None, integer=False, node=None):
         entry = self.info.get(atom)
@@ -196,6 +199,48 @@ class Prover:
         return hit[1]
 
     def prove(self, goal: Form, facts: list[Fact]):
+        """A list of facts whose sum shows goal >= 0 (possibly empty), or None; with choice
+        atoms (`min`, `max`, `x if c else y`: choices.py) by cases over their alternatives."""
+        choices = self.atoms.choices
+        if not choices:
+            return self._prove(goal, facts)
+        facts = list(facts)
+        forms = [goal] + [f.form for f in facts]
+        if any(has_choice(f, choices) for f in forms):
+            facts += [f for f in definitional_facts(forms, choices, self._fact) if f not in facts]
+        proof = self._prove(goal, facts)
+        if proof is not None:
+            return proof
+        if has_choice(goal, choices):
+            return self._by_cases(goal, facts)
+        # A fact ties the goal to a choice (`j = max(i, 0)` assigned, not a single definition):
+        # the goal less that fact, by cases.
+        for f in facts:
+            if has_choice(f.form, choices) and set(goal.atoms) & set(f.form.atoms):
+                rest = Prover._rest(goal, (f,))
+                if has_choice(rest, choices):
+                    proof = self._by_cases(rest, facts)
+                    if proof is not None:
+                        return [f] + [g for g in proof if g is not f]
+        return None
+
+    def _fact(self, form: Form, origin: str) -> Fact:
+        return Fact(form, self.atoms.deps_of(form), origin)
+
+    def _by_cases(self, goal: Form, facts: list):
+        """Every subgoal of one option of the goal's case split (choices.cases), or None."""
+        for option in cases(goal, self.atoms.choices) or []:
+            used = []
+            for sub, extra in option:
+                proof = self._prove(sub, facts + [f for f in extra if f not in facts])
+                if proof is None:
+                    break
+                used += [f for f in proof if f not in used]
+            else:
+                return used
+        return None
+
+    def _prove(self, goal: Form, facts: list[Fact]):
         """A list of facts whose sum shows goal >= 0 (possibly empty), or None.
 
         With a strict fact in the sum (sum > 0), goal + 1 - sum >= 0 is enough: the goal is an
