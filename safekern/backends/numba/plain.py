@@ -312,7 +312,7 @@ class PlainLaunches:
         plain = self._plain
         if plain is not None:            # launches that ran numba's own kernel
             for argtypes in plain._launched_types():
-                self._ensure(dispatcher, self._full(argtypes))
+                self._ensure_launched(dispatcher, self._full(argtypes))
         return dispatcher
 
     def _by_signature(self, method: str, signature=None, **kw):
