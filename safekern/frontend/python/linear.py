@@ -184,6 +184,29 @@ def local_bounds(atoms: Atoms, facts) -> dict:
     return bounds
 
 
+_MAX_SCALE = 1 << 20
+
+
+def scale_for(rest: Form, fact: "Fact") -> int:
+    """The positive integer k for which `rest - k * fact` cancels an atom of the fact in `rest`
+    (`16 * by` in an index against `by <= gridDim.x - 1` needs the fact 16 times); 1 if none.
+    A fact >= 0 (> 0) times k > 0 is >= 0 (> 0: an integer, so >= 1 <= k): as sound as once."""
+    for atom, c in fact.form.terms:
+        g = rest.coeff(atom)
+        if g and c and g % c == 0 and 0 < g // c <= _MAX_SCALE:
+            return g // c
+    return 1
+
+
+def combination_rest(goal: Form, combo) -> Form:
+    """goal (+1 if a fact is strict) minus each fact of `combo`, each scaled to cancel one of
+    its atoms in what is left (scale_for). `goal >= 0` follows when the result is >= 0."""
+    rest = goal.plus(1) if any(f.strict for f in combo) else goal
+    for f in combo:
+        rest = rest - f.form.scale(scale_for(rest, f))
+    return rest
+
+
 class Prover:
     """Proofs of `goal >= 0` for integer-valued goals (an index and an extent are integers)."""
 
@@ -274,10 +297,7 @@ class Prover:
 
     @staticmethod
     def _rest(goal: Form, combo) -> Form:
-        rest = goal.plus(1) if any(f.strict for f in combo) else goal
-        for f in combo:
-            rest = rest - f.form
-        return rest
+        return combination_rest(goal, combo)
 
     @staticmethod
     def _sources(rest: Form, combo: list, useful: list) -> list:
@@ -297,4 +317,4 @@ class Prover:
         return low + [f for f in high if f not in low]
 
 
-__all__ = ["Form", "Fact", "Atoms", "Prover", "local_bounds"]
+__all__ = ["Form", "Fact", "Atoms", "Prover", "local_bounds", "scale_for", "combination_rest"]
