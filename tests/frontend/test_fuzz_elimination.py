@@ -111,12 +111,16 @@ def test_random_opencl_kernels_behave_the_same_with_elimination(clenv):
 def test_opencl_launches_the_fuzzer_found_behave_the_same(clenv, path):
     from tests.support import fuzz_launch_opencl as fl
 
+    if clenv.kind != "pocl":
+        pytest.skip("a GPU runs a group's work-items at once: which fails first is its choice")
     assert not fl.differences(clenv, fl.LaunchKernel.from_file(path), one_group=True)
 
 
 def test_random_opencl_launches_behave_the_same_with_launch_predicates(clenv):
     from tests.support import fuzz_launch_opencl as fl
 
+    if clenv.kind != "pocl":
+        pytest.skip("a GPU runs a group's work-items at once: which fails first is its choice")
     differing = {}
     for seed in range(100, 100 + LAUNCH_KERNELS):
         diffs = fl.differences(clenv, fl.generate(seed), one_group=True)

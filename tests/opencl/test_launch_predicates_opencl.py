@@ -72,8 +72,9 @@ def test_breaking_launch_keeps_the_checks_and_reports(clenv):
     prg.add(clenv.queue, (64,), (16,), a, b, small, np.int32(64))
     with pytest.raises(safekern.BoundsError) as info:
         safekern.sync()
-    e = info.value
-    assert (e.kernel, e.lineno, e.array, e.index, e.size) == ("add", 4, "out", 40, 40)
+    e = info.value          # (work-items 40..63 fail: which records first is the device's)
+    assert (e.kernel, e.lineno, e.array, e.size) == ("add", 4, "out", 40)
+    assert 40 <= e.index < 64
     assert ran(prg.add) == [2]          # a[i] and b[i] held: a partial variant
 
 
@@ -83,7 +84,7 @@ def test_a_scalar_that_breaks_the_predicate(clenv):
     prg.add(clenv.queue, (64,), (16,), a, b, out, np.int32(64))     # n past every buffer
     with pytest.raises(safekern.BoundsError) as info:
         safekern.sync()
-    assert (info.value.index, info.value.size) == (32, 32)
+    assert info.value.size == 32 and 32 <= info.value.index < 64
     assert ran(prg.add) == []           # nothing held: the checked kernel ran
 
 
@@ -98,7 +99,8 @@ def test_the_local_size_decides_a_local_array(clenv):
     prg.tile(clenv.queue, (64,), (32,), out, np.int32(64))
     with pytest.raises(safekern.BoundsError) as info:
         safekern.sync()
-    assert (info.value.array, info.value.lineno, info.value.index) == ("t", 4, 16)
+    assert (info.value.array, info.value.lineno) == ("t", 4)
+    assert 16 <= info.value.index < 32
     # the driver picks the local size: no predicate over it holds (the checked kernel runs,
     # no variant is made)
     prg.tile(clenv.queue, (16,), None, out, np.int32(16))
@@ -186,6 +188,8 @@ def test_fuzzed_launches_behave_the_same(clenv):
     per launch (PoCL's threads may run several in any order)."""
     from tests.support import fuzz_launch_opencl
 
+    if clenv.kind != "pocl":
+        pytest.skip("a GPU runs a group's work-items at once: which fails first is its choice")
     differing = {}
     for seed in range(8):
         diffs = fuzz_launch_opencl.differences(clenv, fuzz_launch_opencl.generate(seed),
