@@ -13,7 +13,7 @@ from safekern.backends.cupy import api as backend  # noqa: E402
 from safekern.backends.cupy import nvrtc  # noqa: E402
 from safekern.frontend.c import cuda  # noqa: E402
 from tests.cupy import cuda_c_kernels as K  # noqa: E402
-from tests.cupy.test_cuda_c_launch import FakeCupy, fake_cupy  # noqa: E402,F401
+from tests.cupy.test_cuda_c_launch import fake_cupy  # noqa: E402,F401  (the fixture)
 
 try:
     nvrtc.version()
