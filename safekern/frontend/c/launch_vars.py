@@ -8,10 +8,40 @@ write, and why each step is sound, is in launch.py's module doc.
 """
 from __future__ import annotations
 
+import ctypes
+
 from .launch_expr import LaunchFact
-from .parse import binary_op, children, unary_op, walk
+from .parse import _cindex, binary_op, children, unary_op, walk
 from .parse import strip
 from .ranges import integer_limits
+
+# CXBinaryOperatorKind and CXUnaryOperatorKind (clang-c/Index.h, libclang 17 and later)
+_BINARY = {3: "*", 4: "/", 5: "%", 6: "+", 7: "-", 8: "<<", 9: ">>", 11: "<", 12: ">", 13: "<=",
+           14: ">=", 15: "==", 16: "!=", 17: "&", 18: "^", 19: "|", 20: "&&", 21: "||", 22: "=",
+           23: "*=", 24: "/=", 25: "%=", 26: "+=", 27: "-=", 28: "<<=", 29: ">>=", 30: "&=",
+           31: "^=", 32: "|=", 33: ","}
+_UNARY = {1: "post++", 2: "post--", 3: "++", 4: "--", 5: "&", 6: "*", 7: "+", 8: "-", 9: "~",
+          10: "!"}
+_OPS = None
+
+
+def _operator_kinds() -> tuple:
+    """(binary kind of a cursor, unary kind of a cursor), or () where libclang lacks them."""
+    global _OPS
+    if _OPS is None:
+        try:
+            ci = _cindex()
+            lib = ci.conf.lib
+            binary, unary = (lib.clang_getCursorBinaryOperatorKind,
+                             lib.clang_getCursorUnaryOperatorKind)
+            for fn in (binary, unary):
+                fn.argtypes = [ci.Cursor]
+                fn.restype = ctypes.c_int
+            _OPS = (binary, unary)
+        except AttributeError:
+            _OPS = ()
+    return _OPS
+
 
 _NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
@@ -106,10 +136,14 @@ class VariableValues:
                 return _UNKNOWN
         return _UNKNOWN
 
-    # An operator is read from the token after the left operand. Inside a macro's expansion
-    # that may be the invocation's (`#define TWICE (i * 2)`: `TWICE + 1` reads `+` for the
-    # `*`): the token counts only where it lies in the user's text between the operands.
+    # An operator is libclang's (clang_getCursor{Binary,Unary}OperatorKind: right inside
+    # macro expansions too). A libclang without them: the token after the left operand, which
+    # inside a macro's expansion may be the invocation's (`#define TWICE (i * 2)`: `TWICE + 1`
+    # reads `+` for the `*`) -- it counts only in the user's text between the operands.
     def _bop(self, node) -> str:
+        ops = _operator_kinds()
+        if ops:
+            return _BINARY.get(ops[0](node), "")
         ch = children(node)
         if len(ch) != 2:
             return ""
@@ -120,6 +154,9 @@ class VariableValues:
         return binary_op(self.ps, node)
 
     def _uop(self, node) -> str:
+        ops = _operator_kinds()
+        if ops:
+            return _UNARY.get(ops[1](node), "")
         return unary_op(self.ps, node)
 
     def _definition_value(self, init, use) -> Iv:
