@@ -699,12 +699,20 @@ class _Generator:
         self.emit(0, f"def {kernel}({', '.join(params)}):")
         scope = _Scope()
         if len(self.griddim) == 1:
-            self.emit(1, "i = cuda.grid(1)")
+            # cuda.grid(1), or its explicit form (index_forms: the same grid position)
+            self.emit(1, "i = " + r.choice([
+                "cuda.grid(1)", "cuda.grid(1)",
+                "cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x",
+                "cuda.threadIdx.x + cuda.blockDim.x * cuda.blockIdx.x"]))
             self.emit(1, "t0 = i")
             scope.ints = ["i", "cuda.threadIdx.x"]
             linear, stride = "cuda.threadIdx.x", "cuda.blockDim.x"
         else:
-            self.emit(1, "x, y = cuda.grid(2)")
+            if self.chance(0.3):
+                self.emit(1, "x = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x")
+                self.emit(1, "y = cuda.threadIdx.y + cuda.blockIdx.y * cuda.blockDim.y")
+            else:
+                self.emit(1, "x, y = cuda.grid(2)")
             self.emit(1, f"t0 = y * {self.griddim[0] * self.blockdim[0]} + x")
             scope.ints = ["x", "y"]
             linear = "cuda.threadIdx.y * cuda.blockDim.x + cuda.threadIdx.x"

@@ -27,6 +27,7 @@ import copy
 
 from . import names
 from .bindings import is_grid_call, walrus_targets
+from .idioms import grid_idiom
 from .choices import choice_form, choice_interval, choice_parts, typed_only
 from .linear import Atoms, Fact, Form, Prover
 from .loop_bounds import exact_limit, range_var_bounds
@@ -54,15 +55,6 @@ def _scale(interval, k):
     lo, hi = interval[0] * k, interval[1] * k
     return (lo, hi) if k >= 0 else (hi, lo)
 
-
-
-def _single_cuda(form: Form):
-    """(name, axis) when `form` is exactly one `cuda.<name>.<axis>` atom, else None."""
-    if form.const == 0 and len(form.terms) == 1 and form.terms[0][1] == 1:
-        atom = form.terms[0][0]
-        if len(atom) == 3 and atom[0] == "cuda" and atom[1] in ("blockIdx", "blockDim"):
-            return atom[1], atom[2]
-    return None
 
 class Linearizer:
     """Index expressions -> Forms, given what the function's names are (bindings.py):
@@ -223,7 +215,7 @@ class Linearizer:
         if left is None or right is None:
             return None
         if isinstance(node.op, ast.Add):
-            return self._grid_idiom(left + right)
+            return grid_idiom(self.atoms, left + right)
         if isinstance(node.op, ast.Sub):
             return left - right
         if isinstance(node.op, ast.Mult):
@@ -247,27 +239,6 @@ class Linearizer:
                                     lower=None if low is None else low // right.const,
                                     upper=None if high is None else high // right.const)
         return None
-
-    def _grid_idiom(self, form: Form) -> Form:
-        """`blockIdx.k * blockDim.k + threadIdx.k` (any order, through names) is the thread's
-        grid position on axis k -- cuda.grid's atom, which the launch bounds by gridsize -- not
-        an opaque product plus an index."""
-        for atom, c in form.terms:
-            if atom[0] != "term" or atom[1] != "Mult":
-                continue
-            factors = {_single_cuda(atom[2]), _single_cuda(atom[3])}
-            for axis_no, axis in enumerate(("x", "y", "z")):
-                if factors != {("blockIdx", axis), ("blockDim", axis)}:
-                    continue
-                thread = ("cuda", "threadIdx", axis)
-                if form.coeff(thread) != c:
-                    continue
-                key = ("cuda", "grid", 1) if axis_no == 0 else ("cuda", "grid", axis_no + 1,
-                                                                  axis_no)
-                grid = self.atoms.add(key, lower=0, upper=GRID_MAX, integer=True)
-                rest = form.without(atom).without(thread)
-                return rest + Form(((grid, c),))
-        return form
 
     def _opaque(self, node, left: Form, right: Form, *, nonneg: bool, upper=None,
                 lower=None) -> Form:

@@ -1,0 +1,42 @@
+"""Index idioms the linear forms read as what they mean.
+
+`blockIdx.k * blockDim.k + threadIdx.k` (in any order, through names) is the thread's grid
+position on axis k, which `cuda.grid` gives: its atom, bounded by the launch's `gridsize`
+(launch.py's thread facts), not an opaque product of two launch values plus an index.
+"""
+from __future__ import annotations
+
+from .linear import Form
+
+GRID_MAX = 2 ** 41           # gridDim.x * blockDim.x <= (2**31 - 1) * 1024 (index_forms.py)
+
+
+def _single_cuda(form: Form):
+    """(name, axis) when `form` is exactly one `cuda.<name>.<axis>` atom, else None."""
+    if form.const == 0 and len(form.terms) == 1 and form.terms[0][1] == 1:
+        atom = form.terms[0][0]
+        if len(atom) == 3 and atom[0] == "cuda" and atom[1] in ("blockIdx", "blockDim"):
+            return atom[1], atom[2]
+    return None
+
+
+def grid_idiom(atoms, form: Form) -> Form:
+    """`form` with an opaque `blockIdx.k * blockDim.k` term and `threadIdx.k` of the same
+    coefficient replaced by cuda.grid's atom for axis k (registered in `atoms`)."""
+    for atom, c in form.terms:
+        if atom[0] != "term" or atom[1] != "Mult":
+            continue
+        factors = {_single_cuda(atom[2]), _single_cuda(atom[3])}
+        for axis_no, axis in enumerate(("x", "y", "z")):
+            if factors != {("blockIdx", axis), ("blockDim", axis)}:
+                continue
+            thread = ("cuda", "threadIdx", axis)
+            if form.coeff(thread) != c:
+                continue
+            key = ("cuda", "grid", 1) if axis_no == 0 else ("cuda", "grid", axis_no + 1, axis_no)
+            grid = atoms.add(key, lower=0, upper=GRID_MAX, integer=True)
+            return form.without(atom).without(thread) + Form(((grid, c),))
+    return form
+
+
+__all__ = ["grid_idiom"]
