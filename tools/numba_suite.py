@@ -52,6 +52,8 @@ OPEN: dict = {}
 FLAKY = {
     T + "cudapy.test_print.TestPrint.test_cuhello":
         "simulator: print() of threads interleaves within a line (a child process, plain numba)",
+    T + "cudapy.test_print.TestPrint.test_dim3":
+        "simulator: print() of threads interleaves within a line (a child process, plain numba)",
 }
 
 #: The CI selection on the simulator (tests/compat/test_numba_suite_compat.py): every module with a
