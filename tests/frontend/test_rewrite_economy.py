@@ -72,3 +72,20 @@ def test_an_augmented_assignment_with_a_call_in_its_index_evaluates_it_once(tmp_
             w[f(1)] += 1.0
     """)
     assert rw.source.count("f(1)") == 1
+
+
+def test_a_variant_leaves_out_proven_loads_in_loops(tmp_path):
+    """Loads in loops become `_sk_loadv` at the end of the elimination; the launch variant
+    leaves out those its predicates prove as it does other loads."""
+    rw = rewrite(tmp_path, """
+        def k(out):
+            tile = cuda.shared.array((TILE, TILE), float32)
+            tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+            s = 0.0
+            for i in range(4):
+                s += tile[ty, tx] * i          # a barrier in the loop: not versioned
+                cuda.syncthreads()
+            out[0] = s
+    """, launch_predicates=True)
+    assert "_sk_loadv(tile" in rw.source
+    assert "_sk_loadv" not in rw.launch_variant.source and "tile[ty, tx]" in rw.launch_variant.source

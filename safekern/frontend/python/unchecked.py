@@ -18,9 +18,11 @@ from .exits import may_fail
 
 
 def is_check_call(node) -> bool:
-    """A bounds check: `_sk_load`, `_sk_store`, `_sk_atomic_<op>` (not assert/division)."""
+    """A bounds check: `_sk_load`, `_sk_loadv` (a load in a loop, after the elimination),
+    `_sk_store`, `_sk_atomic_<op>` (not assert/division)."""
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
-        node.func.id in (names.LOAD, names.STORE) or node.func.id.startswith(names.ATOMIC))
+        node.func.id in (names.LOAD, names.LOADV, names.STORE) or
+        node.func.id.startswith(names.ATOMIC))
 
 
 def _flag_clear() -> ast.expr:
@@ -47,7 +49,7 @@ def plain_store(call: ast.Call, like, *, flag_tested: bool) -> ast.stmt:
 def plain(call: ast.Call) -> ast.expr:
     """A load or atomic check call without its check: the subscript, or numba's atomic."""
     fn = call.func.id
-    if fn == names.LOAD:
+    if fn in (names.LOAD, names.LOADV):
         return ast.copy_location(ast.Subscript(call.args[0], call.args[1], ast.Load()), call)
     op = fn[len(names.ATOMIC):]
     atomic = ast.Attribute(ast.Attribute(ast.Name(names.CUDA, ast.Load()), "atomic", ast.Load()),
