@@ -150,6 +150,8 @@ def _status(rec: dict) -> str:
                 return "checked"
             if value.startswith("hoist"):
                 return "hoisted"
+            if value == "proven at launch":
+                return "launch"         # no check in launches whose predicate holds
     if rec.get("eliminated") is True:
         return "eliminated"
     if rec.get("hoisted") is True:
@@ -178,7 +180,7 @@ def check_summary(kernel) -> dict | None:
     reasons.pop("", None)
     return {"sites": len(records), "checked": statuses.get("checked", 0),
             "eliminated": statuses.get("eliminated", 0), "hoisted": statuses.get("hoisted", 0),
-            "unchecked": statuses.get("unchecked", 0), "unknown": statuses.get("unknown", 0),
+            "launch": statuses.get("launch", 0), "unchecked": statuses.get("unchecked", 0), "unknown": statuses.get("unknown", 0),
             "reasons": dict(reasons), "records": records}
 
 

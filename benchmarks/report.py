@@ -282,8 +282,9 @@ def _checks_cell(r) -> str:
     if not checks:
         return "-"
     kept = sum(c.get("checked", 0) + c.get("hoisted", 0) for c in checks.values())
+    launch = sum(c.get("launch", 0) for c in checks.values())
     gone = sum(c.get("eliminated", 0) for c in checks.values())
-    return f"{kept} / {gone}"
+    return f"{kept} / {launch} / {gone}"
 
 
 def markdown(run: dict, png_name: str | None = None) -> str:
@@ -316,7 +317,8 @@ def markdown(run: dict, png_name: str | None = None) -> str:
     lines += ["", "## Per kernel", "",
               "Median milliseconds per step (a step is the launches listed in `kernels`; "
               f"{run['settings']['reps']} timed repetitions after {run['settings']['warmup']} "
-              "warm-up, modes interleaved). Checks: sites kept / eliminated by the checked build.",
+              "warm-up, modes interleaved). Checks: sites kept / proven at launch / eliminated by "
+              "the checked build.",
               "Unchecked is plain numba (SAFEKERN_CHECKS=0), `cupy.RawKernel` and "
               "`pyopencl.Program`; checked is `safekern.jit`, `safekern.cupy.RawKernel` and "
               "`safekern.opencl.Program`."]
@@ -326,7 +328,7 @@ def markdown(run: dict, png_name: str | None = None) -> str:
             continue
         lines += ["", f"### {languages.LABELS[lang]}", "",
                   "| kernel | size | steps/rep | unchecked ms | checked ms | ratio | sync ms | "
-                  "ratio | memcheck ratio | checks kept / elim. | GB/s unchecked |",
+                  "ratio | memcheck ratio | checks kept / launch / elim. | GB/s unchecked |",
                   "|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in rows:
             ratios, modes_ = r.get("ratios", {}), r["modes"]
