@@ -280,16 +280,13 @@ class Build:
         return keys.function_fields(self, depth)
 
 
-class LaunchVariantBuild(Build):
-    """The build of a kernel's launch variant: the kernel's rewrite without the checks its
-    launch predicates prove (frontend/python/launch.py), taken from the kernel's own Build so
-    the two always agree (a rewrite made afresh, or the stored one's stored variant). With a
-    `subset` of the predicates, without only the checks those prove: a rewrite of its own."""
+class DerivedBuild(Build):
+    """The build of another form of a kernel (a launch variant, numba's own kernel of the
+    function: plain.py): the kernel's own Build's function, options and signatures, a lock and
+    a numba dispatcher of its own."""
 
-    def __init__(self, main: Build, subset=None):
+    def __init__(self, main: Build):
         self.main = main
-        self.subset = subset
-        self._partial = None
         self.parsed = main.parsed
         self.name = self.__qualname__ = main.name
         self.py_func = main.py_func
@@ -306,6 +303,18 @@ class LaunchVariantBuild(Build):
     @property
     def rewritten(self):
         return self.final_rewrite()
+
+
+class LaunchVariantBuild(DerivedBuild):
+    """The build of a kernel's launch variant: the kernel's rewrite without the checks its
+    launch predicates prove (frontend/python/launch.py), taken from the kernel's own Build so
+    the two always agree (a rewrite made afresh, or the stored one's stored variant). With a
+    `subset` of the predicates, without only the checks those prove: a rewrite of its own."""
+
+    def __init__(self, main: Build, subset=None):
+        super().__init__(main)
+        self.subset = subset
+        self._partial = None
 
     def rewrite(self, launch_subset=None):
         return self.main.rewrite(self.subset).launch_variant
@@ -328,5 +337,5 @@ class LaunchVariantBuild(Build):
         return self.main.compilable_rewrite().launch_variant
 
 
-__all__ = ["Build", "LaunchVariantBuild", "compile_rewritten", "helpers_namespace", "supported_options",
+__all__ = ["Build", "DerivedBuild", "LaunchVariantBuild", "compile_rewritten", "helpers_namespace", "supported_options",
            "assume_device", "with_hidden"]

@@ -124,6 +124,21 @@ def _sk_flag_array(typingctx):
 # lowers the subscript with numba's own getitem/setitem.
 
 
+def _if_ok(context, builder, ok, emit, result):
+    """`emit()`'s value where `ok` holds (the likely side), the null `result` elsewhere."""
+    with builder.if_else(ok, likely=True) as (then, otherwise):
+        with then:
+            good = emit()
+            good_block = builder.basic_block
+        with otherwise:
+            bad = context.get_constant_null(result)
+            bad_block = builder.basic_block
+    phi = builder.phi(good.type)
+    phi.add_incoming(good, good_block)
+    phi.add_incoming(bad, bad_block)
+    return phi
+
+
 def _resolve(typingctx, op, argtys):
     fnty = typingctx.resolve_value_type(op)
     try:
@@ -188,17 +203,7 @@ def _load_typer(typingctx, arr, idx, code, fb, flag, select: bool):
         # Loads do not test the flag: an in-bounds read is harmless after a failure (its
         # value is never stored: stores and atomics test the flag), and the test would cost
         # a branch per load.
-        with builder.if_else(ok, likely=True) as (then, otherwise):
-            with then:
-                good = getitem(builder, (a, gi))
-                good_block = builder.basic_block
-            with otherwise:
-                bad = context.get_constant_null(result)
-                bad_block = builder.basic_block
-        phi = builder.phi(good.type)
-        phi.add_incoming(good, good_block)
-        phi.add_incoming(bad, bad_block)
-        return phi
+        return _if_ok(context, builder, ok, lambda: getitem(builder, (a, gi)), result)
 
     return result(arr, idx, code, fb, flag), codegen
 
@@ -356,17 +361,7 @@ def _atomic_typer(op):
             call_args = [a, context.cast(builder, i, idx, asig.args[1])] + [
                 context.cast(builder, v, t, at)
                 for v, t, at in zip(vals, sig.args[2:-3], asig.args[2:])]
-            with builder.if_else(ok, likely=True) as (then, otherwise):
-                with then:
-                    good = impl(builder, call_args)
-                    good_block = builder.basic_block
-                with otherwise:
-                    bad = context.get_constant_null(result)
-                    bad_block = builder.basic_block
-            phi = builder.phi(good.type)
-            phi.add_incoming(good, good_block)
-            phi.add_incoming(bad, bad_block)
-            return phi
+            return _if_ok(context, builder, ok, lambda: impl(builder, call_args), result)
 
         return result(arr, idx, *values, code, fb, flag), codegen
 

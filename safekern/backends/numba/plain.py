@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import ast
 import logging
-import threading
 import types as pytypes
 
 from numba import cuda
@@ -28,7 +27,7 @@ from numba import cuda
 from ... import config
 from ...frontend.python import names
 from ...frontend.python.pipeline import RewrittenFunction
-from .build import Build, supported_options
+from .build import DerivedBuild, supported_options
 from .device import current_source, fast_source
 from .options import quiet_config_warnings
 from .resolver import device_function_of
@@ -170,30 +169,11 @@ def plain_function(py_func, deferred: bool = False):
     return fn
 
 
-class PlainBuild(Build):
+class PlainBuild(DerivedBuild):
     """The build of a kernel's plain form (module doc): numba's jit of the user's function with
     the kernel's options and signatures, no hidden parameter."""
 
     hidden = False
-
-    def __init__(self, main: Build):
-        self.main = main
-        self.parsed = main.parsed
-        self.name = self.__qualname__ = main.name
-        self.py_func = main.py_func
-        self.device = False
-        self.options = main.options
-        self.sigs = main.sigs
-        self.specialized = main.specialized
-        self.lock = threading.RLock()
-        self.numba = None
-        self.make = None
-        self._scope = main._scope
-        self._final = None
-
-    @property
-    def rewritten(self):
-        return self.final_rewrite()
 
     def rewrite(self, launch_subset=None):
         return self.final_rewrite()
