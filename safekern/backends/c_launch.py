@@ -14,11 +14,11 @@ predicate that needs it -- holds nothing, so the checks stay.
 from __future__ import annotations
 
 import logging
-import threading
 
 import numpy as np
 
-PARTIAL_VARIANTS = 3
+from .variants import PARTIAL_VARIANTS, VariantTable
+
 _INT64 = (-2 ** 63, 2 ** 63 - 1)
 
 log = logging.getLogger("safekern.launch")
@@ -139,12 +139,13 @@ class CLaunchVariants:
     def __init__(self, predicates, make, *, python_int: bool):
         self.predicates = predicates
         self.mask, self.codes = compile_mask(predicates, python_int=python_int)
-        self.full = (1 << len(self.codes)) - 1
-        self._make = make
-        self._by_mask: dict = {0: None}
-        self._made: dict = {}              # frozenset of codes -> kernel (None: failed)
+        # A variant's key: the failure codes it leaves out (a variant that fails to build
+        # leaves the checked kernel to run).
+        self._table = VariantTable(self.codes, make,
+                                   full_key=frozenset().union(*self.codes),
+                                   on_error=_variant_failed)
+        self.full = self._table.full
         self._geometry: dict = {}          # launch sizes as given -> (g, l)
-        self._lock = threading.Lock()
 
     def for_launch(self, args, nb, geometry, *launch):
         """The variant this launch may run, or None (the checked kernel). `geometry(*launch)`
@@ -161,37 +162,16 @@ class CLaunchVariants:
             m = self.mask(args, nb, g, l)
         except Exception:       # noqa: BLE001 -- an odd launch: the checked kernel
             return None
-        try:
-            return self._by_mask[m]
-        except KeyError:
-            return self._choose(m)
-
-    def _choose(self, m):
-        with self._lock:
-            if m in self._by_mask:
-                return self._by_mask[m]
-            codes = frozenset().union(*(c for i, c in enumerate(self.codes) if m >> i & 1))
-            if m != self.full and codes not in self._made:
-                partial = sum(1 for k in self._made if k != self._full_codes())
-                if partial >= PARTIAL_VARIANTS:
-                    self._by_mask[m] = None
-                    return None
-            if codes not in self._made:
-                try:
-                    self._made[codes] = self._make(codes)
-                except Exception as err:     # noqa: BLE001 -- keep the checked kernel
-                    log.warning("safekern: a launch variant failed to build (%s); the "
-                                "checked kernel runs", err)
-                    self._made[codes] = None
-            kernel = self._by_mask[m] = self._made[codes]
-            return kernel
-
-    def _full_codes(self):
-        return frozenset().union(*self.codes) if self.codes else frozenset()
+        return self._table.lookup(m)
 
     def kernels(self) -> list:
         """The variants made so far."""
-        return [k for k in self._made.values() if k is not None]
+        return self._table.kernels()
+
+
+def _variant_failed(err):
+    log.warning("safekern: a launch variant failed to build (%s); the checked kernel runs", err)
+    return None
 
 
 __all__ = ["CLaunchVariants", "compile_mask", "cuda_geometry", "opencl_geometry",

@@ -47,14 +47,6 @@ def sine(out):
         out[i] = math.sin(i)          # proven statically: no check at all
 
 
-@safekern.jit
-def asserted(out):
-    i = cuda.grid(1)
-    if i < out.shape[0]:
-        assert i >= 0
-        out[i] = 1.0
-
-
 @safekern.jit("void(float64[::1])")
 def eager_fill(out):
     i = cuda.grid(1)

@@ -14,6 +14,7 @@ from safekern import config
 from safekern.backends.numba.device import current_source
 from tests.numba import plain_kernels as K
 from tests.support.checks import assert_bounds_error
+from tests.support.settings import safekern_setting
 
 pytestmark = [pytest.mark.cudasim, pytest.mark.timeout(120)]
 
@@ -74,9 +75,7 @@ def test_a_callee_with_a_check_is_never_plain():
 def test_asserts_compiled_away_are_not_numbas(monkeypatch):
     """SAFEKERN_KERNEL_ASSERTS=0 drops `assert` from the rewrite: numba's own kernel of the
     function would keep it, so such a kernel always runs safekern's rewrite."""
-    monkeypatch.setenv("SAFEKERN_KERNEL_ASSERTS", "0")
-    config.reload()
-    try:
+    with safekern_setting(monkeypatch, "SAFEKERN_KERNEL_ASSERTS", "0"):
         @safekern.jit
         def asserted(out):
             i = cuda.grid(1)
@@ -88,15 +87,10 @@ def test_asserts_compiled_away_are_not_numbas(monkeypatch):
         asserted[1, 8](out)
         np.testing.assert_array_equal(out.copy_to_host(), np.ones(8))
         assert not ran_plain(asserted)
-    finally:
-        monkeypatch.delenv("SAFEKERN_KERNEL_ASSERTS")
-        config.reload()
 
 
 def test_the_switch_turns_plain_launches_off(monkeypatch):
-    monkeypatch.setenv("SAFEKERN_PLAIN_LAUNCHES", "0")
-    config.reload()
-    try:
+    with safekern_setting(monkeypatch, "SAFEKERN_PLAIN_LAUNCHES", "0"):
         @safekern.jit
         def fill(out):
             i = cuda.grid(1)
@@ -107,9 +101,6 @@ def test_the_switch_turns_plain_launches_off(monkeypatch):
         fill[1, 8](out)
         np.testing.assert_array_equal(out.copy_to_host(), np.full(8, 3.0))
         assert not ran_plain(fill)
-    finally:
-        monkeypatch.delenv("SAFEKERN_PLAIN_LAUNCHES")
-        config.reload()
 
 
 def test_eager_signatures_compile_numbas_own_kernel():

@@ -48,7 +48,7 @@ def f32(env, n, value=1.0):
 def ran(knl):
     """What the launches so far ran: the variants made (sets of codes left out)."""
     variants = knl._launch_variants()
-    return [] if not variants else [len(c) for c, k in variants._made.items() if k is not None]
+    return [] if not variants else [len(c) for c, k in variants._table._made.items() if k is not None]
 
 
 def test_holding_launch_runs_the_full_variant(clenv):

@@ -369,12 +369,14 @@ def _atomic_typer(op):
 
 
 def _make_atomic(op):
+    # numba's intrinsic reads the typer's parameters: cas takes two values, the others one.
+    checked = _atomic_typer(op)
     if op == "cas":
         def typer(typingctx, arr, idx, old, val, code, fb, flag):
-            return _atomic_typer(op)(typingctx, arr, idx, old, val, code, fb, flag)
+            return checked(typingctx, arr, idx, old, val, code, fb, flag)
     else:
         def typer(typingctx, arr, idx, val, code, fb, flag):
-            return _atomic_typer(op)(typingctx, arr, idx, val, code, fb, flag)
+            return checked(typingctx, arr, idx, val, code, fb, flag)
     typer.__name__ = f"_sk_atomic_{op}"
     return intrinsic(typer)
 

@@ -10,7 +10,7 @@ from ... import runtime
 from . import sync as numba_sync
 from .configured import LaunchConfigSurface
 from .device import current_source, launched as _launched
-from .plain import compile_errors
+from .plain import COMPILE_ERRORS
 from .surface import SIMULATOR, numba_errors_in_user_terms
 
 
@@ -41,19 +41,8 @@ class Launch(LaunchConfigSurface):
         if kernel._free is not False and not self.pre_launch_callbacks:
             plain, source = main._plain_or(kernel)
             if plain is not kernel:
-                try:
-                    return self._run(main, plain, args, source)
-                except compile_errors() as err:
-                    # Raised before anything ran. If safekern's kernel compiles, numba's own
-                    # cannot for a reason of safekern's making (recursion through checked
-                    # functions with signatures): this launch and later ones run safekern's.
-                    # If it does not either, the error is the user's: numba's words for it.
-                    try:
-                        self._run(main, kernel, args, None)
-                    except compile_errors():
-                        raise err from None
-                    main._plain_failed(err)
-                    return
+                return _plain_first(main, lambda: self._run(main, plain, args, source),
+                                    lambda: self._run(main, kernel, args, None))
         self._run(main, kernel, args, None)
 
     def _run(self, main, kernel, args, source) -> None:
@@ -82,6 +71,21 @@ class Launch(LaunchConfigSurface):
             if not SIMULATOR and str(err).startswith("Ambiguous overloading"):
                 main._explain_ambiguous(args)      # raises numba's, in user's terms
             raise
+
+
+def _plain_first(main, run_plain, run_checked) -> None:
+    """Launch numba's own kernel of `main`'s function; if numba cannot compile it (raised
+    before anything ran), the checked kernel. If that compiles, numba's own cannot for a reason
+    of safekern's making (recursion through checked functions with signatures): later launches
+    run safekern's. If it does not either, the error is the user's: numba's words for it."""
+    try:
+        run_plain()
+    except COMPILE_ERRORS as err:
+        try:
+            run_checked()
+        except COMPILE_ERRORS:
+            raise err from None
+        main._plain_failed(err)
 
 
 def _launch_through_numba(source, args, launch, launch_args, checked=True,
@@ -123,15 +127,8 @@ class ForAll:
         _launched[main] = None
         kernel = main._plain_or(main)[0] if main._free is not False else main
         if kernel is not main:
-            try:
-                return self._run(kernel, args)
-            except compile_errors() as err:      # (as in Launch)
-                try:
-                    self._run(main, args)
-                except compile_errors():
-                    raise err from None
-                main._plain_failed(err)
-                return
+            return _plain_first(main, lambda: self._run(kernel, args),
+                                lambda: self._run(main, args))
         self._run(main, args)
 
     def _run(self, kernel, args) -> None:

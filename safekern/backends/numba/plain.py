@@ -23,6 +23,8 @@ import logging
 import types as pytypes
 
 from numba import cuda
+from numba.core.errors import NumbaError as _CoreNumbaError
+from numba.cuda.core.errors import NumbaError
 
 from ... import config
 from ...frontend.python import names
@@ -74,19 +76,18 @@ def simulator_runs(py_func) -> bool:
                    for c in (py_func.__closure__ or ()))
 
 
-def _cell_value(cell):
+_EMPTY = object()
+
+
+def _cell_value(cell, empty=None):
     try:
         return cell.cell_contents
-    except ValueError:
-        return None
+    except ValueError:           # an empty cell (a name the enclosing function binds later)
+        return empty
 
 
-def compile_errors() -> tuple:
-    """The exceptions of numba's compilation (typing, lowering): raised before anything runs."""
-    from numba.core.errors import NumbaError
-    from numba.cuda.core.errors import NumbaError as CudaNumbaError
-
-    return (NumbaError, CudaNumbaError)
+#: The exceptions of numba's compilation (typing, lowering): raised before anything runs.
+COMPILE_ERRORS = (_CoreNumbaError, NumbaError)
 
 
 class _PlainRewrite(RewrittenFunction):
@@ -105,13 +106,7 @@ def _code_names(code) -> set:
     return found
 
 
-def _numba_error():
-    from numba.cuda.core.errors import NumbaError
-
-    return NumbaError
-
-
-class PlainUnavailable(_numba_error()):
+class PlainUnavailable(NumbaError):
     """numba's own build of a function is being made already (recursion with signatures,
     which numba compiles at once): not available; the value stays, and a compile that needs it
     fails, which keeps that launch on the checked kernel (launching.py)."""
@@ -140,14 +135,9 @@ def plain_function(py_func, deferred: bool = False):
     scope = dict(py_func.__globals__)
     closure = py_func.__closure__
     cells = None
-    if closure:
-        cells = []
-        for cell in closure:
-            try:
-                cells.append(pytypes.CellType(cell.cell_contents))
-            except ValueError:           # an empty cell stays what it is
-                cells.append(cell)
-        cells = tuple(cells)
+    if closure:                          # (an empty cell stays what it is)
+        cells = tuple(cell if _cell_value(cell, _EMPTY) is _EMPTY
+                      else pytypes.CellType(cell.cell_contents) for cell in closure)
     fn = pytypes.FunctionType(py_func.__code__, scope, py_func.__name__, py_func.__defaults__,
                               cells)
     fn.__kwdefaults__ = py_func.__kwdefaults__
@@ -252,7 +242,7 @@ class PlainLaunches:
             return False
         try:
             self._plain_kernel()
-        except compile_errors() as err:
+        except COMPILE_ERRORS as err:
             self._plain = None
             self._plain_failed(err)
             return False
@@ -277,13 +267,13 @@ class PlainLaunches:
         """The kernel whose code numba's inspect_* describe for these argument types (hidden
         ones included): numba's own kernel when launches with them ran it -- or, for a kernel
         with no check, would run it -- else this one."""
-        plain = self._plain
         if not self._plain_allowed():
             return self
-        user = self._user(getattr(full_args, "args", full_args))
         if self._check_free():
             return self._plain_kernel()
-        if plain is not None and user in plain._launched_types():
+        plain = self._plain
+        if plain is not None and \
+                self._user(getattr(full_args, "args", full_args)) in plain._launched_types():
             return plain
         return self
 
@@ -313,6 +303,5 @@ class PlainLaunches:
         return answer
 
 
-
-__all__ = ["PlainLaunches", "check_free", "plain_function", "simulator_runs", "PlainBuild", "PlainUnavailable",
-           "compile_errors"]
+__all__ = ["PlainLaunches", "check_free", "plain_function", "simulator_runs", "PlainBuild",
+           "PlainUnavailable", "COMPILE_ERRORS"]

@@ -12,11 +12,9 @@ the predicates compare (a few attribute reads and integer compares), paid at eve
 """
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
-PARTIAL_VARIANTS = 3
+from ..variants import PARTIAL_VARIANTS, VariantTable
 
 
 def _int(value) -> int:
@@ -66,42 +64,20 @@ class LaunchVariants:
 
     def __init__(self, predicates, make):
         self.predicates = tuple(predicates)
-        self.full = (1 << len(self.predicates)) - 1
         self.mask = compile_mask(self.predicates)
-        self._make = make
-        self._by_mask: dict = {0: None}
-        self._made: dict = {}              # frozenset of predicates (or None) -> kernel
-        self._lock = threading.Lock()
+        # A variant's key: the predicates it assumes; the full variant's None (the rewrite's
+        # own launch_variant).
+        self._table = VariantTable([frozenset([p]) for p in self.predicates], make,
+                                   full_key=None)
+        self.full = self._table.full
 
     def for_launch(self, args, config):
         """The variant this launch may run, or None (the checked kernel)."""
-        m = self.mask(args, config)
-        try:
-            return self._by_mask[m]
-        except KeyError:
-            return self._choose(m)
-
-    def _choose(self, m):
-        with self._lock:
-            if m in self._by_mask:
-                return self._by_mask[m]
-            if m == self.full:
-                key = None
-            else:
-                key = frozenset(p for i, p in enumerate(self.predicates) if m >> i & 1)
-                partial = sum(1 for k in self._made if k is not None)
-                if key not in self._made and partial >= PARTIAL_VARIANTS:
-                    self._by_mask[m] = None
-                    return None
-            kernel = self._made.get(key)
-            if kernel is None:
-                kernel = self._made[key] = self._make(key)
-            self._by_mask[m] = kernel
-            return kernel
+        return self._table.lookup(self.mask(args, config))
 
     def kernels(self) -> list:
         """The variants made so far."""
-        return list(self._made.values())
+        return self._table.kernels()
 
 
 __all__ = ["LaunchVariants", "compile_mask", "PARTIAL_VARIANTS"]

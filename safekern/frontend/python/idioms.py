@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .linear import Form
 
-GRID_MAX = 2 ** 41           # gridDim.x * blockDim.x <= (2**31 - 1) * 1024 (index_forms.py)
+GRID_MAX = 2 ** 41           # gridDim.x * blockDim.x <= (2**31 - 1) * 1024
 
 
 def _single_cuda(form: Form):
@@ -39,4 +39,4 @@ def grid_idiom(atoms, form: Form) -> Form:
     return form
 
 
-__all__ = ["grid_idiom"]
+__all__ = ["grid_idiom", "GRID_MAX"]

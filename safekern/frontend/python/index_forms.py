@@ -27,7 +27,7 @@ import copy
 
 from . import names
 from .bindings import is_grid_call, walrus_targets
-from .idioms import grid_idiom
+from .idioms import GRID_MAX, grid_idiom
 from .choices import choice_form, choice_interval, choice_parts, typed_only
 from .linear import Atoms, Fact, Form, Prover
 from .loop_bounds import exact_limit, range_var_bounds
@@ -36,7 +36,6 @@ from .not_equal import not_equal_facts
 WIDE = 2 ** 62               # |intermediate| below this: int64 arithmetic cannot wrap
 COMPARE_EXACT = 2 ** 53      # numba's float64 comparison of uint64 with int64 is exact below this
 SHAPE_MAX = 2 ** 53 - 1      # assumed: no axis has more elements
-GRID_MAX = 2 ** 41           # gridDim.x * blockDim.x <= (2**31 - 1) * 1024
 # cuda.<attr>.<axis>: what every CUDA GPU guarantees (blocks of at most (1024, 1024, 64)
 # threads, grids of at most (2**31 - 1, 65535, 65535) blocks).
 _CUDA_BOUNDS = {

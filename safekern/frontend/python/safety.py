@@ -23,6 +23,7 @@ import numpy as np
 
 from ... import config
 from . import names
+from .bindings import assigned
 
 MAX_VALUES = 3       # failures.ARGS: the slots a failing thread records its message's values in
 
@@ -187,13 +188,7 @@ def _frozen_global(ctx, name):
         return None
     bound = getattr(ctx, "_bound_names", None)
     if bound is None:
-        bound = {n.id for n in ast.walk(parsed.tree)
-                 if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-        bound |= {a.arg for a in ast.walk(parsed.tree) if isinstance(a, ast.arg)}
-        bound |= {n.name for n in ast.walk(parsed.tree)
-                  if isinstance(n, (ast.FunctionDef, ast.Lambda, ast.ClassDef))
-                  and hasattr(n, "name")}
-        ctx._bound_names = bound
+        bound = ctx._bound_names = assigned(parsed.tree)
     if name in bound:
         return None
     for scope in (parsed.closure, parsed.globals):
