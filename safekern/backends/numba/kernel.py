@@ -171,6 +171,12 @@ class _CheckedFunction(DispatcherSurface):
                 cache[key] = hit
             return hit[0]
 
+    def specialised(self, param_facts: tuple):
+        """This device function for callers whose arguments `param_facts` describe
+        (frontend/python/call_facts.py), or itself where they prove nothing more."""
+        from .specialise import specialised
+        return specialised(self, param_facts)
+
     def check_report(self) -> CheckReport:
         """Every check site in this function (accesses, asserts, raises, divisions; a kernel's
         race verdicts too): where it is, what it checks, and whether a check runs."""
@@ -226,6 +232,7 @@ class _CheckedFunction(DispatcherSurface):
 class CheckedDeviceFunction(_CheckedFunction):
     device = True
     bound_from = None      # the function this one specialises for function arguments (bound)
+    specialised_from = None   # the function this one specialises for its arguments (specialise.py)
 
     def __call__(self, *args):
         # What numba's device function does when called on the host: the simulator runs the

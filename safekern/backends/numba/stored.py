@@ -131,6 +131,8 @@ def key_fields(build) -> dict:
         "scope": _scope(parsed),
         # A specialisation's parameters bound to functions (resolver.py): not in its text.
         "params": [a.arg for a in parsed.tree.args.args],
+        # A specialisation for its call sites' facts (specialise.py): not in its text either.
+        "param_facts": [[f.param, f.axis, f.extent, f.exact] for f in build.param_facts],
         "front_end": front_end_digest(),
         "settings": tuple((k, repr(v)) for k, v in sorted(
             dataclasses.asdict(config.get()).items())
