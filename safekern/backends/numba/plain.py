@@ -21,12 +21,14 @@ from __future__ import annotations
 import ast
 import logging
 import types as pytypes
+import warnings
 
 from numba import cuda
 from numba.core.errors import NumbaError as _CoreNumbaError
 from numba.cuda.core.errors import NumbaError
 
 from ... import config
+from ...errors import UncheckedWarning
 from ...frontend.python import names
 from ...frontend.python.pipeline import RewrittenFunction
 from .build import DerivedBuild, supported_options
@@ -185,7 +187,11 @@ class PlainBuild(DerivedBuild):
         options = supported_options(self.options)
         if options.get("extensions"):
             options["extensions"] = list(options["extensions"])
-        fn = plain_function(self.py_func)
+        with warnings.catch_warnings():
+            # Its callees' checks are proven too (check_free), for these calls: a callee
+            # proven only specialised for them (specialise.py) is no unchecked call here.
+            warnings.simplefilter("ignore", UncheckedWarning)
+            fn = plain_function(self.py_func)
         if options.get("cache"):
             # numba's cache files are named by the function: never the checked kernel's.
             fn.__qualname__ += "__safekern_plain"
