@@ -114,3 +114,50 @@ def test_facts_about_a_parameter_end_where_it_is_rebound():
     with pytest.raises(safekern.BoundsError) as info:
         safekern.sync()
     assert "w[2]" in str(info.value)
+
+
+_WARM = """
+import json
+import numpy as np
+from numba import cuda
+import safekern
+from safekern.backends.numba import stored
+from tests.numba import call_facts_kernels as K
+main = K.slope.rewritten
+variant = main.launch_variant
+calls = [d for d in variant.device_calls.values()]
+statuses = sorted({s.status for d in calls for s in d.rewritten.sites})
+out = cuda.to_device(np.zeros((6, 8)))
+K.slope[(2, 2), (4, 4)](cuda.to_device(np.ones((6, 8))), cuda.to_device(np.array([1.0])), out)
+safekern.sync()
+K.slope[(2, 2), (4, 4)](cuda.to_device(np.ones((4, 8))), cuda.to_device(np.array([1.0])), out)
+try:
+    safekern.sync()
+    err = None
+except safekern.BoundsError as e:
+    err = e.array
+print(json.dumps({"stored": stored.is_stored(main), "variant_stored": stored.is_stored(variant),
+                  "specialised": [d.specialised_from is not None for d in calls],
+                  "statuses": statuses, "error": err}))
+"""
+
+
+def test_a_warm_start_keeps_the_specialised_callees(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, SAFEKERN_CACHE=str(tmp_path / "cf.cache"),
+               PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-c", _WARM], cwd=root, env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    assert [r["stored"] for r in runs] == [False, True]
+    assert [r["variant_stored"] for r in runs] == [False, True]
+    assert all(r["specialised"] == [True] and r["statuses"] == ["eliminated"] for r in runs)
+    assert all(r["error"] == "w" for r in runs)
