@@ -65,8 +65,14 @@ def is_number(lin, node, depth: int = 0) -> bool:
         return False
     if isinstance(node, ast.Constant):
         return type(node.value) is int
-    if isinstance(node, (ast.BinOp, ast.UnaryOp)):
-        return not isinstance(node.op, (ast.MatMult, ast.Not))
+    if isinstance(node, ast.UnaryOp):
+        return isinstance(node.op, (ast.USub, ast.UAdd, ast.Invert))
+    if isinstance(node, ast.BinOp):
+        if isinstance(node.op, (ast.Add, ast.Mult)):
+            # ((0,) + (1,), (0,) * 2: tuples, two axes)
+            return is_number(lin, node.left, depth + 1) and \
+                is_number(lin, node.right, depth + 1)
+        return not isinstance(node.op, ast.MatMult)
     if isinstance(node, ast.Name):
         if node.id in lin.integers or node.id in lin.constants:
             return True
