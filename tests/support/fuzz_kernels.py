@@ -648,15 +648,19 @@ class _Generator:
         for which in ("src", "dst"):
             roll = x.random()
             if roll < 0.35 and scope.ints:
+                # (the kernel's own parameters too: never rebound, so launch predicates
+                # may prove their windows)
+                base = x.choice([which, "idx", "c"] if which == "src" else [which, "o1"])
                 k, w = x.choice(scope.ints), x.randint(1, 4)
                 lo, hi = x.choice([(k, f"{k} + {w}"), (f"{k} - 1", f"{k} + {w - 1}"),
-                                   ("", str(w)), (str(x.randint(0, 2)), f"{which}.shape[0]")])
-                view = f"{which}[{lo}:{hi}]"
+                                   ("", str(w)), (str(x.randint(0, 2)), f"{base}.shape[0]")])
+                view = f"{base}[{lo}:{hi}]"
                 if x.random() < 0.8 and lo and lo != "0":
                     slack = x.choice(["", "", " + 1"])
-                    guards.append(f"{lo} >= 0 and {hi}{slack} <= {which}.shape[0]")
+                    other = x.choice([base, base, "out", "a"])
+                    guards.append(f"{lo} >= 0 and {hi}{slack} <= {other}.shape[0]")
                 elif x.random() < 0.8 and hi and not hi.endswith("shape[0]"):
-                    guards.append(f"{hi} <= {which}.shape[0]")
+                    guards.append(f"{hi} <= {base}.shape[0]")
             elif roll < 0.5 and which == "src" and "loc" in self.local_names:
                 view = "loc"
             else:
