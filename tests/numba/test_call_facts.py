@@ -161,3 +161,12 @@ def test_a_warm_start_keeps_the_specialised_callees(tmp_path):
     assert [r["variant_stored"] for r in runs] == [False, True]
     assert all(r["specialised"] == [True] and r["statuses"] == ["eliminated"] for r in runs)
     assert all(r["error"] == "w" for r in runs)
+
+
+def test_mutually_recursive_device_functions_specialise_without_end():
+    # ping(view of 2) -> pong(view of 2) -> ping(view of 2): the specialisation of ping asked
+    # for while it is being made is ping itself
+    out = cuda.to_device(np.zeros(3))
+    K.ping_pong[1, 4](cuda.to_device(np.arange(4.0)), out)
+    safekern.sync()
+    np.testing.assert_array_equal(out.copy_to_host(), [3.0, 6.0, 9.0])

@@ -24,6 +24,9 @@ def specialised(function, param_facts: tuple):
         cache = function.__dict__.setdefault("_specialised", {})
         hit = cache.get(param_facts)
         if hit is None:
+            # Mutual recursion (f calls g calls f) may ask for this one while it is being
+            # rewritten: the function itself answers meanwhile (always sound).
+            cache[param_facts] = function
             build = SpecialisedBuild(function.parsed, param_facts, name=function.__qualname__,
                                      py_func=function.py_func, device=True,
                                      options=function._options, sigs=None, specialized=False)
