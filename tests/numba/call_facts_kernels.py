@@ -108,3 +108,19 @@ def ping_pong(a, out):
     i = cuda.grid(1)
     if 0 <= i and i + 2 <= a.shape[0] and i < out.shape[0]:
         out[i] = ping(a[i:i + 2], 3)
+
+
+@safekern.jit
+def row_sums(a, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        r = a[i, 1:3]                   # planted: `a` may have fewer rows than `out`
+        out[i] = r[0] + r[1]
+
+
+@safekern.jit
+def row_sums_guarded(a, out):
+    i = cuda.grid(1)
+    if i < out.shape[0] and i < a.shape[0]:
+        r = a[i, 1:3]
+        out[i] = r[0] + r[1]

@@ -170,3 +170,20 @@ def test_mutually_recursive_device_functions_specialise_without_end():
     K.ping_pong[1, 4](cuda.to_device(np.arange(4.0)), out)
     safekern.sync()
     np.testing.assert_array_equal(out.copy_to_host(), [3.0, 6.0, 9.0])
+
+
+def test_a_slice_beside_an_integer_index_checks_the_integer_only():
+    def load_status(kernel):
+        [load] = [e for e in kernel.check_report() if e.kind == "load" and e.text == "a[i, 1:3]"]
+        return load.status
+
+    assert load_status(K.row_sums_guarded) == "eliminated"
+    assert load_status(K.row_sums) != "eliminated"
+    out = cuda.to_device(np.zeros(4))
+    K.row_sums_guarded[1, 4](cuda.to_device(np.arange(12.0).reshape(3, 4)), out)
+    safekern.sync()
+    np.testing.assert_array_equal(out.copy_to_host()[:3], [3.0, 11.0, 19.0])
+    K.row_sums[1, 4](cuda.to_device(np.arange(12.0).reshape(3, 4)), out)
+    with pytest.raises(safekern.BoundsError) as info:
+        safekern.sync()
+    assert info.value.array == "a" and info.value.index == 3
