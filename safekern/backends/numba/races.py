@@ -5,13 +5,9 @@ launch's shapes, scalars and geometry and the arguments' memory, each pair of a 
 another access to the same memory is *proven* to conflict (two distinct threads touch one
 element, both accesses certainly run and are in bounds), proven *free*, or *maybe*.
 
-For two accesses with index forms `c*g_k + b` per axis (g the thread's global coordinates), an
-element is shared when, per axis, `c*g_k + b_w (+ shift) = c*g'_k + b_a`: so `g'_k = g_k + d_k`
-with `d_k = (b_w + shift - b_a) / c` (no integer solution: free), and thread coordinates that no
-axis mentions are free to differ. Each access's guards and bounds give an interval per
-coordinate; the pair conflicts when the intervals admit g and g' with g != g'. That is Futhark's
-`noMemOverlap` question, answered for one launch: overlap unless disjointness is proven, and a
-RaceError only where the overlap is certain.
+Whether two accesses can meet -- in one element, from two distinct threads, unordered by the
+kernel's barriers and grid syncs -- is race_pairs.py's question (shifts, reflections, barrier
+phases); here are the arguments' memory, the pairs to ask about, the memo and the verdicts.
 
 Verdicts: a proven conflict raises RaceError at the launch (nothing runs). Arguments that share
 memory where neither is proven give one RaceWarning per kernel and pair (SAFEKERN_RACES=error:
@@ -32,12 +28,9 @@ from ... import config
 from ..._stack import user_stacklevel
 from ...errors import RaceError, RaceWarning
 from ...report import ReportEntry, Status
-from ...frontend.python.races import THREAD_ATOMS
+from .race_pairs import FREE, MAYBE, PROVEN, Launch, pair_verdict
 
-PROVEN, FREE, MAYBE = "proven", "free", "maybe"
-_EXACT = 1 << 40        # values this small, times launch extents, stay far from 2**63
 _MEMO_SIZE = 256
-_AXES = {"x": 0, "y": 1, "z": 2}
 
 
 @dataclass(frozen=True, eq=False)      # compared and hashed by identity: a memo key
@@ -132,178 +125,6 @@ def _from_interface(face, itemsize, *, device) -> Memory:
     return Memory(device, ptr, lo, hi, shape, tuple(strides), itemsize)
 
 
-class _Launch:
-    """What the forms may mention, for one launch."""
-
-    def __init__(self, griddim, blockdim, memories: dict, scalars: dict):
-        self.grid = griddim
-        self.block = blockdim
-        self.extent = tuple(g * b for g, b in zip(griddim, blockdim))
-        self.memories = memories
-        self.scalars = scalars
-
-    def evaluate(self, form):
-        """(thread coefficients {k: c}, constant) of a form, or None if it mentions something
-        this launch does not fix."""
-        coeffs: dict = {}
-        const = form.const
-        for atom, c in form.terms:
-            if atom in THREAD_ATOMS:
-                coeffs[atom[1]] = coeffs.get(atom[1], 0) + c
-                continue
-            kind = atom[0]
-            if kind == "shape":
-                memory = self.memories.get(atom[1])
-                if memory is None or atom[2] >= len(memory.shape):
-                    return None
-                const += c * memory.shape[atom[2]]
-            elif kind == "name":
-                value = self.scalars.get(atom[1])
-                if value is None or abs(value) >= _EXACT:
-                    return None
-                const += c * value
-            elif kind == "cuda" and atom[1] in ("blockDim", "gridDim"):
-                const += c * (self.block if atom[1] == "blockDim" else self.grid)[_AXES[atom[2]]]
-            elif kind == "cuda" and atom[1] == "gridsize":
-                const += c * self.extent[0]
-            elif kind == "cuda" and atom[1] in ("threadIdx", "blockIdx"):
-                k = _AXES[atom[2]]
-                # threadIdx is the global coordinate when there is one block along it, blockIdx
-                # when blocks are one thread wide; otherwise it is not a function of g alone.
-                if (self.grid if atom[1] == "threadIdx" else self.block)[k] != 1:
-                    return None
-                coeffs[k] = coeffs.get(k, 0) + c
-            else:
-                return None
-        if abs(const) >= _EXACT or any(abs(c) >= _EXACT for c in coeffs.values()):
-            return None             # the kernel's 64-bit arithmetic might wrap: no conclusion
-        return {k: c for k, c in coeffs.items() if c}, const
-
-
-def _interval_meet(a, b):
-    lo, hi = max(a[0], b[0]), min(a[1], b[1])
-    return (lo, hi) if lo <= hi else None
-
-
-def _ceil_div(a, b):
-    return -((-a) // b)
-
-
-def _restrict(intervals, coeffs, const, *, upper=None):
-    """Intersect per-coordinate intervals with `sum(c*g) + const >= 0` (and, with `upper`,
-    `< upper`). Returns (intervals, exact) or None when it can never hold; exact=False when
-    the constraint ties several coordinates (then it is ignored, so existence is uncertain)."""
-    if not coeffs:
-        ok = const >= 0 and (upper is None or const < upper)
-        return (intervals, True) if ok else None
-    if len(coeffs) > 1:
-        return intervals, False
-    (k, c), = coeffs.items()
-    lo, hi = intervals[k]
-    # c*g + const >= 0
-    if c > 0:
-        lo = max(lo, _ceil_div(-const, c))
-    else:
-        hi = min(hi, (const) // (-c))
-    if upper is not None:       # c*g + const <= upper - 1
-        if c > 0:
-            hi = min(hi, (upper - 1 - const) // c)
-        else:
-            lo = max(lo, _ceil_div(upper - 1 - const, c))
-    if lo > hi:
-        return None
-    out = list(intervals)
-    out[k] = (lo, hi)
-    return out, True
-
-
-def _reach(access, launch, memory, shift_axes=None):
-    """Per-coordinate intervals of the threads that run `access` in bounds, whether they are
-    exact, and the evaluated index; None: no thread runs it in bounds."""
-    intervals = [(0, e - 1) for e in launch.extent]
-    exact = access.certain
-    for guard in access.guards:
-        value = launch.evaluate(guard)
-        if value is None:
-            exact = False
-            continue
-        result = _restrict(intervals, *value)
-        if result is None:
-            return None
-        intervals, ok = result
-        exact = exact and ok
-    index = [launch.evaluate(f) for f in access.index]
-    if any(v is None for v in index) or len(index) != len(memory.shape):
-        return "unknown"
-    for (coeffs, const), extent in zip(index, memory.shape):
-        result = _restrict(intervals, coeffs, const, upper=extent)
-        if result is None:
-            return None
-        intervals, ok = result
-        exact = exact and ok
-    return intervals, exact, index
-
-
-def pair_verdict(write, other, launch, memory_w, memory_o, shift=(0,)) -> str:
-    """PROVEN / FREE / MAYBE for a write and another access whose arrays share elements as
-    `element_o = element_w + shift` (per axis)."""
-    if write.index is None or other.index is None:
-        return MAYBE
-    reach_w = _reach(write, launch, memory_w)
-    reach_o = _reach(other, launch, memory_o)
-    if reach_w is None or reach_o is None:
-        return FREE
-    if reach_w == "unknown" or reach_o == "unknown":
-        return MAYBE
-    (iw, exact_w, index_w), (io, exact_o, index_o) = reach_w, reach_o
-    if len(index_w) != len(index_o) or len(shift) not in (1, len(index_w)):
-        return MAYBE
-    shifts = shift * len(index_w) if len(shift) == 1 else shift
-    # Per axis, g'_q = g_p + d: the other thread's coordinate q from this thread's p.
-    mapping: dict = {}                   # q -> (p, d)
-    sources: set = set()
-    for (cw, bw), (co, bo), s in zip(index_w, index_o, shifts):
-        if len(cw) > 1 or len(co) > 1 or len(cw) != len(co):
-            return MAYBE
-        if not cw:
-            if bw + s != bo:
-                return FREE          # this axis never names the same element
-            continue
-        (p, c), = cw.items()
-        (q, c_o), = co.items()
-        if c != c_o or p in sources or q in mapping:
-            return MAYBE
-        step = bw + s - bo
-        if step % c:
-            return FREE              # no integer solution
-        mapping[q] = (p, step // c)
-        sources.add(p)
-    # This thread's coordinates: p's range is what both accesses allow; others its own.
-    mine = list(iw)
-    for q, (p, d) in mapping.items():
-        meet = _interval_meet(mine[p], (io[q][0] - d, io[q][1] - d))
-        if meet is None:
-            return FREE
-        mine[p] = meet
-    if any(lo > hi for lo, hi in mine) or any(io[k][0] > io[k][1] for k in range(3)
-                                                if k not in mapping):
-        return FREE
-    # Distinct threads: some coordinate of the other thread can differ from this thread's.
-    distinct = False
-    for k in range(3):
-        if k in mapping:
-            p, d = mapping[k]
-            if p == k:
-                distinct = distinct or d != 0
-            elif not (mine[p][0] == mine[p][1] == mine[k][0] - d == mine[k][1] - d):
-                distinct = True      # g'_k = g_p + d against g_k: two ranges, a choice
-        elif not (mine[k][0] == mine[k][1] == io[k][0] == io[k][1]):
-            distinct = True          # the other thread's k is free
-    if not distinct:
-        return FREE                  # only a thread and itself
-    return PROVEN if exact_w and exact_o else MAYBE
-
-
 @dataclass(frozen=True)
 class Finding:
     verdict: str
@@ -343,7 +164,7 @@ class RaceChecker:
             elif isinstance(arg, (int, np.integer)) and not isinstance(
                     arg, (bool, np.bool_, np.timedelta64)):   # timedelta64 is an integer class
                 scalars[name] = int(arg)
-        launch = _Launch(griddim, blockdim, memories, scalars)
+        launch = Launch(griddim, blockdim, memories, scalars)
         out = []
         for name in self.written:
             memory = memories.get(name)
