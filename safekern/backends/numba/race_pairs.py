@@ -222,11 +222,21 @@ def pair_verdict(write, other, launch, memory_w, memory_o, shift=(0,)) -> str:
     # Per axis, g'_q = s*g_p + d: the other thread's coordinate q from this thread's p.
     mapping: dict = {}                   # q -> (p, s, d)
     sources: set = set()
+    iw, io = list(iw), list(io)
     for (cw, bw), (co, bo), sh in zip(index_w, index_o, shifts):
-        if len(cw) > 1 or len(co) > 1 or len(cw) != len(co):
+        if len(cw) > 1 or len(co) > 1:
             return MAYBE
-        if not cw:
-            if bw + sh != bo:
+        if not cw or not co:
+            # One side names one element for every thread: the other side's coordinate is
+            # pinned to the one value that names it (`a[i + 2]` against `a[2]`: i = 0).
+            if cw or co:
+                (k, c), = (cw or co).items()
+                box = iw if cw else io
+                step = (bo - bw - sh) if cw else (bw + sh - bo)
+                if step % c or not box[k][0] <= step // c <= box[k][1]:
+                    return FREE
+                box[k] = (step // c, step // c)
+            elif bw + sh != bo:
                 return FREE          # this axis never names the same element
             continue
         (p, c), = cw.items()
