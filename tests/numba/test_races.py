@@ -156,6 +156,57 @@ def test_check_report_has_the_race_verdicts():
     assert rows["out"]["status"] == "may race" and "data-dependent" in rows["out"]["reason"]
 
 
+# -- barriers, grid syncs, reflections (issue 27) ------------------------------------------
+
+
+def test_a_barrier_orders_one_block_not_two():
+    b, out = cuda.to_device(np.zeros(32)), cuda.to_device(np.zeros(32))
+    assert not launch_quietly(lambda: K.neighbour_after_barrier[1, 32](b, out))
+    np.testing.assert_array_equal(out.copy_to_host(), list(range(1, 32)) + [0])
+    with pytest.raises(safekern.RaceError):       # blocks are not ordered by syncthreads
+        K.neighbour_after_barrier[2, 32](cuda.to_device(np.zeros(64)),
+                                         cuda.to_device(np.zeros(64)))
+    with pytest.raises(safekern.RaceError) as info:    # no barrier: one block races
+        K.neighbour_without_barrier[1, 32](b, out)
+    assert (info.value.write_text, info.value.other_text) == ("b[t]", "b[t + 1]")
+
+
+def test_a_grid_sync_orders_the_grid():
+    b, out = cuda.to_device(np.zeros(64)), cuda.to_device(np.zeros(64))
+    assert not launch_quietly(lambda: K.neighbour_after_grid_sync[2, 32](b, out))
+
+
+def test_reverse_in_place_is_refused():
+    a = cuda.to_device(np.arange(10.0))
+    with pytest.raises(safekern.RaceError) as info:
+        K.reverse[1, 32](a, a)
+    assert (info.value.write_text, info.value.other_text) == ("out[i]", "inp[n - 1 - i]")
+    np.testing.assert_array_equal(a.copy_to_host(), np.arange(10.0))     # nothing written
+    one = cuda.to_device(np.array([5.0]))        # a thread and itself: no race
+    assert not launch_quietly(lambda: K.reverse[1, 32](one, one))
+    out = cuda.to_device(np.zeros(10))
+    assert not launch_quietly(lambda: K.reverse[1, 32](out, a))
+    np.testing.assert_array_equal(out.copy_to_host(), np.arange(10.0)[::-1])
+
+
+def test_a_barrier_in_a_loop_does_not_separate_the_iterations():
+    # Iteration 1's first write and iteration 0's read after the barrier share a phase:
+    # never proven free (a RaceWarning for the shared arguments), never proven to race.
+    d = cuda.to_device(np.zeros(32))
+    warned = launch_quietly(lambda: K.barrier_once_per_iteration[1, 32](d, d))
+    assert len(warned) == 1 and "'dst' and 'src'" in str(warned[0].message)
+
+
+def test_syncwarp_and_syncing_helpers_are_barriers_of_unknown_reach():
+    b, out = cuda.to_device(np.zeros(32)), cuda.to_device(np.zeros(32))
+    # The simulator has no syncwarp: the launch's verdict is read from the checker.
+    findings = K.neighbour_after_syncwarp._races.findings((b, out), (1, 1, 1), (32, 1, 1))
+    assert findings and all(f.verdict == "maybe" for f in findings)
+    assert not [w for w in launch_quietly(lambda: K.neighbour_after_plain_helper[1, 32](b, out))
+                if issubclass(w.category, safekern.RaceWarning)]
+    np.testing.assert_array_equal(out.copy_to_host(), list(range(1, 32)) + [0])
+
+
 # -- the front end's summary ---------------------------------------------------------------
 
 
@@ -212,3 +263,27 @@ def test_summary_threadidx_blockidx_is_a_global_coordinate():
     """)
     (form,) = s.accesses["a"][0].index
     assert form.terms == ((("g", 0), 1),)
+
+
+def test_summary_barrier_phases():
+    s = summary_of("""
+    def k(a, b, n):
+        i = cuda.grid(1)
+        a[i] = 0
+        cuda.syncthreads()
+        a[i] = 1
+        cuda.cg.this_grid().sync()
+        a[i] = 2
+        if n > 0:
+            cuda.syncthreads()
+        a[i] = 3
+        for r in range(n):
+            a[i] = 4
+            cuda.syncthreads()
+            a[i] = 5
+        a[i] = 6
+    """)
+    phases = [x.phase for x in s.accesses["a"]]
+    assert phases == [(0, 0, 0, 0), (1, 1, 0, 0), (2, 2, 1, 1), (2, 3, 1, 1), (2, None, 1, 1),
+                      (3, None, 1, 1), (2, None, 1, 1)]
+    assert s.has_barriers and s.has_grid_sync

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 
 def passing(phase: tuple, counts: tuple, *, ranged: bool = False) -> tuple:
-    """The phase after passing `counts` = (block, grid, unknown) barriers from `phase`;
-    `ranged`: a number of times not known (a loop): only the lower bounds stay; `unknown`: a
-    call that may synchronise any number of times."""
-    block, grid, unknown = counts
+    """The phase after passing `counts` = (block, grid, uncounted) barriers from `phase`:
+    `uncounted` names the counts ("block", "grid") that a call may raise by any amount (a
+    device function that synchronises; `cuda.syncwarp()`, which orders only some threads of a
+    block); `ranged`: the barriers run a number of times not known (a loop). Where the count
+    is not known, only its lower bound stays."""
+    block, grid, uncounted = counts
     bl, bh, gl, gh = phase
-    if unknown or (ranged and block):
+    if "block" in uncounted or (ranged and block):
         bh = None
     elif block:
         bl, bh = bl + block, None if bh is None else bh + block
-    if unknown or (ranged and grid):
+    if "grid" in uncounted or (ranged and grid):
         gh = None
     elif grid:
         gl, gh = gl + grid, None if gh is None else gh + grid

@@ -110,27 +110,31 @@ class _Summariser:
 
     # -- barrier phases -------------------------------------------------------------------------
     def _barriers(self, node) -> tuple:
-        """(block, grid, unknown): the barriers `node` runs, as counts, and whether a call may
-        synchronise an unknown number of times."""
+        """(block, grid, ranged): the barriers `node` runs, counted, and which counts a call
+        may raise by an unknown amount ("block", "grid" or both)."""
         block = grid = 0
-        unknown = False
+        ranged: set = set()
         for n in ast.walk(node):
             if isinstance(n, ast.Call):
                 kind = self.barrier_kind(n)
                 block += kind in ("block", "grid")
                 grid += kind == "grid"
-                unknown = unknown or kind == "unknown"
-        return block, grid, unknown
+                if kind == "unknown":
+                    ranged |= {"block", "grid"}
+                elif kind == "warp":     # orders some threads of a block: not one phase
+                    ranged.add("block")
+        return block, grid, frozenset(ranged)
 
     def simple(self, node, visit) -> None:
         """Visit a statement or test that holds no statements; accesses in one holding a
         barrier are placed in every phase it spans."""
         counts = self._barriers(node)
-        if counts == (0, 0, False):
+        if counts == (0, 0, frozenset()):
             visit()
             return
         self.summary.has_barriers = True
-        self.summary.has_grid_sync = self.summary.has_grid_sync or counts[1] > 0 or counts[2]
+        self.summary.has_grid_sync = self.summary.has_grid_sync or counts[1] > 0 or \
+            "grid" in counts[2]
         after = passing(self.phase, counts)
         self.phase = (self.phase[0], after[1], self.phase[2], after[3])
         visit()
@@ -431,7 +435,7 @@ def analyse_kernel(parsed, resolver) -> RaceSummary:
     def barrier_kind(call):
         r = role(call)
         if r is None:
-            return None
+            return "warp" if _is_syncwarp(call.func, is_cuda, resolver, parsed) else None
         if r[0] == "barrier":
             return "block"
         if r[0] == "grid_sync":
@@ -444,6 +448,14 @@ def analyse_kernel(parsed, resolver) -> RaceSummary:
 
     return summarise(fn, lin, reassigned=reassigned, atomic_call=atomic_call,
                      barrier_kind=barrier_kind)
+
+
+def _is_syncwarp(func, is_cuda, resolver, parsed) -> bool:
+    """`cuda.syncwarp` (or the function imported under a name)."""
+    if isinstance(func, ast.Attribute):
+        return func.attr == "syncwarp" and is_cuda(func.value)
+    return isinstance(func, ast.Name) and \
+        getattr(resolver.resolve(func, parsed), "__name__", None) == "syncwarp"
 
 
 __all__ = ["Access", "RaceSummary", "summarise", "analyse_kernel", "THREAD_ATOMS"]
