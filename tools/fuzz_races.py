@@ -44,7 +44,7 @@ def run(count, seed, minutes, out, log=print) -> int:
                 with open(os.path.join(out, f"race_fuzz_{s}.py"), "w") as f:
                     f.write(f"# {outcome}: safekern {said}, conflict {conflict}, launch "
                             f"[{case.griddim}, {case.blockdim}], layout {case.layout} "
-                            f"{case.sizes}, m = {case.m}\n{case.source}")
+                            f"{case.shape} at {case.offsets}, m = {case.m}\n{case.source}")
         done += 1
         if done % 500 == 0:
             log(f"{done} kernels, {bad} bad, {time.monotonic() - start:.0f} s")

@@ -34,6 +34,10 @@ import numpy as np
 
 _COORDS = {"grid": "cuda.grid(1)", "tid": "cuda.threadIdx.x",
            "global": "cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x"}
+_COORDS_2D = {"grid": "i, j = cuda.grid(2)",
+              "tid": "i = cuda.threadIdx.x\n    j = cuda.threadIdx.y",
+              "global": "i = cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x\n"
+                        "    j = cuda.threadIdx.y + cuda.blockIdx.y * cuda.blockDim.y"}
 _LOG_COLUMNS = 6        # thread, block, barriers passed, grid syncs passed, element, write
 
 
@@ -41,10 +45,11 @@ _LOG_COLUMNS = 6        # thread, block, barriers passed, grid syncs passed, ele
 class RaceCase:
     seed: int
     source: str                 # the module: kernel `k` (safekern) and its recording twin
-    griddim: int
-    blockdim: int
+    griddim: tuple              # three extents each
+    blockdim: tuple
     layout: str                 # separate | same | shift | reverse
-    sizes: tuple                # (len(a), len(b)); for shift, the buffer's offsets too
+    shape: tuple                # of a and of b
+    offsets: tuple              # a's and b's first element in the buffer (elements)
     m: int
     exact: bool                 # the analysis must decide this one exactly
     accesses: int = 0           # records one thread may make at most: the log's size
@@ -52,29 +57,37 @@ class RaceCase:
 
 
 class _Gen:
-    def __init__(self, rng: random.Random, threads: int):
+    def __init__(self, rng: random.Random, dims: int):
         self.rng = rng
-        self.threads = threads
+        self.dims = dims
         self.exact = True
         self.kernel: list = []
         self.twin: list = []
         self.statements = 0
 
-    def index(self, arr: str, write: bool) -> str:
+    def axis(self, arr: str, k: int, var: str, write: bool) -> str:
         r = self.rng
         c = 0 if r.random() < 0.4 else r.randint(-2, 2)     # many in-place, race-free kernels
         kinds = ["shift", "shift", "shift", "reflect", "reflect", "scalar", "stride"]
-        kind = r.choice(kinds + ([] if write else ["const"]))
+        kind = r.choice(kinds + ([] if write else ["const"]) + (["const"] if k else []))
         if kind == "shift":
-            return f"i + {c}" if c >= 0 else f"i - {-c}"
+            return f"{var} + {c}" if c >= 0 else f"{var} - {-c}"
         if kind == "reflect":
-            return f"{arr}.shape[0] - 1 - i" + (f" + {c}" if c > 0 else f" - {-c}" if c else "")
+            return f"{arr}.shape[{k}] - 1 - {var}" + (f" + {c}" if c > 0 else
+                                                      f" - {-c}" if c else "")
         if kind == "scalar":
-            return "m - i"
+            return f"m - {var}"
         if kind == "const":
             return str(abs(c))
         self.exact = False                  # a stride of 2 against 1: not related
-        return f"2 * i + {abs(c)}"
+        return f"2 * {var} + {abs(c)}"
+
+    def index(self, arr: str, write: bool) -> tuple:
+        """One expression per axis; in 2-D sometimes transposed (`a[j, i]`)."""
+        names = ["i", "j"][:self.dims]
+        if self.dims == 2 and self.rng.random() < 0.25:
+            names.reverse()
+        return tuple(self.axis(arr, k, v, write) for k, v in enumerate(names))
 
     def access(self, ind: int) -> None:
         r = self.rng
@@ -84,7 +97,10 @@ class _Gen:
         # are then across statements, and barriers are what decides them.
         y, er = (x, ew) if r.random() < 0.5 else (y, self.index(y, False))
         read = r.random() < 0.8
-        conds = [f"0 <= {ew} < {x}.shape[0]"] + ([f"0 <= {er} < {y}.shape[0]"] if read else [])
+
+        def bounds(arr, e):
+            return [f"0 <= {v} < {arr}.shape[{k}]" for k, v in enumerate(e)]
+        conds = bounds(x, ew) + (bounds(y, er) if read else [])
         if r.random() < 0.2:
             conds.append("i < m")
         if r.random() < 0.1:
@@ -92,14 +108,17 @@ class _Gen:
             self.exact = False
         guard = " and ".join(conds)
         pad = "    " * ind
-        value = f"{y}[{er}] + 1.0" if read else "i * 1.0"
-        self.kernel += [f"{pad}if {guard}:", f"{pad}    {x}[{ew}] = {value}"]
+        value = f"{y}[{', '.join(er)}] + 1.0" if read else "i * 1.0"
+        self.kernel += [f"{pad}if {guard}:", f"{pad}    {x}[{', '.join(ew)}] = {value}"]
         rec = [f"{pad}if {guard}:", f"{pad}    s = cuda.atomic.add(cnt, 0, {2 if read else 1})"]
+
+        def element(arr, e):
+            return " + ".join([f"OFF_{arr}"] + [f"STEP{k}_{arr} * ({v})" for k, v in enumerate(e)])
         slot = 0
         if read:
-            rec.append(f"{pad}    note(log, s, tid, blk, be, ge, OFF_{y} + STEP_{y} * ({er}), 0)")
+            rec.append(f"{pad}    note(log, s, tid, blk, be, ge, {element(y, er)}, 0)")
             slot = 1
-        rec.append(f"{pad}    note(log, s + {slot}, tid, blk, be, ge, OFF_{x} + STEP_{x} * ({ew}), 1)")
+        rec.append(f"{pad}    note(log, s + {slot}, tid, blk, be, ge, {element(x, ew)}, 1)")
         self.twin += rec
         self.statements += 4            # two records, at most two loop trips
 
@@ -144,64 +163,80 @@ class _Gen:
 
 def generate(seed: int) -> RaceCase:
     rng = random.Random(seed)
-    blockdim = rng.choice([4, 8, 16])
-    griddim = rng.choice([1, 1, 1, 2, 3])
+    dims = 2 if rng.random() < 0.3 else 1
+    if dims == 1:
+        blockdim, griddim = (rng.choice([4, 8, 16]),), (rng.choice([1, 1, 1, 2, 3]),)
+    else:
+        blockdim = rng.choice([(4, 4), (8, 2), (2, 8), (4, 2)])
+        griddim = rng.choice([(1, 1), (1, 1), (2, 1), (1, 2), (2, 2)])
     coord = rng.choice(list(_COORDS))
-    threads = blockdim * griddim
-    g = _Gen(rng, threads)
+    g = _Gen(rng, dims)
     g.body(1, rng.randint(1, 4))
-    n = threads if coord != "tid" else blockdim
-    la, lb = (max(1, n + rng.randint(-3, 3)) for _ in range(2))
+    # Arrays about as large as the threads that index them, so that the guards matter.
+    span = [b * (gd if coord != "tid" else 1) for b, gd in zip(blockdim, griddim)]
+    shape = tuple(max(1, n + rng.randint(-2, 2)) for n in span)
+    if dims == 2 and rng.random() < 0.5:
+        shape = (shape[0], shape[0])                 # square: transposes stay in bounds
     layout = rng.choice(["separate", "same", "same", "shift", "shift", "reverse"])
-    if layout in ("same", "reverse"):
-        lb = la
-    offsets = {"separate": (0, 1, 1 << 20, 1), "same": (0, 1, 0, 1),
-               "reverse": (0, 1, la - 1, -1)}
-    if layout == "shift":
-        lb = la
-        sa, sb = rng.randint(0, 3), rng.randint(0, 3)
-        offsets["shift"] = (sa, 1, sb, 1)
-    if layout == "reverse":
+    elements = int(np.prod(shape))
+    row = shape[-1]
+    step = (row, 1) if dims == 2 else (1,)
+    if layout == "separate":
+        offsets = (0, 1 << 20)
+    elif layout == "same":
+        offsets = (0, 0)
+    elif layout == "shift":                          # views of one buffer, whole rows apart
+        offsets = (rng.randint(0, 3) * (row if dims == 2 else 1),
+                   rng.randint(0, 3) * (row if dims == 2 else 1))
+        if dims == 2:
+            g.exact = False                          # 2-D views: not related by safekern
+    else:                                            # b is a reversed along its first axis
+        offsets = (0, (shape[0] - 1) * step[0])
         g.exact = False
-    off_a, step_a, off_b, step_b = offsets[layout]
-    m = rng.randint(0, n + 2)
-    head = ["import numpy as np", "from numba import cuda", "import safekern", "",
-            f"OFF_a, STEP_a, OFF_b, STEP_b = {off_a}, {step_a}, {off_b}, {step_b}", "", "",
-            "@cuda.jit(device=True)",
+    steps_b = step if layout != "reverse" else (-step[0],) + step[1:]
+    m = rng.randint(0, span[0] + 2)
+    consts = [f"OFF_a, OFF_b = {offsets[0]}, {offsets[1]}"] + [
+        f"STEP{k}_a, STEP{k}_b = {step[k]}, {steps_b[k]}" for k in range(dims)]
+    head = ["import numpy as np", "from numba import cuda", "import safekern", ""] + consts + [
+            "", "", "@cuda.jit(device=True)",
             "def note(log, s, tid, blk, be, ge, element, write):",
             "    log[s, 0] = tid", "    log[s, 1] = blk", "    log[s, 2] = be",
             "    log[s, 3] = ge", "    log[s, 4] = element", "    log[s, 5] = write", "", ""]
-    kernel = ["@safekern.jit", "def k(a, b, m):", f"    i = {_COORDS[coord]}"] + g.kernel
-    twin = ["@cuda.jit", "def k_rec(a, b, m, log, cnt):", f"    i = {_COORDS[coord]}",
-            "    tid = cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x",
-            "    blk = cuda.blockIdx.x", "    be = 0", "    ge = 0"] + g.twin
+    start = f"    i = {_COORDS[coord]}" if dims == 1 else f"    {_COORDS_2D[coord]}"
+    kernel = ["@safekern.jit", "def k(a, b, m):", start] + g.kernel
+    twin = ["@cuda.jit", "def k_rec(a, b, m, log, cnt):", start,
+            "    tid = (cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x) + (cuda.threadIdx.y"
+            " + cuda.blockIdx.y * cuda.blockDim.y) * cuda.gridDim.x * cuda.blockDim.x",
+            "    blk = cuda.blockIdx.x + cuda.blockIdx.y * cuda.gridDim.x",
+            "    be = 0", "    ge = 0"] + g.twin
     source = "\n".join(head + kernel + ["", ""] + twin) + "\n"
-    return RaceCase(seed, source, griddim, blockdim, layout,
-                    (la, lb) + offsets[layout], m, g.exact, g.statements)
+    return RaceCase(seed, source, griddim + (1,) * (3 - dims), blockdim + (1,) * (3 - dims),
+                    layout, shape, offsets, m, g.exact, g.statements)
 
 
 def arguments(case: RaceCase):
     """Device arrays `a`, `b` laid out as the case says, and `m`."""
     from numba import cuda
 
-    la, lb, off_a, _, off_b, _ = case.sizes
+    shape = case.shape
     if case.layout == "separate":
-        return cuda.to_device(np.zeros(la)), cuda.to_device(np.zeros(lb)), case.m
+        return cuda.to_device(np.zeros(shape)), cuda.to_device(np.zeros(shape)), case.m
     if case.layout == "same":
-        a = cuda.to_device(np.zeros(la))
+        a = cuda.to_device(np.zeros(shape))
         return a, a, case.m
     if case.layout == "reverse":
-        a = cuda.to_device(np.zeros(la))
+        a = cuda.to_device(np.zeros(shape))
         return a, a[::-1], case.m
-    buf = cuda.to_device(np.zeros(la + 4))
-    return buf[off_a:off_a + la], buf[off_b:off_b + lb], case.m
+    rows = [o // (shape[-1] if len(shape) == 2 else 1) for o in case.offsets]
+    buf = cuda.to_device(np.zeros((shape[0] + 4,) + shape[1:]))
+    return buf[rows[0]:rows[0] + shape[0]], buf[rows[1]:rows[1] + shape[0]], case.m
 
 
 def ground_truth(module, case: RaceCase, args) -> bool:
     """Do two threads of the launch conflict (see the module doc)?"""
     from numba import cuda
 
-    threads = case.griddim * case.blockdim
+    threads = int(np.prod(case.griddim) * np.prod(case.blockdim))
     log = cuda.to_device(np.full((threads * case.accesses + 1, _LOG_COLUMNS), -1, np.int64))
     cnt = cuda.to_device(np.zeros(1, np.int64))
     module.k_rec[case.griddim, case.blockdim](*args, log, cnt)
@@ -223,7 +258,7 @@ def verdict(module, case: RaceCase, args) -> str:
     checker = module.k._races
     if checker is None:
         return "free"
-    found = checker.findings(args, (case.griddim, 1, 1), (case.blockdim, 1, 1))
+    found = checker.findings(args, case.griddim, case.blockdim)
     kinds = {f.verdict for f in found}
     return "error" if "proven" in kinds else "maybe" if "maybe" in kinds else "free"
 
