@@ -197,6 +197,31 @@ def test_a_barrier_in_a_loop_does_not_separate_the_iterations():
     assert len(warned) == 1 and "'dst' and 'src'" in str(warned[0].message)
 
 
+def test_block_arithmetic_against_enumeration():
+    import random
+    from safekern.backends.numba.race_pairs import _other_block, _spans_blocks
+
+    rng = random.Random(0)
+    for _ in range(4000):
+        size, lo = rng.randint(1, 9), rng.randint(0, 40)
+        hi, d, s = lo + rng.randint(0, 20), rng.randint(-60, 60), rng.choice([1, -1])
+        assert _other_block((lo, hi), d, s, size) == any(
+            (s * g + d) // size != g // size for g in range(lo, hi + 1)), (lo, hi, d, s, size)
+        y = (rng.randint(0, 40),) * 2
+        y = (y[0], y[1] + rng.randint(0, 10))
+        assert _spans_blocks((lo, hi), y, size) == any(
+            a // size != b // size for a in range(lo, hi + 1) for b in range(y[0], y[1] + 1))
+
+
+def test_check_report_says_when_barriers_leave_the_verdict_open():
+    rows = {r["array"]: r for r in K.barrier_once_per_iteration.check_report()
+            if r["kind"] == "race"}
+    assert rows["dst"]["status"] == "may race" and "barriers" in rows["dst"]["reason"]
+    rows = {r["array"]: r for r in K.neighbour_after_barrier.check_report()
+            if r["kind"] == "race"}
+    assert rows["b"]["status"] == "checked at launch"
+
+
 def test_syncwarp_and_syncing_helpers_are_barriers_of_unknown_reach():
     b, out = cuda.to_device(np.zeros(32)), cuda.to_device(np.zeros(32))
     # The simulator has no syncwarp: the launch's verdict is read from the checker.

@@ -278,11 +278,17 @@ class RaceChecker:
         for name in self.written:
             accesses = self.summary.accesses.get(name, [])
             unknown = [a.lineno for a in accesses if a.index is None]
+            ranged = [a.lineno for a in accesses
+                      if a.phase[0] != a.phase[1] or a.phase[2] != a.phase[3]]
             if name in self.summary.opaque:
                 line, why = self.summary.opaque[name]
                 status, reason = Status.MAY_RACE, f"its accesses are not known ({why})"
             elif unknown:
                 line, status, reason = unknown[0], Status.MAY_RACE, "a data-dependent index"
+            elif ranged:
+                line, status = ranged[0], Status.MAY_RACE
+                reason = ("how many barriers run before it is not known (a barrier in a loop, "
+                          "under a condition, syncwarp or in a device function)")
             else:
                 line, status = accesses[0].lineno, Status.RACE_CHECKED
                 reason = "in place: each launch is proven race-free or refused"
