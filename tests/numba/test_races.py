@@ -189,6 +189,17 @@ def test_reverse_in_place_is_refused():
     np.testing.assert_array_equal(out.copy_to_host(), np.arange(10.0)[::-1])
 
 
+def test_a_reversed_view_of_the_same_array_is_refused():
+    d = cuda.to_device(np.arange(8.0))
+    with pytest.raises(safekern.RaceError) as info:
+        K.copy[1, 32](d, d[::-1])             # thread i writes d[i], thread 7 - i reads it
+    assert (info.value.array, info.value.other) == ("dst", "src")
+    np.testing.assert_array_equal(d.copy_to_host(), np.arange(8.0))
+    assert not launch_quietly(lambda: K.reverse[1, 32](d, d[::-1]))     # reversed twice: a copy
+    assert not launch_quietly(lambda: K.copy[1, 32](d[:4], d[4:][::-1]))  # disjoint halves
+    np.testing.assert_array_equal(d.copy_to_host(), [7, 6, 5, 4, 4, 5, 6, 7])
+
+
 def test_a_barrier_in_a_loop_does_not_separate_the_iterations():
     # Iteration 1's first write and iteration 0's read after the barrier share a phase:
     # never proven free (a RaceWarning for the shared arguments), never proven to race.

@@ -192,7 +192,8 @@ def generate(seed: int) -> RaceCase:
             g.exact = False                          # 2-D views: not related by safekern
     else:                                            # b is a reversed along its first axis
         offsets = (0, (shape[0] - 1) * step[0])
-        g.exact = False
+        if dims == 2:
+            g.exact = False                          # 2-D views: not related by safekern
     steps_b = step if layout != "reverse" else (-step[0],) + step[1:]
     m = rng.randint(0, span[0] + 2)
     consts = [f"OFF_a, OFF_b = {offsets[0]}, {offsets[1]}"] + [

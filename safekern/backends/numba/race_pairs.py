@@ -1,10 +1,11 @@
 """Can two threads of one launch touch one element, one writing, unordered? (races.py's pairs)
 
-For two accesses with index forms `c*g_p + b` per axis (g the thread's coordinates), an
-element is shared when, per axis, `c_w*g_p + b_w (+ shift) = c_o*g'_q + b_o`. With
-`c_o = ±c_w` (a shift, or a reflection such as `a[n - 1 - i]`) the other thread is
-`g'_q = s*g_p + d` with `s = c_w / c_o` and `d = (b_w + shift - b_o) / c_o` (no integer
-solution: never shared); thread coordinates that no axis mentions are free to differ. Each
+For two accesses with index forms `c*g_p + b` per axis (g the thread's coordinates), the
+write's index is first put in the other array's elements (a view shifted by k elements: `+ k`;
+a reversed view: `k - index`). An element is then shared when, per axis,
+`c_w*g_p + b_w = c_o*g'_q + b_o`. With `c_o = ±c_w` (a shift, or a reflection such as
+`a[n - 1 - i]`) the other thread is `g'_q = s*g_p + d` with `s = c_w / c_o` and
+`d = (b_w - b_o) / c_o` (no integer solution: never shared); thread coordinates that no axis mentions are free to differ. Each
 access's guards and bounds give an interval per coordinate, and the question -- is there a
 thread g running the write and a thread g' running the other access with g != g' -- is answered
 per coordinate on those boxes. That is Futhark's `noMemOverlap` question, answered for one
@@ -198,9 +199,11 @@ def _spans_blocks(x, y, size) -> bool:
     return len({x[0] // size, x[1] // size, y[0] // size, y[1] // size}) > 1
 
 
-def pair_verdict(write, other, launch, memory_w, memory_o, shift=(0,)) -> str:
+def pair_verdict(write, other, launch, memory_w, memory_o, relation=((1, 0),)) -> str:
     """PROVEN / FREE / MAYBE for a write and another access whose arrays share elements as
-    `element_o = element_w + shift` (per axis)."""
+    `element_o = sign * element_w + offset`, `relation` giving (sign, offset) per axis (or
+    one for all): (1, 0) for the same memory, (1, k) for a view shifted by k elements, (-1, k)
+    for a reversed view."""
     if write.index is None or other.index is None:
         return MAYBE
     pw, po = write.phase, other.phase
@@ -216,14 +219,17 @@ def pair_verdict(write, other, launch, memory_w, memory_o, shift=(0,)) -> str:
     if reach_w == "unknown" or reach_o == "unknown":
         return MAYBE
     (iw, exact_w, index_w), (io, exact_o, index_o) = reach_w, reach_o
-    if len(index_w) != len(index_o) or len(shift) not in (1, len(index_w)):
+    if len(index_w) != len(index_o) or len(relation) not in (1, len(index_w)):
         return MAYBE
-    shifts = shift * len(index_w) if len(shift) == 1 else shift
+    relation = relation * len(index_w) if len(relation) == 1 else relation
+    # The write's index in the other array's elements: sign * index + offset, per axis.
+    index_w = [({k: sign * c for k, c in cw.items()}, sign * bw + offset)
+               for (cw, bw), (sign, offset) in zip(index_w, relation)]
     # Per axis, g'_q = s*g_p + d: the other thread's coordinate q from this thread's p.
     mapping: dict = {}                   # q -> (p, s, d)
     sources: set = set()
     iw, io = list(iw), list(io)
-    for (cw, bw), (co, bo), sh in zip(index_w, index_o, shifts):
+    for (cw, bw), (co, bo) in zip(index_w, index_o):
         if len(cw) > 1 or len(co) > 1:
             return MAYBE
         if not cw or not co:
@@ -232,18 +238,18 @@ def pair_verdict(write, other, launch, memory_w, memory_o, shift=(0,)) -> str:
             if cw or co:
                 (k, c), = (cw or co).items()
                 box = iw if cw else io
-                step = (bo - bw - sh) if cw else (bw + sh - bo)
+                step = (bo - bw) if cw else (bw - bo)
                 if step % c or not box[k][0] <= step // c <= box[k][1]:
                     return FREE
                 box[k] = (step // c, step // c)
-            elif bw + sh != bo:
+            elif bw != bo:
                 return FREE          # this axis never names the same element
             continue
         (p, c), = cw.items()
         (q, c_o), = co.items()
         if abs(c) != abs(c_o) or p in sources or q in mapping:
             return MAYBE
-        step = bw + sh - bo
+        step = bw - bo
         if step % c_o:
             return FREE              # no integer solution
         mapping[q] = (p, c // c_o, step // c_o)

@@ -170,7 +170,7 @@ class RaceChecker:
             memory = memories.get(name)
             if memory is None or name in self.summary.opaque or 0 in memory.strides:
                 continue
-            out += self._pairs(name, name, launch, (0,), in_place=True)
+            out += self._pairs(name, name, launch, ((1, 0),), in_place=True)
         for i, p in enumerate(self.used):
             for q in self.used[i + 1:]:
                 mp, mq = memories.get(p), memories.get(q)
@@ -180,15 +180,16 @@ class RaceChecker:
                     continue
                 if mp.hi <= mq.lo or mq.hi <= mp.lo:
                     continue                      # disjoint memory
-                shift = _shift(mp, mq)
-                if shift is None or p in self.summary.opaque or q in self.summary.opaque:
+                relation = _relation(mp, mq)
+                if relation is None or p in self.summary.opaque or q in self.summary.opaque:
                     out.append(Finding(MAYBE, None, None, p, q))
                     continue
-                out += self._pairs(p, q, launch, shift)
-                out += self._pairs(q, p, launch, tuple(-s for s in shift))
+                out += self._pairs(p, q, launch, relation)
+                # the inverse: element_p = sign * (element_q - offset)
+                out += self._pairs(q, p, launch, tuple((s, -s * t) for s, t in relation))
         return out
 
-    def _pairs(self, p, q, launch, shift, in_place=False) -> list[Finding]:
+    def _pairs(self, p, q, launch, relation, in_place=False) -> list[Finding]:
         out = []
         accesses_q = self.summary.accesses.get(q, [])
         mp, mq = launch.memories[p], launch.memories[q]
@@ -200,7 +201,7 @@ class RaceChecker:
                     continue                      # each write-write pair once
                 if a is w and w.uniform_value:
                     continue                      # threads storing one value: benign
-                verdict = pair_verdict(w, a, launch, mp, mq, shift)
+                verdict = pair_verdict(w, a, launch, mp, mq, relation)
                 if verdict != FREE:
                     out.append(Finding(verdict, w, a, p, q))
         return out
@@ -296,18 +297,20 @@ class RaceChecker:
         return rows
 
 
-def _shift(mp: Memory, mq: Memory):
-    """`element of q = element of p + shift`, per axis, for the layouts this handles: the same
-    memory, or two 1-D views of one buffer with one stride; else None."""
+def _relation(mp: Memory, mq: Memory):
+    """`element of q = sign * element of p + offset`, as ((sign, offset), ...) per axis (or one
+    for all), for the layouts this handles: the same memory; two 1-D views of one buffer with
+    one stride (a shift) or opposite strides (one reversed, `a[::-1]`); else None."""
     if 0 in mp.strides or 0 in mq.strides:
         return None              # broadcast layouts: one element at many indices
     if mp.ptr == mq.ptr and mp.strides == mq.strides and mp.itemsize == mq.itemsize:
-        return (0,)
-    if len(mp.shape) == len(mq.shape) == 1 and mp.strides == mq.strides and \
-            mp.itemsize == mq.itemsize and mp.strides[0]:
-        diff = mp.ptr - mq.ptr
-        if diff % mp.strides[0] == 0:
-            return (diff // mp.strides[0],)
+        return ((1, 0),)
+    if len(mp.shape) == len(mq.shape) == 1 and mp.itemsize == mq.itemsize and \
+            mp.strides[0] and abs(mp.strides[0]) == abs(mq.strides[0]):
+        # ptr_p + e * stride_p = ptr_q + f * stride_q
+        step, diff = mp.strides[0], mp.ptr - mq.ptr
+        if diff % step == 0:
+            return ((1, diff // step),) if mq.strides[0] == step else ((-1, -diff // step),)
     return None
 
 
