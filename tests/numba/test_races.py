@@ -323,3 +323,15 @@ def test_summary_barrier_phases():
     assert phases == [(0, 0, 0, 0), (1, 1, 0, 0), (2, 2, 1, 1), (2, 3, 1, 1), (2, None, 1, 1),
                       (3, None, 1, 1), (2, None, 1, 1)]
     assert s.has_barriers and s.has_grid_sync
+
+
+def test_summary_barriers_of_a_nested_function_run_where_it_is_called():
+    s = summary_of("""
+    def k(a):
+        i = cuda.grid(1)
+        a[i] = 0
+        def later():
+            cuda.syncthreads()
+        a[i] = 1
+    """)
+    assert [x.phase for x in s.accesses["a"]] == [(0, 0, 0, 0), (0, 0, 0, 0)]

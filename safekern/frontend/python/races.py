@@ -114,7 +114,7 @@ class _Summariser:
         may raise by an unknown amount ("block", "grid" or both)."""
         block = grid = 0
         ranged: set = set()
-        for n in ast.walk(node):
+        for n in _walk_running(node):
             if isinstance(n, ast.Call):
                 kind = self.barrier_kind(n)
                 block += kind in ("block", "grid")
@@ -350,6 +350,16 @@ class _Summariser:
         """`not test` is one fact: a single ordering comparison."""
         return self._ordering(test) and len(test.ops) == 1 and \
             len(self._facts(test, True)) == 1
+
+
+def _walk_running(node):
+    """The nodes of `node` that run with it: not the bodies of functions it defines."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(n))
 
 
 def _exits(body) -> bool:
