@@ -154,3 +154,18 @@ def neighbour_after_plain_helper(b, out):
     plain_barrier()
     if t + 1 < b.shape[0]:
         out[t] = b[t + 1]
+
+
+@safekern.jit(device=True)
+def warp_sync(x):
+    cuda.syncwarp()
+    return x
+
+
+@safekern.jit
+def neighbour_after_checked_helper(b, out):
+    t = cuda.threadIdx.x
+    b[t] = t
+    warp_sync(0)
+    if t + 1 < b.shape[0]:
+        out[t] = b[t + 1]

@@ -36,12 +36,12 @@ def join(a: tuple, b: tuple) -> tuple:
 
 
 _SYNC_NAMES = frozenset({"syncthreads", "syncthreads_count", "syncthreads_and",
-                         "syncthreads_or", "sync", "this_grid", "cg"})
+                         "syncthreads_or", "syncwarp", "sync", "this_grid", "cg"})
 
 
 def may_synchronise(fn, depth: int = 0) -> bool:
-    """Might an unchecked device function (numba's dispatcher, its Python function) run a
-    barrier or a grid sync? Read from the names its code uses, following the functions it
+    """Might a device function (numba's dispatcher, safekern's, its Python function) run a
+    barrier, `syncwarp` or a grid sync? Read from the names its code uses, following the functions it
     calls through its globals; anything not readable may."""
     py = getattr(fn, "py_func", fn)
     code = getattr(py, "__code__", None)

@@ -450,7 +450,8 @@ def analyse_kernel(parsed, resolver) -> RaceSummary:
             return "block"
         if r[0] == "grid_sync":
             return "grid"
-        if r[0] == "device" and getattr(r[1], "has_barriers", False):
+        if r[0] == "device" and (getattr(r[1], "has_barriers", False) or
+                                 may_synchronise(r[1])):     # (has_barriers: not syncwarp)
             return "unknown"
         if r[0] == "plain_device" and may_synchronise(resolver.resolve(call.func, parsed)):
             return "unknown"
