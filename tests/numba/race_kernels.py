@@ -169,3 +169,13 @@ def neighbour_after_checked_helper(b, out):
     warp_sync(0)
     if t + 1 < b.shape[0]:
         out[t] = b[t + 1]
+
+
+@safekern.jit
+def global_neighbour_after_barrier(b, out):
+    i = cuda.grid(1)
+    if i < b.shape[0]:
+        b[i] = i
+    cuda.syncthreads()
+    if i + 1 < b.shape[0]:
+        out[i] = b[i + 1]

@@ -171,6 +171,16 @@ def test_a_barrier_orders_one_block_not_two():
     assert (info.value.write_text, info.value.other_text) == ("b[t]", "b[t + 1]")
 
 
+def test_a_race_only_across_blocks_says_so():
+    b, out = cuda.to_device(np.zeros(64)), cuda.to_device(np.zeros(64))
+    assert not launch_quietly(lambda: K.global_neighbour_after_barrier[1, 64](b, out))
+    with pytest.raises(safekern.RaceError) as info:       # threads 31 and 32 meet
+        K.global_neighbour_after_barrier[2, 32](b, out)
+    assert info.value.across_blocks
+    assert "a thread of another block reads the same element through `b[i + 1]`" in \
+        str(info.value) and "one block only" in str(info.value)
+
+
 def test_a_grid_sync_orders_the_grid():
     b, out = cuda.to_device(np.zeros(64)), cuda.to_device(np.zeros(64))
     assert not launch_quietly(lambda: K.neighbour_after_grid_sync[2, 32](b, out))

@@ -27,6 +27,7 @@ from __future__ import annotations
 from ...frontend.python.races import THREAD_ATOMS
 
 PROVEN, FREE, MAYBE = "proven", "free", "maybe"
+PROVEN_ACROSS_BLOCKS = "proven across blocks"   # only two threads of different blocks meet
 _EXACT = 1 << 40        # values this small, times launch extents, stay far from 2**63
 _AXES = {"x": 0, "y": 1, "z": 2}
 _SAME, _ORDERED, _UNSURE = "same", "ordered", "unsure"
@@ -290,7 +291,9 @@ def pair_verdict(write, other, launch, memory_w, memory_o, relation=((1, 0),)) -
         return FREE                  # threads of one block, a barrier between the accesses
     if block == _UNSURE and not other_block:
         return MAYBE
-    return PROVEN if exact_w and exact_o and grid == _SAME else MAYBE
+    if not (exact_w and exact_o and grid == _SAME):
+        return MAYBE
+    return PROVEN if block == _SAME else PROVEN_ACROSS_BLOCKS
 
 
-__all__ = ["Launch", "pair_verdict", "PROVEN", "FREE", "MAYBE"]
+__all__ = ["Launch", "pair_verdict", "PROVEN", "PROVEN_ACROSS_BLOCKS", "FREE", "MAYBE"]

@@ -28,7 +28,7 @@ from ... import config
 from ..._stack import user_stacklevel
 from ...errors import RaceError, RaceWarning
 from ...report import ReportEntry, Status
-from .race_pairs import FREE, MAYBE, PROVEN, Launch, pair_verdict
+from .race_pairs import FREE, MAYBE, PROVEN, PROVEN_ACROSS_BLOCKS, Launch, pair_verdict
 
 _MEMO_SIZE = 256
 
@@ -132,6 +132,7 @@ class Finding:
     other: object                    # Access
     array: str
     other_array: str
+    across_blocks: bool = False      # proven for two threads of different blocks only
 
 
 class RaceChecker:
@@ -202,7 +203,9 @@ class RaceChecker:
                 if a is w and w.uniform_value:
                     continue                      # threads storing one value: benign
                 verdict = pair_verdict(w, a, launch, mp, mq, relation)
-                if verdict != FREE:
+                if verdict == PROVEN_ACROSS_BLOCKS:
+                    out.append(Finding(PROVEN, w, a, p, q, across_blocks=True))
+                elif verdict != FREE:
                     out.append(Finding(verdict, w, a, p, q))
         return out
 
@@ -270,7 +273,7 @@ class RaceChecker:
             read_line=a.lineno if a is not None else None,
             write_text=w.text if w is not None else None,
             other_text=a.text if a is not None else None,
-            other_write=bool(a is not None and a.write))
+            other_write=bool(a is not None and a.write), across_blocks=f.across_blocks)
 
     def report(self, function: str) -> list[ReportEntry]:
         """check_report() entries of `function`: the verdict per written parameter that holds
