@@ -274,7 +274,7 @@ def pair_verdict(write, other, launch, memory_w, memory_o, relation=((1, 0),)) -
         if k in mapping and mapping[k][0] == k:
             _, s, d = mapping[k]
             differs = d != 0 if s == 1 else (x[0] != x[1] or 2 * x[0] != d)
-            apart = _other_block(x, d, s, sizes[k]) if not tb else (tb and k >= 3 and differs)
+            apart = (k >= 3 and differs) if tb else _other_block(x, d, s, sizes[k])
         else:
             if k in mapping:
                 p, s, d = mapping[k]
