@@ -2,9 +2,10 @@
 
 Each seed gives a numba kernel over two array parameters `a`, `b` and a scalar `m` -- accesses
 indexed by shifts (`a[i + 2]`), reflections (`b[a.shape[0] - 1 - i]`, `a[m - i]`), one element
-for everyone (`a[0]`) and strides safekern does not relate (`a[2 * i]`), under guards that keep
-them in bounds -- with `cuda.syncthreads()`, `cuda.cg.this_grid().sync()`, barriers under a
-uniform condition and in loops; a launch (1 to 3 blocks, `i` from `cuda.grid(1)`,
+for everyone (`a[0]`) and strides safekern does not relate (`a[2 * i]`), in 1-D and 2-D (with
+transposes), under guards that keep them in bounds -- with `cuda.syncthreads()`,
+`syncthreads_count`, `cuda.cg.this_grid().sync()`, a checked device function holding a barrier,
+barriers under a uniform condition and in loops; a launch (1 to 3 blocks, `i` from `cuda.grid(1)`,
 `threadIdx.x` alone or `threadIdx.x + blockIdx.x * blockDim.x`); and arguments that are
 separate arrays, one array twice, shifted views of one buffer or a reversed view.
 
@@ -130,6 +131,13 @@ class _Gen:
         elif kind == "grid":
             self.kernel.append(f"{pad}cuda.cg.this_grid().sync()")
             self.twin += [f"{pad}cuda.cg.this_grid().sync()", f"{pad}be += 1", f"{pad}ge += 1"]
+        elif kind == "count":               # a barrier that returns a count
+            self.kernel.append(f"{pad}c = cuda.syncthreads_count(i < m)")
+            self.twin += [f"{pad}c = cuda.syncthreads_count(i < m)", f"{pad}be += 1"]
+        elif kind == "helper":              # a checked device function with a barrier
+            self.exact = False
+            self.kernel.append(f"{pad}block_barrier(0)")
+            self.twin += [f"{pad}block_barrier_rec(0)", f"{pad}be += 1"]
         else:                               # under a condition every thread evaluates alike
             self.exact = False
             self.kernel += [f"{pad}if m > 2:", f"{pad}    cuda.syncthreads()"]
@@ -146,8 +154,10 @@ class _Gen:
             roll = r.random()
             if roll < 0.5:
                 self.barrier(ind, "sync")
-            elif roll < 0.7:
+            elif roll < 0.65:
                 self.barrier(ind, "grid")
+            elif roll < 0.7:
+                self.barrier(ind, r.choice(["count", "helper"]))
             elif roll < 0.78:
                 self.barrier(ind, "cond")
             elif roll < 0.88 and not in_loop:
@@ -199,7 +209,11 @@ def generate(seed: int) -> RaceCase:
     consts = [f"OFF_a, OFF_b = {offsets[0]}, {offsets[1]}"] + [
         f"STEP{k}_a, STEP{k}_b = {step[k]}, {steps_b[k]}" for k in range(dims)]
     head = ["import numpy as np", "from numba import cuda", "import safekern", ""] + consts + [
-            "", "", "@cuda.jit(device=True)",
+            "", "", "@safekern.jit(device=True)", "def block_barrier(x):",
+            "    cuda.syncthreads()", "    return x", "", "",
+            "@cuda.jit(device=True)", "def block_barrier_rec(x):",
+            "    cuda.syncthreads()", "    return x", "", "",
+            "@cuda.jit(device=True)",
             "def note(log, s, tid, blk, be, ge, element, write):",
             "    log[s, 0] = tid", "    log[s, 1] = blk", "    log[s, 2] = be",
             "    log[s, 3] = ge", "    log[s, 4] = element", "    log[s, 5] = write", "", ""]
