@@ -16,7 +16,7 @@ from tests.support import fuzz_races
 from tests.support.differential import SIMULATOR
 
 BUDGET_S = 25.0
-MIN_KERNELS = 60
+MIN_KERNELS = 40          # at about 0.1-0.3 s each (2 cores), a floor well inside the budget
 #: kernels known to be decided exactly, from the issue and from the fuzzer: checked every run
 PINNED = (42,)
 
