@@ -179,3 +179,10 @@ def global_neighbour_after_barrier(b, out):
     cuda.syncthreads()
     if i + 1 < b.shape[0]:
         out[i] = b[i + 1]
+
+
+@safekern.jit
+def everyone_reads_what_one_writes(a):
+    i = cuda.grid(1)
+    if i + 2 < a.shape[0]:
+        a[i + 2] = a[2] + 1.0           # thread 0 writes a[2], every thread reads it

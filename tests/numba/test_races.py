@@ -141,6 +141,13 @@ def test_every_thread_writing_one_element_races():
     assert "writes the same element" in str(info.value)
 
 
+def test_one_element_read_by_everyone_and_written_by_one_thread_races():
+    with pytest.raises(safekern.RaceError) as info:
+        K.everyone_reads_what_one_writes[1, 32](cuda.to_device(np.zeros(32)))
+    assert (info.value.write_text, info.value.other_text) == ("a[i + 2]", "a[2]")
+    K.everyone_reads_what_one_writes[1, 32](cuda.to_device(np.zeros(2)))   # no thread writes
+
+
 def test_threads_storing_one_value_are_benign():
     r = cuda.to_device(np.zeros(10))
     assert not launch_quietly(lambda: K.everyone_writes_one_value[1, 10](r, 4))

@@ -4,9 +4,10 @@ recording twin; safekern's verdict for the launch must never be a RaceError wher
 threads conflict, never "free" where two do, and never a mere suspicion for the kernels it must
 decide exactly (shifts and reflections, straight-line barriers, modelled guards).
 
-The run is bounded by time (BUDGET_S, measured here), with at least MIN_KERNELS kernels; the
-seeds go on from where the time runs out, so a longer run sees new kernels:
-`python -m tools.fuzz_races --minutes 10` (tools/fuzz_races.py)."""
+The run is bounded by time (BUDGET_S, measured here), with at least MIN_KERNELS kernels, from
+seed 1000 on; a longer run by hand: `python -m tools.fuzz_races --minutes 10`
+(tools/fuzz_races.py). What it finds becomes an example in test_races.py (the generator's seeds
+change meaning when the generator changes)."""
 import time
 import warnings
 
@@ -17,8 +18,6 @@ from tests.support.differential import SIMULATOR
 
 BUDGET_S = 25.0
 MIN_KERNELS = 40          # at about 0.1-0.3 s each (2 cores), a floor well inside the budget
-#: kernels known to be decided exactly, from the issue and from the fuzzer: checked every run
-PINNED = (42,)
 
 pytestmark = [pytest.mark.cudasim, pytest.mark.timeout(240),
               pytest.mark.skipif(not SIMULATOR, reason="records accesses on the simulator")]
@@ -37,8 +36,6 @@ def _run(seed, tmp_path, bad, counts):
 def test_race_verdicts_agree_with_recorded_accesses(tmp_path):
     bad, counts = {}, {}
     start = time.monotonic()
-    for seed in PINNED:
-        _run(seed, tmp_path, bad, counts)
     seed, done = 1000, 0
     while done < MIN_KERNELS or time.monotonic() - start < BUDGET_S:
         _run(seed, tmp_path, bad, counts)
