@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import random
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -54,7 +54,6 @@ class RaceCase:
     m: int
     exact: bool                 # the analysis must decide this one exactly
     accesses: int = 0           # records one thread may make at most: the log's size
-    notes: list = field(default_factory=list)
 
 
 class _Gen:

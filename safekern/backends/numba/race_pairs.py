@@ -5,10 +5,11 @@ write's index is first put in the other array's elements (a view shifted by k el
 a reversed view: `k - index`). An element is then shared when, per axis,
 `c_w*g_p + b_w = c_o*g'_q + b_o`. With `c_o = ±c_w` (a shift, or a reflection such as
 `a[n - 1 - i]`) the other thread is `g'_q = s*g_p + d` with `s = c_w / c_o` and
-`d = (b_w - b_o) / c_o` (no integer solution: never shared); thread coordinates that no axis mentions are free to differ. Each
-access's guards and bounds give an interval per coordinate, and the question -- is there a
-thread g running the write and a thread g' running the other access with g != g' -- is answered
-per coordinate on those boxes. That is Futhark's `noMemOverlap` question, answered for one
+`d = (b_w - b_o) / c_o` (no integer solution: never shared); an index naming one element for
+every thread pins the other side's coordinate; thread coordinates that no axis mentions are free
+to differ. Each access's guards and bounds give an interval per coordinate, and the question --
+is there a thread g running the write and a thread g' running the other access with g != g' --
+is answered per coordinate on those boxes. That is Futhark's `noMemOverlap` question, answered for one
 launch: overlap unless disjointness is proven, a proof only where the overlap is certain.
 
 Barriers (frontend/python/race_phases.py): two accesses whose grid-sync phases are disjoint are

@@ -41,8 +41,8 @@ _SYNC_NAMES = frozenset({"syncthreads", "syncthreads_count", "syncthreads_and",
 
 def may_synchronise(fn, depth: int = 0) -> bool:
     """Might a device function (numba's dispatcher, safekern's, its Python function) run a
-    barrier, `syncwarp` or a grid sync? Read from the names its code uses, following the functions it
-    calls through its globals; anything not readable may."""
+    barrier, `syncwarp` or a grid sync? Read from the names its code uses, following the
+    functions it calls through its globals; anything not readable may."""
     py = getattr(fn, "py_func", fn)
     code = getattr(py, "__code__", None)
     if code is None or depth > 8:
