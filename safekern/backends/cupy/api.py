@@ -368,8 +368,10 @@ class RawKernel:
         return self._bound()[1]
 
     def compile(self, log_stream=None):
+        # As CuPy's: the module already loaded on this device is kept (a reload would lose
+        # its __device__/__constant__ variables, which get_global() handed out).
         self._launch_cache.clear()
-        self._program.loaded(log_stream, fresh=True)
+        self._program.loaded(log_stream)
 
     @property
     def attributes(self) -> dict:
@@ -448,7 +450,7 @@ class RawModule:
         return self._program.loaded().module
 
     def compile(self, log_stream=None):
-        self._program.loaded(log_stream, fresh=True)
+        self._program.loaded(log_stream)      # keeps the loaded module (RawKernel.compile)
 
     def get_function(self, name: str) -> RawKernel:
         loaded = self._program.loaded()

@@ -329,6 +329,12 @@ def build_variant(program, name: str, codes: frozenset, device_id: int):
                           include_dirs=parse_include_dirs(program.options), checks=True,
                           kernel_asserts=settings.kernel_asserts, eliminate=settings.eliminate,
                           assume=codes)
+    if rw.state:
+        # (the rewrite makes no launch predicates for such a source: this is a second guard)
+        first = rw.state[0]
+        raise UnsupportedError(f"no launch variant for {program.filename}: it has module state "
+                               f"({first.why} '{first.name}' at line {first.lineno}), which a "
+                               "variant, a module of its own, would not share")
     from ...failures import TABLE
 
     TABLE.register_all(rw.failure_sites)
