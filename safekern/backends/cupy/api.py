@@ -20,12 +20,12 @@ import warnings
 
 import numpy as np
 
-from ... import config, runtime
+from ... import config
 from ...errors import UnsupportedError
 from ...failures import TABLE
 from ...report import ReportEntry, Status
 from ...frontend.c import cuda as frontend
-from . import sync as cupy_sync, nvrtc
+from . import graphs as cupy_graphs, sync as cupy_sync, nvrtc
 from ..c_launch import CLaunchVariants, cuda_geometry
 from ..overlap import OverlapCheck
 from .program import (DEFAULT_ARCH, Binary, CupyFailureSource, Unchecked, _LRU, _cupy,
@@ -168,6 +168,7 @@ class Program:
         checks = config.get().checks
         if checks:
             cupy_sync.install()
+            cupy_graphs.install()
         key = (device_id, checks, config.get().kernel_asserts,
                config.get().launch_predicates)
         memo = (*key, self.code, self.options, self.name_expressions, self.filename)
@@ -338,7 +339,7 @@ class RawKernel:
             func = variants.for_launch(args, sizes, cuda_geometry, grid, block) or func
         func(grid, block, tuple(values) + tuple(sizes) + (loaded.source.buffer,),
              shared_mem=shared_mem, stream=stream)
-        runtime.after_launch(loaded.source)
+        cupy_graphs.after_launch(loaded.source, stream)     # (pending, or captured)
 
     def _bound(self):
         """(loaded module, function, KernelInfo) for the current device and check setting;

@@ -1,0 +1,140 @@
+"""CUDA stream capture (CUDA graphs), for every library that captures: which failure buffers a
+graph's replays write, and the host work a capture in progress allows.
+
+A checked launch into a capturing stream runs nothing: it is recorded in that capture
+(`launched`), not marked pending. When the capture ends, the graph keeps the failure sources of
+the launches it captured (`ended`), and each replay marks them pending (`replayed`), so the next
+sync point after a replay checks their buffers. The captured launch keeps what the launch
+computed on the host -- its arguments, the failure buffer's address, the launch variant chosen
+for those arguments -- and every replay runs it with exactly those, so a variant proven for the
+launch is right for every replay; after a failure is raised the buffer is reset in place and the
+next replay runs normally.
+
+The libraries' capture calls are hooked (backends/cupy/graphs.py, backends/torch/graphs.py);
+`runtime.capturing` holds the streams being captured, so that sync points wait meanwhile (a check
+synchronises the device). Graphs are known by `id()`: CuPy's Graph takes no weak reference, and
+a new graph that reuses an id is registered again when its capture ends. A replay of a graph
+whose capture safekern did not see end marks every source ever captured pending.
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import sys
+import threading
+
+from .. import runtime
+
+_lock = threading.Lock()
+_open: dict[int, set] = {}         # stream handle -> sources of the launches captured into it
+_graphs: dict[int, frozenset] = {}  # id(graph) -> sources its replays write
+_seen: set = set()                  # every source captured so far
+
+
+def begun(stream: int) -> None:
+    """A capture began on `stream` (a cudaStream_t as an int)."""
+    with _lock:
+        _open.setdefault(int(stream), set())
+        runtime.capturing.add(int(stream))
+
+
+def launched(source, stream: int) -> None:
+    """A checked launch writing `source`'s buffer was captured into `stream`'s capture."""
+    with _lock:
+        _open.setdefault(int(stream), set()).add(source)
+        _seen.add(source)
+        runtime.capturing.add(int(stream))
+
+
+def ended(stream: int, graph) -> None:
+    """The capture on `stream` ended; `graph` is what it made (None: the capture failed)."""
+    with _lock:
+        sources = _open.pop(int(stream), set())
+        runtime.capturing.discard(int(stream))
+        if graph is not None:
+            _graphs[id(graph)] = frozenset(sources)
+
+
+def sources_of(graph) -> frozenset:
+    """The failure sources a replay of `graph` may write."""
+    with _lock:
+        found = _graphs.get(id(graph))
+        return found if found is not None else frozenset(_seen)
+
+
+def replayed(graph, stream: int | None = None) -> None:
+    """`graph` was launched on `stream` (given only while some capture is in progress): its
+    sources are pending, or, launched into a capture, part of that capture."""
+    sources = sources_of(graph)
+    if not sources:
+        return
+    if stream is not None:
+        with _lock:
+            into = _open.get(int(stream))
+            if into is not None:
+                into.update(sources)
+                return
+    for source in sources:
+        runtime.after_launch(source)
+
+
+def is_open(stream: int) -> bool:
+    return int(stream) in _open
+
+
+def reset() -> None:
+    """Forget every capture and graph (tests)."""
+    with _lock:
+        _open.clear()
+        _graphs.clear()
+        _seen.clear()
+        runtime.capturing.clear()
+
+
+# -- host work during a capture ------------------------------------------------------------------
+
+_RELAXED = 2        # CU_STREAM_CAPTURE_MODE_RELAXED
+
+
+class _Driver:
+    exchange = None
+    loaded = False
+
+    @classmethod
+    def get(cls):
+        if not cls.loaded:
+            cls.loaded = True
+            names = ["nvcuda.dll"] if sys.platform == "win32" else ["libcuda.so.1",
+                                                                    ctypes.util.find_library("cuda")]
+            for name in filter(None, names):
+                try:
+                    fn = ctypes.CDLL(name).cuThreadExchangeStreamCaptureMode
+                except (OSError, AttributeError):
+                    continue
+                fn.argtypes = [ctypes.POINTER(ctypes.c_int)]
+                fn.restype = ctypes.c_int
+                cls.exchange = fn
+                break
+        return cls.exchange
+
+
+@contextlib.contextmanager
+def host_work_allowed():
+    """Let this thread load modules and allocate memory (the first launch of a kernel, a new
+    launch variant) while a capture in the global mode -- PyTorch's default -- is in progress:
+    the thread's capture mode is relaxed meanwhile, as CUDA advises libraries to do. Costs two
+    driver calls: for the slow paths only."""
+    exchange = _Driver.get()
+    mode = ctypes.c_int(_RELAXED)
+    if exchange is None or exchange(ctypes.byref(mode)) != 0:
+        yield
+        return
+    try:
+        yield
+    finally:
+        exchange(ctypes.byref(mode))
+
+
+__all__ = ["begun", "launched", "ended", "replayed", "sources_of", "is_open", "reset",
+           "host_work_allowed"]
