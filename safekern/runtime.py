@@ -81,6 +81,7 @@ _plain_syncs = []   # callables that synchronise a backend when checks are off
 # check synchronises the device and copies the buffer back, which a capture forbids (and which
 # would end it with cudaErrorStreamCaptureUnsupported), so sync points wait until it ends.
 capturing: set = set()
+launched_while_capturing: set = set()
 # Called when a source becomes pending, until they return True: a backend hooks a library the
 # user imported after safekern (PyTorch) before its sync points can matter.
 _on_pending: list = []
@@ -252,7 +253,11 @@ def pending_sources() -> list[FailureSource]:
 def after_launch(source: FailureSource) -> None:
     """Called by a backend after every checked launch."""
     source.mark_launched()
-    if config.get().sync_every_launch:
+    if capturing:
+        # A launch into a capture that the backend did not tell apart (numba's) ran nothing;
+        # the graphs being captured keep its source, so their replays mark it pending too.
+        launched_while_capturing.add(source)
+    elif config.get().sync_every_launch:
         sync(None)
 
 

@@ -15,6 +15,11 @@ The libraries' capture calls are hooked (backends/cupy/graphs.py, backends/torch
 synchronises the device). Graphs are known by `id()`: CuPy's Graph takes no weak reference, and
 a new graph that reuses an id is registered again when its capture ends. A replay of a graph
 whose capture safekern did not see end marks every source ever captured pending.
+
+A backend that cannot tell which stream a launch went to (numba's launch path) calls
+`runtime.after_launch` as always: the source is marked pending (the check after the capture finds
+nothing) and, launched while a capture was open, kept by the graph too (`ended`) -- a launch on
+another stream meanwhile costs its replays one needless check, never a missed failure.
 """
 from __future__ import annotations
 
@@ -50,8 +55,11 @@ def launched(source, stream: int) -> None:
 def ended(stream: int, graph) -> None:
     """The capture on `stream` ended; `graph` is what it made (None: the capture failed)."""
     with _lock:
-        sources = _open.pop(int(stream), set())
+        sources = _open.pop(int(stream), set()) | runtime.launched_while_capturing
+        _seen.update(sources)
         runtime.capturing.discard(int(stream))
+        if not runtime.capturing:
+            runtime.launched_while_capturing.clear()
         if graph is not None:
             _graphs[id(graph)] = frozenset(sources)
 
@@ -90,6 +98,7 @@ def reset() -> None:
         _graphs.clear()
         _seen.clear()
         runtime.capturing.clear()
+        runtime.launched_while_capturing.clear()
 
 
 # -- host work during a capture ------------------------------------------------------------------

@@ -313,3 +313,21 @@ def test_a_graph_whose_capture_was_not_seen_marks_every_captured_source(torch, d
     unseen = torch.cuda.CUDAGraph()
     unseen.replay()
     assert runtime.pending_sources() == [dev1]
+
+
+def test_a_launch_that_does_not_name_its_stream_during_a_capture_is_kept_by_the_graph(
+        monkeypatch, torch, dev1):
+    # numba's launch path calls runtime.after_launch without saying whether its stream was
+    # capturing: the graph keeps the source; SAFEKERN_SYNC_EVERY_LAUNCH waits for the capture.
+    stream = torch.cuda.Stream(device=1)
+    torch.cuda.set_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with safekern_setting(monkeypatch, "SAFEKERN_SYNC_EVERY_LAUNCH", "1"):
+        graph.capture_begin()
+        runtime.after_launch(dev1)
+        assert dev1.checks == 0
+        graph.capture_end()
+    assert capture.sources_of(graph) == {dev1} and not runtime.launched_while_capturing
+    torch.cuda.synchronize(1)                   # the check after the capture: nothing
+    graph.replay()
+    assert runtime.pending_sources() == [dev1]
