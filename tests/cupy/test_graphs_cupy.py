@@ -8,6 +8,7 @@ The bookkeeping without a GPU: tests/core/test_torch_sync.py.
 """
 from __future__ import annotations
 
+import gc
 import uuid
 
 import numpy as np
@@ -150,7 +151,8 @@ def test_sync_points_wait_while_capturing_and_sync_refuses(graph):
     np.testing.assert_array_equal(graph.out.get(), np.arange(N))
 
 
-def test_torch_cuda_graph_captures_a_checked_cupy_kernel():
+@pytest.mark.parametrize("warm", [True, False], ids=["warmed-up", "first-launch-captured"])
+def test_torch_cuda_graph_captures_a_checked_cupy_kernel(warm):
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("no CUDA device for PyTorch")
@@ -160,12 +162,19 @@ def test_torch_cuda_graph_captures_a_checked_cupy_kernel():
     idx_t = torch.arange(N, dtype=torch.int32, device="cuda")
     out_t = torch.zeros(N, dtype=torch.float32, device="cuda")
     src, idx, out = cp.asarray(src_t), cp.asarray(idx_t), cp.asarray(out_t)   # views
+    if warm:                              # what PyTorch advises before a capture
+        kernel((2,), (32,), (out, src, idx, np.int32(N)))
+        out_t.fill_(0)
     torch.cuda.synchronize()
+    # Earlier tests' CuPy graphs and modules left in reference cycles: freed now, not by a
+    # collection during the capture (freeing them there is a call the global mode forbids).
+    gc.collect()
     g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):             # global capture mode; the first launch is in it
+    with torch.cuda.graph(g):             # the global capture mode, PyTorch's default
         stream = cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream)
         kernel((2,), (32,), (out, src, idx, np.int32(N)), stream=stream)
     assert not runtime.pending_sources() and not runtime.capturing
+    assert out_t.sum().item() == 0                # captured, not run
     g.replay()
     assert out_t.tolist() == list(range(N))
     idx_t[BAD] = 1000

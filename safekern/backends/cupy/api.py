@@ -27,6 +27,7 @@ from ...report import ReportEntry, Status
 from ...frontend.c import cuda as frontend
 from . import graphs as cupy_graphs, sync as cupy_sync, nvrtc
 from ..c_launch import CLaunchVariants, cuda_geometry
+from ..capture import host_work_allowed
 from ..overlap import OverlapCheck
 from .program import (DEFAULT_ARCH, Binary, CupyFailureSource, Unchecked, _LRU, _cupy,
                       build_variant,
@@ -124,7 +125,8 @@ class Program:
         with self._lock:
             hit = self._variants.get(key)
             if hit is None:
-                hit = self._variants[key] = build_variant(self, name, codes, device_id)
+                with host_work_allowed():      # (see _bound)
+                    hit = self._variants[key] = build_variant(self, name, codes, device_id)
             return hit
 
     def _explain_parse_error(self, err, arch):
@@ -350,7 +352,10 @@ class RawKernel:
                settings.launch_predicates)
         hit = self._launch_cache.get(key)
         if hit is None:
-            loaded = self._program.loaded()
+            # A first launch may come inside a stream capture: the host work (and whatever
+            # the garbage collector frees meanwhile) in the relaxed capture mode.
+            with host_work_allowed():
+                loaded = self._program.loaded()
             symbol, info = self._program.resolve(loaded.rewrite, loaded.lowered, self.name)
             variants = None
             if loaded.source is not None and info.checked and info.launch and \
