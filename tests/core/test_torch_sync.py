@@ -206,9 +206,11 @@ def test_uninstall_gives_torch_its_own_methods_back(torch):
 def test_with_sync_points_off_only_the_graph_hooks_go_in(monkeypatch, torch):
     _unhook()
     with safekern_setting(monkeypatch, "SAFEKERN_SYNC_POINTS", "0"):
-        assert not torch_sync.install_if_imported()
+        assert torch_sync.install_if_imported()
         assert "torch" not in sync_points.installed()
         assert "torch-graphs" in sync_points.installed()    # replays must still be pending
+    torch_sync.watch()                          # (what the next numba or CuPy load does)
+    assert "torch" in sync_points.installed()
     with safekern_setting(monkeypatch, "SAFEKERN_CHECKS", "0"):
         _unhook()
         torch_sync.install()
