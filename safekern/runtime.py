@@ -82,6 +82,7 @@ _plain_syncs = []   # callables that synchronise a backend when checks are off
 # would end it with cudaErrorStreamCaptureUnsupported), so sync points wait until it ends.
 capturing: set = set()
 launched_while_capturing: set = set()
+capture_probe = None    # backends/capture.py: whether one of those is really still capturing
 # Called when a source becomes pending, until they return True: a backend hooks a library the
 # user imported after safekern (PyTorch) before its sync points can matter.
 _on_pending: list = []
@@ -167,7 +168,8 @@ def sync(target=None) -> None:
         for fn in list(_plain_syncs):
             fn(target)
         return None
-    if capturing and any(s.matches(target) for s in pending_sources()):
+    if capturing and _capture_in_progress() and any(s.matches(target)
+                                                    for s in pending_sources()):
         raise RuntimeError(
             "safekern.sync() cannot check while a CUDA stream capture is in progress: the "
             "check synchronises the device, which the capture forbids. Call it after "
@@ -237,12 +239,18 @@ def launch_raised(source: FailureSource, exc: BaseException) -> bool:
 def sync_point(target=None) -> None:
     """A GPU library's synchronisation call just completed: raise what `sync(target)` would,
     unless SAFEKERN_SYNC_POINTS=0. Cheap when nothing is pending (the hooks test that first)."""
-    if not _pending or capturing or getattr(_checking, "active", False):
-        return                  # (during a stream capture the failure waits for the next one)
+    if not _pending or getattr(_checking, "active", False):
+        return
+    if capturing and _capture_in_progress():
+        return                  # (the failure waits for the first sync point after it)
     cfg = config.get()
     if not (cfg.checks and cfg.sync_points):
         return
     sync(target)
+
+
+def _capture_in_progress() -> bool:
+    return capture_probe() if capture_probe is not None else bool(capturing)
 
 
 def pending_sources() -> list[FailureSource]:

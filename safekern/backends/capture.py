@@ -107,25 +107,64 @@ _RELAXED = 2        # CU_STREAM_CAPTURE_MODE_RELAXED
 
 
 class _Driver:
-    exchange = None
+    """The two driver calls used here, from libcuda through ctypes (None without a driver)."""
+
+    exchange = None         # cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *)
+    is_capturing = None     # cuStreamIsCapturing(CUstream, CUstreamCaptureStatus *)
     loaded = False
 
     @classmethod
+    def load(cls) -> None:
+        if cls.loaded:
+            return
+        cls.loaded = True
+        names = ["nvcuda.dll"] if sys.platform == "win32" else ["libcuda.so.1",
+                                                                ctypes.util.find_library("cuda")]
+        for name in filter(None, names):
+            try:
+                lib = ctypes.CDLL(name)
+                exchange, is_capturing = lib.cuThreadExchangeStreamCaptureMode, \
+                    lib.cuStreamIsCapturing
+            except (OSError, AttributeError):
+                continue
+            exchange.argtypes = [ctypes.POINTER(ctypes.c_int)]
+            is_capturing.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)]
+            exchange.restype = is_capturing.restype = ctypes.c_int
+            cls.exchange, cls.is_capturing = exchange, is_capturing
+            return
+
+    @classmethod
     def get(cls):
-        if not cls.loaded:
-            cls.loaded = True
-            names = ["nvcuda.dll"] if sys.platform == "win32" else ["libcuda.so.1",
-                                                                    ctypes.util.find_library("cuda")]
-            for name in filter(None, names):
-                try:
-                    fn = ctypes.CDLL(name).cuThreadExchangeStreamCaptureMode
-                except (OSError, AttributeError):
-                    continue
-                fn.argtypes = [ctypes.POINTER(ctypes.c_int)]
-                fn.restype = ctypes.c_int
-                cls.exchange = fn
-                break
+        cls.load()
         return cls.exchange
+
+
+_INVALID_HANDLE = 400       # CUDA_ERROR_INVALID_HANDLE: a stream destroyed since
+
+
+def _stream_capturing(stream: int) -> bool:
+    """Whether the driver says `stream` is still capturing (an error other than a stale
+    handle: assume it is -- a check then would end the capture)."""
+    _Driver.load()
+    status = ctypes.c_int(0)
+    err = _Driver.is_capturing(ctypes.c_void_p(stream), ctypes.byref(status))
+    return status.value != 0 if err == 0 else err != _INVALID_HANDLE
+
+
+def in_progress() -> bool:
+    """Whether a capture safekern knows of is still in progress (runtime asks before a sync
+    point checks). A capture the driver says is over although safekern did not see it end --
+    abandoned after an exception between begin_capture() and end_capture() -- is forgotten
+    here, so that sync points do not stay silent for the rest of the process."""
+    _Driver.load()
+    if _Driver.is_capturing is not None:
+        for stream in list(_open):
+            if not _stream_capturing(stream):
+                ended(stream, None)
+    return bool(runtime.capturing)
+
+
+runtime.capture_probe = in_progress
 
 
 @contextlib.contextmanager
@@ -146,4 +185,4 @@ def host_work_allowed():
 
 
 __all__ = ["begun", "launched", "ended", "replayed", "sources_of", "is_open", "reset",
-           "host_work_allowed"]
+           "in_progress", "host_work_allowed"]

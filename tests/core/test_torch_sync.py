@@ -333,3 +333,26 @@ def test_a_launch_that_does_not_name_its_stream_during_a_capture_is_kept_by_the_
     torch.cuda.synchronize(1)                   # the check after the capture: nothing
     graph.replay()
     assert runtime.pending_sources() == [dev1]
+
+
+def test_a_capture_abandoned_without_its_end_is_forgotten_at_the_next_sync_point(
+        monkeypatch, torch, dev1):
+    live = set()                                # streams the (stand-in) driver says capture
+
+    def is_capturing(stream, status):           # cuStreamIsCapturing(CUstream, status *)
+        status._obj.value = 1 if stream.value in live else 0
+        return 0
+
+    monkeypatch.setattr(capture._Driver, "loaded", True)
+    monkeypatch.setattr(capture._Driver, "is_capturing", is_capturing)
+    stream = torch.cuda.Stream(device=1)
+    torch.cuda.set_stream(stream)
+    torch.cuda.CUDAGraph().capture_begin()
+    live.add(stream.cuda_stream)
+    dev1.fail()
+    torch.cuda.synchronize(1)                   # the capture goes on: the check waits
+    assert runtime.pending_sources() == [dev1]
+    live.clear()            # an exception left the capture without capture_end(); CUDA ended it
+    with pytest.raises(safekern.BoundsError):
+        torch.cuda.synchronize(1)
+    assert not runtime.capturing
