@@ -55,6 +55,10 @@ def _unhook():
 def torch(monkeypatch, no_pending_failure):
     fake = make_torch()
     monkeypatch.setitem(sys.modules, "torch", fake)
+    # The stand-in's streams are numbers, not CUDA streams: the real driver (on a GPU machine)
+    # is never asked about them.
+    monkeypatch.setattr(capture._Driver, "loaded", True)
+    monkeypatch.setattr(capture._Driver, "is_capturing", None)
     _unhook()
     capture.reset()
     torch_sync.install()
