@@ -161,7 +161,8 @@ def sync(target=None) -> None:
     device), a device number, a numba-cuda Stream, Context or Device (`cuda.gpus[i]`), a CuPy
     Stream or Device, or a PyOpenCL CommandQueue, Context or Device. Anything else is a
     TypeError (a negative device number a ValueError), raised before anything is checked. With
-    no failure pending it returns None.
+    no failure pending it returns None. While a CUDA stream capture is in progress and a failure
+    is pending, a RuntimeError: the check would end the capture.
     """
     validate_target(target)     # TypeError for what no backend understands (safekern/_targets.py)
     if not config.get().checks:
