@@ -17,6 +17,7 @@ from ... import config, runtime
 from ...errors import CompilationError, UnsupportedError
 from ...failures import BUFFER_LEN
 from ...frontend.c import cuda as frontend
+from ..capture import host_work_allowed
 from . import nvrtc
 
 log = logging.getLogger("safekern.cupy")
@@ -94,8 +95,14 @@ class CupyFailureSource(runtime.FailureSource):
             name = props.get("name", b"")
             self.name = f"CUDA device {device_id} " \
                         f"({name.decode() if isinstance(name, bytes) else name})"
-            self.buffer = cp.zeros(BUFFER_LEN, dtype=np.int64)
-            cp.cuda.Device(device_id).synchronize()
+            # Zeroed on a stream of its own, with no device-wide synchronize: the first checked
+            # launch may come inside a stream capture (backends/capture.py).
+            with host_work_allowed():
+                side = cp.cuda.Stream(non_blocking=True)
+                with side:
+                    self.buffer = cp.zeros(BUFFER_LEN, dtype=np.int64)
+                side.synchronize()
+                del side
 
     def matches(self, target) -> bool:
         if target is None:
@@ -355,7 +362,8 @@ def load_module(binary: Binary):
             continue
         mod = cp.cuda.function.Module()
         try:
-            mod.load(bytes(image))
+            with host_work_allowed():       # (a first launch inside a stream capture)
+                mod.load(bytes(image))
             return mod
         except Exception as err:     # CUDADriverError: the driver refused this image
             errors.append(err)
