@@ -10,11 +10,14 @@ are not multiples of the block) so the bounds guards are exercised.
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 
 from . import kernels as K
 from . import rodinia
+from .realworld import cases as realworld
+from .realworld.loader import available as realworld_available
 from .casekit import EPS32, Case, equal, within
 from .casekit import all_of as _all
 from .casekit import blocks as _blocks
@@ -355,7 +358,12 @@ def kmeans_assign(quick, rng):
 #: then the six ported from Rodinia (`rodinia.py`); a case's data seed is its position here
 CASES = {f.__name__: f for f in (
     vector_add, saxpy, jacobi, matmul_naive, matmul_tiled, reduce_sum, prefix_scan, histogram,
-    gather_scatter, spmv_csr, bfs_step, transpose, nbody, kmeans_assign, *rodinia.BUILDERS)}
+    gather_scatter, spmv_csr, bfs_step, transpose, nbody, kmeans_assign, *rodinia.BUILDERS,
+    # the real-world set (realworld/): kernels of public projects, when they were extracted
+    *(b for b in realworld.BUILDERS if realworld_available() and not (
+        getattr(b, "gpu_only", False) and os.environ.get("NUMBA_ENABLE_CUDASIM") == "1")))}
+#: the suite's own kernels (written for safekern or ported by it), the rest are real-world
+SUITE = tuple(n for n in CASES if not n.startswith("rw_"))
 
 
 def build(name: str, quick: bool, seed: int = 1234) -> Case:

@@ -155,6 +155,15 @@ def select(only: list, languages: list) -> list:
     if not only:
         return every
     chosen, missing = set(), []
+    # two set names: "realworld" (the kernels of public projects, rw_*) and "suite" (the rest)
+    groups = {"realworld": lambda n: n.startswith("rw_"),
+              "suite": lambda n: not n.startswith("rw_")}
+    for entry in list(only):
+        lang, _, name = entry.rpartition(":")
+        if name in groups:
+            only = [o for o in only if o != entry] + [
+                f"{lang}:{n}" if lang else n for lg, n in every
+                if groups[name](n) and lang in ("", lg)]
     for entry in only:
         lang, _, name = entry.rpartition(":")
         hits = [(lg, n) for lg, n in every if n == name and lang in ("", lg)]

@@ -72,6 +72,8 @@ def host_launch(mode_list, launches=2000, batches=15, warmup=200, log=None) -> d
 
 def _fresh(fn):
     """A new function object with the same code: no in-process memo keyed on it can hit."""
+    if not isinstance(fn, types.FunctionType):
+        return fn          # a real-world kernel: each build imports its module anew
     copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
                               fn.__closure__)
     copy.__qualname__ = fn.__qualname__

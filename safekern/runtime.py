@@ -77,6 +77,15 @@ _pending: list[FailureSource] = []      # sync_points reads it without the lock:
 _check_lock = threading.RLock()
 _checking = threading.local()
 _plain_syncs = []   # callables that synchronise a backend when checks are off
+# CUDA stream captures in progress (their stream handles; backends/capture.py keeps the set): a
+# check synchronises the device and copies the buffer back, which a capture forbids (and which
+# would end it with cudaErrorStreamCaptureUnsupported), so sync points wait until it ends.
+capturing: set = set()
+launched_while_capturing: set = set()
+capture_probe = None    # backends/capture.py: whether one of those is really still capturing
+# Called when a source becomes pending, until they return True: a backend hooks a library the
+# user imported after safekern (PyTorch) before its sync points can matter.
+_on_pending: list = []
 
 
 _exit_hook_registered = False
@@ -93,6 +102,28 @@ def _pending_sources_add(source: FailureSource) -> None:
             # the device is still there.
             atexit.register(_check_at_exit)
             _exit_hook_registered = True
+    if _on_pending:
+        _run_on_pending()
+
+
+def when_pending(fn) -> None:
+    """Call `fn()` whenever a failure source becomes pending, until it returns True."""
+    with _lock:
+        if fn not in _on_pending:
+            _on_pending.append(fn)
+
+
+def _run_on_pending() -> None:
+    for fn in list(_on_pending):
+        try:
+            done = fn()
+        except Exception as err:  # noqa: BLE001 -- a hook that fails must not fail the launch
+            log.warning("safekern: hooking a library's sync points failed: %s", err)
+            done = True
+        if done:
+            with _lock:
+                if fn in _on_pending:
+                    _on_pending.remove(fn)
 
 
 _sources: dict = {}                     # (backend, key) -> FailureSource: the one registry
@@ -130,13 +161,20 @@ def sync(target=None) -> None:
     device), a device number, a numba-cuda Stream, Context or Device (`cuda.gpus[i]`), a CuPy
     Stream or Device, or a PyOpenCL CommandQueue, Context or Device. Anything else is a
     TypeError (a negative device number a ValueError), raised before anything is checked. With
-    no failure pending it returns None.
+    no failure pending it returns None. While a CUDA stream capture is in progress and a failure
+    is pending, a RuntimeError: the check would end the capture.
     """
     validate_target(target)     # TypeError for what no backend understands (safekern/_targets.py)
     if not config.get().checks:
         for fn in list(_plain_syncs):
             fn(target)
         return None
+    if capturing and _capture_in_progress() and any(s.matches(target)
+                                                    for s in pending_sources()):
+        raise RuntimeError(
+            "safekern.sync() cannot check while a CUDA stream capture is in progress: the "
+            "check synchronises the device, which the capture forbids. Call it after "
+            "end_capture() (a failure pending now stays pending)")
     failures = _check_sources(target)
     if failures:
         # One exception for all devices: the first found, the others chained to it (its
@@ -204,10 +242,16 @@ def sync_point(target=None) -> None:
     unless SAFEKERN_SYNC_POINTS=0. Cheap when nothing is pending (the hooks test that first)."""
     if not _pending or getattr(_checking, "active", False):
         return
+    if capturing and _capture_in_progress():
+        return                  # (the failure waits for the first sync point after it)
     cfg = config.get()
     if not (cfg.checks and cfg.sync_points):
         return
     sync(target)
+
+
+def _capture_in_progress() -> bool:
+    return capture_probe() if capture_probe is not None else bool(capturing)
 
 
 def pending_sources() -> list[FailureSource]:
@@ -218,7 +262,11 @@ def pending_sources() -> list[FailureSource]:
 def after_launch(source: FailureSource) -> None:
     """Called by a backend after every checked launch."""
     source.mark_launched()
-    if config.get().sync_every_launch:
+    if capturing:
+        # A launch into a capture that the backend did not tell apart (numba's) ran nothing;
+        # the graphs being captured keep its source, so their replays mark it pending too.
+        launched_while_capturing.add(source)
+    elif config.get().sync_every_launch:
         sync(None)
 
 
@@ -254,5 +302,5 @@ def _check_at_exit() -> None:
         os._exit(1)
 
 
-__all__ = ["FailureSource", "failure_source", "failure_sources", "sync", "sync_point", "after_launch", "launch_raised", "register_plain_sync", "pending_sources",
+__all__ = ["FailureSource", "failure_source", "failure_sources", "sync", "sync_point", "after_launch", "launch_raised", "register_plain_sync", "pending_sources", "when_pending", "capturing",
            "BUFFER_LEN"]

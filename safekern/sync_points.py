@@ -39,6 +39,10 @@ class Hook:
     owner: object
     attr: str
     target: Callable = staticmethod(lambda args, kwargs: None)
+    #: For a hook that is not a sync point (a CUDA graph's replay marks the devices of its
+    #: captured kernels pending, backends/capture.py): `wrap(original)` makes the wrapper.
+    #: A set of such hooks is installed whenever checks are on, SAFEKERN_SYNC_POINTS=0 or not.
+    wrap: Callable | None = None
 
     @property
     def label(self) -> str:
@@ -99,6 +103,11 @@ def _type_dict(owner, attr) -> dict:
 
 
 def _wrap(original, hook: Hook):
+    if hook.wrap is not None:
+        wrapper = hook.wrap(original)
+        functools.update_wrapper(wrapper, original)
+        setattr(wrapper, _MARK, original)
+        return wrapper
     target = hook.target
     pending = runtime._pending      # the list itself: rebinding never happens
 
@@ -116,9 +125,11 @@ def _wrap(original, hook: Hook):
 
 
 def install(backend: str, hooks) -> bool:
-    """Wrap each hook's attribute (once per backend); False if sync points are off."""
+    """Wrap each hook's attribute (once per backend); False if sync points are off (for hooks
+    that all have a `wrap`: if checks are off)."""
+    hooks = list(hooks)
     cfg = config.get()
-    if not (cfg.checks and cfg.sync_points):
+    if not cfg.checks or not (cfg.sync_points or all(h.wrap is not None for h in hooks)):
         return False
     with _lock:
         if backend in _installed:

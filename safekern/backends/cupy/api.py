@@ -20,13 +20,14 @@ import warnings
 
 import numpy as np
 
-from ... import config, runtime
+from ... import config
 from ...errors import UnsupportedError
 from ...failures import TABLE
 from ...report import ReportEntry, Status
 from ...frontend.c import cuda as frontend
-from . import sync as cupy_sync, nvrtc
+from . import graphs as cupy_graphs, sync as cupy_sync, nvrtc
 from ..c_launch import CLaunchVariants, cuda_geometry
+from ..capture import host_work_allowed
 from ..overlap import OverlapCheck
 from .program import (DEFAULT_ARCH, Binary, CupyFailureSource, Unchecked, _LRU, _cupy,
                       build_variant,
@@ -124,7 +125,8 @@ class Program:
         with self._lock:
             hit = self._variants.get(key)
             if hit is None:
-                hit = self._variants[key] = build_variant(self, name, codes, device_id)
+                with host_work_allowed():      # (see _bound)
+                    hit = self._variants[key] = build_variant(self, name, codes, device_id)
             return hit
 
     def _explain_parse_error(self, err, arch):
@@ -168,6 +170,7 @@ class Program:
         checks = config.get().checks
         if checks:
             cupy_sync.install()
+            cupy_graphs.install()
         key = (device_id, checks, config.get().kernel_asserts,
                config.get().launch_predicates)
         memo = (*key, self.code, self.options, self.name_expressions, self.filename)
@@ -338,7 +341,7 @@ class RawKernel:
             func = variants.for_launch(args, sizes, cuda_geometry, grid, block) or func
         func(grid, block, tuple(values) + tuple(sizes) + (loaded.source.buffer,),
              shared_mem=shared_mem, stream=stream)
-        runtime.after_launch(loaded.source)
+        cupy_graphs.after_launch(loaded.source, stream)     # (pending, or captured)
 
     def _bound(self):
         """(loaded module, function, KernelInfo) for the current device and check setting;
@@ -349,7 +352,10 @@ class RawKernel:
                settings.launch_predicates)
         hit = self._launch_cache.get(key)
         if hit is None:
-            loaded = self._program.loaded()
+            # A first launch may come inside a stream capture: the host work (and whatever
+            # the garbage collector frees meanwhile) in the relaxed capture mode.
+            with host_work_allowed():
+                loaded = self._program.loaded()
             symbol, info = self._program.resolve(loaded.rewrite, loaded.lowered, self.name)
             variants = None
             if loaded.source is not None and info.checked and info.launch and \
@@ -368,8 +374,10 @@ class RawKernel:
         return self._bound()[1]
 
     def compile(self, log_stream=None):
+        # As CuPy's: the module already loaded on this device is kept (a reload would lose
+        # its __device__/__constant__ variables, which get_global() handed out).
         self._launch_cache.clear()
-        self._program.loaded(log_stream, fresh=True)
+        self._program.loaded(log_stream)
 
     @property
     def attributes(self) -> dict:
@@ -448,7 +456,7 @@ class RawModule:
         return self._program.loaded().module
 
     def compile(self, log_stream=None):
-        self._program.loaded(log_stream, fresh=True)
+        self._program.loaded(log_stream)      # keeps the loaded module (RawKernel.compile)
 
     def get_function(self, name: str) -> RawKernel:
         loaded = self._program.loaded()

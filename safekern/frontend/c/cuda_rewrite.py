@@ -21,6 +21,7 @@ from .cuda_dialect import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, NO_ME
                            device_prelude, spelling)
 from .launch import kernel_predicates
 from .launch_expr import PROVEN_REASON
+from .module_state import module_state
 from .model import Access
 from .provenance import is_pointer_type, operator_call
 
@@ -72,6 +73,7 @@ class CudaRewrite:
     failure_sites: list = field(default_factory=list)
     safety: list = field(default_factory=list)   # c_safety.SafetySite: asserts, divisions
     assumed: tuple = ()       # a launch variant: the failure codes of the checks it leaves out
+    state: tuple = ()         # module_state.StateVariable: one copy per loaded module
 
     def find_kernels(self, name: str) -> list[KernelInfo]:
         """Kernels a symbol, a name or a name expression (`ns::axpy<float>`) can mean."""
@@ -273,6 +275,7 @@ class ModuleRewriter:
     # -- the module --------------------------------------------------------------------------
     def run(self) -> CudaRewrite:
         self._collect(self.ps.tu.cursor)
+        state = module_state(self.ps)   # a variant (a module of its own) would not share it
         if self.checks:
             self._mark_indirect_uses()
             for fn in self.functions:
@@ -291,7 +294,7 @@ class ModuleRewriter:
                     with self._located(fn, lambda: rewriter.at if rewriter else None):
                         rewriter = FunctionRewriter(self, fn, body)
                         rewriter.run()
-                    if self.launch_predicates and fn.kernel and not fn.template:
+                    if self.launch_predicates and not state and fn.kernel and not fn.template:
                         with self._located(fn):     # launch.py: what launches may prove
                             self.launch[fn] = kernel_predicates(self.ps, fn.cursor, "cuda", [
                                 (a, a.extra["code"], a.extra["launch_extent"])
@@ -319,7 +322,7 @@ class ModuleRewriter:
         else:
             uses = "SAFEKERN_ASSERT" in self.ps.source
             text = E.apply_edits(self.ps, [], prelude=CHECKS_OFF_PRELUDE if uses else "")
-        return CudaRewrite(assumed=tuple(sorted(self.assume)),
+        return CudaRewrite(assumed=tuple(sorted(self.assume)), state=state,
                            source=text, original=self.ps.source, filename=self.ps.filename,
                            checked=self.checks, kernels=kernels, accesses=self.accesses,
                            barriers=barriers, includes=self._includes(), safety=self.safety,
