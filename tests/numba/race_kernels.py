@@ -186,3 +186,14 @@ def everyone_reads_what_one_writes(a):
     i = cuda.grid(1)
     if i + 2 < a.shape[0]:
         a[i + 2] = a[2] + 1.0           # thread 0 writes a[2], every thread reads it
+
+
+@safekern.jit
+def neighbour_after_aliased_barrier(b, out):
+    sync = cuda.syncthreads
+    i = cuda.grid(1)
+    if i < b.shape[0]:
+        b[i] = i
+    sync()
+    if i + 1 < b.shape[0]:
+        out[i] = b[i + 1]

@@ -188,6 +188,14 @@ def test_a_race_only_across_blocks_says_so():
         str(info.value) and "one block only" in str(info.value)
 
 
+def test_a_barrier_under_a_local_name_is_a_barrier():
+    b, out = cuda.to_device(np.zeros(64)), cuda.to_device(np.zeros(64))
+    assert not launch_quietly(lambda: K.neighbour_after_aliased_barrier[1, 64](b, out))
+    with pytest.raises(safekern.RaceError) as info:
+        K.neighbour_after_aliased_barrier[2, 32](b, out)
+    assert info.value.across_blocks
+
+
 def test_a_grid_sync_orders_the_grid():
     b, out = cuda.to_device(np.zeros(64)), cuda.to_device(np.zeros(64))
     assert not launch_quietly(lambda: K.neighbour_after_grid_sync[2, 32](b, out))

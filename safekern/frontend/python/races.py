@@ -442,7 +442,14 @@ def analyse_kernel(parsed, resolver) -> RaceSummary:
         r = role(call)
         return r is not None and r[0] == "atomic"
 
-    def barrier_kind(call):
+    def barrier_kind(call, depth=0):
+        if isinstance(call.func, ast.Name) and call.func.id in analysis.counts:
+            # A function under a local name (`sync = cuda.syncthreads`): what it is bound to;
+            # bound more than once or to something not followed, it may synchronise.
+            value = analysis.defs.get(call.func.id)
+            if value is None or depth > 8:
+                return "unknown"
+            return barrier_kind(ast.Call(value, call.args, call.keywords), depth + 1)
         r = role(call)
         if r is None:
             return "warp" if _is_syncwarp(call.func, is_cuda, resolver, parsed) else None
