@@ -185,10 +185,9 @@ class PlainBuild(DerivedBuild):
         options = supported_options(self.options)
         if options.get("extensions"):
             options["extensions"] = list(options["extensions"])
+        # With cache=True: numba's own cache of the user's function, the same files and keys
+        # as plain numba's (the checked builds' keys carry a tag of their own: disk_cache.py).
         fn = plain_function(self.py_func)
-        if options.get("cache"):
-            # numba's cache files are named by the function: never the checked kernel's.
-            fn.__qualname__ += "__safekern_plain"
         with quiet_config_warnings(), numba_errors_in_user_terms():
             if self.sigs is not None and not SIMULATOR:
                 one = len(self.sigs) == 1 and self.specialized
