@@ -63,3 +63,34 @@ def probe():
     "launch_variant_keyed_apart_from_the_checked_kernel", "stats_before_any_launch"])
 def test_numba_disk_cache_of_every_build(probe, name):
     assert probe.get(name) == "ok", probe.get(name)
+
+
+_PENDING_KERNELS = """
+import safekern
+
+
+@safekern.jit
+def put(a, i):
+    a[i] = 1
+
+
+@safekern.jit(cache=True)
+def add_one(r, x):
+    r[()] = x[()] + 1
+"""
+
+
+@pytest.mark.cudasim
+def test_cache_true_kernel_runs_one_build_whatever_is_pending(kernel_module):
+    """numba's cache entries (globals compiled in) are per build: a cache=True launch that
+    runs numba's own build when nothing is pending runs it after a checked launch too."""
+    from numba import cuda
+
+    mod = kernel_module(_PENDING_KERNELS, name="pending_kernels")
+    a = cuda.to_device(np.zeros(4, np.int64))
+    mod.put[1, 1](a, 2)                       # a checked launch: its check may be pending
+    r, x = cuda.to_device(np.zeros((), np.int64)), cuda.to_device(np.ones((), np.int64))
+    mod.add_one[1, 1](r, x)
+    assert r.copy_to_host()[()] == 2
+    assert mod.add_one.__dict__.get("_plain") is not None      # numba's own build ran
+    assert mod.add_one._numba_build.numba is None              # the checked one never did

@@ -26,7 +26,7 @@ from numba import cuda
 from numba.core.errors import NumbaError as _CoreNumbaError
 from numba.cuda.core.errors import NumbaError
 
-from ... import config
+from ... import config, runtime
 from ...frontend.python import names
 from ...frontend.python.pipeline import RewrittenFunction
 from .build import DerivedBuild, supported_options
@@ -230,7 +230,10 @@ class PlainLaunches:
         if not kernel._check_free() or not self._plain_allowed():
             return kernel, None
         source = current_source() if SIMULATOR else fast_source()
-        if source.dirty:
+        # With numba's cache=True the same arguments run the same build whatever ran before
+        # (numba's cache entries, with the globals compiled in, are per build: disk_cache.py):
+        # a failure that may be pending is waited for, and only one recorded keeps it checked.
+        if source.dirty and not (self._options.get("cache") and runtime.settle(source)):
             return kernel, source
         return self._plain_kernel(), source
 
