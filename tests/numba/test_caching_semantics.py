@@ -70,8 +70,8 @@ import safekern
 
 
 @safekern.jit
-def put(a, i):
-    a[i] = 1
+def put(a, where):
+    a[where[0]] = 1
 
 
 @safekern.jit(cache=True)
@@ -88,7 +88,8 @@ def test_cache_true_kernel_runs_one_build_whatever_is_pending(kernel_module):
 
     mod = kernel_module(_PENDING_KERNELS, name="pending_kernels")
     a = cuda.to_device(np.zeros(4, np.int64))
-    mod.put[1, 1](a, 2)                       # a checked launch: its check may be pending
+    where = cuda.to_device(np.array([2], np.int64))
+    mod.put[1, 1](a, where)                   # a checked launch: its check may be pending
     r, x = cuda.to_device(np.zeros((), np.int64)), cuda.to_device(np.ones((), np.int64))
     mod.add_one[1, 1](r, x)
     assert r.copy_to_host()[()] == 2
