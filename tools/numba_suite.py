@@ -59,8 +59,8 @@ FLAKY = {
 }
 
 #: The CI selection on the simulator (tests/compat/test_numba_suite_compat.py): every module with a
-#: test that runs there, less test_print (its kernels run in child processes, outside the
-#: replaced jit, and take half a minute).
+#: test that runs there, less test_print (its kernels run in child processes and take half a
+#: minute).
 CI_MODULES = tuple("cudapy." + name for name in (
     "test_alignment", "test_array", "test_array_alignment", "test_array_args",
     "test_array_methods", "test_atomics", "test_blackscholes", "test_boolean", "test_byteflow",
