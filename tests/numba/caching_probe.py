@@ -78,6 +78,18 @@ def launch_variant_keyed_apart_from_the_checked_kernel():
 
 
 @check
+def launch_config_specializations_keyed_as_their_build():
+    disp = K.gather._build()
+    config = ((1, 1, 1), (32, 1, 1), 0)
+    made = disp._get_launch_config_specialization(config)
+    assert disp._get_launch_config_specialization(config) is made
+    assert made._cache._impl.filename_base == disp._cache._impl.filename_base
+    got = made._cache._index_key(SIG + (types.int64,), Codegen())
+    assert ("safekern", disp._cache._safekern_tag) in got and ("launch_config", config) in got, \
+        got
+
+
+@check
 def stats_before_any_launch():
     stats = K.gather.stats
     assert dict(stats.cache_hits) == {} and dict(stats.cache_misses) == {}, stats

@@ -60,7 +60,8 @@ def probe():
 @pytest.mark.parametrize("name", [
     "checked_build_named_as_numba_names_the_function", "numbas_own_build_shares_numbas_key",
     "checked_build_keyed_apart_from_numbas", "closures_keyed_by_their_values",
-    "launch_variant_keyed_apart_from_the_checked_kernel", "stats_before_any_launch"])
+    "launch_variant_keyed_apart_from_the_checked_kernel",
+    "launch_config_specializations_keyed_as_their_build", "stats_before_any_launch"])
 def test_numba_disk_cache_of_every_build(probe, name):
     assert probe.get(name) == "ok", probe.get(name)
 

@@ -77,6 +77,7 @@ def jit_cached(fn, sig_arg, options: dict, py_func, tag: str):
     if SIMULATOR:
         return disp
     disp._cache = disk_cache(py_func, tag)
+    _specializations_cached(disp, py_func, tag)
     if sig_arg is None:
         return disp
     from numba.cuda import types
@@ -90,6 +91,24 @@ def jit_cached(fn, sig_arg, options: dict, py_func, tag: str):
     disp._specialized = not isinstance(sig_arg, list)
     disp.disable_compile()
     return disp
+
+
+def _specializations_cached(disp, py_func, tag: str) -> None:
+    """numba makes a dispatcher per launch configuration of a launch-configuration-sensitive
+    kernel, with a cache of the function it compiles (here the rewrite, whose closure values
+    numba would not see): each gets this build's cache instead, keyed for its configuration."""
+    make = disp._get_launch_config_specialization
+
+    def specialization(key):
+        made = disp._launch_config_specializations.get(key)
+        if made is not None:
+            return made
+        made = make(key)
+        made._cache = disk_cache(py_func, tag)
+        made._configure_cache_for_launch_config(None)
+        return made
+
+    disp._get_launch_config_specialization = specialization
 
 
 __all__ = ["disk_cache", "rewrite_tag", "jit_cached"]
