@@ -15,8 +15,9 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-#: Callers that keep numba's own jit (module name prefixes).
+#: Callers that keep numba's own jit (module name prefixes), but numba's tests.
 KEEP_NUMBA = ("numba.", "numba_cuda.", "safekern.")
+TESTS = "numba.cuda.tests."
 
 
 def install_now(numba_cuda=None) -> None:
@@ -30,7 +31,8 @@ def install_now(numba_cuda=None) -> None:
 
     def jit(*args, **kwargs):
         caller = sys._getframe(1).f_globals.get("__name__") or ""
-        if caller == "numba" or caller == "safekern" or caller.startswith(KEEP_NUMBA):
+        if caller in ("numba", "safekern") or (caller.startswith(KEEP_NUMBA)
+                                                and not caller.startswith(TESTS)):
             return original(*args, **kwargs)
         import safekern
 
