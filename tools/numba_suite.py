@@ -56,6 +56,8 @@ FLAKY = {
         "simulator: print() of threads interleaves within a line (a child process, plain numba)",
     T + "cudapy.test_print.TestPrint.test_dim3":
         "simulator: print() of threads interleaves within a line (a child process, plain numba)",
+    T + "cudapy.test_print.TestPrint.test_string":
+        "simulator: print() of threads interleaves within a line (a child process)",
 }
 
 #: The CI selection on the simulator (tests/compat/test_numba_suite_compat.py): every module with a
