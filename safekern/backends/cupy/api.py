@@ -59,8 +59,9 @@ class RawKernel:
                  translate_cucomplex: bool = False, enable_cooperative_groups: bool = False,
                  jitify=None, filename: str | None = None, _program=None):
         if _program is None:
-            source = cupy_options.prepare(code, backend=backend, jitify=jitify,
-                                          translate_cucomplex=translate_cucomplex)
+            source, compile_opts = cupy_options.prepare(
+                code, options, backend=backend, jitify=jitify,
+                translate_cucomplex=translate_cucomplex)
         if not isinstance(name, str):
             raise TypeError(f"name must be a str, not {type(name).__name__}")
         self.code = code
@@ -74,7 +75,7 @@ class RawKernel:
         self.name_expressions = None if _program is None else \
             (_program.name_expressions or None)
         self._program = _program or Program(
-            source, options, (), filename or f"{name}.cu", backend=backend, jitify=jitify,
+            source, compile_opts, (), filename or f"{name}.cu", backend=backend, jitify=jitify,
             cooperative=enable_cooperative_groups)
         self.filename = self._program.filename
         self._launch_cache: dict = {}
@@ -224,9 +225,9 @@ class RawModule:
                  jitify=None, filename: str | None = None):
         if (code is None) == (path is None):
             raise TypeError("Exactly one of `code` and `path` keyword arguments must be given.")
-        source = cupy_options.prepare(code, backend=backend, jitify=jitify,
-                                      translate_cucomplex=translate_cucomplex,
-                                      name_expressions=name_expressions)
+        source, compile_opts = cupy_options.prepare(
+            code, options, backend=backend, jitify=jitify,
+            translate_cucomplex=translate_cucomplex, name_expressions=name_expressions)
         self.code = code
         self.file_path = None
         self.options = tuple(options)
@@ -236,7 +237,7 @@ class RawModule:
         self.jitify = jitify
         self.name_expressions = (tuple(name_expressions) if name_expressions is not None
                                  else None)
-        self._program = Program(source, options, self.name_expressions or (),
+        self._program = Program(source, compile_opts, self.name_expressions or (),
                                 filename or "rawmodule.cu", backend=backend, jitify=jitify,
                                 cooperative=enable_cooperative_groups)
         self._program.module_arguments = self._arguments()

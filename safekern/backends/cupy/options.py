@@ -4,9 +4,10 @@
                            name_expressions=...)
 
 - `backend`: 'nvrtc' or 'nvcc' (CuPy compiles the checked source with either: cupy_compile).
-- `translate_cucomplex=True`: `#include <cuComplex.h>` becomes CuPy's bridge header, as
-  CuPy does (core._translate_cucomplex_to_thrust), before the source is rewritten, so the
-  rewrite checks what is compiled.
+- `translate_cucomplex=True`: `#include <cuComplex.h>` becomes CuPy's complex header and its
+  bridge header (include/safekern_cucomplex.h, one line for one), as CuPy does
+  (core.compile_with_cache prepends its headers; _translate_cucomplex_to_thrust), before the
+  source is rewritten, so the rewrite checks what is compiled.
 - `jitify`: passed on to CuPy; any value other than None warns as CuPy 14 does (the argument
   is deprecated there; CuPy's own tests expect the warning).
 - `name_expressions` with a backend other than NVRTC: CuPy's ValueError.
@@ -16,6 +17,7 @@
 """
 from __future__ import annotations
 
+import os
 import re
 import warnings
 
@@ -25,12 +27,13 @@ BACKENDS = ("nvrtc", "nvcc")
 
 # CuPy's pattern (cupy/_core/core.pyx, _cucomplex_include_pattern).
 _CUCOMPLEX_INCLUDE = re.compile(r"\s*".join(["", "#", "include", "<", r"cuComplex\.h", ">"]))
-_BRIDGE = "#include <cupy/cuComplex_bridge.h>  // translate_cucomplex\n"
+_BRIDGE = "#include <safekern_cucomplex.h>  // translate_cucomplex\n"
+INCLUDE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
 
 
 def bridge_cucomplex(code: str) -> str:
-    """`code` with `#include <cuComplex.h>` replaced by CuPy's bridge header (one line for
-    one, so the user's line numbers stay)."""
+    """`code` with `#include <cuComplex.h>` replaced by CuPy's complex and bridge headers
+    (one line for one, so the user's line numbers stay); compile with `-I` INCLUDE_DIR."""
     return "".join(_BRIDGE if _CUCOMPLEX_INCLUDE.match(line) else line
                    for line in code.splitlines(keepends=True))
 
@@ -50,9 +53,10 @@ def jitify_warning(jitify) -> None:
     warnings.warn(text, DeprecationWarning, stacklevel=user_stacklevel())
 
 
-def prepare(code: str, *, backend: str, translate_cucomplex: bool, jitify,
-            name_expressions=None) -> str:
-    """Check the options as CuPy does; the source to rewrite."""
+def prepare(code: str, options, *, backend: str, translate_cucomplex: bool, jitify,
+            name_expressions=None) -> tuple[str, tuple]:
+    """Check the options as CuPy does; (the source to rewrite, its compiler options)."""
+    options = tuple(options)
     if backend not in BACKENDS:
         raise ValueError(f"Invalid backend {backend!r} (safekern.cupy compiles with "
                          f"{' or '.join(BACKENDS)})")
@@ -64,7 +68,8 @@ def prepare(code: str, *, backend: str, translate_cucomplex: bool, jitify,
     jitify_warning(jitify)
     if translate_cucomplex and isinstance(code, str):
         code = bridge_cucomplex(code)
-    return code
+        options += (f"-I{INCLUDE_DIR}",)
+    return code, options
 
 
 __all__ = ["BACKENDS", "prepare", "bridge_cucomplex", "jitify_warning"]
