@@ -63,6 +63,7 @@ def test_cupys_kernel_cache_holds_the_checked_module(tmp_path, monkeypatch):
     cached = os.listdir(tmp_path)
     assert len(cached) == 1
     api._MODULES.clear()          # as in a new process: CuPy's cache serves the checked module
+    cp._util.clear_memo()
     _gather(skcp.RawKernel(code, "gather_cached"), bad=True)
     assert os.listdir(tmp_path) == cached
     assert_bounds_error(kernel="gather_cached", index=67, size=64)

@@ -35,16 +35,37 @@ def available() -> bool:
     return _core()[0] is not None
 
 
+_memoized = None
+
+
+def _compile(source, options, backend, name_expressions, log_stream, jitify, cooperative):
+    core, _ = _core()
+    return core.compile_with_cache(
+        source, options, prepend_cupy_headers=False, backend=backend,
+        enable_cooperative_groups=cooperative, name_expressions=name_expressions,
+        log_stream=log_stream, jitify=jitify)
+
+
+def _memo():
+    """_compile memoized per device as CuPy memoizes its raw modules (cupy._util.memoize,
+    which `cupy._util.clear_memo()` clears): the same checked source and arguments give the
+    same module, in this process, until CuPy's memo is cleared."""
+    global _memoized
+    if _memoized is None:
+        from cupy import _util
+
+        _memoized = _util.memoize(for_each_device=True)(_compile)
+    return _memoized
+
+
 def build(rw, *, options, backend: str, name_expressions, log_stream=None, jitify=False,
           enable_cooperative_groups: bool = False):
     """(lowered names, cupy.cuda.function.Module) of the rewrite `rw` compiled by CuPy."""
-    core, compiler = _core()
+    _, compiler = _core()
     exprs = tuple(name_expressions) if backend == "nvrtc" and name_expressions else None
     try:
-        module = core.compile_with_cache(
-            rw.source, tuple(options), prepend_cupy_headers=False, backend=backend,
-            enable_cooperative_groups=enable_cooperative_groups, name_expressions=exprs,
-            log_stream=log_stream, jitify=bool(jitify))
+        module = _memo()(rw.source, tuple(options), backend, exprs, log_stream, bool(jitify),
+                         bool(enable_cooperative_groups))
     except compiler.CompileException as err:
         raise located(err, rw, options, backend) from None
     lowered = dict(getattr(module, "mapping", None) or {})

@@ -170,9 +170,12 @@ class Program:
                config.get().launch_predicates)
         memo = (*key, self.code, self.options, self.name_expressions, self.filename,
                 self.backend, self.jitify, self.cooperative)
+        # CuPy's compiler memoizes the module itself, as CuPy's RawModule does (cleared by
+        # cupy._util.clear_memo()); safekern's process-wide memo serves the NVRTC path only.
+        by_cupy = cupy_compile.available()
         with self._lock:
             if not fresh:
-                hit = self._loaded.get(key) or _MODULES.get(memo)
+                hit = self._loaded.get(key) or (None if by_cupy else _MODULES.get(memo))
                 if hit is not None:
                     self._loaded[key] = hit
                     return hit
@@ -182,7 +185,7 @@ class Program:
             # module is built or loaded from the cache alike (the rewrite registers nothing).
             TABLE.register_all(rw.failure_sites)
             exprs = self.expressions(rw)
-            if cupy_compile.available():    # CuPy compiles the checked source, as it would
+            if by_cupy:                     # CuPy compiles the checked source, as it would
                 lowered, module = cupy_compile.build(   # the user's (its cache, nvcc, -dc)
                     rw, options=self.options, backend=self.backend, name_expressions=exprs,
                     log_stream=log_stream, jitify=self.jitify,
@@ -202,7 +205,8 @@ class Program:
             source = failure_source(device_id) if checks else None
             loaded = _Loaded(module, lowered, rw, source, device_id)
             self._loaded[key] = loaded
-            _MODULES.put(memo, loaded)
+            if not by_cupy:
+                _MODULES.put(memo, loaded)
             return loaded
 
     def resolve(self, rw, lowered: dict, name: str, module=None):
