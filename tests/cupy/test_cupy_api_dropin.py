@@ -146,3 +146,32 @@ def test_cooperative_kernels_launch_cooperatively(cupy_like, monkeypatch):
     skcp.RawKernel(K.GATHER, "gather", enable_cooperative_groups=True)((1,), (4,), args)
     skcp.RawKernel(K.GATHER, "gather")((1,), (4,), args)
     assert seen == [True, None]
+
+
+def test_a_stand_in_cupy_is_not_taken_for_cupys_compiler(fake_cupy, monkeypatch):  # noqa: F811
+    from safekern.backends.cupy import cupy_compile
+
+    core = types.ModuleType("cupy._core.core")       # the real CuPy's, imported earlier
+    core.compile_with_cache = lambda *a, **k: pytest.fail("CuPy's compiler with a stand-in")
+    monkeypatch.setitem(sys.modules, "cupy._core", types.ModuleType("cupy._core"))
+    monkeypatch.setitem(sys.modules, "cupy._core.core", core)
+    compiler = types.ModuleType("cupy.cuda.compiler")
+    compiler.CompileException = CompileException
+    cuda = types.ModuleType("cupy.cuda")
+    cuda.compiler = compiler
+    monkeypatch.setitem(sys.modules, "cupy.cuda", cuda)
+    monkeypatch.setitem(sys.modules, "cupy.cuda.compiler", compiler)
+    assert not cupy_compile.available()
+
+
+def test_a_kernel_hidden_from_the_parse_is_refused(tmp_path):
+    from safekern.backends.cupy.source import Program
+
+    # A header that un-defines __global__ hides the kernel from the parse (as CCCL's headers
+    # can, with their errors under the parser's stand-ins): refused, not compiled unchecked.
+    (tmp_path / "hide.h").write_text("#undef __global__\n#define __global__\n")
+    code = '#include "hide.h"\n/* __global__ */\nextern "C" __global__ void k(float* a) {}\n'
+    with pytest.raises(safekern.UnsupportedError, match="found no kernel") as info:
+        Program(code, (f"-I{tmp_path}",), (), "hide.cu").rewrite("sm_90", True)
+    assert (info.value.filename, info.value.lineno) == ("hide.cu", 3)
+    Program("__device__ int f(int x) { return x; }\n", (), (), "d.cu").rewrite("sm_90", True)

@@ -21,12 +21,19 @@ from .errors import cupy_flavoured
 
 
 def _core():
+    """(cupy._core.core, cupy.cuda.compiler) of the `cupy` module imported now; (None, None)
+    without CuPy or for a stand-in (tests/cupy's), even when the real CuPy's submodules were
+    imported earlier in the process (they are reached through the module, not sys.modules)."""
     try:
-        from cupy._core import core
-        from cupy.cuda import compiler
-    except Exception:       # no CuPy, or a stand-in without its compiler
+        import cupy
+    except Exception:
         return None, None
-    if not hasattr(core, "compile_with_cache"):
+    core = getattr(getattr(cupy, "_core", None), "core", None)
+    if core is None or not hasattr(core, "compile_with_cache"):
+        return None, None
+    try:
+        from cupy.cuda import compiler
+    except Exception:
         return None, None
     return core, compiler
 

@@ -4,6 +4,7 @@ per device; shared by a RawModule and the kernels it hands out (api.py).
 """
 from __future__ import annotations
 
+import re
 import threading
 import warnings
 
@@ -41,6 +42,8 @@ class _Loaded:
             return fn
 
 
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_GLOBAL = re.compile(r"\b__global__\b")
 _REWRITES = _LRU(256)     # (source, options, arch, checks, filename) -> CudaRewrite
 _MODULES = _LRU(256)      # (device, checks, source, options, expressions, filename) -> _Loaded
 
@@ -102,6 +105,8 @@ class Program:
                     raise self._flavoured(err) from None
                 except CompilationError as err:
                     raise self._flavoured(err) from None
+                if checks and not rw.kernels:
+                    self._no_kernel_seen()
                 if checks:
                     self._warn_unchecked(rw)
                 _REWRITES.put(memo, rw)
@@ -131,6 +136,22 @@ class Program:
                 nv, {self.filename: self.code}, rewritten=False)) from None
         except Exception:
             return
+
+    def _no_kernel_seen(self):
+        """A source that defines a `__global__` function of which the parse saw none (errors
+        in an included header -- CCCL's under the parser's stand-ins -- can hide the rest of
+        the file) cannot be checked: refused here, not compiled unchecked."""
+        code = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), self.code)
+        hit = _GLOBAL.search(code)
+        if hit is None:
+            return
+        lineno = code.count("\n", 0, hit.start()) + 1
+        raise self._flavoured(UnsupportedError(
+            "safekern's parse of this source found no kernel, though it defines a __global__ "
+            "function: errors in an included header hid it (CCCL headers such as "
+            "<cub/...> do not parse under safekern's stand-ins yet), so it cannot be checked",
+            filename=self.filename, lineno=lineno,
+            source_line=self.code.splitlines()[lineno - 1]))
 
     def _flavoured(self, err):
         """A compilation error as CuPy's CompileException too (errors.cupy_flavoured)."""
