@@ -139,6 +139,11 @@ case "$cmd" in
         install_opencl_driver
         install_redis_server
         setup_venv
+        # CuPy's test_raw.py and headers for tests/compat/test_cupy_raw_sources.py (not
+        # committed here: third-party code), fetched once into the git-ignored .cupy-src/.
+        [ -f .cupy-src/test_raw.py ] || "$VENV/bin/python" tools/cupy_suite.py \
+            --fetch https://github.com/cupy/cupy.git --tag v14.2.0 \
+            || echo "test: warning: CuPy's sources not fetched; test_cupy_raw_sources skips" >&2
         # Use the system's OpenCL ICDs, not a driver bundled in a wheel.
         export OCL_ICD_VENDORS="${OCL_ICD_VENDORS:-/etc/OpenCL/vendors}"
         exec "$VENV/bin/python" -m pytest -q -p no:cacheprovider "$@" ;;

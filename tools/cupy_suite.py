@@ -5,7 +5,7 @@ Copyright (c) Preferred Networks, Inc. and Preferred Infrastructure, Inc.) is no
 repository: it is taken at run time from a CuPy source tree into the git-ignored folder
 `.cupy-src/` (MANIFEST below says which file of which version):
 
-    python tools/cupy_suite.py --fetch /path/to/cupy.git          # a clone, or a checkout
+    python tools/cupy_suite.py --fetch https://github.com/cupy/cupy.git   # or a clone's path
     python tools/cupy_suite.py --table table.md --json out.json  # on a machine with a GPU
 
 The file is run by pytest twice, each in a process of its own: plain, and with `cupy.RawKernel`
@@ -116,15 +116,28 @@ def pytest_sessionfinish(session):
 # -- the runner -----------------------------------------------------------------------------------
 
 def fetch(repo: str, tag: str) -> None:
-    """Copy test_raw.py and CuPy's headers of `tag` from a CuPy git repository (or a source
-    tree) into .cupy-src/."""
+    """Copy test_raw.py and CuPy's headers of `tag` from a CuPy git repository (a path, or a
+    URL: cloned shallowly, only those paths) or a source tree into .cupy-src/."""
     os.makedirs(os.path.join(SRC_DIR, "include"), exist_ok=True)
+    if "://" in repo:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run(["git", "-c", "advice.detachedHead=false", "clone", "-q", "--depth",
+                            "1", "--branch", tag,
+                            "--filter=blob:none", "--sparse", repo, tmp], check=True)
+            subprocess.run(["git", "-C", tmp, "sparse-checkout", "set", "--no-cone",
+                            "/" + MANIFEST["files"][0], "/" + MANIFEST["files"][1]],
+                           check=True)
+            fetch(tmp, tag)
+        return
     if os.path.isdir(os.path.join(repo, "tests")):          # a source tree
         import shutil
 
         shutil.copy(os.path.join(repo, MANIFEST["files"][0]), os.path.join(SRC_DIR, TEST_FILE))
         shutil.copytree(os.path.join(repo, "cupy/_core/include/cupy"),
-                        os.path.join(SRC_DIR, "include", "cupy"), dirs_exist_ok=True)
+                        os.path.join(SRC_DIR, "include", "cupy"), dirs_exist_ok=True,
+                        symlinks=True)     # submodules (CCCL, ...) are links there
     else:                                                    # a (bare) git repository
         git = ["git", "--git-dir", repo]
         text = subprocess.check_output(git + ["show", f"{tag}:{MANIFEST['files'][0]}"])
