@@ -48,6 +48,19 @@ _REWRITES = _LRU(256)     # (source, options, arch, checks, filename) -> CudaRew
 _MODULES = _LRU(256)      # (device, checks, source, options, expressions, filename) -> _Loaded
 
 
+def _device_launch(err):
+    """libclang's refusal of a kernel launched from device code (dynamic parallelism, which
+    clang does not support) as what it means for the user; None for other parse errors."""
+    if "reference to __global__ function" not in err.problem:
+        return None
+    return UnsupportedError(
+        "a kernel launched from device code (dynamic parallelism) cannot be checked yet: "
+        "the child kernel's hidden sizes and failure buffer would have to be passed at the "
+        "launch; launch it from the host, or use cupy.RawKernel for this source (unchecked)",
+        filename=err.filename, lineno=err.lineno, source_line=err.source_line, col=err.col,
+        end_col=err.end_col)
+
+
 class Program:
     """A CUDA C source and its options, shared by a RawModule and the kernels it hands out."""
 
@@ -102,7 +115,7 @@ class Program:
                                           eliminate=eliminate, launch_predicates=launch)
                 except frontend.ParseError as err:
                     self._explain_parse_error(err, arch)
-                    raise self._flavoured(err) from None
+                    raise self._flavoured(_device_launch(err) or err) from None
                 except CompilationError as err:
                     raise self._flavoured(err) from None
                 if checks and not rw.kernels:
