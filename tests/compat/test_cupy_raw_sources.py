@@ -68,7 +68,7 @@ SOURCES = dict(_sources())
 
 
 NO_CORPUS = ("CuPy's test_raw.py is not in .cupy-src/: run `python tools/cupy_suite.py "
-             "--fetch https://github.com/cupy/cupy.git` first (scripts/dev.sh test does)")
+             "--fetch <a CuPy checkout>` first")
 
 
 def test_the_sources_were_found():
