@@ -237,6 +237,27 @@ def launch_raised(source: FailureSource, exc: BaseException) -> bool:
     return recorded
 
 
+def settle(source: FailureSource) -> bool:
+    """Wait for `source`'s device and read its buffer without raising: True when nothing was
+    recorded (the source is then clean, as after a check); a recorded failure stays pending
+    for the next sync point (False). For a launch whose choice of kernel must not depend on
+    what ran before it (numba's cache=True: backends/numba/plain.py)."""
+    if not source.dirty:
+        return True
+    if getattr(_checking, "active", False):
+        return False
+    with _reading_buffers():
+        source.synchronize()
+        values = source.read()
+        if int(values[CODE]) or int(values[SKIPPED]):
+            return False
+        source.dirty = False
+        with _lock:
+            if source in _pending:
+                _pending.remove(source)
+    return True
+
+
 def sync_point(target=None) -> None:
     """A GPU library's synchronisation call just completed: raise what `sync(target)` would,
     unless SAFEKERN_SYNC_POINTS=0. Cheap when nothing is pending (the hooks test that first)."""

@@ -251,6 +251,9 @@ def parse_include_dirs(options) -> list[str]:
     try:
         from cupy._core import core as cupy_core
 
+        # The CCCL (CUB, Thrust, libcu++) CuPy bundles and compiles with comes first, as in
+        # CuPy's options: libclang parses the headers the compiler will see.
+        dirs += [opt[2:] for opt in cupy_core._get_cccl_include_options()]
         dirs.append(cupy_core._get_header_dir_path())
     except Exception:
         pass

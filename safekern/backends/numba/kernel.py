@@ -28,6 +28,7 @@ from ...frontend import python as pyfront
 from ...report import CheckReport, ReportEntry
 from . import options as numba_options
 from .build import Build, LaunchVariantBuild, compile_rewritten, supported_options
+from .compiles import NumbaCompiles
 from .configured import compile_for_args, mark_launch_config_sensitive
 from .launch import BinaryLauncher
 from .launching import ForAll, Launch
@@ -135,9 +136,7 @@ class _CheckedFunction(DispatcherSurface):
             else:
                 impls[name] = impl
         namespace = {}
-        fn = compile_rewritten(rewritten, impls, namespace,
-                               cache=bool(self._options.get("cache")),
-                               variant=isinstance(build, LaunchVariantBuild))
+        fn = compile_rewritten(rewritten, impls, namespace)
         for name, dev in late:
             dev._waiting.append((namespace, name))
         numba = build.numba = build.jit(fn)
@@ -280,7 +279,7 @@ class CheckedDeviceFunction(_CheckedFunction):
         return host
 
 
-class CheckedKernel(PlainLaunches, _CheckedFunction):
+class CheckedKernel(NumbaCompiles, PlainLaunches, _CheckedFunction):
     _binary = None       # launch.BinaryLauncher: cached cubins, launched directly
     _races = None        # races.RaceChecker, for kernels that write an array parameter
     _variant = None      # predicates.LaunchVariants; False: none; None: not looked at yet
