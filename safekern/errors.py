@@ -132,10 +132,11 @@ class RaceError(KernelError):
     buffer). Raised at the launch, before the kernel runs: nothing is written."""
 
     _fields = KernelError._fields + ("array", "other", "write_line", "read_line", "write_text",
-                                     "other_text", "other_write")
+                                     "other_text", "other_write", "across_blocks")
 
     def __init__(self, message: str = "", *, array=None, other=None, write_line=None,
-                 read_line=None, write_text=None, other_text=None, other_write=False, **kw):
+                 read_line=None, write_text=None, other_text=None, other_write=False,
+                 across_blocks=False, **kw):
         self.array = array
         self.other = other
         self.write_line = write_line
@@ -143,6 +144,8 @@ class RaceError(KernelError):
         self.write_text = write_text
         self.other_text = other_text
         self.other_write = other_write
+        #: the two threads are in different blocks, which a barrier between them does not order
+        self.across_blocks = across_blocks
         super().__init__(message, **kw)
 
     def _headline(self) -> str:
@@ -151,9 +154,12 @@ class RaceError(KernelError):
         verb = "writes" if self.other_write else "reads"
         where = f" (array {self.array!r}" + (
             f", the same memory as {self.other!r})" if self.other != self.array else ")")
+        other = "a thread of another block" if self.across_blocks else "another thread"
+        why = "; a barrier orders the threads of one block only" \
+            if self.across_blocks else ""
         return (f"race: a thread writes `{self.write_text}` (line {self.write_line}) and "
-                f"another thread {verb} the same element through `{self.other_text}` "
-                f"(line {self.read_line}){where}")
+                f"{other} {verb} the same element through `{self.other_text}` "
+                f"(line {self.read_line}){where}{why}")
 
 
 class RaceWarning(UserWarning):
