@@ -36,13 +36,17 @@ def _thread_ids():
 def _record(fb, flag, code, index, size, axis):
     flag[0] = 1
     thread, block = _thread_ids()
+    # Each value as its int64 slot holds it (a uint64 >= 2**63 as on the GPU, with its bit in
+    # slot UNSIGNED), before the slot is taken: a value that does not fit must not leave the
+    # record half written (issue 29: index, size and thread read back as 0).
+    slots = [failures.slot_value(v) for v in (index, size, axis)]
     with _lock:
         if int(fb[failures.CODE]) != 0:
             return
         fb[failures.CODE] = code
-        fb[failures.INDEX] = int(index)
-        fb[failures.SIZE] = int(size)
-        fb[failures.AXIS] = int(axis)
+        for k, (value, unsigned) in enumerate(slots):
+            fb[failures.INDEX + k] = value
+            fb[failures.UNSIGNED] = int(fb[failures.UNSIGNED]) | (unsigned << k)
         for k in range(3):
             fb[failures.THREAD + k] = thread[k]
             fb[failures.BLOCK + k] = block[k]
