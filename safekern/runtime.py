@@ -17,6 +17,7 @@ import threading
 
 from . import config
 from ._targets import validate_target
+from .errors import for_user
 from .failures import BUFFER_LEN, CODE, SKIPPED, exception_from_buffer
 
 log = logging.getLogger("safekern.runtime")
@@ -146,7 +147,8 @@ def sync(target=None) -> None:
         for other in first.others:
             first.add_note(f"also on {other.device}: {type(other).__name__}: "
                            f"{str(other).splitlines()[0]} (in kernel {other.kernel!r})")
-        raise first
+        __tracebackhide__ = True      # noqa: F841 - pytest and IPython hide this frame
+        raise for_user(first)         # the kernel's failure: the message says where
     return None
 
 
