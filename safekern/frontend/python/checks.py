@@ -71,7 +71,7 @@ class _Context:
                    source_line=p.source_line(getattr(node, "lineno", 0) or 0),
                    col=None if col is None else col + p.indent,
                    end_col=(end + p.indent) if (end is not None and same_line) else None,
-                   kernel=p.name)
+                   kernel=p.shown_name)
 
     def register(self, kind: str, subscript_value, index, node) -> int:
         """Register a check site (one code per index component) and return its base code."""
@@ -79,7 +79,7 @@ class _Context:
         array = ast.unparse(subscript_value)
         components = index.elts if isinstance(index, ast.Tuple) else [index]
         known = isinstance(index, ast.Tuple) or _is_scalar_index(index)
-        base = site_code(p.filename, node.lineno, node.col_offset, p.name, kind, array)
+        base = site_code(p.filename, node.lineno, node.col_offset, p.shown_name, kind, array)
         line = p.source_line(node.lineno)
         axis = 0
         static_axes = True
@@ -91,7 +91,7 @@ class _Context:
                 continue
             col, end = _columns(comp if comp.lineno == node.lineno else node, p.indent)
             self.failure_sites.append(FailureSite(
-                code=base + position, kind="bounds", kernel=p.name, filename=p.filename,
+                code=base + position, kind="bounds", kernel=p.shown_name, filename=p.filename,
                 lineno=node.lineno, source_line=line, col=col, end_col=end, array=array,
                 axis=axis if (known and static_axes) else None))
             axis += 1
@@ -104,7 +104,7 @@ class _Context:
         unchecked, with the reason, and given no failure code."""
         p = self.parsed
         array = ast.unparse(subscript_value)
-        code = site_code(p.filename, node.lineno, node.col_offset, p.name, kind, array)
+        code = site_code(p.filename, node.lineno, node.col_offset, p.shown_name, kind, array)
         self.sites.append(CheckSite(code, kind, array, node.lineno, "unchecked", reason,
                                     col=node.col_offset + p.indent, text=_text(p, node)))
 
@@ -112,11 +112,11 @@ class _Context:
                          status="checked", reason="") -> int:
         """Register an assert, raise or division site (see safety.py); its code."""
         p = self.parsed
-        code = site_code(p.filename, node.lineno, node.col_offset, p.name, kind)
+        code = site_code(p.filename, node.lineno, node.col_offset, p.shown_name, kind)
         if status == "checked":
             col, end = _columns(node, p.indent)
             self.failure_sites.append(FailureSite(
-                code=code, kind=kind, kernel=p.name, filename=p.filename, lineno=node.lineno,
+                code=code, kind=kind, kernel=p.shown_name, filename=p.filename, lineno=node.lineno,
                 source_line=p.source_line(node.lineno), col=col, end_col=end, array=None,
                 axis=None, message=message, exception=exception))
         self.sites.append(CheckSite(code, kind, "", node.lineno, status, reason,

@@ -26,7 +26,15 @@ class ParsedFunction:
 
     @property
     def name(self) -> str:
+        """The name of the rewritten def (`lambda_` for a lambda: _lambda_as_def)."""
         return self.tree.name
+
+    @property
+    def shown_name(self) -> str:
+        """The function's name as Python gives it, for messages and reports: `<lambda>` for
+        a lambda (issue 29: a failure in one said "in kernel 'lambda_'")."""
+        name = getattr(self.pyfunc, "__name__", None)
+        return name if isinstance(name, str) else self.tree.name
 
     def source_line(self, lineno: int) -> str:
         return linecache.getline(self.filename, lineno)
