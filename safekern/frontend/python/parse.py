@@ -13,6 +13,7 @@ import textwrap
 from dataclasses import dataclass
 
 from ...errors import CompilationError
+from ..located import char_column
 
 
 @dataclass
@@ -38,6 +39,11 @@ class ParsedFunction:
 
     def source_line(self, lineno: int) -> str:
         return linecache.getline(self.filename, lineno)
+
+    def column(self, lineno: int, offset: int | None) -> int | None:
+        """The character column in the file's line `lineno` of a node's col_offset or
+        end_col_offset (UTF-8 bytes of the dedented line; issue 29: `Σ_T` moved carets)."""
+        return char_column(self.source_line(lineno), self.indent, offset)
 
 
 class SourceNotFound(CompilationError):

@@ -74,7 +74,8 @@ def _check_reserved_names(parsed: ParsedFunction) -> None:
             raise CompilationError(
                 f"the name {ident!r} is reserved for safekern's generated code; rename it",
                 filename=p.filename, lineno=node.lineno, source_line=p.source_line(node.lineno),
-                col=node.col_offset + p.indent, end_col=node.end_col_offset + p.indent,
+                col=p.column(node.lineno, node.col_offset),
+                end_col=p.column(node.lineno, node.end_col_offset),
                 kernel=p.shown_name)
 
 
