@@ -18,6 +18,7 @@ from ...failures import FailureSite, site_code
 from ..located import LocatedVisitor
 from . import names, nested, safety
 from .parse import ParsedFunction
+from .tuples import TupleValues
 
 # Atomic functions of numba.cuda.atomic whose second argument is an index.
 INDEXED_ATOMICS = ("add", "sub", "and_", "or_", "xor", "inc", "dec", "exch", "max", "min",
@@ -54,6 +55,9 @@ class _Context:
         self.device_calls: dict = {}
         self.plain_device_calls: list = []
         self._temps = itertools.count()
+        is_cuda = getattr(resolver, "is_cuda_module", None)
+        self.tuples = TupleValues(parsed.tree, (lambda e: is_cuda(e, parsed)) if is_cuda
+                                  else (lambda e: False))
 
     def lookup(self, expr):
         """What a name or attribute in the function means (for raised exception classes)."""
@@ -197,7 +201,8 @@ class BoundsCheckRewriter(LocatedVisitor, ast.NodeTransformer):
     def visit_Subscript(self, node: ast.Subscript):
         if isinstance(node.ctx, ast.Del):
             raise self.ctx.error(node, "deleting a subscript is not supported in a kernel")
-        if _is_static_attribute_index(node) or _is_field_name(node.slice):
+        if _is_static_attribute_index(node) or _is_field_name(node.slice) or \
+                self.ctx.tuples.is_tuple(node.value):
             return self.generic_visit(node)
         value = self.visit(node.value)
         index = self.visit(node.slice)
