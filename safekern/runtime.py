@@ -127,9 +127,10 @@ def sync(target=None) -> None:
     """Synchronise every device/stream/queue that ran checked kernels since the last check,
     raise the pending failure if there is one, and reset the failure state.
 
-    `target` limits the check to one device, stream, OpenCL queue or context: None (every
-    device), a device number, a numba-cuda Stream, Context or Device (`cuda.gpus[i]`), a CuPy
-    Stream or Device, or a PyOpenCL CommandQueue, Context or Device. Anything else is a
+    `target` limits the check to one device: None (every device), a device number, a
+    numba-cuda Stream, Context or Device (`cuda.gpus[i]`), a CuPy Stream or Device, or a
+    PyOpenCL CommandQueue, Context or Device. The failure buffer is per device, so a stream or
+    queue stands for its device (every stream on it is synchronised and checked). Anything else is a
     TypeError (a negative device number a ValueError), raised before anything is checked. With
     no failure pending it returns None.
     """
