@@ -4,7 +4,6 @@ boundary that raises it; pytest and IPython hide that one too) -- not the sync h
 runtime, the AST visitor or the cache it passed through -- and no implicit context.
 SAFEKERN_DEBUG_INTERNALS=1 keeps safekern's frames for a bug report."""
 import os
-import textwrap
 import traceback
 
 import numpy as np

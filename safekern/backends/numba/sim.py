@@ -52,10 +52,6 @@ def _shape(obj):
     return None
 
 
-def _is_array(obj) -> bool:
-    return _shape(obj) is not None
-
-
 def _within(shape, idx) -> bool:
     """Certainly in bounds: integer components, no more than the axes, each within its axis
     (an int or NumPy integer; anything else -- slices, None, ... -- goes the full way)."""
