@@ -17,6 +17,7 @@ import threading
 
 from . import config
 from ._targets import validate_target
+from .errors import for_user
 from .failures import BUFFER_LEN, CODE, SKIPPED, exception_from_buffer
 
 log = logging.getLogger("safekern.runtime")
@@ -157,9 +158,10 @@ def sync(target=None) -> None:
     """Synchronise every device/stream/queue that ran checked kernels since the last check,
     raise the pending failure if there is one, and reset the failure state.
 
-    `target` limits the check to one device, stream, OpenCL queue or context: None (every
-    device), a device number, a numba-cuda Stream, Context or Device (`cuda.gpus[i]`), a CuPy
-    Stream or Device, or a PyOpenCL CommandQueue, Context or Device. Anything else is a
+    `target` limits the check to one device: None (every device), a device number, a
+    numba-cuda Stream, Context or Device (`cuda.gpus[i]`), a CuPy Stream or Device, or a
+    PyOpenCL CommandQueue, Context or Device. The failure buffer is per device, so a stream or
+    queue stands for its device (every stream on it is synchronised and checked). Anything else is a
     TypeError (a negative device number a ValueError), raised before anything is checked. With
     no failure pending it returns None. While a CUDA stream capture is in progress and a failure
     is pending, a RuntimeError: the check would end the capture.
@@ -184,7 +186,8 @@ def sync(target=None) -> None:
         for other in first.others:
             first.add_note(f"also on {other.device}: {type(other).__name__}: "
                            f"{str(other).splitlines()[0]} (in kernel {other.kernel!r})")
-        raise first
+        __tracebackhide__ = True      # noqa: F841 - pytest and IPython hide this frame
+        raise for_user(first)         # the kernel's failure: the message says where
     return None
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import config, runtime
+from .errors import SafekernError, for_user
 
 #: What a `Hook.target` returns for a call that does not wait for the device (an asynchronous
 #: copy on a stream, a non-blocking enqueue): no check there.
@@ -113,11 +114,15 @@ def _wrap(original, hook: Hook):
 
     @functools.wraps(original)
     def sync_point(*args, **kwargs):
+        __tracebackhide__ = True      # noqa: F841 - pytest and IPython hide this frame
         result = original(*args, **kwargs)
         if pending:
             where = target(args, kwargs)
             if where is not NOT_A_SYNC_POINT:
-                runtime.sync_point(where)
+                try:
+                    runtime.sync_point(where)
+                except SafekernError as exc:
+                    raise for_user(exc)   # a kernel's failure: the message says where
         return result
 
     setattr(sync_point, _MARK, original)

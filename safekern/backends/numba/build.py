@@ -23,6 +23,7 @@ from numba import cuda
 
 from ... import config
 from ..._toolkit import explain_missing_toolkit
+from ...errors import UncheckedWarning
 from ...failures import TABLE
 from ...frontend import python as pyfront
 from . import keys, stored
@@ -127,7 +128,7 @@ def _warn_plain_calls(rewritten):
         warnings.warn_explicit(
             f"safekern: {name!r} is a plain numba device function: accesses inside it are "
             "not checked; decorate it with @safekern.jit(device=True)",
-            UserWarning, rewritten.parsed.filename, lineno)
+            UncheckedWarning, rewritten.parsed.filename, lineno)
 
 
 # -- what the names of the function mean, at decoration and at the build ------------------------
