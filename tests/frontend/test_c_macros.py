@@ -35,30 +35,32 @@ def body_line(text: str, lineno: int) -> str:
 def test_expansion_follows_cs_rules_and_keeps_lines():
     src = """#define CAT(a, b) a##b
 #define STR(a) #a
-#define TWICE(x) (2 * (x))
-#define QUAD(x) TWICE(TWICE(x))
+#define AT(p, i) p[i]
+#define QUAD(p, i) AT(p, AT(p, i))
 #define VA(f, ...) f(__VA_ARGS__)
-#define SELF SELF
+#define SELF SELF[0]
 #define N 4
 int g(int a, int b) { return a + b; }
-__kernel void k(__global int *out) {
-    int CAT(my, var) = N;
-    out[0] = QUAD(myvar) + VA(g, 1,
-                           2);
-    int SELF = sizeof(STR(a b));
+__kernel void k(__global int *out, __global int *SELF) {
+    int myvar = AT(out, CAT(my, var));
+    out[0] = QUAD(out, myvar) + VA(g, out[1],
+                                   2);
+    out[2] = sizeof(STR(a b)) + SELF;
 #undef N
 #define N 5
-    out[1] = N;
+    out[3] = AT(out, N);
+    out[4] = N;
 }
 """
     text = expanded(src)
-    assert body_line(text, 10) == "int myvar = 4;"
+    assert body_line(text, 10) == "int myvar = out[myvar];"
     # an argument is expanded before substitution, the result rescanned; what an argument
     # wrote on the use's second line stays there
-    assert body_line(text, 11) == "out[0] = ( 2 * ( ( 2 * ( myvar ) ) ) ) + g ( 1 ,"
-    assert body_line(text, 12) == "2 );"
-    assert body_line(text, 13) == 'int SELF = sizeof("a b");'   # no self-expansion
-    assert body_line(text, 16) == "out[1] = 5;"      # the definition in force there
+    assert body_line(text, 11) == "out[0] = out[out[myvar]] + g(out[1],"
+    assert body_line(text, 12) == "2);"
+    assert body_line(text, 13) == 'out[2] = sizeof(STR(a b)) + SELF[0];'  # no self-expansion
+    assert body_line(text, 16) == "out[3] = out[5];"     # the definition in force there
+    assert body_line(text, 17) == "out[4] = N;"     # nothing to check: left as written
     assert text.count("\n") == src.count("\n")
 
 

@@ -210,17 +210,24 @@ __kernel void k(__global int *a, int n) {
     assert "__sk_afail(" in user_lines(rw.text, "k.cl")[3]
 
 
-def test_cuda_assert_through_a_macro_stays_cudas_own():
+def test_cuda_assert_through_a_macro():
+    # the source's own macro: its use is expanded in place and the assert checked
     src = r"""#define CHECK(c) assert(c)
 extern "C" __global__ void k(int* a, int n) {
     CHECK(threadIdx.x < n);
     SAFEKERN_ASSERT(a[0] == 0);
 }"""
     rw = cu(src)
+    assert [(r[0], r[2]) for r in rows(rw.report(), "assert")] == [(3, "checked"),
+                                                                     (4, "checked")]
+    # one the options define stays CUDA's own
+    src = r"""extern "C" __global__ void k(int* a, int n) {
+    CHECK(threadIdx.x < n);
+}"""
+    rw = cu(src, options=("-DCHECK(c)=assert(c)",))
     assert rows(rw.report(), "assert") == [
-        (3, "CHECK(threadIdx.x < n)", "unchecked", "written through a macro: compiled as "
-         "CUDA's own assert (a failure traps and ends the CUDA context)"),
-        (4, "SAFEKERN_ASSERT(a[0] == 0)", "checked", "")]
+        (2, "CHECK(threadIdx.x < n)", "unchecked", "written through a macro: compiled as "
+         "CUDA's own assert (a failure traps and ends the CUDA context)")]
     assert "CHECK(threadIdx.x < n);" in rw.source
 
 

@@ -329,7 +329,7 @@ class ModuleRewriter:
             uses = "SAFEKERN_ASSERT" in self.ps.source
             text = E.apply_edits(self.ps, [], prelude=CHECKS_OFF_PRELUDE if uses else "")
         return CudaRewrite(assumed=tuple(sorted(self.assume)),
-                           source=text, original=self.ps.source, filename=self.ps.filename,
+                           source=text, original=self.ps.user_text, filename=self.ps.filename,
                            checked=self.checks, kernels=kernels, accesses=self.accesses,
                            barriers=barriers, includes=self._includes(), safety=self.safety,
                            failure_sites=self.failure_sites + [

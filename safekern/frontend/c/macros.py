@@ -23,6 +23,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from ...errors import CompilationError
 from . import parse as C
 
 _UNDEF = re.compile(rb"^[ \t]*#[ \t]*undef[ \t]+(\w+)", re.M)
@@ -142,16 +143,27 @@ def _collect_args(toks, open_at):
 def _layout(toks, first: int, last: int) -> str:
     """The expansion's text from line `first` to line `last`: a token written in an argument
     goes on its own line where the order allows (so a check in it names that line)."""
-    out, line = [], first
+    out, line, prev = [], first, ""
     for spelling, _, at in toks:
         if at is not None and line < at <= last:
             out.append("\n" * (at - line))
             line = at
-        elif out and not out[-1].endswith("\n"):
+        elif out and not out[-1].endswith("\n") and _spaced(prev, spelling):
             out.append(" ")
         out.append(spelling)
+        prev = spelling
     out.append("\n" * (last - line))
     return "".join(out)
+
+
+_TIGHT_AFTER = frozenset({"(", "[", ".", "->", "!", "~"})
+_TIGHT_BEFORE = frozenset({")", "]", ",", ";", "(", "[", ".", "->"})
+
+
+def _spaced(prev: str, nxt: str) -> bool:
+    """Whether two tokens of an expansion are written apart (never where that could merge
+    them; tight around brackets so a report shows `b[i]`, not `b [ i ]`)."""
+    return not (prev in _TIGHT_AFTER or nxt in _TIGHT_BEFORE)
 
 
 def _stringize(arg) -> str:
@@ -212,6 +224,41 @@ def _body_ranges(ps) -> list:
     return sorted(out)
 
 
+_WORK_KINDS = ("ARRAY_SUBSCRIPT_EXPR", "CALL_EXPR", "MEMBER_REF_EXPR", "UNARY_OPERATOR",
+               "BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR")
+_DIVIDES = frozenset({"/", "%", "/=", "%="})
+
+
+def _work_offsets(ps) -> list:
+    """Sorted start offsets of what the rewrite may edit in the main file: subscripts, calls,
+    member accesses, unary operators (`*p`), divisions."""
+    K = C.kinds()
+    kinds = {getattr(K, k) for k in _WORK_KINDS}
+    binary = {K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR}
+    out = []
+    for c in ps.tu.cursor.walk_preorder():
+        if c.kind not in kinds or not ps.in_main_file(c):
+            continue
+        if c.kind in binary:
+            kids = list(c.get_children())
+            op = ps.next_token(kids[0].extent.end.offset) if kids else None
+            if op is None or op[2] not in _DIVIDES:
+                continue
+        elif c.kind == K.UNARY_OPERATOR:        # `*p` only (not -x, !x, &x, ++i)
+            if [t.spelling for t in c.get_tokens()][:1] != ["*"]:
+                continue
+        elif c.kind == K.MEMBER_REF_EXPR:       # `p->f` only (not threadIdx.x)
+            if "->" not in [t.spelling for t in c.get_tokens()]:
+                continue
+        out.append(c.extent.start.offset)
+    return sorted(out)
+
+
+def _holds_work(work: list, s: int, e: int) -> bool:
+    i = bisect.bisect_left(work, s)
+    return i < len(work) and work[i] < e
+
+
 def expand_in_bodies(ps) -> str | None:
     """The source with the uses of its own macros inside function bodies expanded (see the
     module), or None when there are none."""
@@ -222,13 +269,16 @@ def expand_in_bodies(ps) -> str | None:
     undefs = [(m.start(), m.group(1).decode()) for m in _UNDEF.finditer(data)]
     bodies = _body_ranges(ps)
     starts = [b[0] for b in bodies]
+    work = _work_offsets(ps)
     edits, last_end = [], -1
     for s, e, name in ps.macro_ranges():
         if name not in defs or s < last_end:
             continue            # not the source's own macro, or inside a use already taken
         i = bisect.bisect_right(starts, s) - 1
-        if i < 0 or not (bodies[i][0] <= s and e <= bodies[i][1]):
-            continue
+        if i < 0 or not (bodies[i][0] < s and e < bodies[i][1]):
+            continue            # (a body a macro wrote maps to the use itself: left alone)
+        if not _holds_work(work, s, e):
+            continue            # nothing the rewrite edits: a constant, arithmetic
         if _DIRECTIVE.search(data[s:e]):
             continue
         active = _active(defs, undefs, s)
@@ -237,7 +287,13 @@ def expand_in_bodies(ps) -> str | None:
         first = ps.line_col(s)[0]
         toks = [(t[2], frozenset(), ps.line_col(t[0])[0]) for t in ps.tokens_between(s, e)]
         out = _Expander(active).expand(toks)
-        edits.append((s, e, _layout(out, first, first + data[s:e].count(b"\n"))))
+        text = _layout(out, first, first + data[s:e].count(b"\n"))
+        # apart from the text around the use where tokens could merge (`-X` with X `-1`)
+        if s > 0 and not data[s - 1:s].isspace() and data[s - 1:s] not in b"([,;{":
+            text = " " + text
+        if e < len(data) and not data[e:e + 1].isspace() and data[e:e + 1] not in b")],;}":
+            text += " "
+        edits.append((s, e, text))
         last_end = e
     if not edits:
         return None
@@ -255,9 +311,13 @@ def with_expansions(ps, reparse):
     text = expand_in_bodies(ps)
     if text is None:
         return ps
-    expanded = reparse(text)
+    try:
+        expanded = reparse(text)
+    except CompilationError:     # the front end's own parse refused it
+        return ps
     if any(d.in_main for d in expanded.errors()):
         return ps
+    expanded.user_text = ps.source
     return expanded
 
 
