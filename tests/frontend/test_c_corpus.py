@@ -164,3 +164,35 @@ def test_pyopencl_sample_rewrites_and_builds():
     assert results
     broken = [r for r in results if r.outcome in ("broken", "internal")]
     assert not broken, c_corpus.summary(results)
+
+
+# -- the shapes that broke PyOpenCL's programs (helpers and accesses through macros:
+#    test_c_macros.py) ------------------------------------------------------------------------
+
+CONDITIONAL_OPERAND = """__kernel void k(__global int *a, __global const int *b) {
+    int i = get_global_id(0);
+    a[i] = b[i]
+#ifdef ADD_ONE
+        + 1
+#endif
+    ;
+    for (int j = 0; j < 2; j++)
+        a[j] += 0
+#ifndef ADD_ONE
+            + b[j]
+#endif
+        ;
+}
+"""
+
+
+@pytest.mark.parametrize("options", [[], ["-DADD_ONE"]])
+def test_exit_test_goes_after_the_semicolon_past_a_conditional_operand(options):
+    from safekern.frontend.c import opencl
+
+    cl = pytest.importorskip("pyopencl")
+    rw = opencl.rewrite(CONDITIONAL_OPERAND, filename="k.cl", options=options)
+    lines = rw.text[rw.text.index('#line 1 "k.cl"'):].split("\n")[1:]
+    assert lines[6].strip().startswith("; if (") and lines[12].strip().startswith("; if (")
+    ctx = cl.Context([cl.get_platforms()[0].get_devices()[0]])
+    cl.Program(ctx, rw.text).build(options=options)
