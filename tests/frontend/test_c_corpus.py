@@ -22,7 +22,7 @@ except nvrtc.NvrtcUnavailable:  # pragma: no cover - CI installs nvidia-cuda-nvr
     HAVE_NVRTC = False
 
 needs_nvrtc = pytest.mark.skipif(not HAVE_NVRTC, reason="NVRTC not available")
-BUDGET_S = float(os.environ.get("SAFEKERN_CORPUS_BUDGET_S", "240"))
+BUDGET_S = float(os.environ.get("SAFEKERN_CORPUS_BUDGET_S", "90"))
 
 
 def compiles(src, name="t.cu", exprs=()):
