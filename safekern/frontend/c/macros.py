@@ -212,10 +212,17 @@ def _active(defs: dict, undefs: list, at: int) -> dict:
     return out
 
 
+def _main_cursors(ps):
+    """Every cursor under the main file's top-level declarations (not the headers')."""
+    for top in ps.tu.cursor.get_children():
+        if ps.in_main_file(top):
+            yield from top.walk_preorder()
+
+
 def _body_ranges(ps) -> list:
     K = C.kinds()
     out = []
-    for c in ps.tu.cursor.walk_preorder():
+    for c in _main_cursors(ps):
         if c.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD) and \
                 c.is_definition() and ps.in_main_file(c):
             body = C.function_body(c)
@@ -236,7 +243,7 @@ def _work_offsets(ps) -> list:
     kinds = {getattr(K, k) for k in _WORK_KINDS}
     binary = {K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR}
     out = []
-    for c in ps.tu.cursor.walk_preorder():
+    for c in _main_cursors(ps):
         if c.kind not in kinds or not ps.in_main_file(c):
             continue
         if c.kind in binary:
