@@ -23,7 +23,7 @@ import re
 
 from ...errors import CompilationError
 from ...failures import code32
-from . import edits as E, opencl_safety, parse as C, safety as c_safety, writes as c_writes
+from . import edits as E, macros, opencl_safety, parse as C, safety as c_safety, writes as c_writes
 from .model import Dialect, Root, Unknown
 from .opencl_headers import BASE_HEADER
 from .opencl_rewrite import KernelInfo, ProgramRewriter, Rewritten
@@ -320,6 +320,8 @@ def rewrite(source: str, *, filename: str = DEFAULT_FILENAME, options=(),
         raise ParseFailed(first.message, errors, filename=filename, lineno=first.lineno,
                           source_line=ps.source_line(first.lineno) if first.lineno else None,
                           col=first.col)
+    ps = macros.with_expansions(ps, lambda text: C.parse(
+        text, filename=filename, args=dialect.parse_args(options), headers=dialect.headers()))
     return ProgramRewriter(ps, dialect, kernel_asserts, eliminate, launch_predicates,
                            assume).run()
 
