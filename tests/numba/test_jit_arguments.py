@@ -31,6 +31,20 @@ def _kernel(a):
     a[0] = 1
 
 
+def test_every_kind_of_signature_object_is_a_signature():
+    # numba.void(...) makes numba's own Signature, numba.cuda.types.void(...) numba-cuda's (two
+    # classes); numba-cuda's cuda.jit takes both, and so must safekern.jit (numba's own tests
+    # write `@cuda.jit(void(float64[:]))` with numba's).
+    import numba
+    from numba.cuda import types as cuda_types
+
+    for sig in (numba.void(numba.float32[:]), cuda_types.void(cuda_types.float32[:])):
+        kernel = safekern.jit(sig)(_kernel)
+        out = cuda.to_device(np.zeros(1, np.float32))
+        kernel[1, 1](out)
+        assert out.copy_to_host()[0] == 1
+
+
 @pytest.mark.parametrize("sig, error, words", [
     ("not a signature", SyntaxError, "invalid syntax"),
     ([42], TypeError, "invalid signature: 42"),

@@ -13,7 +13,7 @@ device (the failure buffer per CUDA context) -> runtime.sync().
 from __future__ import annotations
 
 from numba import cuda
-from numba.cuda.typing import Signature
+from numba.cuda.core import sigutils
 
 from ... import config
 from ...errors import user_error
@@ -46,8 +46,9 @@ def jit(func_or_sig=None, device=False, **options):
     """`numba.cuda.jit` with every indexed access checked (see module doc)."""
     if not config.get().checks:
         return cuda.jit(func_or_sig, device=device, **options)
+    # numba-cuda's own test: its Signature and numba's (numba.void(...)) are both signatures.
     if func_or_sig is not None and not callable(func_or_sig) and \
-            not isinstance(func_or_sig, (str, tuple, list, Signature)):
+            not isinstance(func_or_sig, list) and not sigutils.is_signature(func_or_sig):
         # Not a signature, so numba takes it for the function (inspect.signature's words).
         raise user_error(TypeError(f"{func_or_sig!r} is not a callable object"))
     if options.get("boundscheck"):
