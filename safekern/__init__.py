@@ -38,9 +38,20 @@ def jit(*args, **kwargs):
     `safekern.UnsupportedError` for a construct that cannot be checked, both at decoration.
     With `SAFEKERN_CHECKS=0` it returns numba's own dispatcher. See docs/quickstart.md.
     """
-    from .backends.numba.jit import jit as _jit
+    import types
 
-    return _jit(*args, **kwargs)
+    from .backends.numba.jit import jit as _jit
+    from .errors import for_user, user_boundary
+
+    __tracebackhide__ = True      # noqa: F841 - pytest and IPython hide this frame
+    try:
+        made = _jit(*args, **kwargs)
+    except Exception as exc:
+        if isinstance(exc, SafekernError) or getattr(exc, "_safekern_user_error", False):
+            raise for_user(exc)   # the message names the kernel's file and line
+        raise
+    # `@safekern.jit(...)` returns the decorator: a boundary as well.
+    return user_boundary(made) if isinstance(made, types.FunctionType) else made
 
 
 def __getattr__(name):

@@ -84,6 +84,10 @@ VARIABLES = (
     Variable("SAFEKERN_CACHE_REMOTE_TIMEOUT", "0.1",
              "Seconds one kernel may wait for the remote tier in all (its lookup and its "
              "store); a failure or timeout skips the tier for 30 s with one warning."),
+    Variable("SAFEKERN_DEBUG_INTERNALS", "0",
+             "1 keeps safekern's own frames in the tracebacks of the errors it raises (for a "
+             "bug report); 0: an error shows the user's frame and the message, as numba-cuda's "
+             "do."),
     Variable("SAFEKERN_LOG", "warning",
              "Level of the 'safekern' loggers (debug, info, warning, error); debug also prints "
              "the key fields of a cache miss."),
@@ -239,6 +243,8 @@ class Config:
     cache_remote_trust: bool = False
     cache_remote_timeout: float = 0.1
     cache_remote_problem: str | None = None
+    #: keep safekern's frames in the tracebacks of its errors (errors.for_user)
+    debug_internals: bool = False
 
     @property
     def cache_enabled(self) -> bool:
@@ -299,6 +305,7 @@ def _read(environ) -> Config:
         cache_remote_trust=remote_setting(_flag, "SAFEKERN_CACHE_REMOTE_TRUST"),
         cache_remote_timeout=remote_setting(_positive_float, "SAFEKERN_CACHE_REMOTE_TIMEOUT"),
         cache_remote_problem="; ".join(remote_problems) or None,
+        debug_internals=_flag(raw("SAFEKERN_DEBUG_INTERNALS"), "SAFEKERN_DEBUG_INTERNALS"),
     )
 
 

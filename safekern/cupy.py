@@ -8,9 +8,14 @@
     f = mod.get_function("axpy<float>")
     k.check_report()         # every access: checked / proven safe / unchecked (why)
 
+    ew = skcp.ElementwiseKernel("raw T x", "T y", "y = x[i + 1]", "shift")  # raw x checked
+
 Pointer parameters take CuPy arrays (their size bounds the kernel's accesses);
 `skcp.unchecked(ptr)` passes anything else without a bound. See docs/cupy.md.
 """
 from .backends.cupy.api import RawKernel, RawModule, Unchecked, unchecked
+from .backends.cupy.elementwise import ElementwiseKernel
+from .backends.cupy.reduction import ReductionKernel
 
-__all__ = ["RawKernel", "RawModule", "unchecked", "Unchecked"]
+__all__ = ["RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel", "unchecked",
+           "Unchecked"]

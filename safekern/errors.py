@@ -15,6 +15,8 @@ attributes, and pickles (a worker process can send one back to its parent).
 """
 from __future__ import annotations
 
+import functools
+
 
 def caret_line(source_line: str, col: int | None, end_col: int | None) -> str:
     """`source_line` and, under it, carets from `col` to `end_col` (0-based, end exclusive)."""
@@ -132,10 +134,11 @@ class RaceError(KernelError):
     buffer). Raised at the launch, before the kernel runs: nothing is written."""
 
     _fields = KernelError._fields + ("array", "other", "write_line", "read_line", "write_text",
-                                     "other_text", "other_write")
+                                     "other_text", "other_write", "across_blocks")
 
     def __init__(self, message: str = "", *, array=None, other=None, write_line=None,
-                 read_line=None, write_text=None, other_text=None, other_write=False, **kw):
+                 read_line=None, write_text=None, other_text=None, other_write=False,
+                 across_blocks=False, **kw):
         self.array = array
         self.other = other
         self.write_line = write_line
@@ -143,6 +146,8 @@ class RaceError(KernelError):
         self.write_text = write_text
         self.other_text = other_text
         self.other_write = other_write
+        #: the two threads are in different blocks, which a barrier between them does not order
+        self.across_blocks = across_blocks
         super().__init__(message, **kw)
 
     def _headline(self) -> str:
@@ -151,9 +156,12 @@ class RaceError(KernelError):
         verb = "writes" if self.other_write else "reads"
         where = f" (array {self.array!r}" + (
             f", the same memory as {self.other!r})" if self.other != self.array else ")")
+        other = "a thread of another block" if self.across_blocks else "another thread"
+        why = "; a barrier orders the threads of one block only" \
+            if self.across_blocks else ""
         return (f"race: a thread writes `{self.write_text}` (line {self.write_line}) and "
-                f"another thread {verb} the same element through `{self.other_text}` "
-                f"(line {self.read_line}){where}")
+                f"{other} {verb} the same element through `{self.other_text}` "
+                f"(line {self.read_line}){where}{why}")
 
 
 class RaceWarning(UserWarning):
@@ -162,8 +170,9 @@ class RaceWarning(UserWarning):
 
 
 class UncheckedWarning(UserWarning):
-    """A kernel safekern cannot check (its source cannot be found: built by exec, typed at a
-    prompt) runs unchecked, compiled by numba as it is; its check_report() says so."""
+    """Code that runs unchecked: a kernel safekern cannot check (its source cannot be found:
+    built by exec, typed at a prompt), compiled by numba as it is (its check_report() says
+    so), or a plain `@cuda.jit(device=True)` function a checked kernel calls."""
 
 
 class KernelAssertionError(KernelError, AssertionError):
@@ -252,6 +261,51 @@ def _rebuild_compile(cls, problem, state):
     return cls(problem, **state)
 
 
+# -- the boundary between the user's code and safekern's ---------------------------------------
+# An error safekern raises names the user's file and line in its message; the frames of
+# safekern's own modules it passed through (the AST visitor, the cache, the sync hooks) say
+# nothing to the user and push the message off the screen. numba-cuda and Triton hide theirs
+# too. Each public entry point is a boundary: what it raises keeps its message, its explicit
+# cause (`raise ... from err`) and its data, loses the internal traceback and the implicit
+# context, and so shows the user's frame and the boundary's one line. SAFEKERN_DEBUG_INTERNALS=1
+# keeps everything (for a bug report).
+
+
+def user_error(exc: BaseException) -> BaseException:
+    """Mark `exc` (numba's own kind of error for a bad argument: a TypeError, a SyntaxError)
+    as the user's: a boundary it passes raises it as for_user() makes it."""
+    exc._safekern_user_error = True
+    return exc
+
+
+def for_user(exc: BaseException) -> BaseException:
+    """`exc` ready to be raised at a boundary: its internal traceback and implicit context
+    dropped, unless SAFEKERN_DEBUG_INTERNALS=1."""
+    from . import config
+
+    if config.get().debug_internals:
+        return exc
+    exc.__suppress_context__ = True
+    return exc.with_traceback(None)
+
+
+def user_boundary(fn):
+    """Wrap a public entry point: a SafekernError (or a user_error()) raised inside reaches
+    the caller as for_user() makes it (pytest and IPython also hide this frame:
+    __tracebackhide__)."""
+    @functools.wraps(fn)
+    def boundary(*args, **kwargs):
+        __tracebackhide__ = True      # noqa: F841 - read by pytest and IPython
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            if isinstance(exc, SafekernError) or getattr(exc, "_safekern_user_error", False):
+                raise for_user(exc)   # safekern's frames trimmed; see the message
+            raise
+
+    return boundary
+
+
 # Shown as safekern.BoundsError in tracebacks; also where pickle finds them.
 for _cls in (SafekernError, KernelError, BoundsError, UncheckedWarning, RaceError, RaceWarning,
              KernelAssertionError,
@@ -262,4 +316,5 @@ for _cls in (SafekernError, KernelError, BoundsError, UncheckedWarning, RaceErro
 __all__ = ["SafekernError", "KernelError", "BoundsError", "UncheckedWarning", "RaceError", "RaceWarning",
            "KernelAssertionError",
            "KernelZeroDivisionError", "kernel_exception_class", "CompilationError",
-           "UnsupportedError", "caret_line", "format_source"]
+           "UnsupportedError", "caret_line", "format_source", "for_user", "user_boundary",
+           "user_error"]

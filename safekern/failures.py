@@ -26,6 +26,8 @@ AXIS = 3          # the axis
 THREAD = 4        # 4, 5, 6: threadIdx x, y, z (OpenCL: local id)
 BLOCK = 7         # 7, 8, 9: blockIdx x, y, z (OpenCL: group id)
 SKIPPED = 10      # launches the prelude skipped while a failure was pending
+UNSIGNED = 11     # bit k set: slot 1 + k holds an unsigned 64-bit value (uint64 >= 2**63
+                  # reads back negative from the int64 slot)
 ARGS = (1, 2, 3)  # other failures (assert, raise, division by zero): their message's values
 BUFFER_LEN = 16
 
@@ -118,6 +120,7 @@ def exception_from_buffer(values, *, source: str = "") -> KernelError | None:
     code = int(values[CODE])
     if code == 0:
         return None
+    values = unsigned_values(values)
     thread = tuple(int(v) for v in values[THREAD:THREAD + 3])
     block = tuple(int(v) for v in values[BLOCK:BLOCK + 3])
     skipped = int(values[SKIPPED])
@@ -144,6 +147,25 @@ def exception_from_buffer(values, *, source: str = "") -> KernelError | None:
 
 
 MESSAGE_KINDS = ("assert", "raise", "zero_division")
+
+
+def slot_value(value: int) -> tuple[int, bool]:
+    """(what an int64 slot holds, whether it is an unsigned value's two's complement) for a
+    value recorded in slots 1..3; the bit goes to slot UNSIGNED."""
+    value = int(value)
+    if value >= 1 << 63:
+        return value - (1 << 64), True
+    return value, False
+
+
+def unsigned_values(values) -> list[int]:
+    """The buffer with slots 1..3 read as unsigned where slot UNSIGNED says so."""
+    values = [int(v) for v in values]
+    bits = values[UNSIGNED] if len(values) > UNSIGNED else 0
+    for k in range(3):
+        if bits >> k & 1 and values[1 + k] < 0:
+            values[1 + k] += 1 << 64
+    return values
 
 
 def _message_failure(site: FailureSite, args, **where) -> KernelError:
@@ -184,4 +206,5 @@ def _import_class(name: str | None):
 
 __all__ = ["FailureSite", "FailureTable", "TABLE", "site_code", "code32",
            "exception_from_buffer", "CODE", "INDEX", "SIZE", "AXIS", "THREAD", "BLOCK",
-           "SKIPPED", "ARGS", "MESSAGE_KINDS", "BUFFER_LEN"]
+           "SKIPPED", "UNSIGNED", "ARGS", "MESSAGE_KINDS", "BUFFER_LEN", "slot_value",
+           "unsigned_values"]

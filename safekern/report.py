@@ -5,8 +5,9 @@
     report.checked / report.eliminated / report.unchecked / report.accesses
     for e in report: e.status is Status.CHECKED, e.reason says why it is not
 
-A `ReportEntry` also reads like the dict numba's report used to be (`e["line"]`,
-`e["status"]`), and `Status.ELIMINATED` also answers to "safe", the C reports' old word.
+A `ReportEntry` also reads like a dict of its fields (`e["lineno"]`, `e["status"]`,
+`dict(e)`; `e["line"]`, the key of numba's old dict rows, too), and `Status.ELIMINATED` also
+answers to "safe", the C reports' old word.
 """
 from __future__ import annotations
 
@@ -49,9 +50,11 @@ _SYNONYMS = {"safe": "eliminated"}
 #: The kinds that are memory accesses (numba: load/store/atomic; C: bounds).
 ACCESS_KINDS = frozenset({"bounds", "load", "store", "atomic"})
 
-#: ReportEntry attribute of each key of numba's old dict rows.
-_DICT_KEYS = {"line": "lineno", "kind": "kind", "array": "array", "status": "status",
-              "reason": "reason", "code": "code"}
+#: ReportEntry attribute of each key an entry answers to as a dict: its fields by their names
+#: (docs/quickstart.md), and "line", the key of numba's old dict rows, for old code.
+_FIELDS = ("function", "lineno", "col", "text", "array", "status", "reason", "kind", "code",
+           "predicate", "filename")
+_DICT_KEYS = {**{name: name for name in _FIELDS}, "line": "lineno"}
 
 
 @dataclass(frozen=True)
@@ -69,11 +72,14 @@ class ReportEntry:
     kind: str = "bounds"    # bounds | load | store | atomic | assert | raise | zero_division | race
     code: int | None = None     # the failure code of a checked site (numba)
     predicate: str = ""         # the launch predicate that proves it (PROVEN_AT_LAUNCH)
+    #: the file the function is in, where it is not the report's (a device function's)
+    filename: str = ""
 
     def __post_init__(self):
         object.__setattr__(self, "status", Status(self.status))
 
-    # numba's report was a list of dicts: entry["line"], entry["status"], dict(entry)
+    # It reads like a dict: entry["lineno"], entry["status"], dict(entry); entry["line"] too
+    # (numba's report was a list of dicts with that key).
     def __getitem__(self, key):
         try:
             return getattr(self, _DICT_KEYS[key])
@@ -165,7 +171,8 @@ class CheckReport(list):
                 why += f"  [if {e.predicate}]"
             kind = "" if e.kind in ("bounds",) else f"  [{e.kind}]"
             what = e.text or e.array
-            rows.append(f"  {self.filename}:{e.lineno}:{e.col + 1}  {e.function:<16} "
+            rows.append(f"  {e.filename or self.filename}:{e.lineno}:{e.col + 1}  "
+                        f"{e.function:<16} "
                         f"{e.status.value:<10} {what}{kind}{why}")
         return "\n".join(rows)
 

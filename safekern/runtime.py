@@ -17,6 +17,7 @@ import threading
 
 from . import config
 from ._targets import validate_target
+from .errors import for_user
 from .failures import BUFFER_LEN, CODE, SKIPPED, exception_from_buffer
 
 log = logging.getLogger("safekern.runtime")
@@ -77,6 +78,15 @@ _pending: list[FailureSource] = []      # sync_points reads it without the lock:
 _check_lock = threading.RLock()
 _checking = threading.local()
 _plain_syncs = []   # callables that synchronise a backend when checks are off
+# CUDA stream captures in progress (their stream handles; backends/capture.py keeps the set): a
+# check synchronises the device and copies the buffer back, which a capture forbids (and which
+# would end it with cudaErrorStreamCaptureUnsupported), so sync points wait until it ends.
+capturing: set = set()
+launched_while_capturing: set = set()
+capture_probe = None    # backends/capture.py: whether one of those is really still capturing
+# Called when a source becomes pending, until they return True: a backend hooks a library the
+# user imported after safekern (PyTorch) before its sync points can matter.
+_on_pending: list = []
 
 
 _exit_hook_registered = False
@@ -93,6 +103,28 @@ def _pending_sources_add(source: FailureSource) -> None:
             # the device is still there.
             atexit.register(_check_at_exit)
             _exit_hook_registered = True
+    if _on_pending:
+        _run_on_pending()
+
+
+def when_pending(fn) -> None:
+    """Call `fn()` whenever a failure source becomes pending, until it returns True."""
+    with _lock:
+        if fn not in _on_pending:
+            _on_pending.append(fn)
+
+
+def _run_on_pending() -> None:
+    for fn in list(_on_pending):
+        try:
+            done = fn()
+        except Exception as err:  # noqa: BLE001 -- a hook that fails must not fail the launch
+            log.warning("safekern: hooking a library's sync points failed: %s", err)
+            done = True
+        if done:
+            with _lock:
+                if fn in _on_pending:
+                    _on_pending.remove(fn)
 
 
 _sources: dict = {}                     # (backend, key) -> FailureSource: the one registry
@@ -126,17 +158,25 @@ def sync(target=None) -> None:
     """Synchronise every device/stream/queue that ran checked kernels since the last check,
     raise the pending failure if there is one, and reset the failure state.
 
-    `target` limits the check to one device, stream, OpenCL queue or context: None (every
-    device), a device number, a numba-cuda Stream, Context or Device (`cuda.gpus[i]`), a CuPy
-    Stream or Device, or a PyOpenCL CommandQueue, Context or Device. Anything else is a
+    `target` limits the check to one device: None (every device), a device number, a
+    numba-cuda Stream, Context or Device (`cuda.gpus[i]`), a CuPy Stream or Device, or a
+    PyOpenCL CommandQueue, Context or Device. The failure buffer is per device, so a stream or
+    queue stands for its device (every stream on it is synchronised and checked). Anything else is a
     TypeError (a negative device number a ValueError), raised before anything is checked. With
-    no failure pending it returns None.
+    no failure pending it returns None. While a CUDA stream capture is in progress and a failure
+    is pending, a RuntimeError: the check would end the capture.
     """
     validate_target(target)     # TypeError for what no backend understands (safekern/_targets.py)
     if not config.get().checks:
         for fn in list(_plain_syncs):
             fn(target)
         return None
+    if capturing and _capture_in_progress() and any(s.matches(target)
+                                                    for s in pending_sources()):
+        raise RuntimeError(
+            "safekern.sync() cannot check while a CUDA stream capture is in progress: the "
+            "check synchronises the device, which the capture forbids. Call it after "
+            "end_capture() (a failure pending now stays pending)")
     failures = _check_sources(target)
     if failures:
         # One exception for all devices: the first found, the others chained to it (its
@@ -146,7 +186,8 @@ def sync(target=None) -> None:
         for other in first.others:
             first.add_note(f"also on {other.device}: {type(other).__name__}: "
                            f"{str(other).splitlines()[0]} (in kernel {other.kernel!r})")
-        raise first
+        __tracebackhide__ = True      # noqa: F841 - pytest and IPython hide this frame
+        raise for_user(first)         # the kernel's failure: the message says where
     return None
 
 
@@ -199,15 +240,42 @@ def launch_raised(source: FailureSource, exc: BaseException) -> bool:
     return recorded
 
 
+def settle(source: FailureSource) -> bool:
+    """Wait for `source`'s device and read its buffer without raising: True when nothing was
+    recorded (the source is then clean, as after a check); a recorded failure stays pending
+    for the next sync point (False). For a launch whose choice of kernel must not depend on
+    what ran before it (numba's cache=True: backends/numba/plain.py)."""
+    if not source.dirty:
+        return True
+    if getattr(_checking, "active", False):
+        return False
+    with _reading_buffers():
+        source.synchronize()
+        values = source.read()
+        if int(values[CODE]) or int(values[SKIPPED]):
+            return False
+        source.dirty = False
+        with _lock:
+            if source in _pending:
+                _pending.remove(source)
+    return True
+
+
 def sync_point(target=None) -> None:
     """A GPU library's synchronisation call just completed: raise what `sync(target)` would,
     unless SAFEKERN_SYNC_POINTS=0. Cheap when nothing is pending (the hooks test that first)."""
     if not _pending or getattr(_checking, "active", False):
         return
+    if capturing and _capture_in_progress():
+        return                  # (the failure waits for the first sync point after it)
     cfg = config.get()
     if not (cfg.checks and cfg.sync_points):
         return
     sync(target)
+
+
+def _capture_in_progress() -> bool:
+    return capture_probe() if capture_probe is not None else bool(capturing)
 
 
 def pending_sources() -> list[FailureSource]:
@@ -218,7 +286,11 @@ def pending_sources() -> list[FailureSource]:
 def after_launch(source: FailureSource) -> None:
     """Called by a backend after every checked launch."""
     source.mark_launched()
-    if config.get().sync_every_launch:
+    if capturing:
+        # A launch into a capture that the backend did not tell apart (numba's) ran nothing;
+        # the graphs being captured keep its source, so their replays mark it pending too.
+        launched_while_capturing.add(source)
+    elif config.get().sync_every_launch:
         sync(None)
 
 
@@ -254,5 +326,5 @@ def _check_at_exit() -> None:
         os._exit(1)
 
 
-__all__ = ["FailureSource", "failure_source", "failure_sources", "sync", "sync_point", "after_launch", "launch_raised", "register_plain_sync", "pending_sources",
+__all__ = ["FailureSource", "failure_source", "failure_sources", "sync", "sync_point", "after_launch", "launch_raised", "register_plain_sync", "pending_sources", "when_pending", "capturing",
            "BUFFER_LEN"]

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import config, runtime
+from .errors import SafekernError, for_user
 
 #: What a `Hook.target` returns for a call that does not wait for the device (an asynchronous
 #: copy on a stream, a non-blocking enqueue): no check there.
@@ -39,6 +40,10 @@ class Hook:
     owner: object
     attr: str
     target: Callable = staticmethod(lambda args, kwargs: None)
+    #: For a hook that is not a sync point (a CUDA graph's replay marks the devices of its
+    #: captured kernels pending, backends/capture.py): `wrap(original)` makes the wrapper.
+    #: A set of such hooks is installed whenever checks are on, SAFEKERN_SYNC_POINTS=0 or not.
+    wrap: Callable | None = None
 
     @property
     def label(self) -> str:
@@ -99,16 +104,25 @@ def _type_dict(owner, attr) -> dict:
 
 
 def _wrap(original, hook: Hook):
+    if hook.wrap is not None:
+        wrapper = hook.wrap(original)
+        functools.update_wrapper(wrapper, original)
+        setattr(wrapper, _MARK, original)
+        return wrapper
     target = hook.target
     pending = runtime._pending      # the list itself: rebinding never happens
 
     @functools.wraps(original)
     def sync_point(*args, **kwargs):
+        __tracebackhide__ = True      # noqa: F841 - pytest and IPython hide this frame
         result = original(*args, **kwargs)
         if pending:
             where = target(args, kwargs)
             if where is not NOT_A_SYNC_POINT:
-                runtime.sync_point(where)
+                try:
+                    runtime.sync_point(where)
+                except SafekernError as exc:
+                    raise for_user(exc)   # a kernel's failure: the message says where
         return result
 
     setattr(sync_point, _MARK, original)
@@ -116,9 +130,11 @@ def _wrap(original, hook: Hook):
 
 
 def install(backend: str, hooks) -> bool:
-    """Wrap each hook's attribute (once per backend); False if sync points are off."""
+    """Wrap each hook's attribute (once per backend); False if sync points are off (for hooks
+    that all have a `wrap`: if checks are off)."""
+    hooks = list(hooks)
     cfg = config.get()
-    if not (cfg.checks and cfg.sync_points):
+    if not cfg.checks or not (cfg.sync_points or all(h.wrap is not None for h in hooks)):
         return False
     with _lock:
         if backend in _installed:

@@ -23,6 +23,7 @@ docs/cache-format.md):
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -151,7 +152,9 @@ class _Job:
 class _Worker:
     """A daemon thread that owns one Redis connection and runs jobs on it in order. A worker
     whose caller stopped waiting is retired: it finishes (or times out on) its job, closes its
-    connection and ends; the next job gets a fresh worker."""
+    connection and ends; the next job gets a fresh worker. `connect` must not hold the tier:
+    the thread holds the worker, and a tier that is dropped retires its worker (a finalizer)
+    -- issue 29: 42 idle workers, each keeping its tier alive, stayed in the test process."""
 
     def __init__(self, connect):
         self._connect = connect
@@ -181,6 +184,17 @@ class _Worker:
                 client = _close(client)      # the connection's state is unknown now
             job.done.set()
         _close(client)
+
+
+def _connect(url: str, timeout: float):
+    """RemoteTier.connect, without the tier (what a worker thread may hold)."""
+    import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    return redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout,
+                                retry=Retry(NoBackoff(), 0), health_check_interval=0,
+                                single_connection_client=True)
 
 
 def _close(client) -> None:
@@ -260,14 +274,7 @@ class RemoteTier:
     def connect(self, timeout: float | None = None):
         """A redis client for this tier's URL: no retries, every socket wait at most `timeout`
         seconds (default: the tier's)."""
-        import redis
-        from redis.backoff import NoBackoff
-        from redis.retry import Retry
-
-        t = self.timeout if timeout is None else timeout
-        return redis.Redis.from_url(self.url, socket_timeout=t, socket_connect_timeout=t,
-                                    retry=Retry(NoBackoff(), 0), health_check_interval=0,
-                                    single_connection_client=True)
+        return _connect(self.url, self.timeout if timeout is None else timeout)
 
     def _call(self, what: str, fn, budget: Budget):
         """fn(client) on the worker, waiting at most the budget; _SKIPPED or _FAILED else."""
@@ -287,7 +294,8 @@ class RemoteTier:
                               f"{self.shown_url} not used: cannot import the redis client "
                               f"({exc})")
                     return _SKIPPED
-                self._worker = _Worker(self.connect)
+                self._worker = _Worker(functools.partial(_connect, self.url, self.timeout))
+                weakref.finalize(self, self._worker.retire)     # dropped: its thread ends
             worker = self._worker
         start = time.monotonic()
         job = worker.submit(fn)

@@ -22,6 +22,16 @@ import linecache
 from ..errors import InternalError, SafekernError
 
 
+def char_column(line_text: str, indent: int, offset: int | None) -> int | None:
+    """The 0-based character column, in the file's line `line_text`, of an ast column offset:
+    ast counts UTF-8 bytes, of the line with `indent` columns removed (dedent). A name such as
+    `Σ_T` is 4 bytes and 3 characters; carets and reports count characters."""
+    if offset is None:
+        return None
+    rest = line_text[indent:]
+    return indent + len(rest.encode("utf-8")[:offset].decode("utf-8", "ignore"))
+
+
 def internal_error(exc: BaseException, *, kernel=None, filename=None, lineno=None,
                    col=None, end_col=None, source_line=None) -> InternalError:
     """The located error for `exc`, an unexpected exception of a pass."""
@@ -79,11 +89,13 @@ class LocatedVisitor:
             if lineno is None:
                 raise                 # an outer node with a line will locate it
             line = lineno + self.located_line_offset
+            text = linecache.getline(self.located_filename, line) \
+                if self.located_filename else ""
             col = getattr(node, "col_offset", None)
             end = getattr(node, "end_col_offset", None)
             same_line = getattr(node, "end_lineno", lineno) == lineno
             raise internal_error(
                 exc, kernel=self.located_kernel, filename=self.located_filename, lineno=line,
-                col=None if col is None else col + self.located_indent,
-                end_col=end + self.located_indent if end is not None and same_line else None
+                col=char_column(text, self.located_indent, col),
+                end_col=char_column(text, self.located_indent, end) if same_line else None
             ) from exc

@@ -1,14 +1,16 @@
-"""Crash safety: a writer process killed with SIGKILL at random moments, 200 times.
+"""Crash safety: a writer process killed with SIGKILL at random moments, as often as fits a time
+budget (tests/support/budget.py; at least 60 times, more on a quiet machine).
 
 After every kill the file opens, every entry whose put() returned before the kill is intact, and
 no reader -- the killed writer itself, a reader process running throughout, the test process --
-ever gets a wrong payload. The first 140 kills hit an unbounded file (nothing may be lost); the
-last 60 hit a small bound, so many land in the middle of a compaction.
+ever gets a wrong payload. The first kills (at least 40) hit an unbounded file (nothing may be
+lost); the last ones (at least 20) hit a small bound, so many land in the middle of a compaction.
 
 The children never outlive the test (tests/support/child_procs.py): each runs in its own process group with
 a hard lifetime, is killed as a group, and whatever is left is killed when the test ends, however
 it ends (an assertion, or the pytest timeout below).
 """
+import itertools
 import os
 import random
 import signal
@@ -19,6 +21,7 @@ import time
 import pytest
 
 from tests.support.cache_helpers import fresh_cache_warnings, key, payload  # noqa: F401
+from tests.support.budget import Budget
 from tests.support.child_procs import Children
 from safekern.cache import Cache
 
@@ -31,7 +34,11 @@ WRITER_LIFETIME, READER_LIFETIME = 60, TEST_TIMEOUT + 30
 #: how long a killed writer, or the reader once told to stop, may take to be gone
 REAP_TIMEOUT = 30
 
-ROUNDS_UNBOUNDED, ROUNDS_BOUNDED = 140, 60
+#: (budget in seconds, at least this many kills) for the unbounded file, then the bounded one;
+#: the pytest timeout is a hang guard well above both
+UNBOUNDED_BUDGET, BOUNDED_BUDGET = (18, 40), (8, 20)
+#: no more kills than this in all (the reader picks its keys among their rounds)
+MAX_ROUNDS = 1000
 BOUND = 256 * 1024
 KEYS_PER_ROUND = 1_000_000
 
@@ -67,7 +74,7 @@ def _reader(paths, stop_file):
     rng = random.Random(99)
     wrong = reads = 0
     while not os.path.exists(stop_file):
-        i = rng.randrange(ROUNDS_UNBOUNDED + ROUNDS_BOUNDED) * KEYS_PER_ROUND + rng.randrange(60)
+        i = rng.randrange(MAX_ROUNDS) * KEYS_PER_ROUND + rng.randrange(60)
         got = rng.choice(caches).get(key(i))
         wrong += got is not None and got != value(i)
         reads += 1
@@ -114,7 +121,7 @@ def _read_reports(fd):
 
 
 @pytest.mark.timeout(TEST_TIMEOUT, method="signal")
-def test_sigkill_writer_200_times(tmp_path):
+def test_sigkill_writer_many_times(tmp_path):
     paths = {False: str(tmp_path / "unbounded.cache"), True: str(tmp_path / "bounded.cache")}
     for p in paths.values():
         Cache(p)                                 # the files exist before the reader starts
@@ -145,8 +152,11 @@ def _kill_writers(kids, tmp_path, paths, rng):
     watchers = {b: Cache(p) for b, p in paths.items()}   # long-lived readers in this process
     committed_all = {False: [], True: []}
     torn_tails = interrupted_compactions = 0
-    for round_ in range(ROUNDS_UNBOUNDED + ROUNDS_BOUNDED):
-        bounded = round_ >= ROUNDS_UNBOUNDED
+    budgets = {b: Budget(seconds, at_least=least, at_most=MAX_ROUNDS // 2)
+               for b, (seconds, least) in ((False, UNBOUNDED_BUDGET), (True, BOUNDED_BUDGET))}
+    rounds = itertools.chain(((r, False) for r in budgets[False].seeds()),
+                             ((r, True) for r in budgets[True].seeds(start=MAX_ROUNDS // 2)))
+    for round_, bounded in rounds:
         path = paths[bounded]
         max_bytes = BOUND if bounded else None
         pid, r = _start_writer(kids, path, max_bytes, round_ * KEYS_PER_ROUND)
@@ -174,7 +184,9 @@ def _kill_writers(kids, tmp_path, paths, rng):
             assert got is None or got == value(i), (round_, i)
         if bounded:
             assert os.path.getsize(path) <= BOUND, round_
-    assert len(committed_all[False]) > ROUNDS_UNBOUNDED     # the writers did get work done
+    assert len(committed_all[False]) > budgets[False].ran   # the writers did get work done
+    budgets[False].log("kills, unbounded file")
+    budgets[True].log("kills, bounded file")
     return sum(map(len, committed_all.values())), torn_tails, interrupted_compactions
 
 

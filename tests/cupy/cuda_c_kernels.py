@@ -294,6 +294,15 @@ extern "C" __global__ void fill(float* out, float value, int n) {
 """
 
 #: name -> (source, name expressions) of every kernel source above that must compile.
+UNSIGNED_INDEX = r"""
+extern "C" __global__ void back_one(float* out, const float* src, unsigned long long j, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        out[i] = src[j - 1ULL];   // @unsigned
+    }
+}
+"""
+
 COMPILING = {
     "gather": (GATHER, ()), "shift": (POINTER_ARITH, ()), "histogram": (HISTOGRAM, ()),
     "transpose": (SHARED_2D, ()), "block_sum": (EXTERN_SHARED, ()),
@@ -302,6 +311,7 @@ COMPILING = {
     "advance": (STRUCTS, ()), "smooth": (BARRIER_LOOP, ()), "matmul": (MATMUL, ()),
     "reduce": (REDUCTION, ()), "vote": (SYNC_FORMS, ()), "cg_scan": (COOPERATIVE, ()),
     "warp_sum": (WARP_SHUFFLE, ()), "scale": (UNCHECKED_PARAM, ()), "fill": (SKIP_TARGET, ()),
+    "back_one": (UNSIGNED_INDEX, ()),
 }
 
 #: name -> (source, marker, words the message must contain): rejected at compile time.

@@ -106,6 +106,18 @@ def make_fake_cupy():
     class Stream:
         device_id = 0
 
+        def __init__(self, null=False, non_blocking=False, ptds=False):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def synchronize(self):
+            pass
+
     class MemoryPointer:
         def __init__(self, ptr, size):
             self.ptr = ptr
@@ -132,6 +144,7 @@ def fake_cupy(monkeypatch):
     monkeypatch.setitem(sys.modules, "cupy", cp)
     from safekern import runtime, sync_points
     from safekern.backends.cupy import api as backend
+    from safekern.backends.cupy import graphs as cupy_graphs
     from safekern.backends.cupy import sync as cupy_sync
 
     # Failure buffers the stand-in made are the stand-in's: the other backends' stay.
@@ -141,6 +154,8 @@ def fake_cupy(monkeypatch):
     # its next checked load (tests/cupy/test_sync_points_cupy.py tests them).
     sync_points.uninstall("cupy")
     monkeypatch.setattr(cupy_sync, "install", lambda: None)
+    # ... nor CuPy's graphs (tests/cupy/test_graphs_cupy.py tests capture on the GPU).
+    monkeypatch.setattr(cupy_graphs, "install", lambda: None)
     backend._MODULES.clear()      # modules "loaded" by an earlier test's stand-in
     yield cp
     backend._MODULES.clear()

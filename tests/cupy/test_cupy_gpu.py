@@ -70,6 +70,17 @@ def test_gather_subscript():
     assert "out[i] = src[idx[i]];" in str(err) and "^" in str(err)
 
 
+def test_unsigned_index_past_2_63_reads_back_as_written():
+    """An unsigned `0 - 1` is index 2**64 - 1, not -1 (issue 29; failures.UNSIGNED)."""
+    n = 64
+    out = cp.zeros(n, cp.float32)
+    k = skcp.RawKernel(K.UNSIGNED_INDEX, "back_one")
+    k((1,), (n,), (out, f32(n), np.uint64(0), np.int32(n)))
+    err = expect_bounds(K.UNSIGNED_INDEX, "unsigned", kernel="back_one", array="src",
+                        index=2**64 - 1, size=n)
+    assert "index 18446744073709551615 out of bounds" in str(err)
+
+
 def test_pointer_arithmetic_deref():
     n = 100
     a = f32(n)
@@ -385,8 +396,9 @@ def test_module_interface_attributes_streams_and_globals():
     with stream:
         k((1,), (n,), (out, f32(n), cp.arange(n, dtype=cp.int32), np.int32(n)), stream=stream)
     safekern.sync(stream)
-    with pytest.raises(ValueError, match="no kernel 'nope'"):
-        mod.get_function("nope")
+    with pytest.raises(cp.cuda.driver.CUDADriverError, match="CUDA_ERROR_NOT_FOUND") as info:
+        mod.get_function("nope")                    # what cupy.RawModule raises
+    assert any("no kernel 'nope'" in note for note in info.value.__notes__)
 
 
 def test_cpp_kernels_by_plain_and_mangled_name():

@@ -1,15 +1,17 @@
-"""The differential fuzzer of check elimination, a fixed and short run (the long one is by hand:
-`python -m tools.fuzz_elimination --count 100000`, see tools/fuzz_elimination.py).
+"""The differential fuzzer of check elimination, a short run in a time budget (the long one is by
+hand: `python -m tools.fuzz_elimination --count 100000`, see tools/fuzz_elimination.py). Each random
+run goes through seeds 0, 1, ... for its budget and never fewer than its minimum
+(tests/support/budget.py), so a slow or busy machine runs fewer seeds instead of timing out.
 
-- numba kernels (tests/support/fuzz_kernels.py) on the CUDA simulator, seeds 0..NUMBA_KERNELS-1;
+- numba kernels (tests/support/fuzz_kernels.py) on the CUDA simulator, seeds from 0;
 - every kernel the fuzzer ever found differing (tests/frontend/fuzz_regressions/, each file the kernel,
   what differed then, its launch and arguments);
-- OpenCL C kernels (tests/support/fuzz_opencl.py) on PoCL, seeds 0..OPENCL_KERNELS-1, and the ones the
+- OpenCL C kernels (tests/support/fuzz_opencl.py) on PoCL, seeds from 0, and the ones the
   fuzzer found (tests/frontend/fuzz_regressions/*.cl).
 Each runs with elimination and versioning on and with every check kept; the two runs must agree
 on every thread's first failure, on what escapes the launch and on the outputs.
 - OpenCL C kernels and launches for the C launch predicates (tests/support/fuzz_launch_opencl.py,
-  `--opencl-launch`), seeds 0..LAUNCH_KERNELS-1 and the ones the fuzzer found
+  `--opencl-launch`), seeds from 100 and the ones the fuzzer found
   (fuzz_regressions/lfuzz_*.cl): with launch predicates on and off, the same failures and
   outputs (one work-group per launch here; the tool runs PoCL on one thread instead).
 """
@@ -23,15 +25,19 @@ from pathlib import Path
 import pytest
 
 from tests.support import differential, fuzz_kernels
+from tests.support.budget import Budget
 
-NUMBA_KERNELS = 500          # about 30 s on the simulator (2 cores)
-OPENCL_KERNELS = 40          # about 4 s on PoCL
+# (budget in seconds, at least this many seeds): ~0.3 s of CPU a numba seed on the simulator
+# (the prover costs 8x the rewrite), ~0.1 s an OpenCL seed, ~2.5 s a launch seed (variants built).
+NUMBA_BUDGET = (45, 60)
+OPENCL_BUDGET = (10, 20)
 REGRESSIONS = sorted(Path(__file__).with_name("fuzz_regressions").glob("fuzz_*.py"))
 CL_REGRESSIONS = sorted(Path(__file__).with_name("fuzz_regressions").glob("fuzz_*.cl"))
-LAUNCH_KERNELS = 8           # about 20 s on PoCL (the variants are built too)
+LAUNCH_BUDGET = (20, 4)
 LAUNCH_REGRESSIONS = sorted(Path(__file__).with_name("fuzz_regressions").glob("lfuzz_*.cl"))
 
-pytestmark = pytest.mark.timeout(240)
+# A hang guard only: the budgets bound the work (the minimum counts take ~40 s of CPU in all).
+pytestmark = pytest.mark.timeout(900)
 
 needs_simulator = pytest.mark.skipif(not differential.SIMULATOR,
                                      reason="the differential runs need the CUDA simulator")
@@ -47,7 +53,8 @@ def _differences(path, fk):
 @needs_simulator
 def test_random_numba_kernels_behave_the_same_with_elimination(tmp_path, no_pending_failure):
     differing = {}
-    for seed in range(NUMBA_KERNELS):
+    budget = Budget(NUMBA_BUDGET[0], at_least=NUMBA_BUDGET[1])
+    for seed in budget:
         fk = fuzz_kernels.generate(seed)
         path = tmp_path / f"fuzz_{seed}.py"
         path.write_text(fk.source)
@@ -55,6 +62,7 @@ def test_random_numba_kernels_behave_the_same_with_elimination(tmp_path, no_pend
         if diffs:
             differing[seed] = diffs
         os.remove(path)
+    budget.log("numba fuzz")
     assert not differing, differing
 
 
@@ -100,10 +108,12 @@ def test_random_opencl_kernels_behave_the_same_with_elimination(clenv):
     from tests.support import fuzz_opencl
 
     differing = {}
-    for seed in range(OPENCL_KERNELS):
+    budget = Budget(OPENCL_BUDGET[0], at_least=OPENCL_BUDGET[1])
+    for seed in budget:
         diffs = fuzz_opencl.differences(clenv, fuzz_opencl.generate(seed))
         if diffs:
             differing[seed] = diffs
+    budget.log("OpenCL fuzz")
     assert not differing, differing
 
 
@@ -122,8 +132,10 @@ def test_random_opencl_launches_behave_the_same_with_launch_predicates(clenv):
     if clenv.kind != "pocl":
         pytest.skip("a GPU runs a group's work-items at once: which fails first is its choice")
     differing = {}
-    for seed in range(100, 100 + LAUNCH_KERNELS):
+    budget = Budget(LAUNCH_BUDGET[0], at_least=LAUNCH_BUDGET[1])
+    for seed in budget.seeds(start=100):
         diffs = fl.differences(clenv, fl.generate(seed), one_group=True)
         if diffs:
             differing[seed] = diffs
+    budget.log("OpenCL launch fuzz")
     assert not differing, differing

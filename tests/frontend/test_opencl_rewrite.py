@@ -73,7 +73,8 @@ REDUCE_CHECKED = "\n".join([
     "const long __sk_n_s = __sk_nb_s / (long)sizeof(*s);",
     "    int lid = get_local_id(0);",
     "    s[__sk_ix((long)(lid), __sk_n_s, CODE, 0, __sk_fb, __sk_fp)] = "
-    "x[__sk_ix((long)(get_global_id(0)), __sk_n_x, CODE, 0, __sk_fb, __sk_fp)]; " + GOTO_B1,
+    # get_global_id() is a size_t: __sk_ixu records an unsigned index (failures.UNSIGNED)
+    "x[__sk_ixu((long)(get_global_id(0)), __sk_n_x, CODE, 0, __sk_fb, __sk_fp)]; " + GOTO_B1,
     "    __sk_b1: barrier((CLK_LOCAL_MEM_FENCE) | CLK_LOCAL_MEM_FENCE); " + AFTER_BARRIER,
     "    for (int k = get_local_size(0) / 2; k > 0; k >>= 1) { " + GOTO_B2 + " ",
     "        if (lid < k) { s[__sk_ix((long)(lid), __sk_n_s, CODE, 0, __sk_fb, __sk_fp)] += "
@@ -341,7 +342,7 @@ def test_opencl_c_2_and_3_features_parse():
         text = rewrite(src, options=[f"-cl-std={std}"]).text
         # The collective is a barrier point: a failing work-item still takes part, and
         # publishes its failure before the group's next barrier.
-        assert ("f[__sk_ix((long)(i), __sk_n_f, " in text and
+        assert ("f[__sk_ixu((long)(i), __sk_n_f, " in text and     # i is a size_t
                 "if (__SK_UNLIKELY(*__sk_fp)) __sk_lf = __sk_nb + 1; barrier(CLK_LOCAL_MEM_FENCE);"
                 " __sk_nb++; if (__sk_lf != 0 && __sk_lf <= __sk_nb) return;" in text)
         assert "work_group_barrier((CLK_GLOBAL_MEM_FENCE) | CLK_LOCAL_MEM_FENCE)" in text

@@ -174,7 +174,8 @@ def test_plain_numba_device_function_call_warns(tmp_path):
     """, "plain_dev")
     import numpy as np
 
-    with pytest.warns(UserWarning, match="plain numba device function"):
+    # safekern.UncheckedWarning, so that simplefilter("error", UncheckedWarning) catches it
+    with pytest.warns(safekern.UncheckedWarning, match="plain numba device function"):
         module.k[1, 1](np.zeros(1, np.float32), np.ones(1, np.float32))
     safekern.sync()
 

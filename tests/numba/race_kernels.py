@@ -83,3 +83,117 @@ def everyone_writes_one_value(r, x):
 @safekern.jit
 def everyone_increments(r):
     r[0] = r[0] + 1
+
+
+# -- barriers, grid syncs, reflections (issue 27) -----------------------------------------
+
+
+@safekern.jit
+def neighbour_after_barrier(b, out):
+    t = cuda.threadIdx.x
+    b[t] = t
+    cuda.syncthreads()
+    if t + 1 < b.shape[0]:
+        out[t] = b[t + 1]
+
+
+@safekern.jit
+def neighbour_after_grid_sync(b, out):
+    i = cuda.grid(1)
+    if i < b.shape[0]:
+        b[i] = i
+    cuda.cg.this_grid().sync()
+    if i + 1 < b.shape[0]:
+        out[i] = b[i + 1]
+
+
+@safekern.jit
+def neighbour_without_barrier(b, out):
+    t = cuda.threadIdx.x
+    b[t] = t
+    if t + 1 < b.shape[0]:
+        out[t] = b[t + 1]
+
+
+@safekern.jit
+def reverse(out, inp):
+    i = cuda.grid(1)
+    n = inp.shape[0]
+    if i < n:
+        out[i] = inp[n - 1 - i]
+
+
+@safekern.jit
+def barrier_once_per_iteration(dst, src):
+    t = cuda.threadIdx.x
+    for r in range(2):
+        dst[t] = r                  # iteration 1 writes what iteration 0 read after the barrier
+        cuda.syncthreads()
+        if t + 1 < src.shape[0]:
+            dst[t] = src[t + 1]
+
+
+@safekern.jit
+def neighbour_after_syncwarp(b, out):
+    t = cuda.threadIdx.x
+    b[t] = t
+    cuda.syncwarp()
+    if t + 1 < b.shape[0]:
+        out[t] = b[t + 1]
+
+
+@cuda.jit(device=True)
+def plain_barrier():
+    cuda.syncthreads()
+
+
+@safekern.jit
+def neighbour_after_plain_helper(b, out):
+    t = cuda.threadIdx.x
+    b[t] = t
+    plain_barrier()
+    if t + 1 < b.shape[0]:
+        out[t] = b[t + 1]
+
+
+@safekern.jit(device=True)
+def warp_sync(x):
+    cuda.syncwarp()
+    return x
+
+
+@safekern.jit
+def neighbour_after_checked_helper(b, out):
+    t = cuda.threadIdx.x
+    b[t] = t
+    warp_sync(0)
+    if t + 1 < b.shape[0]:
+        out[t] = b[t + 1]
+
+
+@safekern.jit
+def global_neighbour_after_barrier(b, out):
+    i = cuda.grid(1)
+    if i < b.shape[0]:
+        b[i] = i
+    cuda.syncthreads()
+    if i + 1 < b.shape[0]:
+        out[i] = b[i + 1]
+
+
+@safekern.jit
+def everyone_reads_what_one_writes(a):
+    i = cuda.grid(1)
+    if i + 2 < a.shape[0]:
+        a[i + 2] = a[2] + 1.0           # thread 0 writes a[2], every thread reads it
+
+
+@safekern.jit
+def neighbour_after_aliased_barrier(b, out):
+    sync = cuda.syncthreads
+    i = cuda.grid(1)
+    if i < b.shape[0]:
+        b[i] = i
+    sync()
+    if i + 1 < b.shape[0]:
+        out[i] = b[i + 1]

@@ -141,6 +141,13 @@ def test_every_thread_writing_one_element_races():
     assert "writes the same element" in str(info.value)
 
 
+def test_one_element_read_by_everyone_and_written_by_one_thread_races():
+    with pytest.raises(safekern.RaceError) as info:
+        K.everyone_reads_what_one_writes[1, 32](cuda.to_device(np.zeros(32)))
+    assert (info.value.write_text, info.value.other_text) == ("a[i + 2]", "a[2]")
+    K.everyone_reads_what_one_writes[1, 32](cuda.to_device(np.zeros(2)))   # no thread writes
+
+
 def test_threads_storing_one_value_are_benign():
     r = cuda.to_device(np.zeros(10))
     assert not launch_quietly(lambda: K.everyone_writes_one_value[1, 10](r, 4))
@@ -154,6 +161,112 @@ def test_check_report_has_the_race_verdicts():
     assert rows["a"]["status"] == "checked at launch"
     rows = {r["array"]: r for r in K.scatter.check_report() if r["kind"] == "race"}
     assert rows["out"]["status"] == "may race" and "data-dependent" in rows["out"]["reason"]
+
+
+# -- barriers, grid syncs, reflections (issue 27) ------------------------------------------
+
+
+def test_a_barrier_orders_one_block_not_two():
+    b, out = cuda.to_device(np.zeros(32)), cuda.to_device(np.zeros(32))
+    assert not launch_quietly(lambda: K.neighbour_after_barrier[1, 32](b, out))
+    np.testing.assert_array_equal(out.copy_to_host(), list(range(1, 32)) + [0])
+    with pytest.raises(safekern.RaceError):       # blocks are not ordered by syncthreads
+        K.neighbour_after_barrier[2, 32](cuda.to_device(np.zeros(64)),
+                                         cuda.to_device(np.zeros(64)))
+    with pytest.raises(safekern.RaceError) as info:    # no barrier: one block races
+        K.neighbour_without_barrier[1, 32](b, out)
+    assert (info.value.write_text, info.value.other_text) == ("b[t]", "b[t + 1]")
+
+
+def test_a_race_only_across_blocks_says_so():
+    b, out = cuda.to_device(np.zeros(64)), cuda.to_device(np.zeros(64))
+    assert not launch_quietly(lambda: K.global_neighbour_after_barrier[1, 64](b, out))
+    with pytest.raises(safekern.RaceError) as info:       # threads 31 and 32 meet
+        K.global_neighbour_after_barrier[2, 32](b, out)
+    assert info.value.across_blocks
+    assert "a thread of another block reads the same element through `b[i + 1]`" in \
+        str(info.value) and "one block only" in str(info.value)
+
+
+def test_a_barrier_under_a_local_name_is_a_barrier():
+    b, out = cuda.to_device(np.zeros(64)), cuda.to_device(np.zeros(64))
+    assert not launch_quietly(lambda: K.neighbour_after_aliased_barrier[1, 64](b, out))
+    with pytest.raises(safekern.RaceError) as info:
+        K.neighbour_after_aliased_barrier[2, 32](b, out)
+    assert info.value.across_blocks
+
+
+def test_a_grid_sync_orders_the_grid():
+    b, out = cuda.to_device(np.zeros(64)), cuda.to_device(np.zeros(64))
+    assert not launch_quietly(lambda: K.neighbour_after_grid_sync[2, 32](b, out))
+
+
+def test_reverse_in_place_is_refused():
+    a = cuda.to_device(np.arange(10.0))
+    with pytest.raises(safekern.RaceError) as info:
+        K.reverse[1, 32](a, a)
+    assert (info.value.write_text, info.value.other_text) == ("out[i]", "inp[n - 1 - i]")
+    np.testing.assert_array_equal(a.copy_to_host(), np.arange(10.0))     # nothing written
+    one = cuda.to_device(np.array([5.0]))        # a thread and itself: no race
+    assert not launch_quietly(lambda: K.reverse[1, 32](one, one))
+    out = cuda.to_device(np.zeros(10))
+    assert not launch_quietly(lambda: K.reverse[1, 32](out, a))
+    np.testing.assert_array_equal(out.copy_to_host(), np.arange(10.0)[::-1])
+
+
+def test_a_reversed_view_of_the_same_array_is_refused():
+    d = cuda.to_device(np.arange(8.0))
+    with pytest.raises(safekern.RaceError) as info:
+        K.copy[1, 32](d, d[::-1])             # thread i writes d[i], thread 7 - i reads it
+    assert (info.value.array, info.value.other) == ("dst", "src")
+    np.testing.assert_array_equal(d.copy_to_host(), np.arange(8.0))
+    assert not launch_quietly(lambda: K.reverse[1, 32](d, d[::-1]))     # reversed twice: a copy
+    assert not launch_quietly(lambda: K.copy[1, 32](d[:4], d[4:][::-1]))  # disjoint halves
+    np.testing.assert_array_equal(d.copy_to_host(), [7, 6, 5, 4, 4, 5, 6, 7])
+
+
+def test_a_barrier_in_a_loop_does_not_separate_the_iterations():
+    # Iteration 1's first write and iteration 0's read after the barrier share a phase:
+    # never proven free (a RaceWarning for the shared arguments), never proven to race.
+    d = cuda.to_device(np.zeros(32))
+    warned = launch_quietly(lambda: K.barrier_once_per_iteration[1, 32](d, d))
+    assert len(warned) == 1 and "'dst' and 'src'" in str(warned[0].message)
+
+
+def test_block_arithmetic_against_enumeration():
+    import random
+    from safekern.backends.numba.race_pairs import _other_block, _spans_blocks
+
+    rng = random.Random(0)
+    for _ in range(4000):
+        size, lo = rng.randint(1, 9), rng.randint(0, 40)
+        hi, d, s = lo + rng.randint(0, 20), rng.randint(-60, 60), rng.choice([1, -1])
+        assert _other_block((lo, hi), d, s, size) == any(
+            (s * g + d) // size != g // size for g in range(lo, hi + 1)), (lo, hi, d, s, size)
+        y = (rng.randint(0, 40),) * 2
+        y = (y[0], y[1] + rng.randint(0, 10))
+        assert _spans_blocks((lo, hi), y, size) == any(
+            a // size != b // size for a in range(lo, hi + 1) for b in range(y[0], y[1] + 1))
+
+
+def test_check_report_says_when_barriers_leave_the_verdict_open():
+    rows = {r["array"]: r for r in K.barrier_once_per_iteration.check_report()
+            if r["kind"] == "race"}
+    assert rows["dst"]["status"] == "may race" and "barriers" in rows["dst"]["reason"]
+    rows = {r["array"]: r for r in K.neighbour_after_barrier.check_report()
+            if r["kind"] == "race"}
+    assert rows["b"]["status"] == "checked at launch"
+
+
+def test_syncwarp_and_syncing_helpers_are_barriers_of_unknown_reach():
+    b, out = cuda.to_device(np.zeros(32)), cuda.to_device(np.zeros(32))
+    # The simulator has no syncwarp: the launch's verdict is read from the checker.
+    for kernel in (K.neighbour_after_syncwarp, K.neighbour_after_checked_helper):
+        findings = kernel._races.findings((b, out), (1, 1, 1), (32, 1, 1))
+        assert findings and all(f.verdict == "maybe" for f in findings), kernel
+    assert not [w for w in launch_quietly(lambda: K.neighbour_after_plain_helper[1, 32](b, out))
+                if issubclass(w.category, safekern.RaceWarning)]
+    np.testing.assert_array_equal(out.copy_to_host(), list(range(1, 32)) + [0])
 
 
 # -- the front end's summary ---------------------------------------------------------------
@@ -212,3 +325,39 @@ def test_summary_threadidx_blockidx_is_a_global_coordinate():
     """)
     (form,) = s.accesses["a"][0].index
     assert form.terms == ((("g", 0), 1),)
+
+
+def test_summary_barrier_phases():
+    s = summary_of("""
+    def k(a, b, n):
+        i = cuda.grid(1)
+        a[i] = 0
+        cuda.syncthreads()
+        a[i] = 1
+        cuda.cg.this_grid().sync()
+        a[i] = 2
+        if n > 0:
+            cuda.syncthreads()
+        a[i] = 3
+        for r in range(n):
+            a[i] = 4
+            cuda.syncthreads()
+            a[i] = 5
+        a[i] = 6
+    """)
+    phases = [x.phase for x in s.accesses["a"]]
+    assert phases == [(0, 0, 0, 0), (1, 1, 0, 0), (2, 2, 1, 1), (2, 3, 1, 1), (2, None, 1, 1),
+                      (3, None, 1, 1), (2, None, 1, 1)]
+    assert s.has_barriers and s.has_grid_sync
+
+
+def test_summary_barriers_of_a_nested_function_run_where_it_is_called():
+    s = summary_of("""
+    def k(a):
+        i = cuda.grid(1)
+        a[i] = 0
+        def later():
+            cuda.syncthreads()
+        a[i] = 1
+    """)
+    assert [x.phase for x in s.accesses["a"]] == [(0, 0, 0, 0), (0, 0, 0, 0)]

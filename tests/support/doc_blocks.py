@@ -9,7 +9,8 @@ Rules for a ```python block in README.md or docs/*.md (each block is run by the 
   that line), or with an output block (no language, or `text`) as the next block after it
   (prose may come in between) that starts with the exception,
   `safekern.BoundsError: index 1000000 out of bounds ...` (the message must be exactly that;
-  write the file name as `example.py`). Anything else a block raises fails its test.
+  messages name the file by its full path, as Python's traceback does: write it as
+  `/home/me/example.py`, DOCS_DIR below). Anything else a block raises fails its test.
 - What it needs decides where it runs: `import numba` -- the GPU, else numba's CUDA simulator
   (CI); `import pyopencl` -- PoCL (CI) or any OpenCL platform; `import cupy` -- a GPU only. A
   comment `# needs: gpu` asks for a GPU in any case.
@@ -23,6 +24,8 @@ from dataclasses import dataclass, field
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+#: The directory the pages show example.py in (messages give the file's full path).
+DOCS_DIR = "/home/me"
 PYTHON_LANGS = {"python", "py", "python3"}
 OUTPUT_LANGS = {"", "text", "pytb", "console-output"}
 _FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<lang>[\w+-]*)")

@@ -1,270 +1,40 @@
-"""CuPy backend: checked `RawKernel` / `RawModule` for CUDA C, compiled with NVRTC, cubins cached.
+"""CuPy backend: checked `RawKernel` / `RawModule` for CUDA C, drop-ins for CuPy's.
 
     k = RawKernel(code, "gather", options=("-std=c++17",))
     k((blocks,), (threads,), (out, src, idx, np.int32(n)))     # as cupy.RawKernel
     safekern.sync()
 
-The source is rewritten (frontend.cuda) for the current device's architecture, compiled by
-NVRTC (backends.nvrtc, not CuPy's compiler) to a cubin for exactly that architecture, stored in
-the kernel cache, and loaded with `cupy.cuda.function.Module.load`: a warm start reads the
-cubin back and never runs NVRTC. A launch appends the hidden arguments: the byte size of what
-each pointer parameter receives, then the device's failure buffer (backends/cupy/program.py).
+The source is rewritten (frontend.cuda) for the current device's architecture and the checked
+source compiled by CuPy's own compiler as CuPy would compile the user's (cupy_compile: its
+NVRTC or nvcc backend, Jitify, `-dc`, its kernel cache and log_stream); without CuPy's compiler
+by NVRTC through safekern's kernel cache (program.compile_rewrite). A launch appends the hidden
+arguments: the byte size of what each pointer parameter receives, then the device's failure
+buffer (backends/cupy/program.py). The constructors take CuPy's options (options.py) and raise
+CuPy's exceptions (errors.py); both classes pickle as CuPy's do.
 
 CuPy is imported when first needed; building a RawKernel and `check_report()` work without it.
 Loading a checked module wraps CuPy's synchronisation calls as sync points (sync.py).
 """
 from __future__ import annotations
 
-import threading
 import warnings
 
 import numpy as np
 
-from ... import config, runtime
-from ...errors import UnsupportedError
-from ...failures import TABLE
-from ...report import ReportEntry, Status
-from ...frontend.c import cuda as frontend
-from . import sync as cupy_sync, nvrtc
+from ... import config
+from ..._stack import user_stacklevel
+from ...errors import UncheckedWarning
+from . import graphs as cupy_graphs, options as cupy_options
 from ..c_launch import CLaunchVariants, cuda_geometry
-from ..overlap import OverlapCheck
+from ..capture import host_work_allowed
+from .source import _MODULES, _REWRITES, Program  # noqa: F401 -- tests clear the memos
 from .program import (DEFAULT_ARCH, Binary, CupyFailureSource, Unchecked, _LRU, _cupy,
                       build_variant,
                       compile_options, compile_rewrite, device_arch, device_fields,
                       failure_source, hidden_argument, load_module, memory_span,
                       parse_include_dirs, pointer_bytes, unchecked)
 
-# -- programs: one source, rewritten per architecture, loaded per device ------------------------
-
-class _Loaded:
-    """A module loaded on one device, with the names NVRTC lowered."""
-
-    def __init__(self, module, lowered: dict, rewrite, source, device_id: int):
-        self.module = module
-        self.lowered = lowered
-        self.rewrite = rewrite
-        self.source = source
-        self.device_id = device_id
-        self._functions: dict[str, object] = {}
-        self._lock = threading.Lock()
-
-    def function(self, symbol: str):
-        with self._lock:
-            fn = self._functions.get(symbol)
-            if fn is None:
-                fn = self._functions[symbol] = self.module.get_function(symbol)
-            return fn
-
-
-_REWRITES = _LRU(256)     # (source, options, arch, checks, filename) -> CudaRewrite
-_MODULES = _LRU(256)      # (device, checks, source, options, expressions, filename) -> _Loaded
-
-
-class Program:
-    """A CUDA C source and its options, shared by a RawModule and the kernels it hands out."""
-
-    def __init__(self, code: str, options=(), name_expressions=(), filename: str = "kernel.cu"):
-        if not isinstance(code, str):
-            raise TypeError(f"code must be a str, not {type(code).__name__}")
-        self.code = code
-        self.options = tuple(options)
-        self.name_expressions = tuple(name_expressions or ())
-        self.filename = filename
-        self._rewrites: dict[tuple, frontend.CudaRewrite] = {}
-        self._loaded: dict[tuple, _Loaded] = {}
-        self._lock = threading.RLock()
-        self.launch_notes: dict[tuple, object] = {}   # unchecked arguments seen at launches
-        self._overlaps: dict[tuple, object] = {}      # kernel -> OverlapCheck or None
-        self._variants: dict[tuple, object] = {}      # launch variants' functions
-
-    # -- rewriting -----------------------------------------------------------------------
-    def default_arch(self) -> str:
-        try:
-            import cupy as cp
-
-            if cp.cuda.runtime.getDeviceCount() > 0:
-                return device_arch()[0]
-        except Exception:
-            pass
-        return DEFAULT_ARCH
-
-    def rewrite(self, arch: str | None = None, checks: bool | None = None):
-        arch = nvrtc.normalize_arch(arch or self.default_arch())
-        checks = config.get().checks if checks is None else checks
-        asserts = config.get().kernel_asserts
-        eliminate = config.get().eliminate
-        launch = config.get().launch_predicates
-        with self._lock:
-            memo = (self.code, self.options, arch, checks, asserts, eliminate, launch,
-                    self.filename)
-            rw = self._rewrites.get((arch, checks, asserts, eliminate, launch)) or \
-                _REWRITES.get(memo)
-            if rw is None:
-                try:
-                    rw = frontend.rewrite(self.code, filename=self.filename,
-                                          options=self.options, arch=arch,
-                                          include_dirs=parse_include_dirs(self.options),
-                                          checks=checks, kernel_asserts=asserts,
-                                          eliminate=eliminate, launch_predicates=launch)
-                except frontend.ParseError as err:
-                    self._explain_parse_error(err, arch)
-                    raise
-                if checks:
-                    self._warn_unchecked(rw)
-                _REWRITES.put(memo, rw)
-            self._rewrites[(arch, checks, asserts, eliminate, launch)] = rw
-            return rw
-
-    def variant_function(self, name: str, codes: frozenset):
-        """The function of kernel `name` in the launch variant of the module without the
-        checks of failure codes `codes` (program.build_variant), once per device and set."""
-        device_id = _cupy().cuda.runtime.getDevice()
-        settings = config.get()
-        key = (device_id, settings.kernel_asserts, settings.eliminate, name, codes)
-        with self._lock:
-            hit = self._variants.get(key)
-            if hit is None:
-                hit = self._variants[key] = build_variant(self, name, codes, device_id)
-            return hit
-
-    def _explain_parse_error(self, err, arch):
-        """When libclang cannot parse the source, NVRTC's verdict on the user's own source
-        decides what to show: its error if it fails too, else safekern's limitation."""
-        try:
-            nvrtc.compile_program(self.code, filename=self.filename, arch=arch,
-                                  options=compile_options(self.options), cubin=False)
-        except nvrtc.NvrtcError as nv:
-            raise nvrtc.to_compilation_error(nv, {self.filename: self.code},
-                                             rewritten=False) from None
-        except Exception:
-            return
-
-    def _warn_unchecked(self, rw):
-        unchecked = rw.unchecked
-        if unchecked:
-            first = unchecked[0]
-            warnings.warn_explicit(
-                f"safekern: {len(unchecked)} access(es) in {self.filename} are not checked "
-                f"(first: {first.reason}); see check_report()", UserWarning, self.filename,
-                first.extra.get("lineno") or 0)
-
-    def expressions(self, rw) -> tuple[str, ...]:
-        """The user's name expressions, plus the names of non-template C++ kernels (so that
-        get_function works with their plain or original mangled names)."""
-        exprs = list(self.name_expressions)
-        counts: dict[str, int] = {}
-        for k in rw.kernels:
-            counts[k.qualified] = counts.get(k.qualified, 0) + 1
-        for k in rw.kernels:
-            if not k.extern_c and not k.template and counts[k.qualified] == 1 and \
-                    k.qualified not in exprs:
-                exprs.append(k.qualified)
-        return tuple(exprs)
-
-    # -- loading -------------------------------------------------------------------------
-    def loaded(self, log_stream=None, *, fresh: bool = False) -> _Loaded:
-        cp = _cupy()
-        device_id = cp.cuda.runtime.getDevice()
-        checks = config.get().checks
-        if checks:
-            cupy_sync.install()
-        key = (device_id, checks, config.get().kernel_asserts,
-               config.get().launch_predicates)
-        memo = (*key, self.code, self.options, self.name_expressions, self.filename)
-        with self._lock:
-            if not fresh:
-                hit = self._loaded.get(key) or _MODULES.get(memo)
-                if hit is not None:
-                    self._loaded[key] = hit
-                    return hit
-            arch, cubin = device_arch(device_id)
-            rw = self.rewrite(arch, checks)
-            # What the module's failure codes mean, for sync() to name them: here, where a
-            # module is built or loaded from the cache alike (the rewrite registers nothing).
-            TABLE.register_all(rw.failure_sites)
-            options = compile_options(self.options)
-            exprs = self.expressions(rw)
-            fields = device_fields(device_id)
-            binary, module = compile_rewrite(
-                rw, options=options, arch=arch, cubin=cubin, name_expressions=exprs,
-                device_fields=fields, log_stream=log_stream, load=load_module)
-            source = failure_source(device_id) if checks else None
-            loaded = _Loaded(module, binary.lowered, rw, source, device_id)
-            self._loaded[key] = loaded
-            _MODULES.put(memo, loaded)
-            return loaded
-
-    def resolve(self, rw, lowered: dict, name: str):
-        """(symbol in the module, KernelInfo) for a name as CuPy's get_function takes it: a
-        name expression, an extern "C" name, or the (original) mangled name."""
-        if name in lowered:
-            infos = rw.find_kernels(name)
-            symbol = lowered[name]
-        else:
-            infos = [k for k in rw.kernels if k.extern_c and k.name == name]
-            symbol = name
-            if not infos:
-                infos = [k for k in rw.kernels if not k.extern_c and not k.template and
-                         name in (k.mangled, k.name, k.qualified)]
-                symbol = lowered.get(infos[0].qualified) if infos else None
-        if not infos or symbol is None:
-            known = ", ".join(sorted({k.name for k in rw.kernels})) or "none"
-            templ = [k.name for k in rw.kernels if k.template]
-            hint = (f"; templates need name_expressions=['{templ[0]}<...>']" if templ else "")
-            raise ValueError(f"no kernel {name!r} in {self.filename} (kernels: {known}){hint}")
-        shapes = {tuple(p.pointer for p in k.params) for k in infos}
-        if len(shapes) > 1:
-            raise ValueError(f"{name!r} names overloaded kernels with different pointer "
-                             "parameters; use a name expression with the exact signature")
-        return symbol, infos[0]
-
-    def note_unchecked(self, info, param: str, position: int) -> None:
-        key = (info.name, param)
-        if key not in self.launch_notes:
-            self.launch_notes[key] = ReportEntry(
-                info.name, info.lineno, 0, f"argument {position} ('{param}') of a launch",
-                param, Status.UNCHECKED, "marked skcp.unchecked() at launch: accesses through "
-                f"'{param}' are not bounded")
-
-    def overlap_check(self, info):
-        """The launch-time overlap check of a kernel (None when it writes no pointer
-        parameter), shared by every RawKernel of this source: one warning per kernel and
-        pair, however many get_function() calls hand the kernel out."""
-        key = (info.qualified, info.mangled, tuple(p.name for p in info.params))
-        with self._lock:
-            if key not in self._overlaps:
-                check = OverlapCheck(kernel=info.name, filename=self.filename,
-                                     lineno=info.lineno,
-                                     params=[(i, p.name) for i, p in enumerate(info.params)
-                                             if p.pointer],
-                                     written=info.written, unknown=info.writes_unknown)
-                self._overlaps[key] = check if check.needed else None
-            return self._overlaps[key]
-
-    def check_report(self):
-        rw = self.rewrite()
-        report = rw.report()
-        report.extend(self.launch_notes.values())
-        return report
-
-
 # -- the user-facing classes ------------------------------------------------------------------
-
-def _reject_options(*, backend, translate_cucomplex, enable_cooperative_groups, jitify):
-    if backend != "nvrtc":
-        raise UnsupportedError(f"backend={backend!r}: safekern.cupy compiles with NVRTC only "
-                               "(backend='nvrtc')")
-    if translate_cucomplex:
-        raise UnsupportedError("translate_cucomplex=True is not supported by safekern.cupy; "
-                               "include <cupy/complex.cuh> and use complex<float> instead")
-    if enable_cooperative_groups:
-        raise UnsupportedError(
-            "enable_cooperative_groups=True (grid-wide synchronisation) cannot be made safe: "
-            "a thread that fails a check exits and the grid would wait for it. Block-level "
-            "cooperative groups (this_thread_block().sync()) need no option")
-    if jitify:
-        raise UnsupportedError("jitify=True is not supported by safekern.cupy")
-
 
 # CUfunction_attribute, in CUDA's order (its values are 0..9).
 _ATTRIBUTES = ("max_threads_per_block", "shared_size_bytes", "const_size_bytes",
@@ -278,18 +48,21 @@ def _attribute_id(cp, name: str) -> int:
 
 
 class RawKernel:
-    """Checked drop-in for `cupy.RawKernel`: same arguments, same call.
+    """Checked drop-in for `cupy.RawKernel`: same arguments, same call, same errors.
 
     `filename=` names the source in messages (default: '<name>.cu'); line numbers are the
     source string's own. Pointer parameters must receive CuPy arrays (their size bounds the
-    accesses) or `skcp.unchecked(ptr)`.
+    accesses) or `skcp.unchecked(ptr)`. The checked source is compiled by CuPy's compiler
+    with `backend`, `jitify` and `options` as given (backends/cupy/options.py).
     """
 
     def __init__(self, code: str, name: str, options=(), backend: str = "nvrtc", *,
                  translate_cucomplex: bool = False, enable_cooperative_groups: bool = False,
-                 jitify: bool = False, filename: str | None = None, _program=None):
-        _reject_options(backend=backend, translate_cucomplex=translate_cucomplex,
-                        enable_cooperative_groups=enable_cooperative_groups, jitify=jitify)
+                 jitify=None, filename: str | None = None, _program=None):
+        if _program is None:
+            source, compile_opts = cupy_options.prepare(
+                code, options, backend=backend, jitify=jitify,
+                translate_cucomplex=translate_cucomplex)
         if not isinstance(name, str):
             raise TypeError(f"name must be a str, not {type(name).__name__}")
         self.code = code
@@ -299,16 +72,29 @@ class RawKernel:
         self.translate_cucomplex = translate_cucomplex
         self.enable_cooperative_groups = enable_cooperative_groups
         self.jitify = jitify
-        self._program = _program or Program(code, options, (), filename or f"{name}.cu")
+        self.file_path = None
+        self.name_expressions = None if _program is None else \
+            (_program.name_expressions or None)
+        self._program = _program or Program(
+            source, compile_opts, (), filename or f"{name}.cu", backend=backend, jitify=jitify,
+            cooperative=enable_cooperative_groups)
         self.filename = self._program.filename
         self._launch_cache: dict = {}
+
+    def __reduce__(self):
+        # As cupy.RawKernel pickles: the arguments, compiled again where it is loaded.
+        module = self._program.module_arguments
+        return (_rebuild_kernel, (self.code, self.name, self.options, self.backend, {
+            "translate_cucomplex": self.translate_cucomplex, "jitify": self.jitify,
+            "enable_cooperative_groups": self.enable_cooperative_groups,
+            "filename": self.filename}, module))
 
     # -- CuPy's interface ----------------------------------------------------------------
     def __call__(self, grid, block, args, *, shared_mem: int = 0, stream=None,
                  enable_cooperative_groups: bool = False):
-        if enable_cooperative_groups:
-            _reject_options(backend="nvrtc", translate_cucomplex=False,
-                            enable_cooperative_groups=True, jitify=False)
+        launch = {"shared_mem": shared_mem, "stream": stream}
+        if enable_cooperative_groups or self.enable_cooperative_groups:
+            launch["enable_cooperative_groups"] = True
         if not isinstance(args, (tuple, list)):
             raise TypeError(f"kernel arguments must be a tuple, not {type(args).__name__}")
         loaded, func, info, overlap, variants = self._bound()
@@ -318,7 +104,7 @@ class RawKernel:
             raise TypeError(f"kernel '{info.name}' takes {len(info.params)} arguments "
                             f"({names}), got {len(args)}")
         if loaded.source is None or not info.checked:   # SAFEKERN_CHECKS=0, or a kernel
-            func(grid, block, args, shared_mem=shared_mem, stream=stream)   # left unchanged
+            func(grid, block, args, **launch)                               # left unchanged
             return
         values, sizes, spans = [], [], []
         for i, (arg, param) in enumerate(zip(args, info.params)):
@@ -336,9 +122,8 @@ class RawKernel:
             overlap.check(spans)                 # before anything runs
         if variants is not None:                 # the checks this launch proves left out
             func = variants.for_launch(args, sizes, cuda_geometry, grid, block) or func
-        func(grid, block, tuple(values) + tuple(sizes) + (loaded.source.buffer,),
-             shared_mem=shared_mem, stream=stream)
-        runtime.after_launch(loaded.source)
+        func(grid, block, tuple(values) + tuple(sizes) + (loaded.source.buffer,), **launch)
+        cupy_graphs.after_launch(loaded.source, stream)     # (pending, or captured)
 
     def _bound(self):
         """(loaded module, function, KernelInfo) for the current device and check setting;
@@ -349,8 +134,12 @@ class RawKernel:
                settings.launch_predicates)
         hit = self._launch_cache.get(key)
         if hit is None:
-            loaded = self._program.loaded()
-            symbol, info = self._program.resolve(loaded.rewrite, loaded.lowered, self.name)
+            # A first launch may come inside a stream capture: the host work (and whatever
+            # the garbage collector frees meanwhile) in the relaxed capture mode.
+            with host_work_allowed():
+                loaded = self._program.loaded()
+            symbol, info = self._program.resolve(loaded.rewrite, loaded.lowered, self.name,
+                                                 loaded.module)
             variants = None
             if loaded.source is not None and info.checked and info.launch and \
                     settings.launch_predicates:
@@ -368,8 +157,12 @@ class RawKernel:
         return self._bound()[1]
 
     def compile(self, log_stream=None):
+        """Compile now (CuPy compiles at the first launch), writing the compiler's log to
+        `log_stream`."""
         self._launch_cache.clear()
-        self._program.loaded(log_stream, fresh=True)
+        # As CuPy's: the module already loaded on this device is kept (a reload would lose
+        # its __device__/__constant__ variables, which get_global() handed out).
+        self._program.loaded(log_stream)
 
     @property
     def attributes(self) -> dict:
@@ -415,20 +208,32 @@ for _name in _ATTRIBUTES:
 
 class RawModule:
     """Checked drop-in for `cupy.RawModule(code=...)`: get_function, get_global,
-    name_expressions for templates (every instantiation asked for is checked)."""
+    name_expressions for templates (every instantiation asked for is checked).
+
+    `RawModule(path=...)` loads a compiled cubin/PTX, which cannot be checked: it is CuPy's
+    own RawModule, with an UncheckedWarning."""
+
+    def __new__(cls, *, code: str | None = None, path: str | None = None, **kwargs):
+        if path is not None and code is None:
+            warnings.warn(UncheckedWarning(
+                f"safekern.cupy.RawModule(path={path!r}): a compiled binary cannot be "
+                "checked; it is loaded by cupy.RawModule and runs unchecked"),
+                stacklevel=user_stacklevel())
+            from cupy._core.raw import RawModule as CupyRawModule   # CuPy's, not patched
+
+            kwargs.pop("filename", None)
+            return CupyRawModule(path=path, **kwargs)
+        return super().__new__(cls)
 
     def __init__(self, *, code: str | None = None, path: str | None = None, options=(),
                  backend: str = "nvrtc", translate_cucomplex: bool = False,
                  enable_cooperative_groups: bool = False, name_expressions=None,
-                 jitify: bool = False, filename: str | None = None):
+                 jitify=None, filename: str | None = None):
         if (code is None) == (path is None):
             raise TypeError("Exactly one of `code` and `path` keyword arguments must be given.")
-        if path is not None:
-            raise UnsupportedError(
-                f"RawModule(path={path!r}): a compiled cubin/PTX cannot be checked; pass the "
-                "CUDA source as code=... (or use cupy.RawModule for unchecked binaries)")
-        _reject_options(backend=backend, translate_cucomplex=translate_cucomplex,
-                        enable_cooperative_groups=enable_cooperative_groups, jitify=jitify)
+        source, compile_opts = cupy_options.prepare(
+            code, options, backend=backend, jitify=jitify,
+            translate_cucomplex=translate_cucomplex, name_expressions=name_expressions)
         self.code = code
         self.file_path = None
         self.options = tuple(options)
@@ -438,9 +243,21 @@ class RawModule:
         self.jitify = jitify
         self.name_expressions = (tuple(name_expressions) if name_expressions is not None
                                  else None)
-        self._program = Program(code, options, self.name_expressions or (),
-                                filename or "rawmodule.cu")
+        self._program = Program(source, compile_opts, self.name_expressions or (),
+                                filename or "rawmodule.cu", backend=backend, jitify=jitify,
+                                cooperative=enable_cooperative_groups)
+        self._program.module_arguments = self._arguments()
         self.filename = self._program.filename
+
+    def _arguments(self) -> dict:
+        return {"code": self.code, "options": self.options, "backend": self.backend,
+                "translate_cucomplex": self.translate_cucomplex,
+                "enable_cooperative_groups": self.enable_cooperative_groups,
+                "name_expressions": self.name_expressions, "jitify": self.jitify,
+                "filename": self.filename if hasattr(self, "filename") else None}
+
+    def __reduce__(self):
+        return (_rebuild_module, (self._arguments(),))
 
     @property
     def module(self):
@@ -448,13 +265,17 @@ class RawModule:
         return self._program.loaded().module
 
     def compile(self, log_stream=None):
-        self._program.loaded(log_stream, fresh=True)
+        """Compile now, writing the compiler's log to `log_stream`."""
+        self._program.loaded(log_stream)      # keeps the loaded module (RawKernel.compile)
 
     def get_function(self, name: str) -> RawKernel:
         loaded = self._program.loaded()
-        self._program.resolve(loaded.rewrite, loaded.lowered, name)   # a clear error now
+        self._program.resolve(loaded.rewrite, loaded.lowered, name,   # CuPy's error now
+                              loaded.module)
         return RawKernel(self.code, name, self.options, self.backend,
-                         _program=self._program)
+                         translate_cucomplex=self.translate_cucomplex,
+                         enable_cooperative_groups=self.enable_cooperative_groups,
+                         jitify=self.jitify, _program=self._program)
 
     def get_global(self, name: str):
         cp = _cupy()
@@ -474,6 +295,22 @@ class RawModule:
 
     def __repr__(self):
         return f"<safekern checked RawModule from {self.filename!r}>"
+
+
+def _rebuild_kernel(code, name, options, backend, kwargs, module):
+    """A RawKernel from its pickled arguments (one of a RawModule: through that module, so
+    that name expressions resolve)."""
+    with warnings.catch_warnings():     # the jitify warning was given when it was made
+        warnings.simplefilter("ignore", DeprecationWarning)
+        if module is not None:
+            return _rebuild_module(module).get_function(name)
+        return RawKernel(code, name, options, backend, **kwargs)
+
+
+def _rebuild_module(arguments):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return RawModule(**arguments)
 
 
 __all__ = ["RawKernel", "RawModule", "Unchecked", "unchecked", "CupyFailureSource",

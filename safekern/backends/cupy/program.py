@@ -17,6 +17,7 @@ from ... import config, runtime
 from ...errors import CompilationError, UnsupportedError
 from ...failures import BUFFER_LEN
 from ...frontend.c import cuda as frontend
+from ..capture import host_work_allowed
 from . import nvrtc
 
 log = logging.getLogger("safekern.cupy")
@@ -94,8 +95,14 @@ class CupyFailureSource(runtime.FailureSource):
             name = props.get("name", b"")
             self.name = f"CUDA device {device_id} " \
                         f"({name.decode() if isinstance(name, bytes) else name})"
-            self.buffer = cp.zeros(BUFFER_LEN, dtype=np.int64)
-            cp.cuda.Device(device_id).synchronize()
+            # Zeroed on a stream of its own, with no device-wide synchronize: the first checked
+            # launch may come inside a stream capture (backends/capture.py).
+            with host_work_allowed():
+                side = cp.cuda.Stream(non_blocking=True)
+                with side:
+                    self.buffer = cp.zeros(BUFFER_LEN, dtype=np.int64)
+                side.synchronize()
+                del side
 
     def matches(self, target) -> bool:
         if target is None:
@@ -244,6 +251,9 @@ def parse_include_dirs(options) -> list[str]:
     try:
         from cupy._core import core as cupy_core
 
+        # The CCCL (CUB, Thrust, libcu++) CuPy bundles and compiles with comes first, as in
+        # CuPy's options: libclang parses the headers the compiler will see.
+        dirs += [opt[2:] for opt in cupy_core._get_cccl_include_options()]
         dirs.append(cupy_core._get_header_dir_path())
     except Exception:
         pass
@@ -329,6 +339,12 @@ def build_variant(program, name: str, codes: frozenset, device_id: int):
                           include_dirs=parse_include_dirs(program.options), checks=True,
                           kernel_asserts=settings.kernel_asserts, eliminate=settings.eliminate,
                           assume=codes)
+    if rw.state:
+        # (the rewrite makes no launch predicates for such a source: this is a second guard)
+        first = rw.state[0]
+        raise UnsupportedError(f"no launch variant for {program.filename}: it has module state "
+                               f"({first.why} '{first.name}' at line {first.lineno}), which a "
+                               "variant, a module of its own, would not share")
     from ...failures import TABLE
 
     TABLE.register_all(rw.failure_sites)
@@ -349,7 +365,8 @@ def load_module(binary: Binary):
             continue
         mod = cp.cuda.function.Module()
         try:
-            mod.load(bytes(image))
+            with host_work_allowed():       # (a first launch inside a stream capture)
+                mod.load(bytes(image))
             return mod
         except Exception as err:     # CUDADriverError: the driver refused this image
             errors.append(err)

@@ -8,6 +8,8 @@ Wrapped when the first checked CuPy module is loaded (`install()`); each checks 
   (every stream class: Stream.null, ptds, external) streams that carry none, device_id -1)
 - `cupy.cuda.Device.synchronize()`                 that device
 - `cupy.cuda.Event.synchronize()`                  the current device
+While a CUDA stream capture is in progress (graphs.py) sync points raise nothing: the check would
+synchronise the device, which ends the capture; the failure waits for the next one.
 
 How each is wrapped (CuPy 13 and 14):
 - `ndarray.get` is a cpdef method of the Cython base `_ndarray_base`, which refuses setattr; the
@@ -101,9 +103,13 @@ def hooks() -> list[Hook]:
 
 
 def install() -> None:
-    """Wrap CuPy's sync points (once; nothing with SAFEKERN_SYNC_POINTS=0)."""
+    """Wrap CuPy's sync points (once; nothing with SAFEKERN_SYNC_POINTS=0), and PyTorch's once
+    PyTorch is imported (CuPy kernels run on torch tensors too)."""
     if not sync_points.is_installed(BACKEND):
         sync_points.install(BACKEND, hooks())
+    from ..torch import sync as torch_sync
+
+    torch_sync.watch()
 
 
 __all__ = ["install", "hooks", "stream_device", "stream_class", "BACKEND"]

@@ -23,9 +23,11 @@ from numba import cuda
 
 from ... import config
 from ..._toolkit import explain_missing_toolkit
+from ...errors import UncheckedWarning
 from ...failures import TABLE
 from ...frontend import python as pyfront
 from . import keys, stored
+from .disk_cache import jit_cached, rewrite_tag
 from .options import quiet_config_warnings
 from .resolver import resolver
 from .surface import SIMULATOR, numba_errors_in_user_terms
@@ -46,11 +48,9 @@ def helpers_namespace() -> dict:
     return intrinsics.namespace()
 
 
-def compile_rewritten(rewritten, device_impls: dict, namespace=None, cache=False,
-                      variant=False):
+def compile_rewritten(rewritten, device_impls: dict, namespace=None):
     """The rewritten function, defined in `namespace` (a new one by default: the function's
-    globals, closure, the check helpers and the callees' numba functions). `variant`: it is a
-    kernel's launch variant (its own name for numba's cache=True too)."""
+    globals, closure, the check helpers and the callees' numba functions)."""
     parsed = rewritten.parsed
     if namespace is None:
         namespace = {}
@@ -65,13 +65,10 @@ def compile_rewritten(rewritten, device_impls: dict, namespace=None, cache=False
     exec(code, namespace)
     fn = namespace[parsed.name]
     fn.__module__ = getattr(parsed.pyfunc, "__module__", None)
-    # The user's name in what numba shows (its IR dumps, inspect_types, mangled names), but a
-    # name of its own for numba's cache=True, which must never confuse it with the unchecked
-    # function, nor the checked kernel with its launch variant (numba's cache files are named
-    # by the qualified name and line: a variant loaded for the checked kernel would run
-    # without the checks its predicates prove, in launches where they do not hold).
-    fn.__qualname__ = getattr(parsed.pyfunc, "__qualname__", parsed.name) + (
-        ("__safekern_launch" if variant else "__safekern") if cache else "")
+    # The user's name in what numba shows (its IR dumps, inspect_types, mangled names) and
+    # what numba's rewrites match (func_id.func_name). numba's cache=True files of a checked
+    # build are named by the user's function too, and keyed apart (disk_cache.py).
+    fn.__qualname__ = getattr(parsed.pyfunc, "__qualname__", parsed.name)
     fn.__doc__ = getattr(parsed.pyfunc, "__doc__", None)
     return fn
 
@@ -131,7 +128,7 @@ def _warn_plain_calls(rewritten):
         warnings.warn_explicit(
             f"safekern: {name!r} is a plain numba device function: accesses inside it are "
             "not checked; decorate it with @safekern.jit(device=True)",
-            UserWarning, rewritten.parsed.filename, lineno)
+            UncheckedWarning, rewritten.parsed.filename, lineno)
 
 
 # -- what the names of the function mean, at decoration and at the build ------------------------
@@ -233,6 +230,16 @@ class Build:
                 self._final = self.rewritten
             return self._final
 
+    def reset(self) -> None:
+        """Forget numba's dispatcher and the rewrite it compiled: the next build rewrites the
+        function with what its names mean then (a kernel's recompile(): compiles.py)."""
+        with self.lock:
+            _refresh_closure(self.parsed)
+            self._scope = _scope_snapshot(self.parsed)
+            self.rewritten = self._adopt(self.rewrite())
+            self._final = None
+            self.numba = None
+
     def compilable_rewrite(self):
         """final_rewrite() with a tree of the user's line numbers: a rewrite from the kernel
         cache has none, so a fresh one replaces it (stored.fresh checks they agree)."""
@@ -257,11 +264,18 @@ class Build:
             options["extensions"] = list(options["extensions"])   # the user's list stays theirs
         if self.device:
             options["device"] = True
+        sig_arg = None
+        if self.sigs is not None and not SIMULATOR:
+            sigs = [with_hidden(s, self.device) for s in self.sigs]
+            one = len(sigs) == 1 and (self.specialized or self.device)
+            sig_arg = sigs[0] if one else sigs
         with quiet_config_warnings(), numba_errors_in_user_terms():
-            if self.sigs is not None and not SIMULATOR:
-                sigs = [with_hidden(s, self.device) for s in self.sigs]
-                one = len(sigs) == 1 and (self.specialized or self.device)
-                return cuda.jit(sigs[0] if one else sigs, **options)(fn)
+            if options.get("cache") and not self.device and not SIMULATOR:
+                # numba's on-disk cache, under the user's function's name (disk_cache.py).
+                return jit_cached(fn, sig_arg, options, self.py_func,
+                                  rewrite_tag(self.final_rewrite()))
+            if sig_arg is not None:
+                return cuda.jit(sig_arg, **options)(fn)
             return cuda.jit(**options)(fn)
 
     def ptx(self, device_impls: dict, signature, cc, **options) -> str:

@@ -284,7 +284,9 @@ def _sk_fail(typingctx, code, v0, v1, v2, fb, flag):
         c, *values, fbv, flagv = args
         as64 = [context.cast(builder, v, t, types.int64) for v, t in zip(
             [c, *values], sig.args[:4])]
-        emit_record(context, builder, fb, flag, fbv, flagv, *as64)
+        unsigned = sum(1 << k for k, t in enumerate(sig.args[1:4])
+                       if isinstance(t, types.Integer) and not t.signed)
+        emit_record(context, builder, fb, flag, fbv, flagv, *as64, unsigned_bits=unsigned)
         return context.get_dummy_value()
 
     return types.none(code, v0, v1, v2, fb, flag), codegen
@@ -317,7 +319,9 @@ def _make_division(op_name, pyop, any_type: bool):
                     i64 = ir.IntType(64)
                     emit_record(context, builder, fb, flag, fbv, flagv,
                                  context.cast(builder, c, sig.args[2], types.int64),
-                                 dividend, ir.Constant(i64, 0), ir.Constant(i64, 0))
+                                 dividend, ir.Constant(i64, 0), ir.Constant(i64, 0),
+                                 unsigned_bits=int(isinstance(dsig.args[0], types.Integer)
+                                                   and not dsig.args[0].signed))
                 bv = builder.select(is_zero, one, bv)
             value = impl(builder, (av, bv))
             return context.cast(builder, value, dsig.return_type, sig.return_type)

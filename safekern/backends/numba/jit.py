@@ -13,8 +13,10 @@ device (the failure buffer per CUDA context) -> runtime.sync().
 from __future__ import annotations
 
 from numba import cuda
+from numba.cuda.core import sigutils
 
 from ... import config
+from ...errors import user_error
 from ...frontend import python as pyfront
 from . import options as numba_options, sync as numba_sync
 from .kernel import CheckedDeviceFunction, CheckedKernel
@@ -27,10 +29,28 @@ def _is_numba_dispatcher(fn) -> bool:
     return isinstance(fn, CUDADispatcher) and callable(getattr(fn, "py_func", None))
 
 
+def _check_signatures(sigs) -> None:
+    """numba's own error for a signature it cannot read (a SyntaxError, a TypeError), raised
+    where numba raises it -- when the function is decorated -- on the simulator too (whose
+    cuda.jit never reads them)."""
+    from numba.cuda.core.sigutils import normalize_signature
+
+    for sig in sigs:
+        try:
+            normalize_signature(sig)
+        except Exception as err:       # noqa: BLE001 - whatever numba raises, as numba does
+            raise user_error(err) from None
+
+
 def jit(func_or_sig=None, device=False, **options):
     """`numba.cuda.jit` with every indexed access checked (see module doc)."""
     if not config.get().checks:
         return cuda.jit(func_or_sig, device=device, **options)
+    # numba-cuda's own test: its Signature and numba's (numba.void(...)) are both signatures.
+    if func_or_sig is not None and not callable(func_or_sig) and \
+            not isinstance(func_or_sig, list) and not sigutils.is_signature(func_or_sig):
+        # Not a signature, so numba takes it for the function (inspect.signature's words).
+        raise user_error(TypeError(f"{func_or_sig!r} is not a callable object"))
     if options.get("boundscheck"):
         options.pop("boundscheck")     # safekern's checks replace numba's CPU-only ones
     # numba's errors and warnings for the options, where numba gives them: at this call.
@@ -43,6 +63,8 @@ def jit(func_or_sig=None, device=False, **options):
         if isinstance(fn, (CheckedKernel, CheckedDeviceFunction, UncheckedFunction)) or \
                 _is_numba_dispatcher(fn):
             fn = fn.py_func
+        if sigs:
+            _check_signatures(sigs)
         try:
             return cls(fn, sigs, options, specialized=specialized)
         except pyfront.SourceNotFound as err:

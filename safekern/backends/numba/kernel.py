@@ -28,6 +28,7 @@ from ...frontend import python as pyfront
 from ...report import CheckReport, ReportEntry
 from . import options as numba_options
 from .build import Build, LaunchVariantBuild, compile_rewritten, supported_options
+from .compiles import NumbaCompiles
 from .configured import compile_for_args, mark_launch_config_sensitive
 from .launch import BinaryLauncher
 from .launching import ForAll, Launch
@@ -135,9 +136,7 @@ class _CheckedFunction(DispatcherSurface):
             else:
                 impls[name] = impl
         namespace = {}
-        fn = compile_rewritten(rewritten, impls, namespace,
-                               cache=bool(self._options.get("cache")),
-                               variant=isinstance(build, LaunchVariantBuild))
+        fn = compile_rewritten(rewritten, impls, namespace)
         for name, dev in late:
             dev._waiting.append((namespace, name))
         numba = build.numba = build.jit(fn)
@@ -178,16 +177,30 @@ class _CheckedFunction(DispatcherSurface):
         return specialised(self, param_facts)
 
     def check_report(self) -> CheckReport:
-        """Every check site in this function (accesses, asserts, raises, divisions; a kernel's
-        race verdicts too): where it is, what it checks, and whether a check runs."""
+        """Every check site in this function and in the checked device functions it calls, at
+        any depth, each once (accesses, asserts, raises, divisions; a kernel's race verdicts
+        too): where it is, what it checks, and whether a check runs."""
         p = self.parsed
-        entries = [ReportEntry(p.name, s.lineno, s.col, s.text, s.array, s.status, s.reason,
-                               kind=s.kind, code=s.code, predicate=s.predicate)
-                   for s in self.rewritten.sites]
+        entries = self._own_entries()
         races = getattr(self, "_races", None)
         if races is not None:
-            entries += races.report(p.name)
+            entries += races.report(p.shown_name)
+        seen, todo = {id(self)}, list(self.rewritten.device_calls.values())
+        while todo:                      # the device functions' sites run in this kernel too
+            fn = todo.pop(0)
+            if id(fn) in seen or not isinstance(fn, _CheckedFunction):
+                continue
+            seen.add(id(fn))
+            entries += fn._own_entries()
+            todo += list(fn.rewritten.device_calls.values())
         return CheckReport(entries, filename=p.filename)
+
+    def _own_entries(self) -> list:
+        p = self.parsed
+        return [ReportEntry(p.shown_name, s.lineno, s.col, s.text, s.array, s.status, s.reason,
+                            kind=s.kind, code=s.code, predicate=s.predicate,
+                            filename=p.filename)
+                for s in self.rewritten.sites]
 
     def compile_ptx(self, signature, cc=(9, 0), **options):
         """PTX of the checked kernel for `signature` (user's types) and compute capability `cc`.
@@ -287,7 +300,7 @@ class CheckedDeviceFunction(_CheckedFunction):
         return host
 
 
-class CheckedKernel(PlainLaunches, _CheckedFunction):
+class CheckedKernel(NumbaCompiles, PlainLaunches, _CheckedFunction):
     _binary = None       # launch.BinaryLauncher: cached cubins, launched directly
     _races = None        # races.RaceChecker, for kernels that write an array parameter
     _variant = None      # predicates.LaunchVariants; False: none; None: not looked at yet

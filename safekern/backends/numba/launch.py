@@ -21,6 +21,10 @@ runs it with a launch configuration made once per grid, block, stream and shared
 No numba dispatcher is involved. With SAFEKERN_CACHE=off the same path runs, compiling in each
 process.
 
+A kernel decorated with `cache=True` keeps its binaries in numba's own on-disk cache instead
+(disk_cache.py): the first launch with given argument types is numba's (which loads or compiles
+and counts it in `stats`), later ones take the short path with numba's kernel.
+
 What stays on numba's own path (`launch` returns False and the kernel launches through numba's
 dispatcher, kernel.py): kernels built with `debug=True` or `extensions`, kernels that need NRT,
 cooperative launches or launch-configuration-sensitive compilation, linked code with setup
@@ -55,6 +59,7 @@ log = logging.getLogger("safekern.numba")
 STATS: Counter = Counter()
 
 NUMBA = "numba"          # a table value: launch these argument types through numba's dispatcher
+LATER = "later"          # numba's dispatcher this time, the short path may take the next ones
 
 
 # -- launch configurations ----------------------------------------------------------------------
@@ -249,7 +254,7 @@ class BinaryLauncher:
                     self.build.dispatcher()      # numba compiles every signature, as numba does
                     break
             for argtypes in self._sig_types:
-                if self._specialise(table, argtypes, source) is NUMBA:
+                if self._specialise(table, argtypes, source) in (NUMBA, LATER):
                     return False
         except _Failed:
             return False
@@ -279,6 +284,8 @@ class BinaryLauncher:
                 except Exception as err:     # noqa: BLE001 - never stops a kernel numba can run
                     _warn(self.build, "finding its cached or compiled binary", err)
                     spec = NUMBA
+        if spec is LATER:
+            return NUMBA                 # this launch numba's; the next one asks again
         table.keep.append(argtypes)
         table.by_key[key] = spec
         return spec
@@ -293,12 +300,14 @@ class BinaryLauncher:
             if spec is not None:
                 return spec
             spec = self._make_spec(argtypes, source, lookup_only)
-            if spec is not None:
+            if spec is not None and spec is not LATER:
                 table.by_types[argtypes] = spec
             return spec
 
     def _make_spec(self, argtypes, source, lookup_only):
         build = self.build
+        if build.options.get("cache"):
+            return self._numba_cached(argtypes, source, lookup_only)
         kc = get_kernel_cache()
         fields = None
         if kc is not None:
@@ -325,6 +334,17 @@ class BinaryLauncher:
         if lookup_only and kc.lookup(fields, describe=describe) is None:
             return None
         return self._get_or_build(argtypes, source, fields, describe)
+
+    def _numba_cached(self, argtypes, source, lookup_only):
+        """cache=True: numba's own on-disk cache holds the binaries (disk_cache.py). numba's
+        launch compiles or loads them -- its stats count that, its launch configuration is
+        current while it does --; later launches take the short path with what it made.
+        LATER: not made yet, launch through numba (None with `lookup_only`)."""
+        numba = self.build.numba
+        kernel = None if numba is None else numba.overloads.get(tuple(argtypes))
+        if kernel is None:
+            return None if lookup_only else LATER
+        return self._spec(kernel, argtypes, source, from_cache=False)
 
     def _get_or_build(self, argtypes, source, fields, describe):
         """The Spec from the cache's one build-or-load path: a cubin the driver refuses is

@@ -7,6 +7,7 @@ nothing is pending (plain.py); then the short path (launch.py) or numba's own la
 from __future__ import annotations
 
 from ... import runtime
+from ...errors import SafekernError, for_user
 from . import sync as numba_sync
 from .configured import LaunchConfigSurface
 from .device import current_source, launched as _launched
@@ -30,20 +31,24 @@ class Launch(LaunchConfigSurface):
         self._kernel_launch_config_sensitive = None
 
     def __call__(self, *args):
-        main = self.kernel
-        args = main._arguments(args)
-        _launched[main] = None
-        races = main._races
-        # Before anything runs, so a proven race writes nothing.
-        if races is not None and isinstance(self.config, tuple) and len(self.config) >= 2:
-            races.check(args, self.config[0], self.config[1])
-        kernel = main if main._variant is False else main._for_launch(args, self.config)
-        if kernel._free is not False and not self.pre_launch_callbacks:
-            plain, source = main._plain_or(kernel)
-            if plain is not kernel:
-                return _plain_first(main, lambda: self._run(main, plain, args, source),
-                                    lambda: self._run(main, kernel, args, None))
-        self._run(main, kernel, args, None)
+        __tracebackhide__ = True      # noqa: F841 - pytest and IPython hide this frame
+        try:                          # free in CPython 3.11+ while nothing is raised
+            main = self.kernel
+            args = main._arguments(args)
+            _launched[main] = None
+            races = main._races
+            # Before anything runs, so a proven race writes nothing.
+            if races is not None and isinstance(self.config, tuple) and len(self.config) >= 2:
+                races.check(args, self.config[0], self.config[1])
+            kernel = main if main._variant is False else main._for_launch(args, self.config)
+            if kernel._free is not False and not self.pre_launch_callbacks:
+                plain, source = main._plain_or(kernel)
+                if plain is not kernel:
+                    return _plain_first(main, lambda: self._run(main, plain, args, source),
+                                        lambda: self._run(main, kernel, args, None))
+            self._run(main, kernel, args, None)
+        except SafekernError as exc:
+            raise for_user(exc)       # a launch's error (a race): the message says where
 
     def _run(self, main, kernel, args, source) -> None:
         binary = kernel._binary

@@ -61,10 +61,13 @@ def special_register(builder, name):
     return builder.zext(builder.call(asm, []), ir.IntType(64))
 
 
-def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, axis):
+def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, axis,
+                unsigned_bits: int = 0):
     """The cold path: set the thread's flag; the first failure on the device (a 64-bit
     compare-and-swap on slot 0) writes its index, size, axis, thread and block. `code`,
-    `index`, `size` and `axis` are i64 values."""
+    `index`, `size` and `axis` are i64 values; bit k of `unsigned_bits` (a constant) says the
+    k-th of index, size, axis came from an unsigned type, so that the host reads a uint64
+    >= 2**63 back as itself, not as a negative number (failures.UNSIGNED)."""
     i64 = ir.IntType(64)
     flag_ary = context.make_array(flag_ty)(context, builder, flag)
     builder.store(ir.Constant(flag_ary.data.type.pointee, 1), flag_ary.data)
@@ -72,9 +75,13 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
     result = builder.cmpxchg(data, ir.Constant(i64, 0), code, "monotonic", "monotonic")
     with builder.if_then(builder.extract_value(result, 1), likely=True):
         slot = failures.INDEX
+        assert failures.INDEX + 3 == failures.THREAD
         for value in (index, size, axis):
             builder.store(value, builder.gep(data, [ir.Constant(i64, slot)]))
             slot += 1
+        if unsigned_bits:
+            builder.store(ir.Constant(i64, unsigned_bits),
+                          builder.gep(data, [ir.Constant(i64, failures.UNSIGNED)]))
         # One register read, one store: a few registers at most, even on this path.
         for reg in ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"):
             builder.store(special_register(builder, reg),
@@ -88,7 +95,8 @@ def _shapes(context, builder, arr_ty, arr):
 
 
 def _compare(builder, context, arr_ty, idx_ty, shapes, idx):
-    """[(position, axis, index as int64, size, bad)] for each integer index component."""
+    """[(position, axis, index as int64, size, unsigned, bad)] for each integer index
+    component."""
     checks, _, _, tupled = plan(arr_ty, idx_ty)
     out = []
     for pos, axis, comp in checks:
@@ -100,7 +108,7 @@ def _compare(builder, context, arr_ty, idx_ty, shapes, idx):
             bad = builder.icmp_unsigned(">=", builder.add(value, size), builder.add(size, size))
         else:
             bad = builder.icmp_unsigned(">=", value, size)
-        out.append((pos, axis, value, size, bad))
+        out.append((pos, axis, value, size, not comp.signed, bad))
     return out
 
 
@@ -108,11 +116,11 @@ def emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty):
     """The cold branches: record each failing component. -> i1 ok (no component failed)"""
     ok = cgutils.true_bit
     i64 = ir.IntType(64)
-    for pos, axis, value, size, bad in compared:
+    for pos, axis, value, size, unsigned, bad in compared:
         with builder.if_then(bad, likely=False):
             emit_record(context, builder, fb_ty, flag_ty, fb, flag,
                          builder.add(code, ir.Constant(i64, pos)), value, size,
-                         ir.Constant(i64, axis))
+                         ir.Constant(i64, axis), unsigned_bits=int(unsigned))
         ok = builder.and_(ok, builder.not_(bad))
     return ok
 

@@ -27,7 +27,7 @@ from numba import cuda
 from numba.core.errors import NumbaError as _CoreNumbaError
 from numba.cuda.core.errors import NumbaError
 
-from ... import config
+from ... import config, runtime
 from ...errors import UncheckedWarning
 from ...frontend.python import names
 from ...frontend.python.pipeline import RewrittenFunction
@@ -187,14 +187,13 @@ class PlainBuild(DerivedBuild):
         options = supported_options(self.options)
         if options.get("extensions"):
             options["extensions"] = list(options["extensions"])
+        # With cache=True: numba's own cache of the user's function, the same files and keys
+        # as plain numba's (the checked builds' keys carry a tag of their own: disk_cache.py).
         with warnings.catch_warnings():
             # Its callees' checks are proven too (check_free), for these calls: a callee
             # proven only specialised for them (specialise.py) is no unchecked call here.
             warnings.simplefilter("ignore", UncheckedWarning)
             fn = plain_function(self.py_func)
-        if options.get("cache"):
-            # numba's cache files are named by the function: never the checked kernel's.
-            fn.__qualname__ += "__safekern_plain"
         with quiet_config_warnings(), numba_errors_in_user_terms():
             if self.sigs is not None and not SIMULATOR:
                 one = len(self.sigs) == 1 and self.specialized
@@ -237,7 +236,10 @@ class PlainLaunches:
         if not kernel._check_free() or not self._plain_allowed():
             return kernel, None
         source = current_source() if SIMULATOR else fast_source()
-        if source.dirty:
+        # With numba's cache=True the same arguments run the same build whatever ran before
+        # (numba's cache entries, with the globals compiled in, are per build: disk_cache.py):
+        # a failure that may be pending is waited for, and only one recorded keeps it checked.
+        if source.dirty and not (self._options.get("cache") and runtime.settle(source)):
             return kernel, source
         return self._plain_kernel(), source
 

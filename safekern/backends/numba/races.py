@@ -5,13 +5,9 @@ launch's shapes, scalars and geometry and the arguments' memory, each pair of a 
 another access to the same memory is *proven* to conflict (two distinct threads touch one
 element, both accesses certainly run and are in bounds), proven *free*, or *maybe*.
 
-For two accesses with index forms `c*g_k + b` per axis (g the thread's global coordinates), an
-element is shared when, per axis, `c*g_k + b_w (+ shift) = c*g'_k + b_a`: so `g'_k = g_k + d_k`
-with `d_k = (b_w + shift - b_a) / c` (no integer solution: free), and thread coordinates that no
-axis mentions are free to differ. Each access's guards and bounds give an interval per
-coordinate; the pair conflicts when the intervals admit g and g' with g != g'. That is Futhark's
-`noMemOverlap` question, answered for one launch: overlap unless disjointness is proven, and a
-RaceError only where the overlap is certain.
+Whether two accesses can meet -- in one element, from two distinct threads, unordered by the
+kernel's barriers and grid syncs -- is race_pairs.py's question (shifts, reflections, barrier
+phases); here are the arguments' memory, the pairs to ask about, the memo and the verdicts.
 
 Verdicts: a proven conflict raises RaceError at the launch (nothing runs). Arguments that share
 memory where neither is proven give one RaceWarning per kernel and pair (SAFEKERN_RACES=error:
@@ -32,12 +28,9 @@ from ... import config
 from ..._stack import user_stacklevel
 from ...errors import RaceError, RaceWarning
 from ...report import ReportEntry, Status
-from ...frontend.python.races import THREAD_ATOMS
+from .race_pairs import FREE, MAYBE, PROVEN, PROVEN_ACROSS_BLOCKS, Launch, pair_verdict
 
-PROVEN, FREE, MAYBE = "proven", "free", "maybe"
-_EXACT = 1 << 40        # values this small, times launch extents, stay far from 2**63
 _MEMO_SIZE = 256
-_AXES = {"x": 0, "y": 1, "z": 2}
 
 
 @dataclass(frozen=True, eq=False)      # compared and hashed by identity: a memo key
@@ -132,178 +125,6 @@ def _from_interface(face, itemsize, *, device) -> Memory:
     return Memory(device, ptr, lo, hi, shape, tuple(strides), itemsize)
 
 
-class _Launch:
-    """What the forms may mention, for one launch."""
-
-    def __init__(self, griddim, blockdim, memories: dict, scalars: dict):
-        self.grid = griddim
-        self.block = blockdim
-        self.extent = tuple(g * b for g, b in zip(griddim, blockdim))
-        self.memories = memories
-        self.scalars = scalars
-
-    def evaluate(self, form):
-        """(thread coefficients {k: c}, constant) of a form, or None if it mentions something
-        this launch does not fix."""
-        coeffs: dict = {}
-        const = form.const
-        for atom, c in form.terms:
-            if atom in THREAD_ATOMS:
-                coeffs[atom[1]] = coeffs.get(atom[1], 0) + c
-                continue
-            kind = atom[0]
-            if kind == "shape":
-                memory = self.memories.get(atom[1])
-                if memory is None or atom[2] >= len(memory.shape):
-                    return None
-                const += c * memory.shape[atom[2]]
-            elif kind == "name":
-                value = self.scalars.get(atom[1])
-                if value is None or abs(value) >= _EXACT:
-                    return None
-                const += c * value
-            elif kind == "cuda" and atom[1] in ("blockDim", "gridDim"):
-                const += c * (self.block if atom[1] == "blockDim" else self.grid)[_AXES[atom[2]]]
-            elif kind == "cuda" and atom[1] == "gridsize":
-                const += c * self.extent[0]
-            elif kind == "cuda" and atom[1] in ("threadIdx", "blockIdx"):
-                k = _AXES[atom[2]]
-                # threadIdx is the global coordinate when there is one block along it, blockIdx
-                # when blocks are one thread wide; otherwise it is not a function of g alone.
-                if (self.grid if atom[1] == "threadIdx" else self.block)[k] != 1:
-                    return None
-                coeffs[k] = coeffs.get(k, 0) + c
-            else:
-                return None
-        if abs(const) >= _EXACT or any(abs(c) >= _EXACT for c in coeffs.values()):
-            return None             # the kernel's 64-bit arithmetic might wrap: no conclusion
-        return {k: c for k, c in coeffs.items() if c}, const
-
-
-def _interval_meet(a, b):
-    lo, hi = max(a[0], b[0]), min(a[1], b[1])
-    return (lo, hi) if lo <= hi else None
-
-
-def _ceil_div(a, b):
-    return -((-a) // b)
-
-
-def _restrict(intervals, coeffs, const, *, upper=None):
-    """Intersect per-coordinate intervals with `sum(c*g) + const >= 0` (and, with `upper`,
-    `< upper`). Returns (intervals, exact) or None when it can never hold; exact=False when
-    the constraint ties several coordinates (then it is ignored, so existence is uncertain)."""
-    if not coeffs:
-        ok = const >= 0 and (upper is None or const < upper)
-        return (intervals, True) if ok else None
-    if len(coeffs) > 1:
-        return intervals, False
-    (k, c), = coeffs.items()
-    lo, hi = intervals[k]
-    # c*g + const >= 0
-    if c > 0:
-        lo = max(lo, _ceil_div(-const, c))
-    else:
-        hi = min(hi, (const) // (-c))
-    if upper is not None:       # c*g + const <= upper - 1
-        if c > 0:
-            hi = min(hi, (upper - 1 - const) // c)
-        else:
-            lo = max(lo, _ceil_div(upper - 1 - const, c))
-    if lo > hi:
-        return None
-    out = list(intervals)
-    out[k] = (lo, hi)
-    return out, True
-
-
-def _reach(access, launch, memory, shift_axes=None):
-    """Per-coordinate intervals of the threads that run `access` in bounds, whether they are
-    exact, and the evaluated index; None: no thread runs it in bounds."""
-    intervals = [(0, e - 1) for e in launch.extent]
-    exact = access.certain
-    for guard in access.guards:
-        value = launch.evaluate(guard)
-        if value is None:
-            exact = False
-            continue
-        result = _restrict(intervals, *value)
-        if result is None:
-            return None
-        intervals, ok = result
-        exact = exact and ok
-    index = [launch.evaluate(f) for f in access.index]
-    if any(v is None for v in index) or len(index) != len(memory.shape):
-        return "unknown"
-    for (coeffs, const), extent in zip(index, memory.shape):
-        result = _restrict(intervals, coeffs, const, upper=extent)
-        if result is None:
-            return None
-        intervals, ok = result
-        exact = exact and ok
-    return intervals, exact, index
-
-
-def pair_verdict(write, other, launch, memory_w, memory_o, shift=(0,)) -> str:
-    """PROVEN / FREE / MAYBE for a write and another access whose arrays share elements as
-    `element_o = element_w + shift` (per axis)."""
-    if write.index is None or other.index is None:
-        return MAYBE
-    reach_w = _reach(write, launch, memory_w)
-    reach_o = _reach(other, launch, memory_o)
-    if reach_w is None or reach_o is None:
-        return FREE
-    if reach_w == "unknown" or reach_o == "unknown":
-        return MAYBE
-    (iw, exact_w, index_w), (io, exact_o, index_o) = reach_w, reach_o
-    if len(index_w) != len(index_o) or len(shift) not in (1, len(index_w)):
-        return MAYBE
-    shifts = shift * len(index_w) if len(shift) == 1 else shift
-    # Per axis, g'_q = g_p + d: the other thread's coordinate q from this thread's p.
-    mapping: dict = {}                   # q -> (p, d)
-    sources: set = set()
-    for (cw, bw), (co, bo), s in zip(index_w, index_o, shifts):
-        if len(cw) > 1 or len(co) > 1 or len(cw) != len(co):
-            return MAYBE
-        if not cw:
-            if bw + s != bo:
-                return FREE          # this axis never names the same element
-            continue
-        (p, c), = cw.items()
-        (q, c_o), = co.items()
-        if c != c_o or p in sources or q in mapping:
-            return MAYBE
-        step = bw + s - bo
-        if step % c:
-            return FREE              # no integer solution
-        mapping[q] = (p, step // c)
-        sources.add(p)
-    # This thread's coordinates: p's range is what both accesses allow; others its own.
-    mine = list(iw)
-    for q, (p, d) in mapping.items():
-        meet = _interval_meet(mine[p], (io[q][0] - d, io[q][1] - d))
-        if meet is None:
-            return FREE
-        mine[p] = meet
-    if any(lo > hi for lo, hi in mine) or any(io[k][0] > io[k][1] for k in range(3)
-                                                if k not in mapping):
-        return FREE
-    # Distinct threads: some coordinate of the other thread can differ from this thread's.
-    distinct = False
-    for k in range(3):
-        if k in mapping:
-            p, d = mapping[k]
-            if p == k:
-                distinct = distinct or d != 0
-            elif not (mine[p][0] == mine[p][1] == mine[k][0] - d == mine[k][1] - d):
-                distinct = True      # g'_k = g_p + d against g_k: two ranges, a choice
-        elif not (mine[k][0] == mine[k][1] == io[k][0] == io[k][1]):
-            distinct = True          # the other thread's k is free
-    if not distinct:
-        return FREE                  # only a thread and itself
-    return PROVEN if exact_w and exact_o else MAYBE
-
-
 @dataclass(frozen=True)
 class Finding:
     verdict: str
@@ -311,6 +132,7 @@ class Finding:
     other: object                    # Access
     array: str
     other_array: str
+    across_blocks: bool = False      # proven for two threads of different blocks only
 
 
 class RaceChecker:
@@ -343,13 +165,13 @@ class RaceChecker:
             elif isinstance(arg, (int, np.integer)) and not isinstance(
                     arg, (bool, np.bool_, np.timedelta64)):   # timedelta64 is an integer class
                 scalars[name] = int(arg)
-        launch = _Launch(griddim, blockdim, memories, scalars)
+        launch = Launch(griddim, blockdim, memories, scalars)
         out = []
         for name in self.written:
             memory = memories.get(name)
             if memory is None or name in self.summary.opaque or 0 in memory.strides:
                 continue
-            out += self._pairs(name, name, launch, (0,), in_place=True)
+            out += self._pairs(name, name, launch, ((1, 0),), in_place=True)
         for i, p in enumerate(self.used):
             for q in self.used[i + 1:]:
                 mp, mq = memories.get(p), memories.get(q)
@@ -359,15 +181,16 @@ class RaceChecker:
                     continue
                 if mp.hi <= mq.lo or mq.hi <= mp.lo:
                     continue                      # disjoint memory
-                shift = _shift(mp, mq)
-                if shift is None or p in self.summary.opaque or q in self.summary.opaque:
+                relation = _relation(mp, mq)
+                if relation is None or p in self.summary.opaque or q in self.summary.opaque:
                     out.append(Finding(MAYBE, None, None, p, q))
                     continue
-                out += self._pairs(p, q, launch, shift)
-                out += self._pairs(q, p, launch, tuple(-s for s in shift))
+                out += self._pairs(p, q, launch, relation)
+                # the inverse: element_p = sign * (element_q - offset)
+                out += self._pairs(q, p, launch, tuple((s, -s * t) for s, t in relation))
         return out
 
-    def _pairs(self, p, q, launch, shift, in_place=False) -> list[Finding]:
+    def _pairs(self, p, q, launch, relation, in_place=False) -> list[Finding]:
         out = []
         accesses_q = self.summary.accesses.get(q, [])
         mp, mq = launch.memories[p], launch.memories[q]
@@ -379,8 +202,10 @@ class RaceChecker:
                     continue                      # each write-write pair once
                 if a is w and w.uniform_value:
                     continue                      # threads storing one value: benign
-                verdict = pair_verdict(w, a, launch, mp, mq, shift)
-                if verdict != FREE:
+                verdict = pair_verdict(w, a, launch, mp, mq, relation)
+                if verdict == PROVEN_ACROSS_BLOCKS:
+                    out.append(Finding(PROVEN, w, a, p, q, across_blocks=True))
+                elif verdict != FREE:
                     out.append(Finding(verdict, w, a, p, q))
         return out
 
@@ -448,7 +273,7 @@ class RaceChecker:
             read_line=a.lineno if a is not None else None,
             write_text=w.text if w is not None else None,
             other_text=a.text if a is not None else None,
-            other_write=bool(a is not None and a.write))
+            other_write=bool(a is not None and a.write), across_blocks=f.across_blocks)
 
     def report(self, function: str) -> list[ReportEntry]:
         """check_report() entries of `function`: the verdict per written parameter that holds
@@ -457,11 +282,17 @@ class RaceChecker:
         for name in self.written:
             accesses = self.summary.accesses.get(name, [])
             unknown = [a.lineno for a in accesses if a.index is None]
+            ranged = [a.lineno for a in accesses
+                      if a.phase[0] != a.phase[1] or a.phase[2] != a.phase[3]]
             if name in self.summary.opaque:
                 line, why = self.summary.opaque[name]
                 status, reason = Status.MAY_RACE, f"its accesses are not known ({why})"
             elif unknown:
                 line, status, reason = unknown[0], Status.MAY_RACE, "a data-dependent index"
+            elif ranged:
+                line, status = ranged[0], Status.MAY_RACE
+                reason = ("how many barriers run before it is not known (a barrier in a loop, "
+                          "under a condition, syncwarp or in a device function)")
             else:
                 line, status = accesses[0].lineno, Status.RACE_CHECKED
                 reason = "in place: each launch is proven race-free or refused"
@@ -469,18 +300,20 @@ class RaceChecker:
         return rows
 
 
-def _shift(mp: Memory, mq: Memory):
-    """`element of q = element of p + shift`, per axis, for the layouts this handles: the same
-    memory, or two 1-D views of one buffer with one stride; else None."""
+def _relation(mp: Memory, mq: Memory):
+    """`element of q = sign * element of p + offset`, as ((sign, offset), ...) per axis (or one
+    for all), for the layouts this handles: the same memory; two 1-D views of one buffer with
+    one stride (a shift) or opposite strides (one reversed, `a[::-1]`); else None."""
     if 0 in mp.strides or 0 in mq.strides:
         return None              # broadcast layouts: one element at many indices
     if mp.ptr == mq.ptr and mp.strides == mq.strides and mp.itemsize == mq.itemsize:
-        return (0,)
-    if len(mp.shape) == len(mq.shape) == 1 and mp.strides == mq.strides and \
-            mp.itemsize == mq.itemsize and mp.strides[0]:
-        diff = mp.ptr - mq.ptr
-        if diff % mp.strides[0] == 0:
-            return (diff // mp.strides[0],)
+        return ((1, 0),)
+    if len(mp.shape) == len(mq.shape) == 1 and mp.itemsize == mq.itemsize and \
+            mp.strides[0] and abs(mp.strides[0]) == abs(mq.strides[0]):
+        # ptr_p + e * stride_p = ptr_q + f * stride_q
+        step, diff = mp.strides[0], mp.ptr - mq.ptr
+        if diff % step == 0:
+            return ((1, diff // step),) if mq.strides[0] == step else ((-1, -diff // step),)
     return None
 
 

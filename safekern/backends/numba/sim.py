@@ -2,6 +2,12 @@
 
 The same contract as intrinsics.py, so the rewritten source is identical; the check runs before
 the access, so numba's NumPy-backed IndexError never fires first.
+
+Every access of a checked kernel calls one of these, so their cost is the simulator's cost of
+checking (issue 29: a pair-counting kernel ran 10x slower checked). The common case -- the
+simulator's own array, an index of ints one per axis, in bounds -- is decided from the array's
+NumPy shape read directly (`_shape`, `_within`); reading `shape` and `dtype` through the
+in-kernel array wrapper's __getattr__ (which is also a sync-point hook) cost most of the time.
 """
 from __future__ import annotations
 
@@ -14,11 +20,49 @@ from ...frontend.python import INDEXED_ATOMICS
 
 _lock = threading.Lock()
 
+#: Integer index types (bool is not one), tested by identity first: the fast path's test.
+_INTS = frozenset({int, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+                   np.uint64, np.intp, np.uintp})
 
-def _is_array(obj) -> bool:
-    return isinstance(obj, np.ndarray) or (
-        hasattr(obj, "shape") and hasattr(obj, "dtype") and hasattr(obj, "__getitem__")
-        and not isinstance(obj, (tuple, np.generic)))
+
+def _simulator_arrays():
+    from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray, FakeWithinKernelCUDAArray
+
+    return FakeWithinKernelCUDAArray, FakeCUDAArray
+
+
+_WITHIN, _FAKE = _simulator_arrays()
+
+
+def _shape(obj):
+    """The shape of an array, None for anything else (a tuple, a record, a user type)."""
+    kind = type(obj)
+    if kind is _WITHIN:                   # how a kernel sees a device array
+        return obj.__dict__["_item"]._ary.shape
+    if kind is np.ndarray:                # local and shared arrays, host arrays
+        return obj.shape
+    if kind is _FAKE:
+        return obj._ary.shape
+    if kind is tuple or kind in _INTS:
+        return None
+    if isinstance(obj, np.ndarray) or (
+            hasattr(obj, "shape") and hasattr(obj, "dtype") and hasattr(obj, "__getitem__")
+            and not isinstance(obj, (tuple, np.generic))):
+        return tuple(obj.shape)
+    return None
+
+
+def _within(shape, idx) -> bool:
+    """Certainly in bounds: integer components, no more than the axes, each within its axis
+    (an int or NumPy integer; anything else -- slices, None, ... -- goes the full way)."""
+    if type(idx) in _INTS:
+        return bool(shape) and -shape[0] <= idx < shape[0]
+    if type(idx) is not tuple or len(idx) > len(shape):
+        return False
+    for comp, n in zip(idx, shape):
+        if type(comp) not in _INTS or not -n <= comp < n:
+            return False
+    return True
 
 
 def _is_int(x) -> bool:
@@ -36,21 +80,28 @@ def _thread_ids():
 def _record(fb, flag, code, index, size, axis):
     flag[0] = 1
     thread, block = _thread_ids()
+    # Each value as its int64 slot holds it (a uint64 >= 2**63 as on the GPU, with its bit in
+    # slot UNSIGNED), before the slot is taken: a value that does not fit must not leave the
+    # record half written (issue 29: index, size and thread read back as 0).
+    slots = [failures.slot_value(v) for v in (index, size, axis)]
     with _lock:
         if int(fb[failures.CODE]) != 0:
             return
         fb[failures.CODE] = code
-        fb[failures.INDEX] = int(index)
-        fb[failures.SIZE] = int(size)
-        fb[failures.AXIS] = int(axis)
+        for k, (value, unsigned) in enumerate(slots):
+            fb[failures.INDEX + k] = value
+            fb[failures.UNSIGNED] = int(fb[failures.UNSIGNED]) | (unsigned << k)
         for k in range(3):
             fb[failures.THREAD + k] = thread[k]
             fb[failures.BLOCK + k] = block[k]
 
 
 def _check(arr, idx, code, fb, flag) -> bool:
+    shape = _shape(arr)
+    if _within(shape, idx):
+        return True
     comps = idx if isinstance(idx, tuple) else (idx,)
-    ndim = len(arr.shape)
+    ndim = len(shape)
     consuming = [c for c in comps if c is not None and c is not Ellipsis]
     axis = 0
     for pos, comp in enumerate(comps):
@@ -61,7 +112,7 @@ def _check(arr, idx, code, fb, flag) -> bool:
         if comp is None:
             continue
         if _is_int(comp) and axis < ndim:
-            n = arr.shape[axis]
+            n = shape[axis]
             i = int(comp)
             if i < -n or i >= n:
                 _record(fb, flag, code + pos, i, n, axis)
@@ -96,18 +147,17 @@ def _fallback(arr, idx):
 
 
 def _sk_load(arr, idx, code, fb, flag):
-    if not _is_array(arr):
+    shape = _shape(arr)
+    if shape is None or _within(shape, idx) or _check(arr, idx, code, fb, flag):
         return arr[idx]
-    if not _check(arr, idx, code, fb, flag):
-        return _fallback(arr, idx)
-    return arr[idx]
+    return _fallback(arr, idx)
 
 
 def _sk_store(arr, idx, value, code, fb, flag):
-    if not _is_array(arr):
+    shape = _shape(arr)
+    if shape is None:
         arr[idx] = value
-        return
-    if _check(arr, idx, code, fb, flag) and flag[0] == 0:
+    elif (_within(shape, idx) or _check(arr, idx, code, fb, flag)) and flag[0] == 0:
         arr[idx] = value
 
 
@@ -166,7 +216,8 @@ def _make_division(op, any_type: bool):
 
 
 def _sk_extent(arr, axis):
-    return arr.shape[axis] if _is_array(arr) and axis < len(arr.shape) else -1
+    shape = _shape(arr)
+    return shape[axis] if shape is not None and axis < len(shape) else -1
 
 
 def namespace() -> dict:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+from collections import Counter
 
 from numba.cuda.core import config as _numba_config
 
@@ -84,10 +85,19 @@ class DispatcherSurface:
         failed = self.__dict__.setdefault("_failed_types", set())
         if key in failed:
             return
+        # A compile made only to answer a question is no launch's: numba's stats keep out of
+        # it (numba's own dispatcher compiles nothing to answer).
+        counts = [(c, Counter(c)) for c in (getattr(dispatcher, "_cache_hits", None),
+                                           getattr(dispatcher, "_cache_misses", None))
+                  if c is not None]
         try:
             self._ensure(dispatcher, key)
         except NumbaError:
             failed.add(key)
+        finally:
+            for counter, before in counts:
+                counter.clear()
+                counter.update(before)
 
     def _launched_types(self) -> list:
         """The argument type tuples (hidden ones included) this kernel was compiled for."""

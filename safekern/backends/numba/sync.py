@@ -76,9 +76,14 @@ def _hooks() -> list[Hook]:
 
 
 def install() -> None:
-    """Wrap numba-cuda's sync points (once; nothing with SAFEKERN_SYNC_POINTS=0)."""
+    """Wrap numba-cuda's sync points (once; nothing with SAFEKERN_SYNC_POINTS=0), and
+    PyTorch's once PyTorch is imported (numba kernels run on torch tensors too)."""
     if not sync_points.is_installed("numba"):
         sync_points.install("numba", _hooks())
+    if not _SIMULATOR:
+        from ..torch import sync as torch_sync
+
+        torch_sync.watch()
 
 
 def has_host_arrays(args) -> bool:

@@ -8,7 +8,7 @@ import pyopencl.array as cla
 
 from ... import config, runtime
 from . import build as backend
-from ...errors import CompilationError
+from ...errors import CompilationError, user_boundary
 from ...report import CheckReport, ReportEntry, Status
 from ...frontend.c.opencl import DEFAULT_FILENAME
 from ..c_launch import CLaunchVariants, opencl_geometry
@@ -33,6 +33,7 @@ class Program:
         self._kernels: dict[str, Kernel] = {}
         self._variants: dict = {}          # failure codes left out -> built launch variant
 
+    @user_boundary          # an UnsupportedError shows the user's line, not the front end's
     def build(self, options=None, devices=None, cache_dir=None) -> "Program":
         """Check, rewrite and build the program; returns self. `cache_dir` is accepted for
         compatibility with PyOpenCL and ignored: safekern keeps built programs in its own
@@ -203,6 +204,7 @@ class Kernel:
         self._overlap.check([backend.memory_span(args[i]) for i in self._overlap.positions])
 
     # -- calls ----------------------------------------------------------------------------------
+    @user_boundary          # a RaceError (overlapping arguments) from the user's line
     def __call__(self, queue, global_size, local_size, *args, global_offset=None,
                  wait_for=None, g_times_l=False, allow_empty_ndrange=False):
         if len(args) != self._n_user:

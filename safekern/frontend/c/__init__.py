@@ -5,6 +5,8 @@ the kernels as the launch needs them, the report and the failure sites (which th
 register). Where things are, bottom up:
 
     parse        libclang: the translation unit, offsets <-> lines, tokens, macros, `located`
+    macros       the source's own macro uses in function bodies, expanded in place (on their
+                 lines) so what they hold is checked; both dialects parse the result
     edits        text edits that keep every line, `#line`, apply_edits
     buildlog     a driver's build log at the user's lines
     model        the facts passes hand on: Access, Root/Unknown, ParamInfo, FunctionFacts, Dialect
@@ -23,6 +25,6 @@ register). Where things are, bottom up:
                  program's rewrite)
     cuda         CUDA: `rewrite`, parse_cuda; cuda_dialect (the dialect, the device prelude),
                  cuda_headers (stand-ins for CUDA's headers), cuda_rewrite (the module's
-                 rewrite and its results), cuda_access (one function's accesses), cuda_calls
+                 rewrite and its results), cuda_signatures (hidden parameters, prologue), cuda_access (one function's accesses), cuda_calls
                  (barriers, atomics, calls)
 """

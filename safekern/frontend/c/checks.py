@@ -18,6 +18,7 @@ What an access is checked against:
 
 The generated checks call functions the dialect's prelude defines:
   __sk_ix(long i, long n, long code, int axis, FB, FP)        -> i, or 0 after recording
+                                   (__sk_ixu for a ulong index: it records that too)
   __sk_ixb(long i, long off, long esz, long nbytes, long code, FB, FP)
                             -> i when off + i*esz is in [0, nbytes - esz], else -(off/esz)
 so a failing access touches element 0 instead of leaving its buffer; the work-item then leaves
@@ -180,6 +181,7 @@ class _Analyser:
             return
         b = strip(base_expr)
         i_s, i_e = self.ps.offsets(index)
+        wide = {"unsigned": _canon_kind(index) in ("ULONG", "ULONGLONG")}   # failures.UNSIGNED
         reason = self._macro_reason(i_s, i_e)
         if not reason and (i_e <= i_s or self.ps.offsets(base_expr)[1] > i_s):
             name = self.ps.macro_containing(*self.ps.offsets(c))
@@ -199,7 +201,7 @@ class _Analyser:
                 name = self.ps.text(b)
             acc = self._new(c, "vector" if _is_vector(b) and not _is_array(b) else "subscript",
                             index_start=i_s, index_end=i_e, array=name, axis=axis,
-                            extent=extent)
+                            extent=extent, extra=wide)
             if reason:
                 acc.status, acc.reason = Status.UNCHECKED, reason
                 return
@@ -211,7 +213,7 @@ class _Analyser:
             return
         # A pointer: the parameter itself, or a pointer derived from one.
         acc = self._new(c, "subscript", index_start=i_s, index_end=i_e,
-                        array=self.ps.text(b), axis=0)
+                        array=self.ps.text(b), axis=0, extra=wide)
         if reason:
             acc.status, acc.reason = Status.UNCHECKED, reason
             return
@@ -441,8 +443,9 @@ def access_edits(ps: ParsedSource, facts: FunctionFacts, codes: dict) -> list:
         code = codes[id(a)]
         d = 1000 + a.depth
         base = a.base
+        ix = "__sk_ixu" if a.extra.get("unsigned") else "__sk_ix"   # ulong: 2**63 and up
         if base is None:   # constant-size array or vector axis
-            edits.append(insert_before(a.index_start, "__sk_ix((long)(", d))
+            edits.append(insert_before(a.index_start, f"{ix}((long)(", d))
             edits.append(insert_after(a.index_end, f"), {a.extent}L, {code}, {a.axis}, {fb})",
                                       d))
             continue
@@ -450,7 +453,7 @@ def access_edits(ps: ParsedSource, facts: FunctionFacts, codes: dict) -> list:
                 not a.extra.get("offset_arg") and base.kind == "param":
             # The parameter itself: the index against the element count.
             n = f"__sk_n_{base.name}"
-            edits.append(insert_before(a.index_start, "__sk_ix((long)(", d))
+            edits.append(insert_before(a.index_start, f"{ix}((long)(", d))
             edits.append(insert_after(a.index_end, f"), {n}, {code}, 0, {fb})", d))
             continue
         ptr = None if a.pointer_start < 0 else _tokens_text(ps, a.pointer_start,

@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 
 from ...errors import UnsupportedError
-from . import parse as C
+from . import macros, parse as C
 from .cuda_dialect import (ADDRESS_BUILTINS, ATOMICS, BACKEND, BARRIERS, CHECKS_OFF_PRELUDE,
                            DIALECT, CudaDialect, device_prelude)
 from .cuda_headers import PRELUDE_NAME, unknown_function_decl
@@ -117,6 +117,9 @@ def rewrite(source: str, *, filename: str = "kernel.cu", options=(), arch="sm_90
     (launch.py); `assume`: the failure codes of checks a launch variant leaves out."""
     ps = parse_cuda(source, filename=filename, options=options, arch=arch,
                     include_dirs=include_dirs)
+    if checks:      # what the source's own macros hold is checked where they are used
+        ps = macros.with_expansions(ps, lambda text: parse_cuda(
+            text, filename=filename, options=options, arch=arch, include_dirs=include_dirs))
     return ModuleRewriter(ps, checks=checks, kernel_asserts=kernel_asserts,
                           options=options, eliminate=eliminate,
                           launch_predicates=launch_predicates, assume=assume).run()

@@ -210,7 +210,8 @@ class CallRewriter:
             else:
                 hidden += [f"(const volatile void*)({root.base})", f"(long long)({root.size})"]
         text = ", ".join(hidden) + (", " if args else "")
-        self.mod.edits.append(E.insert_after(tok[1], text, 0))
+        # added once the module knows whether `target` takes hidden parameters at all
+        self.mod.call_edits.append((target, E.insert_after(tok[1], text, 0)))
 
 
 __all__ = ["CallRewriter", "call_name"]

@@ -165,9 +165,10 @@ static __device__ __forceinline__ void __sk_leave() {{
 // The cold path: first failure wins the slot, the winner writes its arguments.
 static __device__ __noinline__ void __sk_fail(long long* fb, unsigned long long code,
                                              long long index, long long size,
-                                             long long axis) {{
+                                             long long axis, long long unsigned_bits = 0) {{
   if (atomicCAS((unsigned long long*)fb, 0ULL, code) == 0ULL) {{
     fb[{index}] = index; fb[{size}] = size; fb[{axis}] = axis;
+    if (unsigned_bits) fb[{unsigned}] = unsigned_bits;  // a uint64 >= 2**63 reads back as itself
     fb[{thread}] = threadIdx.x; fb[{thread} + 1] = threadIdx.y; fb[{thread} + 2] = threadIdx.z;
     fb[{block}] = blockIdx.x; fb[{block} + 1] = blockIdx.y; fb[{block} + 2] = blockIdx.z;
     __threadfence();
@@ -190,7 +191,7 @@ static __device__ __forceinline__ long long __sk_ix(I i, long long n, unsigned l
                                                     int axis, long long* fb) {{
   long long v = (long long)i;
   if (__builtin_expect((unsigned long long)v >= (unsigned long long)n, 0) && n >= 0)
-    __sk_fail(fb, code, v, n, axis);
+    __sk_fail(fb, code, v, n, axis, (I)-1 > (I)0 ? 1 : 0);   // bit 0: an unsigned index
   return v;
 }}
 // One element at p within [base, base + bytes) (bytes < 0: unchecked).
@@ -278,6 +279,7 @@ def device_prelude(barriers: bool) -> str:
     """The device code every checked source starts with (before its #line 1)."""
     return _DEVICE_PRELUDE.format(barriers=1 if barriers else 0, skipped=F.SKIPPED,
                                   index=F.INDEX, size=F.SIZE, axis=F.AXIS, thread=F.THREAD,
+                                  unsigned=F.UNSIGNED,
                                   block=F.BLOCK, native="assert(__VA_ARGS__)",
                                   native_msg="assert(c)")
 

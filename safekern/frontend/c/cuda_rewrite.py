@@ -16,11 +16,13 @@ from . import safety as c_safety, writes as c_writes
 from . import parse as C
 from . import edits as E
 from .cuda_access import FunctionRewriter
+from .cuda_signatures import signature_edits
 from .cuda_calls import call_name
 from .cuda_dialect import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, NO_MEMORY_CALLS,
                            device_prelude, spelling)
 from .launch import kernel_predicates
 from .launch_expr import PROVEN_REASON
+from .module_state import module_state
 from .model import Access
 from .provenance import is_pointer_type, operator_call
 
@@ -72,6 +74,7 @@ class CudaRewrite:
     failure_sites: list = field(default_factory=list)
     safety: list = field(default_factory=list)   # c_safety.SafetySite: asserts, divisions
     assumed: tuple = ()       # a launch variant: the failure codes of the checks it leaves out
+    state: tuple = ()         # module_state.StateVariable: one copy per loaded module
 
     def find_kernels(self, name: str) -> list[KernelInfo]:
         """Kernels a symbol, a name or a name expression (`ns::axpy<float>`) can mean."""
@@ -137,6 +140,10 @@ class Function:
     why: str = ""
     barriers: bool = False
     calls: set = field(default_factory=set)
+    #: needs the hidden state (its body checks something, or calls a function that does);
+    #: a device function that does not keeps its signature, and its calls stay as written --
+    #: hidden parameters nobody uses only break overloads, templates and defaults
+    needs_hidden: bool = True
     count_params: set = field(default_factory=set)    # kernel params with a fast count
     orig_params: set = field(default_factory=set)     # kernel params reassigned in the body
 
@@ -160,6 +167,7 @@ class ModuleRewriter:
         self.spelling = spelling()
         self.K = C.kinds()
         self.edits: list[E.Edit] = []
+        self.call_edits: list = []             # (target Function, Edit): hidden arguments
         self.accesses: list[Access] = []
         self.safety: list = []                 # c_safety.SafetySite: asserts and divisions
         self.failure_sites: list = []          # of the checked accesses (FunctionRewriter)
@@ -273,6 +281,7 @@ class ModuleRewriter:
     # -- the module --------------------------------------------------------------------------
     def run(self) -> CudaRewrite:
         self._collect(self.ps.tu.cursor)
+        state = module_state(self.ps)   # a variant (a module of its own) would not share it
         if self.checks:
             self._mark_indirect_uses()
             for fn in self.functions:
@@ -287,11 +296,11 @@ class ModuleRewriter:
                     continue
                 if body is not None and fn.cursor.is_definition():
                     rewriter = None
-                    first = len(self.accesses)
+                    first, first_edit = len(self.accesses), len(self.edits)
                     with self._located(fn, lambda: rewriter.at if rewriter else None):
                         rewriter = FunctionRewriter(self, fn, body)
                         rewriter.run()
-                    if self.launch_predicates and fn.kernel and not fn.template:
+                    if self.launch_predicates and not state and fn.kernel and not fn.template:
                         with self._located(fn):     # launch.py: what launches may prove
                             self.launch[fn] = kernel_predicates(self.ps, fn.cursor, "cuda", [
                                 (a, a.extra["code"], a.extra["launch_extent"])
@@ -302,7 +311,10 @@ class ModuleRewriter:
                     # the kernel's prologue saves the entry value of the moved parameters
                     # that a root names (__sk_orig_i)
                     fn.orig_params |= rewriter.prov.originals
+                    fn.needs_hidden = any("__sk_" in e.text for e in self.edits[first_edit:])
             self._propagate_barriers()
+            self._propagate_needs()
+            self.edits += [e for target, e in self.call_edits if target.needs_hidden]
             c_writes.solve(self.writes)
             for fn in self.functions:
                 with self._located(fn):
@@ -319,8 +331,8 @@ class ModuleRewriter:
         else:
             uses = "SAFEKERN_ASSERT" in self.ps.source
             text = E.apply_edits(self.ps, [], prelude=CHECKS_OFF_PRELUDE if uses else "")
-        return CudaRewrite(assumed=tuple(sorted(self.assume)),
-                           source=text, original=self.ps.source, filename=self.ps.filename,
+        return CudaRewrite(assumed=tuple(sorted(self.assume)), state=state,
+                           source=text, original=self.ps.user_text, filename=self.ps.filename,
                            checked=self.checks, kernels=kernels, accesses=self.accesses,
                            barriers=barriers, includes=self._includes(), safety=self.safety,
                            failure_sites=self.failure_sites + [
@@ -374,6 +386,16 @@ class ModuleRewriter:
                 a.extra["lineno"] = self.ps.line_col(s)[0]
                 self.accesses.append(a)
 
+    def _propagate_needs(self):
+        """A function needs the hidden state when one it calls does (to pass it on)."""
+        changed = True
+        while changed:
+            changed = False
+            for fn in self.functions:
+                if not fn.needs_hidden and any(t.needs_hidden and t.rewritable
+                                               for t in fn.calls):
+                    fn.needs_hidden = changed = True
+
     def _propagate_barriers(self):
         changed = True
         while changed:
@@ -421,77 +443,9 @@ class ModuleRewriter:
         return c_writes.scan(self.ps, body, resolve=resolve, callee_of=callee_of,
                              access_of=access_of, operator_of=operator_call)
 
-    # -- signatures and preludes -------------------------------------------------------------
-    def _param_list(self, decl):
-        """(open paren offset, close paren offset, has params, void-only range or None)."""
-        ps = self.ps
-        name_at = decl.location.offset
-        tok = ps.next_token(name_at)
-        # Skip the name and explicit template arguments up to the parameter list's '('.
-        depth = 0
-        while tok is not None:
-            if tok[2] == "<":
-                depth += 1
-            elif tok[2] == ">":
-                depth -= 1
-            elif tok[2] == "(" and depth <= 0:
-                break
-            tok = ps.next_token(tok[1])
-        if tok is None:
-            raise ps.error("cannot find the parameter list of this function", name_at,
-                           cls=UnsupportedError)
-        open_at = tok[0]
-        params = self._params(decl)
-        if params:
-            end = params[-1].extent.end.offset
-            close = ps.next_token(end)
-            while close is not None and close[2] != ")":
-                close = ps.next_token(close[1])
-            return open_at, close[0], True, None
-        nxt = ps.next_token(tok[1])
-        if nxt is not None and nxt[2] == "void":
-            after = ps.next_token(nxt[1])
-            return open_at, after[0], False, (nxt[0], nxt[1])
-        return open_at, nxt[0], False, None
-
+    # -- signatures and preludes (cuda_signatures.py) ----------------------------------------
     def _signature_edits(self, fn: Function):
-        if not fn.rewritable:
-            return
-        for decl in fn.decls:
-            open_at, close_at, has_params, void_range = self._param_list(decl)
-            idx = fn.pointer_indexes
-            if fn.kernel:
-                hidden = [f"long long __sk_bytes_{i}" for i in idx] + ["long long* __sk_fb"]
-                text = ", ".join(hidden)
-                if void_range:
-                    self.edits.append(E.replace(void_range[0], void_range[1], text))
-                else:
-                    self.edits.append(E.insert_before(close_at,
-                                                      (", " if has_params else "") + text, 0))
-            else:
-                hidden = ["long long* __sk_fb"]
-                for i in idx:
-                    hidden += [f"const volatile void* __sk_base_{i}", f"long long __sk_bytes_{i}"]
-                text = ", ".join(hidden)
-                if void_range:
-                    self.edits.append(E.replace(void_range[0], void_range[1], text))
-                else:
-                    self.edits.append(E.insert_after(open_at + 1,
-                                                     text + (", " if has_params else ""), 0))
-        if fn.kernel and fn.cursor.is_definition():
-            body = C.function_body(fn.cursor)
-            pre = ["if (__sk_enter_sync(__sk_fb)) return;" if fn.barriers
-                   else "if (__sk_enter(__sk_fb)) return;"]
-            for i in sorted(fn.orig_params):
-                name = fn.params[i].spelling
-                pre.append(f"const volatile void* const __sk_orig_{i} = {name};")
-            for i in sorted(fn.count_params):
-                name = fn.params[i].spelling
-                pre.append(f"const long long __sk_n_{i} = __sk_count(__sk_bytes_{i}, "
-                           f"(long long)sizeof(*{name}));")
-            self.edits.append(E.insert_after(body.extent.start.offset + 1, " ".join(pre), 0))
-
-
+        self.edits += signature_edits(self, fn)
 
 
 __all__ = ["ModuleRewriter", "Function", "CudaRewrite", "KernelInfo", "ParamInfo"]

@@ -71,10 +71,39 @@ def statement_end(ps: ParsedSource, cursor) -> int:
     toks = ps.tokens_between(s, e)
     if toks and toks[-1][2] in (";", "}"):
         return e
-    nxt = ps.next_token(e)
-    if nxt is not None and nxt[2] == ";":
-        return nxt[1]
-    return e
+    semicolon = _closing_semicolon(ps, e)
+    return semicolon if semicolon is not None else e
+
+
+def _closing_semicolon(ps: ParsedSource, e: int):
+    """The end of the `;` that closes a statement whose expression ends at `e`, looking past
+    preprocessor conditionals between them (`x = y\n#ifdef ONE\n + 1\n#endif\n;`): the tokens
+    of directive lines, and of a conditional opened after `e`, are skipped; None when another
+    token comes first."""
+    depth, inactive = 0, False
+    tok = ps.next_token(e)
+    while tok is not None:
+        line = ps.line_col(tok[0])[0]
+        if tok[2] == "#" and ps.source_line(line).lstrip().startswith("#"):
+            words = [t[2] for t in ps.tokens_between(tok[0], ps._line_starts[line]
+                                                     if line < len(ps._line_starts) else
+                                                     len(ps.data))]
+            word = words[1] if len(words) > 1 else ""
+            if word in ("if", "ifdef", "ifndef"):
+                depth += 1
+            elif word == "endif":
+                if depth == 0:
+                    inactive = False
+                depth = max(depth - 1, 0) if depth else 0
+            elif word in ("else", "elif") and depth == 0:
+                inactive = True     # the enclosing conditional's branch we are in has ended
+            tok = ps.next_token(ps._line_starts[line] if line < len(ps._line_starts)
+                                else len(ps.data))
+            continue
+        if depth == 0 and not inactive:
+            return tok[1] if tok[2] == ";" else None
+        tok = ps.next_token(tok[1])
+    return None
 
 
 def build_tree(ps: ParsedSource, body) -> Node:

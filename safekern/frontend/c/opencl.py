@@ -23,7 +23,7 @@ import re
 
 from ...errors import CompilationError
 from ...failures import code32
-from . import edits as E, opencl_safety, parse as C, safety as c_safety, writes as c_writes
+from . import edits as E, macros, opencl_safety, parse as C, safety as c_safety, writes as c_writes
 from .model import Dialect, Root, Unknown
 from .opencl_headers import BASE_HEADER
 from .opencl_rewrite import KernelInfo, ProgramRewriter, Rewritten
@@ -253,18 +253,31 @@ static int __sk_pending(__global long *fb) {{
       get_group_id(2) == 0) {inc};
   return 1;
 }}
-static __SK_COLD void __sk_fail(__global long *fb, long code, long index, long size,
-                                long axis) {{
+static __SK_COLD void __sk_fail_bits(__global long *fb, long code, long index, long size,
+                                     long axis, long bits) {{
   if ({cas}) {{
-    fb[1] = index; fb[2] = size; fb[3] = axis;
+    fb[1] = index; fb[2] = size; fb[3] = axis; fb[11] = bits;
     fb[4] = get_local_id(0); fb[5] = get_local_id(1); fb[6] = get_local_id(2);
     fb[7] = get_group_id(0); fb[8] = get_group_id(1); fb[9] = get_group_id(2);
   }}
+}}
+static __SK_COLD void __sk_fail(__global long *fb, long code, long index, long size,
+                                long axis) {{
+  __sk_fail_bits(fb, code, index, size, axis, 0);
 }}
 static inline long __sk_ix(long i, long n, long code, int axis, __global long *fb,
                            __private int *fp) {{
   if (__SK_UNLIKELY((ulong)i >= (ulong)n)) {{
     *fp = 1; __sk_fail(fb, code, i, n, axis); return 0;
+  }}
+  return i;
+}}
+/* An index of type ulong (size_t): slot 11 says so, so 2**63 and up read back as themselves
+   (failures.UNSIGNED), not as negative numbers. */
+static inline long __sk_ixu(long i, long n, long code, int axis, __global long *fb,
+                            __private int *fp) {{
+  if (__SK_UNLIKELY((ulong)i >= (ulong)n)) {{
+    *fp = 1; __sk_fail_bits(fb, code, i, n, axis, 1); return 0;
   }}
   return i;
 }}
@@ -307,6 +320,8 @@ def rewrite(source: str, *, filename: str = DEFAULT_FILENAME, options=(),
         raise ParseFailed(first.message, errors, filename=filename, lineno=first.lineno,
                           source_line=ps.source_line(first.lineno) if first.lineno else None,
                           col=first.col)
+    ps = macros.with_expansions(ps, lambda text: C.parse(
+        text, filename=filename, args=dialect.parse_args(options), headers=dialect.headers()))
     return ProgramRewriter(ps, dialect, kernel_asserts, eliminate, launch_predicates,
                            assume).run()
 

@@ -136,6 +136,9 @@ class ParsedSource:
         self.path = path
         self._line_starts = [0] + [m.end() for m in re.finditer(rb"\n", self.data)]
         self._lines = self.source.split("\n")
+        # The user's own text, whose lines messages show: `source` itself, or what macros.py
+        # expanded into `source` (line for line)
+        self.user_text = source
         self._tokens = None
         self._token_starts = None
         self._macros = None
@@ -161,8 +164,9 @@ class ParsedSource:
         return i + 1, col
 
     def source_line(self, lineno: int) -> str:
-        if 1 <= lineno <= len(self._lines):
-            return self._lines[lineno - 1]
+        lines = self._lines if self.user_text is self.source else self.user_text.split("\n")
+        if 1 <= lineno <= len(lines):
+            return lines[lineno - 1]
         return ""
 
     # -- tokens and macros --------------------------------------------------------------

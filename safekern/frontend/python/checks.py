@@ -18,6 +18,7 @@ from ...failures import FailureSite, site_code
 from ..located import LocatedVisitor
 from . import names, nested, safety
 from .parse import ParsedFunction
+from .tuples import TupleValues
 
 # Atomic functions of numba.cuda.atomic whose second argument is an index.
 INDEXED_ATOMICS = ("add", "sub", "and_", "or_", "xor", "inc", "dec", "exch", "max", "min",
@@ -54,6 +55,9 @@ class _Context:
         self.device_calls: dict = {}
         self.plain_device_calls: list = []
         self._temps = itertools.count()
+        is_cuda = getattr(resolver, "is_cuda_module", None)
+        self.tuples = TupleValues(parsed.tree, (lambda e: is_cuda(e, parsed)) if is_cuda
+                                  else (lambda e: False))
 
     def lookup(self, expr):
         """What a name or attribute in the function means (for raised exception classes)."""
@@ -66,12 +70,13 @@ class _Context:
         p = self.parsed
         col = getattr(node, "col_offset", None)
         end = getattr(node, "end_col_offset", None)
-        same_line = getattr(node, "end_lineno", None) == getattr(node, "lineno", None)
-        return cls(problem, filename=p.filename, lineno=getattr(node, "lineno", None),
-                   source_line=p.source_line(getattr(node, "lineno", 0) or 0),
-                   col=None if col is None else col + p.indent,
-                   end_col=(end + p.indent) if (end is not None and same_line) else None,
-                   kernel=p.name)
+        lineno = getattr(node, "lineno", None)
+        same_line = getattr(node, "end_lineno", None) == lineno
+        return cls(problem, filename=p.filename, lineno=lineno,
+                   source_line=p.source_line(lineno or 0),
+                   col=p.column(lineno or 0, col),
+                   end_col=p.column(lineno, end) if same_line else None,
+                   kernel=p.shown_name)
 
     def register(self, kind: str, subscript_value, index, node) -> int:
         """Register a check site (one code per index component) and return its base code."""
@@ -79,7 +84,7 @@ class _Context:
         array = ast.unparse(subscript_value)
         components = index.elts if isinstance(index, ast.Tuple) else [index]
         known = isinstance(index, ast.Tuple) or _is_scalar_index(index)
-        base = site_code(p.filename, node.lineno, node.col_offset, p.name, kind, array)
+        base = site_code(p.filename, node.lineno, node.col_offset, p.shown_name, kind, array)
         line = p.source_line(node.lineno)
         axis = 0
         static_axes = True
@@ -89,14 +94,14 @@ class _Context:
             if known and (_is_ellipsis(comp) or _is_none(comp)):
                 static_axes = False     # later components' axes depend on the array's ndim
                 continue
-            col, end = _columns(comp if comp.lineno == node.lineno else node, p.indent)
+            col, end = _columns(comp if comp.lineno == node.lineno else node, p)
             self.failure_sites.append(FailureSite(
-                code=base + position, kind="bounds", kernel=p.name, filename=p.filename,
+                code=base + position, kind="bounds", kernel=p.shown_name, filename=p.filename,
                 lineno=node.lineno, source_line=line, col=col, end_col=end, array=array,
                 axis=axis if (known and static_axes) else None))
             axis += 1
         self.sites.append(CheckSite(base, kind, array, node.lineno,
-                                    col=node.col_offset + p.indent, text=_text(p, node)))
+                                    col=p.column(node.lineno, node.col_offset), text=_text(p, node)))
         return base
 
     def register_unchecked(self, kind: str, subscript_value, node, reason: str) -> None:
@@ -104,39 +109,41 @@ class _Context:
         unchecked, with the reason, and given no failure code."""
         p = self.parsed
         array = ast.unparse(subscript_value)
-        code = site_code(p.filename, node.lineno, node.col_offset, p.name, kind, array)
+        code = site_code(p.filename, node.lineno, node.col_offset, p.shown_name, kind, array)
         self.sites.append(CheckSite(code, kind, array, node.lineno, "unchecked", reason,
-                                    col=node.col_offset + p.indent, text=_text(p, node)))
+                                    col=p.column(node.lineno, node.col_offset), text=_text(p, node)))
 
     def register_failure(self, kind: str, node, *, message, exception=None,
                          status="checked", reason="") -> int:
         """Register an assert, raise or division site (see safety.py); its code."""
         p = self.parsed
-        code = site_code(p.filename, node.lineno, node.col_offset, p.name, kind)
+        code = site_code(p.filename, node.lineno, node.col_offset, p.shown_name, kind)
         if status == "checked":
-            col, end = _columns(node, p.indent)
+            col, end = _columns(node, p)
             self.failure_sites.append(FailureSite(
-                code=code, kind=kind, kernel=p.name, filename=p.filename, lineno=node.lineno,
+                code=code, kind=kind, kernel=p.shown_name, filename=p.filename, lineno=node.lineno,
                 source_line=p.source_line(node.lineno), col=col, end_col=end, array=None,
                 axis=None, message=message, exception=exception))
         self.sites.append(CheckSite(code, kind, "", node.lineno, status, reason,
-                                    col=node.col_offset + p.indent, text=_text(p, node)))
+                                    col=p.column(node.lineno, node.col_offset), text=_text(p, node)))
         return code
 
 
 def _text(parsed, node) -> str:
     """The node's source text as written (whitespace collapsed)."""
     if node.end_lineno == node.lineno:
-        col = node.col_offset + parsed.indent
-        text = parsed.source_line(node.lineno)[col:node.end_col_offset + parsed.indent]
+        text = parsed.source_line(node.lineno)[parsed.column(node.lineno, node.col_offset):
+                                               parsed.column(node.lineno, node.end_col_offset)]
     else:
         text = ast.unparse(node)
     return " ".join(text.split())
 
 
-def _columns(node, indent):
+def _columns(node, parsed):
+    """The node's first and end character columns in the file (end None over several lines)."""
     same_line = node.end_lineno == node.lineno
-    return node.col_offset + indent, (node.end_col_offset + indent) if same_line else None
+    return (parsed.column(node.lineno, node.col_offset),
+            parsed.column(node.lineno, node.end_col_offset) if same_line else None)
 
 
 def _is_ellipsis(node) -> bool:
@@ -194,7 +201,8 @@ class BoundsCheckRewriter(LocatedVisitor, ast.NodeTransformer):
     def visit_Subscript(self, node: ast.Subscript):
         if isinstance(node.ctx, ast.Del):
             raise self.ctx.error(node, "deleting a subscript is not supported in a kernel")
-        if _is_static_attribute_index(node) or _is_field_name(node.slice):
+        if _is_static_attribute_index(node) or _is_field_name(node.slice) or \
+                self.ctx.tuples.is_tuple(node.value):
             return self.generic_visit(node)
         value = self.visit(node.value)
         index = self.visit(node.slice)

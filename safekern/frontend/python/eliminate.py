@@ -32,6 +32,7 @@ from .call_facts import (CallSiteFacts, array_root, common_facts, demands, entry
                          index_form, plain_array)
 from .exits import contains_barrier
 from .bindings import FunctionBindings, assigned, is_range, pure, walrus_targets
+from .casts import IntegerCasts
 from .index_forms import Linearizer
 from .invariants import Invariants
 from .launch import LaunchProver, worth_a_variant
@@ -465,7 +466,8 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
         bindings = FunctionBindings(fn, tree, parsed, is_cuda, is_check_call)
         lin = Linearizer(defs=bindings.defs, constants=bindings.constants,
                          shapes=bindings.shapes, integers=bindings.integers, is_cuda=is_cuda,
-                         choices=bindings.choices, range_vars=bindings.range_vars)
+                         choices=bindings.choices, range_vars=bindings.range_vars,
+                         casts=IntegerCasts(ctx.lookup))
         invariants = Invariants(tree, bindings, lin, is_check_call, excluded)
         flag_tested = device or contains_barrier(tree, resolver, parsed)
         eliminator = _Eliminator(bindings, lin, ctx, sites, resolver, parsed,

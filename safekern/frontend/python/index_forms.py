@@ -27,6 +27,7 @@ import copy
 
 from . import names
 from .bindings import is_grid_call, walrus_targets
+from .casts import IntegerCasts
 from .idioms import GRID_MAX, grid_idiom
 from .choices import choice_form, choice_interval, choice_parts, typed_only
 from .linear import Atoms, Fact, Form, Prover
@@ -62,8 +63,9 @@ class Linearizer:
     numba.cuda module."""
 
     def __init__(self, *, defs, constants, shapes, integers, is_cuda, choices=frozenset(),
-                 range_vars=None):
+                 range_vars=None, casts=None):
         self.defs = defs
+        self.casts = casts or IntegerCasts(None)    # `types.uint32(0)` is the constant 0
         self.range_vars = range_vars or {}
         # Which of `min`, `max` (the builtins) and `x if c else y` get choice atoms
         # (choices.py); boolean single definitions (`ok = i < n`) give their facts with them.
@@ -117,11 +119,11 @@ class Linearizer:
             kind = node.func.attr
             return self.atoms.add(("cuda", kind, 1), lower=0 if kind == "grid" else 1,
                                   upper=GRID_MAX, integer=True, node=node)
-        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and \
-                type(node.slice.value) is int and \
+        index = self.casts.fold(node.slice) if isinstance(node, ast.Subscript) else None
+        if isinstance(index, ast.Constant) and type(index.value) is int and \
                 is_grid_call(node.value, self.is_cuda, scalar=False):
             kind = node.value.func.attr
-            return self.atoms.add(("cuda", kind, node.value.args[0].value, node.slice.value),
+            return self.atoms.add(("cuda", kind, node.value.args[0].value, index.value),
                                   lower=0 if kind == "grid" else 1, upper=GRID_MAX,
                                   integer=True, node=node)
         return None
@@ -169,6 +171,7 @@ class Linearizer:
     # -- forms --------------------------------------------------------------------------------
     def form(self, node) -> Form | None:
         """The linear form of an integer expression, or None."""
+        node = self.casts.fold(node)
         if isinstance(node, ast.Constant):
             return Form((), node.value) if type(node.value) is int else None
         if isinstance(node, ast.Name):
@@ -262,6 +265,7 @@ class Linearizer:
     def interval(self, node, local):
         """(lo, hi) of the value if every leaf is bounded and every intermediate stays below
         WIDE in magnitude, else None. `local`: bounds the facts in scope give."""
+        node = self.casts.fold(node)
         if isinstance(node, ast.Constant):
             return (node.value, node.value) if type(node.value) is int else None
         if isinstance(node, ast.Name):

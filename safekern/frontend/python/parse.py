@@ -13,6 +13,7 @@ import textwrap
 from dataclasses import dataclass
 
 from ...errors import CompilationError
+from ..located import char_column
 
 
 @dataclass
@@ -26,10 +27,23 @@ class ParsedFunction:
 
     @property
     def name(self) -> str:
+        """The name of the rewritten def (`lambda_` for a lambda: _lambda_as_def)."""
         return self.tree.name
+
+    @property
+    def shown_name(self) -> str:
+        """The function's name as Python gives it, for messages and reports: `<lambda>` for
+        a lambda (issue 29: a failure in one said "in kernel 'lambda_'")."""
+        name = getattr(self.pyfunc, "__name__", None)
+        return name if isinstance(name, str) else self.tree.name
 
     def source_line(self, lineno: int) -> str:
         return linecache.getline(self.filename, lineno)
+
+    def column(self, lineno: int, offset: int | None) -> int | None:
+        """The character column in the file's line `lineno` of a node's col_offset or
+        end_col_offset (UTF-8 bytes of the dedented line; issue 29: `Σ_T` moved carets)."""
+        return char_column(self.source_line(lineno), self.indent, offset)
 
 
 class SourceNotFound(CompilationError):

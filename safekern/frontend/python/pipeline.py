@@ -75,8 +75,9 @@ def _check_reserved_names(parsed: ParsedFunction) -> None:
             raise CompilationError(
                 f"the name {ident!r} is reserved for safekern's generated code; rename it",
                 filename=p.filename, lineno=node.lineno, source_line=p.source_line(node.lineno),
-                col=node.col_offset + p.indent, end_col=node.end_col_offset + p.indent,
-                kernel=p.name)
+                col=p.column(node.lineno, node.col_offset),
+                end_col=p.column(node.lineno, node.end_col_offset),
+                kernel=p.shown_name)
 
 
 def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
@@ -102,7 +103,7 @@ def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
     two (the failure buffer and the calling thread's failure flag).
     """
     _check_reserved_names(parsed)
-    with internal_errors(kernel=parsed.name, filename=parsed.filename,
+    with internal_errors(kernel=parsed.shown_name, filename=parsed.filename,
                          lineno=parsed.tree.lineno,
                          source_line=parsed.source_line(parsed.tree.lineno)):
         return _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions,
@@ -116,7 +117,7 @@ def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, laun
     fn = copy.deepcopy(parsed.tree)      # the rewriter edits nodes in place; keep the parse intact
     new_fn = copy.copy(fn)
     rewriter = BoundsCheckRewriter(ctx)
-    rewriter.located_kernel, rewriter.located_filename = parsed.name, parsed.filename
+    rewriter.located_kernel, rewriter.located_filename = parsed.shown_name, parsed.filename
     rewriter.located_indent = parsed.indent
     body = []
     for stmt in fn.body:

@@ -13,6 +13,13 @@ touch one element, one of them writing. Atomic operations never conflict and are
 `certain` says whether every condition on the way to the access was modelled (comparisons of
 linear forms, early exits on them) and no loop or data-dependent exit lies on the way: only then
 can a conflict be *proven* to happen; otherwise it can only be suspected.
+
+`phase` places the access between barriers: how many block barriers (any barrier: a grid sync
+orders a block too) and how many grid syncs (`cuda.cg.this_grid().sync()`) a thread has passed
+when it runs it, each as an interval `(lo, hi)` (`hi` None: unbounded). A barrier in a loop, a
+branch or a device function that may synchronise makes the count a range: the launch check
+orders two accesses only when their ranges are disjoint, and proves them unordered only when
+both are one and the same number (safekern/backends/numba/race_pairs.py).
 """
 from __future__ import annotations
 
@@ -20,6 +27,7 @@ import ast
 from dataclasses import dataclass, field
 
 from .linear import Form
+from .race_phases import join, may_synchronise, passing
 
 THREAD_ATOMS = ("g", 0), ("g", 1), ("g", 2)      # global thread coordinates x, y, z
 _ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
@@ -40,6 +48,8 @@ class Access:
     #: A write whose value is the same in every thread of a launch (constants, scalar
     #: parameters never reassigned): two threads running it write one value, which is benign.
     uniform_value: bool = False
+    #: (block_lo, block_hi, grid_lo, grid_hi): barriers passed before it runs (see module doc)
+    phase: tuple = (0, 0, 0, 0)
 
 
 @dataclass
@@ -48,6 +58,7 @@ class RaceSummary:
     accesses: dict = field(default_factory=dict)   # param -> [Access]
     opaque: dict = field(default_factory=dict)     # param -> (lineno, why): used unmodelled
     has_barriers: bool = False
+    has_grid_sync: bool = False
 
     def written(self, param) -> bool:
         return param in self.opaque or any(a.write for a in self.accesses.get(param, ()))
@@ -88,65 +99,116 @@ def _is_block_offset(atom, axis) -> bool:
 
 
 class _Summariser:
-    def __init__(self, fn: ast.FunctionDef, lin, reassigned: set, atomic_call, barrier_call):
+    def __init__(self, fn: ast.FunctionDef, lin, reassigned: set, atomic_call, barrier_kind):
         self.lin = lin
         self.params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
         self.reassigned = reassigned
         self.atomic_call = atomic_call
-        self.barrier_call = barrier_call
+        self.barrier_kind = barrier_kind
         self.summary = RaceSummary(tuple(self.params))
+        self.phase = (0, 0, 0, 0)        # the barriers passed here (Access.phase)
+
+    # -- barrier phases -------------------------------------------------------------------------
+    def _barriers(self, node) -> tuple:
+        """(block, grid, ranged): the barriers `node` runs, counted, and which counts a call
+        may raise by an unknown amount ("block", "grid" or both)."""
+        block = grid = 0
+        ranged: set = set()
+        for n in _walk_running(node):
+            if isinstance(n, ast.Call):
+                kind = self.barrier_kind(n)
+                block += kind in ("block", "grid")
+                grid += kind == "grid"
+                if kind == "unknown":
+                    ranged |= {"block", "grid"}
+                elif kind == "warp":     # orders some threads of a block: not one phase
+                    ranged.add("block")
+        return block, grid, frozenset(ranged)
+
+    def simple(self, node, visit) -> None:
+        """Visit a statement or test that holds no statements; accesses in one holding a
+        barrier are placed in every phase it spans."""
+        counts = self._barriers(node)
+        if counts == (0, 0, frozenset()):
+            visit()
+            return
+        self.summary.has_barriers = True
+        self.summary.has_grid_sync = self.summary.has_grid_sync or counts[1] > 0 or \
+            "grid" in counts[2]
+        after = passing(self.phase, counts)
+        self.phase = (self.phase[0], after[1], self.phase[2], after[3])
+        visit()
+        self.phase = after
 
     # -- statements ---------------------------------------------------------------------------
     def block(self, stmts, guards: tuple, certain: bool) -> tuple:
         """Walk a statement list; the guards and certainty after it (early exits add facts)."""
         for stmt in stmts:
             if isinstance(stmt, ast.If):
-                self.expr(stmt.test, guards, certain)
+                self.simple(stmt.test, lambda: self.expr(stmt.test, guards, certain))
                 modeled = self._modeled(stmt.test)
                 taken = self._facts(stmt.test, False)
                 untaken = self._facts(stmt.test, True) if self._modeled_negation(stmt.test) \
                     else None
+                start = self.phase
                 self.block(stmt.body, guards + taken, certain and modeled)
+                after_body, self.phase = self.phase, start
                 self.block(stmt.orelse, guards + (untaken or ()), certain and untaken is not None)
+                self.phase = join(after_body, self.phase)
                 body_exits, else_exits = _exits(stmt.body), _exits(stmt.orelse)
                 if body_exits and not else_exits and untaken is not None:
                     guards = guards + untaken
                 elif body_exits or else_exits or _may_exit(stmt):
                     certain = False
             elif isinstance(stmt, (ast.For, ast.While)):
+                # Barriers in a loop run any number of times: from the first iteration on,
+                # only the lower bounds of the phase are known (an access after the barrier
+                # of one iteration and one before it in the next share a phase).
+                self.phase = passing(self.phase, self._barriers(stmt), ranged=True)
+                if self.phase[1] is None:
+                    self.summary.has_barriers = True
+                    self.summary.has_grid_sync = self.summary.has_grid_sync or \
+                        self.phase[3] is None
+                entry = self.phase
                 self.expr(stmt.iter if isinstance(stmt, ast.For) else stmt.test, guards, certain)
                 if isinstance(stmt, ast.For):
                     self.target(stmt.target, None, guards, False)
                 self.block(stmt.body, guards, False)
+                self.phase = entry
                 self.block(stmt.orelse, guards, False)
+                self.phase = entry           # the loop may run no iteration, or break
                 if _may_exit(stmt, loop=True):
                     certain = False
             elif isinstance(stmt, ast.With):
                 for item in stmt.items:
-                    self.expr(item.context_expr, guards, certain)
+                    self.simple(item.context_expr,
+                                lambda e=item.context_expr: self.expr(e, guards, certain))
                 guards, certain = self.block(stmt.body, guards, certain)
-            elif isinstance(stmt, ast.Assign):
-                self.expr(stmt.value, guards, certain)
-                for target in stmt.targets:
-                    self.target(target, stmt.value, guards, certain)
-            elif isinstance(stmt, ast.AugAssign):
-                self.expr(stmt.value, guards, certain)
-                if isinstance(stmt.target, ast.Subscript):
-                    self.subscript(stmt.target, guards, certain, write=False)
-                self.target(stmt.target, None, guards, certain)
-            elif isinstance(stmt, ast.AnnAssign):
-                if stmt.value is not None:
-                    self.expr(stmt.value, guards, certain)
-                    self.target(stmt.target, stmt.value, guards, certain)
-            elif isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
-                for child in ast.iter_child_nodes(stmt):
-                    self.expr(child, guards, certain)
-                certain = False
             else:
-                for child in ast.iter_child_nodes(stmt):
-                    if isinstance(child, ast.expr):
-                        self.expr(child, guards, certain)
+                self.simple(stmt, lambda s=stmt: self.statement(s, guards, certain))
+                if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+                    certain = False
         return guards, certain
+
+    def statement(self, stmt, guards, certain) -> None:
+        """A statement that holds no statements."""
+        if isinstance(stmt, ast.Assign):
+            self.expr(stmt.value, guards, certain)
+            for target in stmt.targets:
+                self.target(target, stmt.value, guards, certain)
+        elif isinstance(stmt, ast.AugAssign):
+            self.expr(stmt.value, guards, certain)
+            if isinstance(stmt.target, ast.Subscript):
+                self.subscript(stmt.target, guards, certain, write=False)
+            self.target(stmt.target, None, guards, certain)
+        elif isinstance(stmt, ast.AnnAssign):
+            if stmt.value is not None:
+                self.expr(stmt.value, guards, certain)
+                self.target(stmt.target, stmt.value, guards, certain)
+        else:
+            for child in ast.iter_child_nodes(stmt):
+                if isinstance(child, ast.expr):
+                    self.expr(child, guards, certain)
 
     def target(self, target, value, guards, certain):
         if isinstance(target, ast.Subscript):
@@ -169,8 +231,6 @@ class _Summariser:
             self.subscript(node, guards, certain, write=False)
             return
         if isinstance(node, ast.Call):
-            if self.barrier_call(node):
-                self.summary.has_barriers = True
             if self.atomic_call(node):
                 # Atomics never conflict; only their other arguments are read.
                 for arg in node.args[1:]:
@@ -222,7 +282,7 @@ class _Summariser:
         known = all(f is not None for f in index)
         self.summary.accesses.setdefault(base.id, []).append(Access(
             base.id, write, index if known else None, tuple(guards), certain, node.lineno,
-            ast.unparse(node), uniform_value=write and uniform_value))
+            ast.unparse(node), uniform_value=write and uniform_value, phase=self.phase))
 
     def opaque(self, param, lineno, why):
         self.summary.opaque.setdefault(param, (lineno, why))
@@ -292,6 +352,16 @@ class _Summariser:
             len(self._facts(test, True)) == 1
 
 
+def _walk_running(node):
+    """The nodes of `node` that run with it: not the bodies of functions it defines."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(n))
+
+
 def _exits(body) -> bool:
     return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Break,
                                                 ast.Continue))
@@ -330,14 +400,15 @@ def _views(fn, s: _Summariser) -> None:
             s.opaque(param, line, f"a view of it, {used!r}, is indexed or passed on")
 
 
-def summarise(fn: ast.FunctionDef, lin, *, reassigned: set, atomic_call, barrier_call
+def summarise(fn: ast.FunctionDef, lin, *, reassigned: set, atomic_call, barrier_kind
               ) -> RaceSummary:
     """The accesses of every parameter of the kernel `fn` (its source as the user wrote it).
 
     `lin` is a Linearizer over the function's single definitions; `reassigned` the names bound
-    more than once; `atomic_call(call)` / `barrier_call(call)` recognise cuda.atomic.* and block
-    barriers (or device functions holding them)."""
-    s = _Summariser(fn, lin, reassigned, atomic_call, barrier_call)
+    more than once; `atomic_call(call)` recognises cuda.atomic.*; `barrier_kind(call)` says
+    "block" (a block barrier), "grid" (a grid sync), "unknown" (a function that may run any
+    number of either) or None."""
+    s = _Summariser(fn, lin, reassigned, atomic_call, barrier_kind)
     s.block(fn.body, (), True)
     _views(fn, s)
     for param in s.params:
@@ -371,13 +442,38 @@ def analyse_kernel(parsed, resolver) -> RaceSummary:
         r = role(call)
         return r is not None and r[0] == "atomic"
 
-    def barrier_call(call):
+    def barrier_kind(call, depth=0):
+        if isinstance(call.func, ast.Name) and call.func.id in analysis.counts:
+            # A function under a local name (`sync = cuda.syncthreads`): what it is bound to;
+            # bound more than once or to something not followed, it may synchronise.
+            value = analysis.defs.get(call.func.id)
+            if value is None or depth > 8:
+                return "unknown"
+            return barrier_kind(ast.Call(value, call.args, call.keywords), depth + 1)
         r = role(call)
-        return r is not None and (r[0] == "barrier" or (
-            r[0] == "device" and getattr(r[1], "has_barriers", False)))
+        if r is None:
+            return "warp" if _is_syncwarp(call.func, is_cuda, resolver, parsed) else None
+        if r[0] == "barrier":
+            return "block"
+        if r[0] == "grid_sync":
+            return "grid"
+        if r[0] == "device" and (getattr(r[1], "has_barriers", False) or
+                                 may_synchronise(r[1])):     # (has_barriers: not syncwarp)
+            return "unknown"
+        if r[0] == "plain_device" and may_synchronise(resolver.resolve(call.func, parsed)):
+            return "unknown"
+        return None
 
     return summarise(fn, lin, reassigned=reassigned, atomic_call=atomic_call,
-                     barrier_call=barrier_call)
+                     barrier_kind=barrier_kind)
+
+
+def _is_syncwarp(func, is_cuda, resolver, parsed) -> bool:
+    """`cuda.syncwarp` (or the function imported under a name)."""
+    if isinstance(func, ast.Attribute):
+        return func.attr == "syncwarp" and is_cuda(func.value)
+    return isinstance(func, ast.Name) and \
+        getattr(resolver.resolve(func, parsed), "__name__", None) == "syncwarp"
 
 
 __all__ = ["Access", "RaceSummary", "summarise", "analyse_kernel", "THREAD_ATOMS"]
