@@ -32,8 +32,12 @@ def test_a_window_the_launch_proves_is_read_unchecked_in_the_variant():
     assert variant["w[2, 2]"] == {"eliminated"} and variant["cellsize[0]"] == {"eliminated"}
     assert all(st == {"eliminated"} for st in variant.values()), variant
     # the slice itself is no check: it cannot fail
-    [window] = [e for e in K.slope.check_report() if e.kind == "load"]
+    [window] = [e for e in K.slope.check_report() if e.kind == "load" and e.function == "slope"]
     assert window.status == "eliminated" and "slice never fails" in window.reason
+    # the report: the callee's reads are proven at launch, with the kernel's predicates
+    callee = [e for e in K.slope.check_report() if e.function == "window_slope"]
+    assert len(callee) == 13 and all(e.status == "proven at launch" for e in callee)
+    assert "a.shape[0] >= out.shape[0]" in callee[0].predicate
     a = np.arange(48, dtype=np.float64).reshape(6, 8)
     out = cuda.to_device(np.zeros((6, 8)))
     K.slope[(2, 2), (4, 4)](cuda.to_device(a), cuda.to_device(np.array([0.5])), out)

@@ -185,14 +185,10 @@ class _CheckedFunction(DispatcherSurface):
         races = getattr(self, "_races", None)
         if races is not None:
             entries += races.report(p.shown_name)
-        seen, todo = {id(self)}, list(self.rewritten.device_calls.values())
-        while todo:                      # the device functions' sites run in this kernel too
-            fn = todo.pop(0)
-            if id(fn) in seen or not isinstance(fn, _CheckedFunction):
-                continue
-            seen.add(id(fn))
-            entries += fn._own_entries()
-            todo += list(fn.rewritten.device_calls.values())
+        # The device functions' sites run in this kernel too (each once, over the callee's
+        # specialisations for their call sites: specialise.py).
+        from .specialise import callee_entries
+        entries += callee_entries(self)
         return CheckReport(entries, filename=p.filename)
 
     def _own_entries(self) -> list:

@@ -5,6 +5,8 @@ none where the facts prove nothing more (the function itself is called then: no 
 compile)."""
 from __future__ import annotations
 
+import dataclasses
+
 from .build import Build
 
 
@@ -40,4 +42,49 @@ def specialised(function, param_facts: tuple):
         return hit
 
 
-__all__ = ["SpecialisedBuild", "specialised"]
+#: Of one site's statuses in several specialisations, the one that says least.
+_RANK = {"checked": 0, "unchecked": 0, "proven at launch": 1, "hoisted": 2, "eliminated": 3}
+
+
+def _callee_entries(rewritten, own_entries, seen_ids) -> dict:
+    """(file, line, col, code) -> the entry of each site of the checked device functions
+    `rewritten` calls, at any depth, merged over their specialisations (least proven)."""
+    out = {}
+    todo = list(rewritten.device_calls.values())
+    while todo:
+        fn = todo.pop(0)
+        if id(fn) in seen_ids or not hasattr(fn, "_own_entries"):
+            continue
+        seen_ids.add(id(fn))
+        for e in own_entries(fn):
+            key = (e.filename, e.lineno, e.col, e.code)
+            before = out.get(key)
+            if before is None or _RANK.get(e.status.value, 0) < _RANK.get(before.status.value, 0):
+                out[key] = e
+        todo += list(fn.rewritten.device_calls.values())
+    return out
+
+
+def callee_entries(kernel) -> list:
+    """The report entries of the checked device functions a kernel calls, each site once: a
+    site checked in the checked kernel's callee but proven in its launch variant's
+    (specialised for facts its launch predicates prove) is "proven at launch"."""
+    own = type(kernel)._own_entries
+    checked = _callee_entries(kernel.rewritten, own, {id(kernel)})
+    variant = kernel.rewritten.launch_variant
+    if variant is None:
+        return list(checked.values())
+    proven = _callee_entries(variant, own, {id(kernel)})
+    predicates = " and ".join(p.text() for p in kernel.rewritten.launch_predicates)
+    out = []
+    for key, e in checked.items():
+        v = proven.get(key)
+        if e.status.value == "checked" and v is not None and v.status.value == "eliminated":
+            e = dataclasses.replace(e, status="proven at launch", predicate=predicates,
+                                    reason=f"if {predicates}: {v.reason} (the callee "
+                                           "specialised for the call's arguments)")
+        out.append(e)
+    return out
+
+
+__all__ = ["SpecialisedBuild", "specialised", "callee_entries"]
