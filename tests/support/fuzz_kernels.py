@@ -111,6 +111,9 @@ class _Generator:
         # min/max/conditional indices (_choice) draw from their own stream: every seed keeps
         # the statements it had before they were added, and gets some of these in between.
         self.r2 = random.Random(seed * 7919 + 13)
+        # Device calls given views and local arrays, device functions reading constant indices
+        # (call_facts.py): a stream of their own too.
+        self.r3 = random.Random(seed * 7919 + 29)
 
     # -- helpers ------------------------------------------------------------------------------
     def chance(self, p: float) -> bool:
@@ -631,7 +634,42 @@ class _Generator:
     def _device(self, scope, indent, depth):
         fn = self.r.choice(self.devices)
         target = self.r.choice(self.locals)
-        self.emit(indent, f"{target} = {fn}(src, dst, {self.expr(scope)}, {self.expr(scope)})")
+        src, dst, guard = self._device_arguments(scope)
+        if guard:
+            self.emit(indent, f"if {guard}:")
+            indent += 1
+        self.emit(indent, f"{target} = {fn}({src}, {dst}, {self.expr(scope)}, {self.expr(scope)})")
+
+    def _device_arguments(self, scope):
+        """(src, dst, guard): the arrays, or windows of them (`src[k:k + 3]` under a guard
+        that may be off by one, or none), or the local array; and the guard, or ''."""
+        x = self.r3
+        src, dst, guards = "src", "dst", []
+        for which in ("src", "dst"):
+            roll = x.random()
+            if roll < 0.35 and scope.ints:
+                # (the kernel's own parameters too: never rebound, so launch predicates
+                # may prove their windows)
+                base = x.choice([which, "idx", "c"] if which == "src" else [which, "o1"])
+                k, w = x.choice(scope.ints), x.randint(1, 4)
+                lo, hi = x.choice([(k, f"{k} + {w}"), (f"{k} - 1", f"{k} + {w - 1}"),
+                                   ("", str(w)), (str(x.randint(0, 2)), f"{base}.shape[0]")])
+                view = f"{base}[{lo}:{hi}]"
+                if x.random() < 0.8 and lo and lo != "0":
+                    slack = x.choice(["", "", " + 1"])
+                    other = x.choice([base, base, "out", "a"])
+                    guards.append(f"{lo} >= 0 and {hi}{slack} <= {other}.shape[0]")
+                elif x.random() < 0.8 and hi and not hi.endswith("shape[0]"):
+                    guards.append(f"{hi} <= {base}.shape[0]")
+            elif roll < 0.5 and which == "src" and "loc" in self.local_names:
+                view = "loc"
+            else:
+                continue
+            if which == "src":
+                src = view
+            else:
+                dst = view
+        return src, dst, " and ".join(guards)
 
     def _rebind(self, scope, indent, depth):
         """`src` and `dst` name one of two 1-D arrays each; rebinding one changes its shape."""
@@ -654,6 +692,10 @@ class _Generator:
         self.emit(0, "@safekern.jit(device=True)")
         self.emit(0, f"def {name}(src, dst, p, q):")
         self.emit(1, "r = 0")
+        x = self.r3
+        for _ in range(x.randint(0, 2)):       # constant indices (call_facts.demands)
+            c = x.choice([0, 0, 1, 2, 3, -1])
+            self.emit(1, x.choice([f"r += src[{c}]", f"dst[{c}] = 1"]))
         for _ in range(r.randint(1, 3)):
             var = r.choice(["p", "q", "r"])
             roll = r.random()

@@ -178,6 +178,7 @@ class Build:
     does."""
 
     hidden = True        # its kernels take the failure buffer's address (launch.py)
+    param_facts = ()     # a device function specialised for its arguments (specialise.py)
 
     def __init__(self, parsed, *, name: str, py_func, device: bool, options: dict, sigs,
                  specialized: bool):
@@ -206,7 +207,8 @@ class Build:
                                         kernel_exceptions=not self.options.get("debug"),
                                         launch_predicates=cfg.launch_predicates and
                                         cfg.eliminate and not self.device,
-                                        launch_subset=launch_subset)
+                                        launch_subset=launch_subset,
+                                        param_facts=self.param_facts)
 
     @staticmethod
     def _adopt(rewritten):

@@ -170,6 +170,12 @@ class _CheckedFunction(DispatcherSurface):
                 cache[key] = hit
             return hit[0]
 
+    def specialised(self, param_facts: tuple):
+        """This device function for callers whose arguments `param_facts` describe
+        (frontend/python/call_facts.py), or itself where they prove nothing more."""
+        from .specialise import specialised
+        return specialised(self, param_facts)
+
     def check_report(self) -> CheckReport:
         """Every check site in this function and in the checked device functions it calls, at
         any depth, each once (accesses, asserts, raises, divisions; a kernel's race verdicts
@@ -179,14 +185,10 @@ class _CheckedFunction(DispatcherSurface):
         races = getattr(self, "_races", None)
         if races is not None:
             entries += races.report(p.shown_name)
-        seen, todo = {id(self)}, list(self.rewritten.device_calls.values())
-        while todo:                      # the device functions' sites run in this kernel too
-            fn = todo.pop(0)
-            if id(fn) in seen or not isinstance(fn, _CheckedFunction):
-                continue
-            seen.add(id(fn))
-            entries += fn._own_entries()
-            todo += list(fn.rewritten.device_calls.values())
+        # The device functions' sites run in this kernel too (each once, over the callee's
+        # specialisations for their call sites: specialise.py).
+        from .specialise import callee_entries
+        entries += callee_entries(self)
         return CheckReport(entries, filename=p.filename)
 
     def _own_entries(self) -> list:
@@ -239,6 +241,7 @@ class _CheckedFunction(DispatcherSurface):
 class CheckedDeviceFunction(_CheckedFunction):
     device = True
     bound_from = None      # the function this one specialises for function arguments (bound)
+    specialised_from = None   # the function this one specialises for its arguments (specialise.py)
 
     def __call__(self, *args):
         # What numba's device function does when called on the host: the simulator runs the

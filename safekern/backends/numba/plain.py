@@ -21,12 +21,14 @@ from __future__ import annotations
 import ast
 import logging
 import types as pytypes
+import warnings
 
 from numba import cuda
 from numba.core.errors import NumbaError as _CoreNumbaError
 from numba.cuda.core.errors import NumbaError
 
 from ... import config, runtime
+from ...errors import UncheckedWarning
 from ...frontend.python import names
 from ...frontend.python.pipeline import RewrittenFunction
 from .build import DerivedBuild, supported_options
@@ -187,7 +189,11 @@ class PlainBuild(DerivedBuild):
             options["extensions"] = list(options["extensions"])
         # With cache=True: numba's own cache of the user's function, the same files and keys
         # as plain numba's (the checked builds' keys carry a tag of their own: disk_cache.py).
-        fn = plain_function(self.py_func)
+        with warnings.catch_warnings():
+            # Its callees' checks are proven too (check_free), for these calls: a callee
+            # proven only specialised for them (specialise.py) is no unchecked call here.
+            warnings.simplefilter("ignore", UncheckedWarning)
+            fn = plain_function(self.py_func)
         with quiet_config_warnings(), numba_errors_in_user_terms():
             if self.sigs is not None and not SIMULATOR:
                 one = len(self.sigs) == 1 and self.specialized

@@ -40,13 +40,14 @@ from ..._version import __version__
 from ...cache.kernels import get_kernel_cache, get_or_build
 from ...failures import FailureSite
 from ...frontend import python as pyfront
+from ...frontend.python.call_facts import ParamFact
 from ...frontend.python.launch import LaunchFact, LaunchPredicate
 from .keys import Uncacheable, describe_value, names_used
 from .resolver import device_function_of
 
 log = logging.getLogger("safekern.numba")
 
-FORMAT = 2          # 2: launch predicates
+FORMAT = 3          # 2: launch predicates; 3: specialised device calls
 
 
 class _NotStorable(Exception):
@@ -131,6 +132,8 @@ def key_fields(build) -> dict:
         "scope": _scope(parsed),
         # A specialisation's parameters bound to functions (resolver.py): not in its text.
         "params": [a.arg for a in parsed.tree.args.args],
+        # A specialisation for its call sites' facts (specialise.py): not in its text either.
+        "param_facts": [[f.param, f.axis, f.extent, f.exact] for f in build.param_facts],
         "front_end": front_end_digest(),
         "settings": tuple((k, repr(v)) for k, v in sorted(
             dataclasses.asdict(config.get()).items())
@@ -166,15 +169,7 @@ _NOT_FIELDS = ("parsed", "tree", "device_calls", "failure_sites", "launch_varian
 def pack(build, rewritten) -> dict:
     """The rewrite as plain data (raises _NotStorable for what cannot be)."""
     parsed = build.parsed
-    calls = {}
-    used = _names(parsed.tree)          # (the key says what each of these means)
-    for name, dev in rewritten.device_calls.items():
-        holder = [g for g in used
-                  if (parsed.closure.get(g) if g in parsed.closure else parsed.globals.get(g))
-                  is dev]
-        if not holder:
-            raise _NotStorable(f"device function {dev!r} is not held by a global name")
-        calls[name] = holder[0]
+    calls = _pack_calls(parsed, rewritten.device_calls)
     fields = {}
     for f in dataclasses.fields(rewritten):
         if f.name in _NOT_FIELDS:
@@ -193,8 +188,41 @@ def pack(build, rewritten) -> dict:
     variant = rewritten.launch_variant
     if variant is not None:
         # The launch variant's source too: a warm start launches it without rewriting.
-        data["launch_variant"] = {"source": variant.source, "names": _pack_names(variant.tree)}
+        data["launch_variant"] = {"source": variant.source, "names": _pack_names(variant.tree),
+                                  "device_calls": _pack_calls(parsed, variant.device_calls)}
     return data
+
+
+def _pack_calls(parsed, device_calls) -> dict:
+    """name -> the global name holding the device function, or [that name, param facts] for
+    one specialised for its call site's facts (specialise.py)."""
+    calls = {}
+    used = _names(parsed.tree)          # (the key says what each of these means)
+    for name, dev in device_calls.items():
+        base = getattr(dev, "specialised_from", None) or dev
+        holder = [g for g in used
+                  if (parsed.closure.get(g) if g in parsed.closure else parsed.globals.get(g))
+                  is base]
+        if not holder:
+            raise _NotStorable(f"device function {dev!r} is not held by a global name")
+        facts = dev._numba_build.param_facts if base is not dev else None
+        calls[name] = holder[0] if facts is None else \
+            [holder[0], [[f.param, f.axis, f.extent, f.exact] for f in facts]]
+    return calls
+
+
+def _unpack_calls(parsed, data) -> dict:
+    calls = {}
+    for name, held in data.items():
+        holder, facts = (held, None) if isinstance(held, str) else held
+        dev = parsed.closure.get(holder) if holder in parsed.closure else \
+            parsed.globals.get(holder)
+        if dev is None or device_function_of(dev) is not dev:
+            raise ValueError(f"{holder!r} is not a checked device function now")
+        if facts is not None:
+            dev = dev.specialised(tuple(ParamFact(*f) for f in facts))
+        calls[name] = dev
+    return calls
 
 
 def _pack_names(tree) -> list:
@@ -224,13 +252,7 @@ def unpack(build, data: dict):
     if data.get("format") != FORMAT:
         raise ValueError("another rewrite format")
     parsed = build.parsed
-    calls = {}
-    for name, holder in data["device_calls"].items():
-        dev = parsed.closure.get(holder) if holder in parsed.closure else \
-            parsed.globals.get(holder)
-        if dev is None or device_function_of(dev) is not dev:
-            raise ValueError(f"{holder!r} is not a checked device function now")
-        calls[name] = dev
+    calls = _unpack_calls(parsed, data["device_calls"])
     fields = {name: _unplain(v) for name, v in data["fields"].items()}
     known = {f.name for f in dataclasses.fields(pyfront.RewrittenFunction)}
     if set(fields) | set(_NOT_FIELDS) != known:
@@ -245,7 +267,9 @@ def unpack(build, data: dict):
     stored.names_used = _unpack_names(data["names"])
     variant = data.get("launch_variant")
     if variant is not None:
-        stored.launch_variant = StoredRewrite(parsed=parsed, tree=None, device_calls=calls,
+        stored.launch_variant = StoredRewrite(parsed=parsed, tree=None,
+                                              device_calls=_unpack_calls(
+                                                  parsed, variant.get("device_calls", {})),
                                               failure_sites=sites, **fields)
         stored.launch_variant.stored_source = variant["source"]
         stored.launch_variant.names_used = _unpack_names(variant["names"])

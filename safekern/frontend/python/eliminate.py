@@ -28,6 +28,8 @@ import copy
 from dataclasses import dataclass
 
 from . import names
+from .call_facts import (CallSiteFacts, array_root, common_facts, demands, entry_facts,
+                         index_form, plain_array)
 from .exits import contains_barrier
 from .bindings import FunctionBindings, assigned, is_range, pure, walrus_targets
 from .casts import IntegerCasts
@@ -48,6 +50,7 @@ class _Eliminator:
     def __init__(self, bindings: FunctionBindings, lin: Linearizer, ctx, sites, resolver, parsed,
                  *, flag_tested: bool, launch: bool, invariants=None):
         self.b = bindings
+        self.resolver = resolver
         self.invariants = invariants
         self.lin = lin
         self.ctx = ctx
@@ -57,6 +60,9 @@ class _Eliminator:
         self.launch = LaunchProver(lin, bindings.launch_params) if launch else None
         self.launch_codes: dict[int, list] = {}
         self.launch_used: dict[int, list] = {}     # code -> the static facts used with them
+        # Device calls: name -> (static ParamFacts, [(ParamFact, launch predicates)])
+        self.call_sites = CallSiteFacts(lin, self.launch)
+        self.call_facts: dict[str, tuple] = {}
         self.flag_tested = flag_tested
         self.versioner = LoopVersioner(lin, bindings, resolver, parsed,
                                        components=self._components, mark=self._mark,
@@ -143,7 +149,7 @@ class _Eliminator:
         if fn.startswith(names.ATOMIC) and atomic_operands_may_fail(call):
             return [stmt]
         reason = self._proof(call, facts)
-        if reason is None or not isinstance(call.args[0], ast.Name):
+        if reason is None or not plain_array(call.args[0]):
             self._launch_proof(call, facts)
             return [stmt]
         self._mark(call, "eliminated", reason)
@@ -268,6 +274,9 @@ class _Eliminator:
             elif isinstance(value, list):
                 setattr(node, fld, [self.expr(v, facts) if isinstance(v, ast.expr) else v
                                     for v in value])
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id in getattr(self.resolver, "device_calls", {}):
+            self._call_facts(node, facts)
         if is_check_call(node) and node.func.id == names.LOAD or (
                 is_check_call(node) and node.func.id.startswith(names.ATOMIC) and
                 not self.flag_tested and not atomic_operands_may_fail(node)):
@@ -279,6 +288,25 @@ class _Eliminator:
         return node
 
     # -- proofs ----------------------------------------------------------------------------------
+    def _call_facts(self, call, facts):
+        """What this device call's arguments are known to be (call_facts.py)."""
+        dev = self.resolver.device_calls[call.func.id]
+        params = [a.arg for a in dev.parsed.tree.args.args]
+        if any(isinstance(n, ast.NamedExpr) for n in ast.walk(call)):
+            return
+        static, launch = self.call_sites.of(call, params, facts, demands(dev.parsed.tree))
+        before = self.call_facts.get(call.func.id)
+        if before is not None:
+            # The same call twice (a versioned loop's copies): what holds at both.
+            static, launch = common_facts((static, launch), before)
+        self.call_facts[call.func.id] = (static, launch)
+        for key in [k for k in self.launch_codes if isinstance(k, tuple) and
+                    k[1] == call.func.id]:
+            del self.launch_codes[key]
+        for fact, predicates in launch:
+            # (a pseudo check code: the launch variant's callee is specialised for it)
+            self.launch_codes[("call", call.func.id, fact)] = list(predicates)
+
     def _components(self, call):
         """[(position, component expr)] of a check call's index, or None if not all ints."""
         array, index = call.args[0], call.args[1]
@@ -296,15 +324,38 @@ class _Eliminator:
             out.append((pos, comp))
         return out
 
-    def _proof(self, call, facts) -> str | None:
-        comps = self._components(call)
-        if comps is None:
+    def _root_components(self, call):
+        """(array name, [(axis of that array, component)]) of a check call, reading through
+        integer indices (`vec[k][0]`: call_facts.array_root), or None."""
+        root = array_root(self.lin, call.args[0])
+        if root is None:
             return None
+        index = call.args[1]
+        comps = index.elts if isinstance(index, ast.Tuple) else [index]
+        out = []
+        for pos, comp in enumerate(comps):
+            if isinstance(comp, ast.Call) and isinstance(comp.func, ast.Name) and \
+                    comp.func.id == names.SLICE:
+                continue                   # a slice never fails (clamped)
+            if isinstance(comp, ast.Starred) or (isinstance(comp, ast.Constant) and
+                                                 type(comp.value) is not int):
+                return None
+            out.append((pos + root[1], comp))
+        return root[0], out
+
+    def _proof(self, call, facts) -> str | None:
+        found = self._root_components(call)
+        if found is None:
+            return None
+        array, comps = found
+        if not comps:
+            return "a slice never fails (its ends are clamped)"
         used = []
         for axis, comp in comps:
-            index = self.lin.form(comp)
-            extent = self.lin.shape_extent(call.args[0].id, axis)
-            if index is None or extent is None or not self.lin.exact(comp, facts, index=True):
+            index, exact = index_form(self.lin, comp)
+            extent = self.lin.shape_extent(array, axis)
+            if index is None or extent is None or not (
+                    exact or self.lin.exact(comp, facts, index=True)):
                 return None
             proof = self.lin.in_bounds(index, extent, facts)
             if proof is None:
@@ -317,16 +368,18 @@ class _Eliminator:
     def _launch_proof(self, call, facts) -> None:
         """Record the launch predicates that prove `call`'s check, if there are such (the
         check stays in this tree: the checked variant runs when a predicate fails)."""
-        if self.launch is None or not isinstance(call.args[0], ast.Name):
+        if self.launch is None or not plain_array(call.args[0]):
             return
-        comps = self._components(call)
-        if comps is None:
+        root = self._root_components(call)
+        if root is None:
             return
+        array, comps = root
         found, used = [], []
         for axis, comp in comps:
-            index = self.lin.form(comp)
-            extent = self.lin.shape_extent(call.args[0].id, axis)
-            if index is None or extent is None or not self.lin.exact(comp, facts, index=True):
+            index, exact = index_form(self.lin, comp)
+            extent = self.lin.shape_extent(array, axis)
+            if index is None or extent is None or not (
+                    exact or self.lin.exact(comp, facts, index=True)):
                 return
             for goal in (index, (extent - index).plus(-1)):
                 proof = self.lin.prove(goal, facts)
@@ -395,13 +448,17 @@ class Elimination:
     body: list                  # the new statement list (the input is left as it was)
     verdicts: dict              # failure code -> (status, reason): eliminated, hoisted, launch
     launch_codes: dict          # failure code -> [LaunchPredicate]: checks proven at launch
+    # device call name -> (ParamFacts that always hold, [(ParamFact, predicates)]): call_facts.py
+    call_facts: dict = None
 
 
 def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, resolver,
-                     is_cuda, device: bool = False, launch: bool = True) -> Elimination:
+                     is_cuda, device: bool = False, launch: bool = True,
+                     param_facts=()) -> Elimination:
     """Provably safe checks removed and loops versioned (see above), as a new statement list,
     with the verdicts. `device`: the function is a device function (it may be entered with
-    the flag set; it has no launch). `launch`: look for launch predicates (launch.py)."""
+    the flag set; it has no launch). `launch`: look for launch predicates (launch.py).
+    `param_facts`: what every caller of this specialisation passes (call_facts.py)."""
     excluded: set = set()
     while True:
         # (Again without the bounds of a variable whose update might wrap: invariants.py.)
@@ -416,7 +473,7 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
         eliminator = _Eliminator(bindings, lin, ctx, sites, resolver, parsed,
                                  flag_tested=flag_tested, launch=launch and not device,
                                  invariants=invariants)
-        tree = eliminator.block(tree, invariants.facts)
+        tree = eliminator.block(tree, invariants.facts + entry_facts(lin, param_facts))
         broken = invariants.broken()
         if not broken:
             break
@@ -424,7 +481,8 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
     body = tree
     loads = _LoopLoads(eliminator.versioner.checked_copies)
     launch_codes = eliminator.launch_verdicts()
-    return Elimination([loads.visit(stmt) for stmt in body], eliminator.verdicts, launch_codes)
+    return Elimination([loads.visit(stmt) for stmt in body], eliminator.verdicts, launch_codes,
+                       eliminator.call_facts)
 
 
 __all__ = ["eliminate_checks", "Elimination", "assigned"]

@@ -21,6 +21,7 @@ from ...errors import CompilationError
 from ..located import internal_errors
 from . import eliminate, exits as barriers, names
 from .checks import BoundsCheckRewriter, CheckSite, _Context, hidden_first
+from .call_facts import specialise_calls
 from .collapse import collapse_same_branches
 from .parse import ParsedFunction
 from .unchecked import Unchecker
@@ -83,7 +84,8 @@ def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
                      eliminate_checks: bool = True,
                      kernel_exceptions: bool = True,
                      launch_predicates: bool = False,
-                     launch_subset: frozenset | None = None) -> RewrittenFunction:
+                     launch_subset: frozenset | None = None,
+                     param_facts: tuple = ()) -> RewrittenFunction:
     """The checked version of a kernel (device=False) or device function (device=True).
 
     With `eliminate_checks`, checks proven unable to fail are dropped and loop accesses are
@@ -93,7 +95,9 @@ def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
     only), checks the host can prove at a launch are found (launch.py): the result then has
     `launch_predicates` and a `launch_variant` without those checks -- without only those whose
     predicates are all in `launch_subset`, when it is given (the variant for launches where
-    just those hold).
+    just those hold). `param_facts` (device functions): what every call of this
+    specialisation passes (call_facts.py); the checked device functions it calls are
+    specialised for what their call sites know.
 
     Kernels get one hidden parameter (the failure buffer) and a prelude; device functions get
     two (the failure buffer and the calling thread's failure flag).
@@ -103,11 +107,11 @@ def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
                          lineno=parsed.tree.lineno,
                          source_line=parsed.source_line(parsed.tree.lineno)):
         return _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions,
-                        launch_predicates, launch_subset)
+                        launch_predicates, launch_subset, param_facts)
 
 
 def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, launch_predicates,
-             launch_subset=None):
+             launch_subset=None, param_facts=()):
     ctx = _Context(parsed, resolver)
     ctx.kernel_exceptions = kernel_exceptions
     fn = copy.deepcopy(parsed.tree)      # the rewriter edits nodes in place; keep the parse intact
@@ -122,13 +126,16 @@ def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, laun
     bound = _BoundResolver(resolver, ctx.device_calls)
     sites = ctx.sites
     launch_body, predicates = None, ()
+    variant_calls = ctx.device_calls
     if eliminate_checks:
         is_cuda_module = getattr(resolver, "is_cuda_module", None)
         found = eliminate.eliminate_checks(
             fn, body, ctx=ctx, sites=ctx.sites, parsed=parsed, resolver=bound,
             is_cuda=(lambda e: is_cuda_module(e, parsed)) if is_cuda_module else
-            (lambda e: False), device=device, launch=launch_predicates)
+            (lambda e: False), device=device, launch=launch_predicates,
+            param_facts=param_facts)
         body = found.body
+        variant_calls = specialise_calls(ctx.device_calls, found, launch_subset)
         sites = [replace(s, status=found.verdicts[s.code][0], reason=found.verdicts[s.code][1],
                          predicate=" and ".join(p.text()
                                                 for p in found.launch_codes.get(s.code, ())))
@@ -149,7 +156,8 @@ def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, laun
     if launch_body is not None:
         launch_module, _ = _finish(fn, copy.copy(fn), launch_body, device, bound, parsed, ctx)
         rewritten.launch_predicates = predicates
-        rewritten.launch_variant = replace(rewritten, tree=launch_module)
+        rewritten.launch_variant = replace(rewritten, tree=launch_module,
+                                           device_calls=variant_calls)
     return rewritten
 
 
