@@ -25,10 +25,14 @@ C_TYPES = {np.dtype(np.float32): {"float"}, np.dtype(np.int32): {"int"},
 def test_every_language_has_its_cases_and_ids():
     assert list(c_cases.NAMES) == C_NAMES
     assert languages.case_names("cupy") == languages.case_names("opencl") == tuple(C_NAMES)
-    assert len(languages.case_names("numba")) == 20
+    # the suite's 20; the real-world set (rw_*) joins them where it was extracted (.realworld/)
+    numba_names = languages.case_names("numba")
+    assert len([n for n in numba_names if not n.startswith("rw_")]) == 20
     assert set(cuda_c_cases.CUDA_SOURCES) == set(opencl_cases.OPENCL_SOURCES) == set(C_NAMES)
     everything = languages.select([], list(languages.NAMES))
-    assert len(everything) == 32
+    assert len(everything) == 32 + len(numba_names) - 20
+    assert languages.select(["suite"], ["numba"]) == [("numba", n) for n in numba_names
+                                                       if not n.startswith("rw_")]
     assert languages.case_id("numba", "nw") == "nw"
     assert languages.case_id("cupy", "hotspot") == "cupy:hotspot"
 

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 from benchmarks import cases, harness, modes, report, rodinia  # noqa: E402
 
 RODINIA = [f.__name__ for f in rodinia.BUILDERS]
-FIRST = [name for name in cases.CASES if name not in RODINIA]
+FIRST = [name for name in cases.SUITE if name not in RODINIA]
 
 
 def _quick_run(tmp_path, *args, simulator=True, timeout=240):
@@ -225,7 +225,7 @@ def test_every_numba_kernel_compiles_to_ptx_checked_and_plain():
         pytest.skip("numba-cuda cannot find NVVM here: " + proc.stderr[-300:])
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = json.loads(proc.stdout)
-    every = {k for name in cases.CASES for k in cases.build(name, quick=True).kernels}
+    every = {k for name in cases.SUITE for k in cases.build(name, quick=True).kernels}
     assert set(lines) == every and len(every) == 29
     assert all(x["checked"] > x["plain"] > 0 for x in lines.values()), lines
 

@@ -116,9 +116,9 @@ class Program:
                                           eliminate=eliminate, launch_predicates=launch)
                 except frontend.ParseError as err:
                     self._explain_parse_error(err, arch)
-                    raise self._flavoured(_device_launch(err) or err) from None
+                    raise _as_raised(self._flavoured(_device_launch(err) or err))
                 except CompilationError as err:
-                    raise self._flavoured(err) from None
+                    raise _as_raised(self._flavoured(err))
                 if checks and not rw.kernels:
                     self._no_kernel_seen()
                 if checks:
@@ -237,7 +237,7 @@ class Program:
                         name_expressions=exprs, device_fields=device_fields(device_id),
                         log_stream=log_stream, load=load_module)
                 except CompilationError as err:
-                    raise self._flavoured(err) from None
+                    raise _as_raised(self._flavoured(err))
                 lowered = binary.lowered
             source = failure_source(device_id) if checks else None
             loaded = _Loaded(module, lowered, rw, source, device_id)
@@ -305,4 +305,12 @@ class Program:
         return report
 
 
+def _as_raised(err):
+    """`err` to raise from an except block: its own cause kept (an InternalError's is the bug
+    in safekern), the exception being handled not shown as its context."""
+    err.__suppress_context__ = True
+    return err
+
+
 __all__ = ["Program", "_MODULES", "_REWRITES"]
+
