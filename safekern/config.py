@@ -61,6 +61,11 @@ VARIABLES = (
              "safekern.RaceError before it runs, and arguments that share memory where no proof "
              "either way exists give one safekern.RaceWarning; error: that warning is a "
              "RaceError too; off: no race analysis."),
+    Variable("SAFEKERN_OPENCL_ALL", "0",
+             "1 checks every OpenCL C program the process builds from source, PyOpenCL's own "
+             "(pyopencl.array, ElementwiseKernel, ReductionKernel, scan, clrandom) included, "
+             "as safekern.opencl.install() does, from `import safekern.opencl` on; a program "
+             "safekern cannot check yet runs unchecked with an UncheckedWarning."),
     Variable("SAFEKERN_CACHE", "",
              "Path of the single-file kernel cache; 'off' disables it; empty: "
              "<user cache dir>/safekern/kernels-v<format>.cache."),
@@ -226,6 +231,7 @@ class Config:
     kernel_asserts: bool
     float_division: str        # "numpy" | "raise"
     races: str                 # "on" | "off" | "error"
+    opencl_all: bool           # SAFEKERN_OPENCL_ALL: every OpenCL program checked
     cache: str | None          # None: default path; "off": disabled; else a path
     cache_max_bytes: int
     cache_readonly: bool
@@ -294,6 +300,7 @@ def _read(environ) -> Config:
         float_division=_choice(raw("SAFEKERN_FLOAT_DIVISION"), "SAFEKERN_FLOAT_DIVISION",
                                ("numpy", "raise")),
         races=_choice(raw("SAFEKERN_RACES"), "SAFEKERN_RACES", ("on", "off", "error")),
+        opencl_all=_flag(raw("SAFEKERN_OPENCL_ALL"), "SAFEKERN_OPENCL_ALL"),
         cache=cache or None,
         cache_max_bytes=cache_setting(_int, "SAFEKERN_CACHE_MAX_BYTES"),
         cache_readonly=cache_setting(_flag, "SAFEKERN_CACHE_READONLY"),

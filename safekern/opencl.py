@@ -5,13 +5,16 @@
     safekern.sync()              # or safekern.sync(queue): raises safekern.BoundsError
     print(prg.check_report())    # every access: checked / proven safe / unchecked (why)
 
-`Program` mirrors `pyopencl.Program` (build, kernel attributes, all_kernels(), kernel_names,
-get_info, get_build_info); its kernels take the same arguments as PyOpenCL's, plus
-pyopencl.array.Array for buffer parameters. `set_args` + `skcl.enqueue_nd_range_kernel` work as
-in PyOpenCL. With SAFEKERN_CHECKS=0 the source is built unchanged. See docs/opencl.md.
+    skcl.install()               # check every program the process builds, PyOpenCL's own too
+
+`Program` is a `pyopencl.Program` and its kernels are `pyopencl.Kernel`s (subclasses): build,
+compile + `cl.link_program`, kernel attributes, `cl.Kernel(prg, name)`, all_kernels(),
+get_info, set_scalar_arg_dtypes, set_arg/set_args + `cl.enqueue_nd_range_kernel`,
+capture_call work as in PyOpenCL; kernels also take pyopencl.array.Array for buffer
+parameters. With SAFEKERN_CHECKS=0 the source is built unchanged. See docs/opencl.md.
 """
 from .backends.opencl.api import (CheckReport, CompilationError, Kernel, Program, ReportEntry,
-                                  enqueue_nd_range_kernel)
+                                  enqueue_nd_range_kernel, install, installed, uninstall)
 
-__all__ = ["Program", "Kernel", "enqueue_nd_range_kernel", "CheckReport", "ReportEntry",
-           "CompilationError"]
+__all__ = ["Program", "Kernel", "enqueue_nd_range_kernel", "install", "uninstall", "installed",
+           "CheckReport", "ReportEntry", "CompilationError"]

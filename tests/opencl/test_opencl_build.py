@@ -140,8 +140,12 @@ def test_program_interface(clenv):
     assert prg.get_info(cl.program_info.NUM_KERNELS) == 1
     assert prg.twice.get_info(cl.kernel_info.NUM_ARGS) == 2
     assert prg.twice.get_info(cl.kernel_info.FUNCTION_NAME) == "twice"
-    with pytest.raises(TypeError, match="pyopencl.Program"):
-        skcl.Program(clenv.ctx, [b"binary"])
+    assert isinstance(prg, cl.Program) and isinstance(prg.twice, cl._cl.Kernel)
+    # PyOpenCL's other forms are PyOpenCL's own: binaries of a plain program stay plain
+    plain = cl.Program(clenv.ctx, GOOD).build()
+    binaries = plain.get_info(cl.program_info.BINARIES)
+    again = skcl.Program(clenv.ctx, clenv.ctx.devices, binaries).build()
+    assert type(again.twice) is cl._cl.Kernel and again.twice.num_args == 2
 
 
 def test_second_build_comes_from_the_cache(clenv, monkeypatch):

@@ -377,22 +377,15 @@ def variants_possible(devices) -> bool:
     return all(int(d.address_bits) == 64 for d in devices)
 
 
-def build_program(ctx, source: str, *, filename: str, options=None,
-                  devices=None, assume=frozenset()) -> BuiltProgram:
-    """Rewrite and build a program (from the kernel cache when it holds it). `assume`: the
-    failure codes of checks a launch variant leaves out (their predicates hold)."""
-    options = normalise_options(options)
-    devices = list(devices) if devices is not None else list(ctx.devices)
-    describe = f"opencl program {filename}"
-    if not config.get().checks:
-        text = frontend.checks_off_source(source, filename)
-        prg = _cached_build(ctx, text, options, devices, filename, prelude_lines(text),
-                            describe, source)
-        return BuiltProgram(prg, None, source, filename, tuple(options))
+def rewrite_program(ctx, source: str, *, filename: str, options: list, devices: list,
+                    assume=frozenset(), parse_extra=()):
+    """(the checked form of `source`, whether every device has 64-bit atomics); the failure
+    codes registered. `parse_extra`: options for libclang's parse only (compile()'s headers)."""
     if not assume:       # (a launch variant is built at a launch: the hooks stay as they are)
         opencl_sync.install()
     int64, little = device_caps(devices)
     _, parse_options = _driver_options(ctx, options)
+    parse_options = list(parse_options) + list(parse_extra)
     try:
         rewritten = frontend.rewrite(source, filename=filename, options=parse_options,
                                      int64_atomics=int64, little_endian=little,
@@ -413,6 +406,23 @@ def build_program(ctx, source: str, *, filename: str, options=None,
     # What the program's failure codes mean, for sync() to name them; the rewrite runs (and
     # registers nothing) whether the binary then comes from the cache or the driver.
     TABLE.register_all(rewritten.failure_sites)
+    return rewritten, int64
+
+
+def build_program(ctx, source: str, *, filename: str, options=None,
+                  devices=None, assume=frozenset()) -> BuiltProgram:
+    """Rewrite and build a program (from the kernel cache when it holds it). `assume`: the
+    failure codes of checks a launch variant leaves out (their predicates hold)."""
+    options = normalise_options(options)
+    devices = list(devices) if devices is not None else list(ctx.devices)
+    describe = f"opencl program {filename}"
+    if not config.get().checks:
+        text = frontend.checks_off_source(source, filename)
+        prg = _cached_build(ctx, text, options, devices, filename, prelude_lines(text),
+                            describe, source)
+        return BuiltProgram(prg, None, source, filename, tuple(options))
+    rewritten, int64 = rewrite_program(ctx, source, filename=filename, options=options,
+                                       devices=devices, assume=assume)
     n_prelude = prelude_lines(rewritten.text)
     if assume:
         describe += f", launch variant without {len(assume)} check(s)"
@@ -422,6 +432,7 @@ def build_program(ctx, source: str, *, filename: str, options=None,
                         tuple(devices), frozenset(assume))
 
 
-__all__ = ["build_program", "BuiltProgram", "failure_source", "OpenCLFailureSource",
+__all__ = ["build_program", "rewrite_program", "BuiltProgram", "failure_source",
+           "OpenCLFailureSource",
            "hidden_size", "array_argument", "normalise_options", "note_plain_launch",
            "device_caps", "memory_span"]

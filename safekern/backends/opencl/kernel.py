@@ -1,0 +1,339 @@
+"""A kernel of a checked program: a real `pyopencl.Kernel` (a subclass) whose hidden arguments
+are bound at fixed trailing indices.
+
+The rewritten kernel takes the user's parameters, then `__sk_fb` (the failure buffer) at index
+n_user and one `long` size per pointer parameter after it (frontend/c/opencl.py). PyOpenCL's
+own machinery sets the user's arguments: its generated invokers (`knl(queue, ...)`, `set_args`,
+after `set_scalar_arg_dtypes` too) call `self._set_arg_multi`, `self._set_arg_buf_multi` and
+`self._set_arg_buf_pack_multi` with the OpenCL argument indices, and this class overrides those
+three (and `set_arg`) to set, with each pointer argument, the size of the memory behind it.
+`num_args` is the user's count, so PyOpenCL's invokers check and generate for the user's
+parameters. The failure buffer is bound before each launch (it is per device).
+
+Every argument set is also recorded by index: the overlap check (races.md) reads the buffers,
+launch variants (c_launch.py) read the scalars and get the same arguments replayed.
+"""
+from __future__ import annotations
+
+import threading
+import weakref
+
+import numpy as np
+import pyopencl as cl
+import pyopencl._cl as _cl
+import pyopencl.array as cla
+
+from ... import config, runtime
+from ...errors import user_boundary
+from ..c_launch import CLaunchVariants, opencl_geometry
+from . import build as backend
+from .registry import checked_program_of
+
+_BASE = _cl.Kernel
+_LONG = np.dtype(np.int64).char.encode()     # PyOpenCL's pack character of a 64-bit long
+#: int_ptr -> the checked kernel of that handle (Kernel.from_int_ptr)
+_by_handle: "weakref.WeakValueDictionary[int, Kernel]" = weakref.WeakValueDictionary()
+
+
+class Kernel(_cl.Kernel):
+    """A kernel of a checked program, called exactly like a pyopencl.Kernel (it is one).
+
+    `Kernel(program, name)` of a program safekern did not build gives PyOpenCL's own kernel."""
+
+    def __new__(cls, program, name):
+        if checked_program_of(program) is None:
+            return _BASE(program, name)
+        return super().__new__(cls, program, name)
+
+    def __init__(self, program, name):
+        owner = checked_program_of(program)
+        built = owner._require_built()
+        rewritten = built.rewritten
+        info = rewritten.kernels.get(name) if rewritten is not None else None
+        # Set before PyOpenCL's __init__: PyOpenCL < 2025 makes its generic invoker there,
+        # for `num_args` arguments.
+        self._sk_owner = owner
+        self._function_name = name
+        self._info = info
+        if info is not None:
+            self._n_user = info.n_user_args
+        super().__init__(owner._get_prg(), name)
+        n = self.num_args if info is None else info.n_user_args
+        self._n_user = n
+        _by_handle[self.int_ptr] = self
+        #: pointer parameter index -> (hidden size index, parameter name)
+        self._pointer_slots = {p.index: (n + 1 + k, p.name)
+                               for k, p in enumerate(info.pointer_params)} if info else {}
+        self._values: dict = {}       # argument index -> the object set (buffers, scalars)
+        self._replay: dict = {}       # argument index -> (setter name, its entry): variants
+        self._sizes: dict = {}        # pointer parameter index -> bytes behind its argument
+        self._fb_source = None        # the failure source whose buffer is bound
+        self._arg_types = None
+        # buffer arguments that share memory (races.md); one check per kernel of the program
+        # (its warning is given once), however often the kernel is retrieved
+        self._overlap = owner._overlap_check(name, info) if info is not None else None
+        self._lock = threading.Lock()   # one thread's arguments and launch at a time
+        self._launch = None           # CLaunchVariants, made at the first launch (or False)
+        self._variant_kernels: list = []
+        if info is not None and hasattr(_BASE, "_set_enqueue_and_set_args"):
+            # PyOpenCL >= 2025 made its generic invoker for every argument of the driver's
+            from pyopencl.invoker import generate_enqueue_and_set_args
+            self._set_enqueue_and_set_args(*generate_enqueue_and_set_args(
+                name, n, n, None, warn_about_arg_count_bug=False,
+                work_around_arg_count_bug=False, devs=owner._ctx().devices))
+
+    # -- what PyOpenCL reads -------------------------------------------------------------------
+    @property
+    def num_args(self) -> int:
+        n = self.__dict__.get("_n_user")
+        return n if n is not None else _BASE.num_args.__get__(self)
+
+    @property
+    def function_name(self) -> str:
+        return self._function_name
+
+    @property
+    def program(self):
+        return self._sk_owner
+
+    @property
+    def _source(self):
+        """The user's source (PyOpenCL's capture_call reads it)."""
+        return self._sk_owner.source_text
+
+    @_source.setter
+    def _source(self, value):
+        """(PyOpenCL < 2025's __init__ sets it from the raw program: the checked text.)"""
+
+    @property
+    def cl_kernel(self):
+        """The kernel itself (older safekern versions wrapped one)."""
+        return self
+
+    def get_info(self, param):
+        if param == cl.kernel_info.NUM_ARGS:
+            return self._n_user
+        if param == cl.kernel_info.PROGRAM:
+            return self._sk_owner
+        return _BASE.get_info(self, param)
+
+    def get_arg_info(self, index, param):
+        if not 0 <= index < self._n_user:
+            raise _invalid_index(self, index, "clGetKernelArgInfo")
+        return super().get_arg_info(index, param)
+
+    @staticmethod
+    def from_int_ptr(int_ptr_value: int, retain: bool = True):
+        """The checked kernel of that handle where safekern made it; PyOpenCL's otherwise."""
+        hit = _by_handle.get(int_ptr_value)
+        return hit if hit is not None else _BASE.from_int_ptr(int_ptr_value, retain)
+
+    def clone(self):
+        return Kernel(self._sk_owner, self.function_name)
+
+    def set_scalar_arg_dtypes(self, arg_types) -> None:
+        self._arg_types = tuple(arg_types)
+        _BASE.set_scalar_arg_dtypes(self, arg_types)
+        swapped = type(self)
+        if swapped is not Kernel:
+            # PyOpenCL < 2025 gives the kernel a class of its own whose __call__ is the
+            # invoker: back to this class, the invoker where PyOpenCL's trampolines call it.
+            self.__class__ = Kernel
+            self._enqueue, self._set_args = swapped.__call__, swapped.set_args
+        elif "set_args" in self.__dict__:     # (its fallback when the class cannot change)
+            self._set_args = self.__dict__.pop("set_args")
+
+    set_arg_types = set_scalar_arg_dtypes
+
+    # -- argument setting: PyOpenCL's invokers call these ---------------------------------------
+    def _set_arg_multi(self, entries) -> None:
+        out, sizes = list(entries), []
+        for k in range(0, len(entries), 2):
+            index = entries[k]
+            if not 0 <= index < self._n_user:
+                raise _invalid_index(self, index, "clSetKernelArg")
+            out[k + 1] = self._note_object(index, entries[k + 1], sizes)
+        self._set("_set_arg_multi", out, 2)
+        if sizes:          # (packed: a NumPy scalar costs PyOpenCL ~10 us to set, this 0.1)
+            self._set("_set_arg_buf_pack_multi", sizes, 3)
+
+    def set_arg(self, index, value) -> None:
+        self._set_arg_multi((index, value))
+
+    def _set_arg_buf_multi(self, entries) -> None:
+        for k in range(0, len(entries), 2):
+            self._check_index(entries[k])
+            self._values[entries[k]] = entries[k + 1]
+        self._set("_set_arg_buf_multi", list(entries), 2)
+
+    def _set_arg_buf_pack_multi(self, entries) -> None:
+        for k in range(0, len(entries), 3):
+            index, char, value = entries[k:k + 3]
+            self._check_index(index)
+            try:
+                self._values[index] = np.dtype(char.decode()).type(value)
+            except (TypeError, ValueError, OverflowError):
+                self._values[index] = value
+        self._set("_set_arg_buf_pack_multi", list(entries), 3)
+
+    def _check_index(self, index) -> None:
+        if not 0 <= index < self._n_user:
+            raise _invalid_index(self, index, "clSetKernelArg")
+
+    def _note_object(self, index, value, sizes):
+        """Record an object argument; for a pointer parameter, add its size to `sizes`
+        (entries of _set_arg_buf_pack_multi)."""
+        self._values[index] = value
+        slot = self._pointer_slots.get(index)
+        if slot is not None:
+            size = backend.hidden_size(value, slot[1], self.function_name)
+            self._sizes[index] = size
+            sizes += (slot[0], _LONG, size)
+        if isinstance(value, cla.Array):      # safekern's addition: an Array for a buffer
+            value = backend.array_argument(value, self._name(index), self.function_name)
+        return value
+
+    def _set(self, setter: str, flat: list, width: int) -> None:
+        entries = tuple(flat)
+        set_ = getattr(_BASE, setter)
+        set_(self, entries)
+        if self._launch is False:      # no launch variants: nothing to replay
+            return
+        for k in range(0, len(flat), width):
+            self._replay[flat[k]] = (setter, entries[k:k + width])
+        for knl in self._variant_kernels:
+            set_(knl, entries)
+
+    def _name(self, i) -> str:
+        if self._info is not None and i < len(self._info.params):
+            return self._info.params[i].name
+        return f"#{i}"
+
+    # -- launching ------------------------------------------------------------------------------
+    @user_boundary          # a RaceError (overlapping arguments) from the user's line
+    def __call__(self, queue, global_size, local_size, *args, global_offset=None,
+                 wait_for=None, g_times_l=False, allow_empty_ndrange=False):
+        if self._info is None:         # SAFEKERN_CHECKS=0: PyOpenCL's launch, sync() finishes
+            evt = super().__call__(queue, global_size, local_size, *args,
+                                   global_offset=global_offset, wait_for=wait_for,
+                                   g_times_l=g_times_l, allow_empty_ndrange=allow_empty_ndrange)
+            backend.note_plain_launch(queue)
+            return evt
+        expected = len(self._arg_types) if self._arg_types is not None else self._n_user
+        if len(args) != expected:
+            names = ", ".join(p.name for p in self._info.params)
+            raise TypeError(f"kernel {self.function_name!r} takes {expected} arguments"
+                            f"{' (' + names + ')' if names else ''}, {len(args)} given")
+        variants = self._launch if self._launch is not None else self._launch_variants()
+        with self._lock:                   # (threads sharing the kernel: set and launch as one)
+            evt, source = self._launch_checked(queue, global_size, local_size, args,
+                                               global_offset, wait_for, g_times_l,
+                                               allow_empty_ndrange, variants)
+        self._launched(queue, source)
+        return evt
+
+    def _launch_checked(self, queue, global_size, local_size, args, global_offset, wait_for,
+                        g_times_l, allow_empty_ndrange, variants):
+        source = self._bind_failure_buffer(queue)
+        if not variants and self._overlap is None:
+            # PyOpenCL's own invoker sets the arguments (the overrides add the sizes).
+            evt = super().__call__(queue, global_size, local_size, *args,
+                                   global_offset=global_offset, wait_for=wait_for,
+                                   g_times_l=g_times_l, allow_empty_ndrange=allow_empty_ndrange)
+        else:
+            self.set_args(*args)
+            if self._overlap is not None:
+                self._check_overlap()             # before anything runs
+            knl = self
+            if variants:                          # the checks this launch proves left out
+                knl = variants.for_launch(self._scalar_args(), self._size_args(),
+                                          opencl_geometry, global_size, local_size,
+                                          global_offset, g_times_l) or self
+            evt = _cl.enqueue_nd_range_kernel(queue, knl, global_size, local_size,
+                                              global_offset, self._wait_list(wait_for, args),
+                                              g_times_l, allow_empty_ndrange)
+        return evt, source
+
+    def _wait_list(self, wait_for, args):
+        """`wait_for` and, as PyOpenCL's invoker adds them, the events of VectorArg arrays."""
+        from pyopencl.tools import VectorArg
+
+        if not self._arg_types:
+            return wait_for
+        events = [e for t, a in zip(self._arg_types, args) if isinstance(t, VectorArg)
+                  for e in a.events]
+        return [*(wait_for or ()), *events] if events else wait_for
+
+    def _bind_failure_buffer(self, queue):
+        source = backend.failure_source(queue.context, queue.device)
+        if source is not self._fb_source:
+            self._set("_set_arg_multi", [self._n_user, source.buffer], 2)
+            self._fb_source = source
+        return source
+
+    def _before_enqueue(self, queue):
+        """For `pyopencl.enqueue_nd_range_kernel` after set_arg/set_args (hooks.py)."""
+        if self._info is None:
+            return None
+        missing = [self._name(i) for i in range(self._n_user) if i not in self._values]
+        if missing:
+            raise TypeError(f"kernel {self.function_name!r}: arguments {missing} not set "
+                            "(set_args)")
+        if self._overlap is not None:
+            self._check_overlap()
+        return self._bind_failure_buffer(queue)
+
+    def _launched(self, queue, source) -> None:
+        if source is None or not config.get().checks:
+            backend.note_plain_launch(queue)
+            return
+        source.note_queue(queue)
+        runtime.after_launch(source)
+
+    def _check_overlap(self) -> None:
+        self._overlap.check([backend.memory_span(self._values.get(i))
+                             for i in self._overlap.positions])
+
+    # -- launch variants -------------------------------------------------------------------------
+    def _launch_variants(self):
+        """The kernel's launch variants (None: it has no launch predicates, or
+        SAFEKERN_LAUNCH_PREDICATES=0)."""
+        if self._launch is None:
+            info = self._info
+            self._launch = False
+            if info is not None and info.launch and config.get().launch_predicates and \
+                    config.get().checks:
+                self._launch = CLaunchVariants(info.launch, self._make_variant,
+                                               python_int=False)
+        return self._launch or None
+
+    def _make_variant(self, codes):
+        knl = _BASE(self._sk_owner._variant(codes).program._get_prg(), self.function_name)
+        for setter, entry in self._replay.values():       # the arguments set so far
+            getattr(_BASE, setter)(knl, entry)
+        self._variant_kernels.append(knl)
+        return knl
+
+    def _scalar_args(self) -> list:
+        return [self._values.get(i) for i in range(self._n_user)]
+
+    def _size_args(self) -> tuple:
+        return tuple(self._sizes.get(i, 0) for i in sorted(self._pointer_slots))
+
+    def _size_value(self, arg, i):
+        """The size argument for `arg` given for pointer parameter `i` (tests' launch probes)."""
+        return np.int64(backend.hidden_size(arg, self._name(i), self.function_name))
+
+    def __repr__(self) -> str:
+        return f"<safekern.opencl.Kernel {self.function_name!r} of {self._sk_owner.filename}>"
+
+
+def _invalid_index(kernel, index, routine):
+    """PyOpenCL's error for an argument index past the user's arguments."""
+    return cl.LogicError(_cl._ErrorRecord(
+        msg=f"kernel {kernel.function_name!r} has "
+            f"{kernel.num_args} arguments; no argument {index}",
+        code=cl.status_code.INVALID_ARG_INDEX, routine=routine))
+
+
+__all__ = ["Kernel"]
