@@ -44,8 +44,6 @@ KNOWN_BUGS: dict = {}
 
 #: Incompatibilities still open, each with where it is being fixed.
 OPEN = {
-    "test_const_memory[": "a launch variant does not share the module's __constant__ memory "
-                         "(issue 23; backends/cupy/program.py, helper cupy-state)",
     "test_dynamical_parallelism[": "a __global__ launching a __global__: libclang has no "
                                    "dynamic parallelism and the C front end does not rewrite "
                                    "device-side launches (issue 23, frontend/c)",
