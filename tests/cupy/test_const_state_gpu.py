@@ -8,22 +8,14 @@ read its own copy, never written). test_const_state.py checks the same without a
 import numpy as np
 import pytest
 
-cp = pytest.importorskip("cupy")
+from tests.support.cupy_device import cupy_with_a_device
+
+cp = cupy_with_a_device()
 
 import safekern  # noqa: E402
 import safekern.cupy as skcp  # noqa: E402
 from tests.cupy.test_const_state import CONST_MEM, COUNTER  # noqa: E402
 
-
-def _device_count() -> int:
-    try:
-        return cp.cuda.runtime.getDeviceCount()
-    except Exception:
-        return 0
-
-
-if _device_count() == 0:
-    pytest.skip("no CUDA device", allow_module_level=True)
 
 pytestmark = [pytest.mark.gpu, pytest.mark.timeout(180, method="thread")]
 

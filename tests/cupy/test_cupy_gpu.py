@@ -14,7 +14,9 @@ import textwrap
 import numpy as np
 import pytest
 
-cp = pytest.importorskip("cupy")
+from tests.support.cupy_device import cupy_with_a_device
+
+cp = cupy_with_a_device()
 
 import safekern  # noqa: E402
 import safekern.cupy as skcp  # noqa: E402
@@ -22,16 +24,6 @@ from safekern.backends.cupy import nvrtc  # noqa: E402
 from tests.cupy import cuda_c_kernels as K  # noqa: E402
 from tests.support.checks import assert_bounds_error  # noqa: E402
 
-
-def _device_count() -> int:
-    try:
-        return cp.cuda.runtime.getDeviceCount()
-    except Exception:
-        return 0
-
-
-if _device_count() == 0:
-    pytest.skip("no CUDA device", allow_module_level=True)
 
 # method="thread": a kernel that never finishes blocks in C, where a signal cannot interrupt
 # it; the thread method ends the run with a stack dump instead of hanging.

@@ -7,21 +7,13 @@ subscripts of raw arguments raise located BoundsErrors at the next sync point.
 import numpy as np
 import pytest
 
-cp = pytest.importorskip("cupy")
+from tests.support.cupy_device import cupy_with_a_device
+
+cp = cupy_with_a_device()
 
 import safekern  # noqa: E402
 import safekern.cupy as skcp  # noqa: E402
 
-
-def _device_count() -> int:
-    try:
-        return cp.cuda.runtime.getDeviceCount()
-    except Exception:
-        return 0
-
-
-if _device_count() == 0:
-    pytest.skip("no CUDA device", allow_module_level=True)
 
 pytestmark = [pytest.mark.gpu, pytest.mark.timeout(180, method="thread")]
 
