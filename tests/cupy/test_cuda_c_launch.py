@@ -365,3 +365,21 @@ def test_overlapping_arguments_are_checked_before_the_launch(fake_cupy, monkeypa
     monkeypatch.setenv("SAFEKERN_RACES", "off")
     config.reload()
     assert _race_warnings(lambda: k2((1,), (64,), (x, x, np.int32(64)))) == []
+
+
+def test_accesses_left_unchecked_warn_with_safekerns_warning(fake_cupy):
+    # safekern.UncheckedWarning, so warnings.simplefilter("error", safekern.UncheckedWarning)
+    # catches it (issue 29: it was a plain UserWarning): a pointer inside a struct is not
+    # checked yet (issue 25).
+    import safekern.cupy as skcp
+
+    code = r"""
+struct Table { int n; const float* v; };
+extern "C" __global__ void lookup(float* out, Table t) {
+    int i = threadIdx.x;
+    if (i < t.n) out[i] = t.v[i];
+}
+"""
+    k = skcp.RawKernel(code, "lookup")
+    with pytest.warns(safekern.UncheckedWarning, match="are not checked"):
+        k.compile()

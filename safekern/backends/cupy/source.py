@@ -9,7 +9,7 @@ import threading
 import warnings
 
 from ... import config
-from ...errors import CompilationError, UnsupportedError
+from ...errors import CompilationError, UncheckedWarning, UnsupportedError
 from ...failures import TABLE
 from ...report import ReportEntry, Status
 from ...frontend.c import cuda as frontend
@@ -179,7 +179,7 @@ class Program:
             first = unchecked[0]
             warnings.warn_explicit(
                 f"safekern: {len(unchecked)} access(es) in {self.filename} are not checked "
-                f"(first: {first.reason}); see check_report()", UserWarning, self.filename,
+                f"(first: {first.reason}); see check_report()", UncheckedWarning, self.filename,
                 first.extra.get("lineno") or 0)
 
     def expressions(self, rw) -> tuple[str, ...]:
