@@ -197,3 +197,28 @@ def neighbour_after_aliased_barrier(b, out):
     sync()
     if i + 1 < b.shape[0]:
         out[i] = b[i + 1]
+
+
+@safekern.jit(device=True)
+def scaled_read(src, i, factor):
+    return src[i] * factor
+
+
+@safekern.jit(device=True)
+def bump(dst, i):
+    dst[i] += 1.0
+
+
+@safekern.jit
+def reads_through_a_helper(src, out):
+    i = cuda.grid(1)
+    if i < out.shape[0] and i < src.shape[0]:
+        out[i] = scaled_read(src, i, 2.0)       # src is only read, in the helper
+
+
+@safekern.jit
+def writes_through_a_helper(dst, out):
+    i = cuda.grid(1)
+    if i < out.shape[0] and i < dst.shape[0]:
+        bump(dst, i)                           # dst is written, in the helper
+        out[i] = 1.0

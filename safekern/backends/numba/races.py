@@ -182,7 +182,7 @@ class RaceChecker:
                 if mp.hi <= mq.lo or mq.hi <= mp.lo:
                     continue                      # disjoint memory
                 relation = _relation(mp, mq)
-                if relation is None or p in self.summary.opaque or q in self.summary.opaque:
+                if relation is None or self.summary.unknown(p) or self.summary.unknown(q):
                     out.append(Finding(MAYBE, None, None, p, q))
                     continue
                 out += self._pairs(p, q, launch, relation)

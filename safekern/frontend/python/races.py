@@ -24,47 +24,16 @@ both are one and the same number (safekern/backends/numba/race_pairs.py).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 
 from .linear import Form
 from .race_phases import join, may_synchronise, passing
+from .race_summary import Access, RaceSummary
 
 THREAD_ATOMS = ("g", 0), ("g", 1), ("g", 2)      # global thread coordinates x, y, z
 _ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _FLIPPED = {ast.Lt: ast.GtE, ast.LtE: ast.Gt, ast.Gt: ast.LtE, ast.GtE: ast.Lt}
 _AXES = {"x": 0, "y": 1, "z": 2}
 _ARRAY_ATTRS = {"shape", "size", "ndim", "dtype", "strides", "itemsize", "nbytes"}
-
-
-@dataclass(frozen=True)
-class Access:
-    array: str                          # the parameter
-    write: bool
-    index: tuple | None                 # one Form per index component; None: unknown
-    guards: tuple = ()                  # Forms that are >= 0 where the access runs
-    certain: bool = True                # every condition on the way is in `guards`
-    lineno: int = 0
-    text: str = ""                      # the access as written, for messages
-    #: A write whose value is the same in every thread of a launch (constants, scalar
-    #: parameters never reassigned): two threads running it write one value, which is benign.
-    uniform_value: bool = False
-    #: (block_lo, block_hi, grid_lo, grid_hi): barriers passed before it runs (see module doc)
-    phase: tuple = (0, 0, 0, 0)
-
-
-@dataclass
-class RaceSummary:
-    params: tuple                       # every parameter, in order
-    accesses: dict = field(default_factory=dict)   # param -> [Access]
-    opaque: dict = field(default_factory=dict)     # param -> (lineno, why): used unmodelled
-    has_barriers: bool = False
-    has_grid_sync: bool = False
-
-    def written(self, param) -> bool:
-        return param in self.opaque or any(a.write for a in self.accesses.get(param, ()))
-
-    def uses(self, param) -> bool:
-        return param in self.opaque or bool(self.accesses.get(param))
 
 
 def _normalise(form: Form | None) -> Form | None:
@@ -99,8 +68,11 @@ def _is_block_offset(atom, axis) -> bool:
 
 
 class _Summariser:
-    def __init__(self, fn: ast.FunctionDef, lin, reassigned: set, atomic_call, barrier_kind):
+    def __init__(self, fn: ast.FunctionDef, lin, reassigned: set, atomic_call, barrier_kind,
+                 reads_only=None):
         self.lin = lin
+        # reads_only(call, position): the callee never writes its parameter at `position`
+        self.reads_only = reads_only or (lambda call, position: False)
         self.params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
         self.reassigned = reassigned
         self.atomic_call = atomic_call
@@ -236,9 +208,15 @@ class _Summariser:
                 for arg in node.args[1:]:
                     self.expr(arg, guards, certain)
                 return
-            for arg in list(node.args) + [k.value for k in node.keywords]:
+            positional = len(node.args)
+            for position, arg in enumerate(list(node.args) + [k.value for k in node.keywords]):
                 if isinstance(arg, ast.Name) and arg.id in self.params:
-                    self.opaque(arg.id, node.lineno, f"passed to {ast.unparse(node.func)}()")
+                    callee = ast.unparse(node.func)
+                    if position < positional and self.reads_only(node, position):
+                        self.summary.opaque_reads.setdefault(
+                            arg.id, (node.lineno, f"read by {callee}()"))
+                    else:
+                        self.opaque(arg.id, node.lineno, f"passed to {callee}()")
                 else:
                     self.expr(arg, guards, certain)
             self.expr(node.func, guards, certain)
@@ -400,15 +378,15 @@ def _views(fn, s: _Summariser) -> None:
             s.opaque(param, line, f"a view of it, {used!r}, is indexed or passed on")
 
 
-def summarise(fn: ast.FunctionDef, lin, *, reassigned: set, atomic_call, barrier_kind
-              ) -> RaceSummary:
+def summarise(fn: ast.FunctionDef, lin, *, reassigned: set, atomic_call, barrier_kind,
+              reads_only=None) -> RaceSummary:
     """The accesses of every parameter of the kernel `fn` (its source as the user wrote it).
 
     `lin` is a Linearizer over the function's single definitions; `reassigned` the names bound
     more than once; `atomic_call(call)` recognises cuda.atomic.*; `barrier_kind(call)` says
     "block" (a block barrier), "grid" (a grid sync), "unknown" (a function that may run any
     number of either) or None."""
-    s = _Summariser(fn, lin, reassigned, atomic_call, barrier_kind)
+    s = _Summariser(fn, lin, reassigned, atomic_call, barrier_kind, reads_only)
     s.block(fn.body, (), True)
     _views(fn, s)
     for param in s.params:
@@ -464,8 +442,29 @@ def analyse_kernel(parsed, resolver) -> RaceSummary:
             return "unknown"
         return None
 
+    def reads_only(call, position) -> bool:
+        # A checked device function whose own summary never writes the parameter (nor passes
+        # it on unmodelled): the argument is read there, at elements not known.
+        r = role(call)
+        callee = r[1] if r is not None and r[0] == "device" else None
+        tree = getattr(getattr(callee, "parsed", None), "tree", None)
+        if tree is None or id(callee) in _SUMMARISING:
+            return False                 # (a function that calls itself: not followed)
+        _SUMMARISING.add(id(callee))
+        try:
+            summary = analyse_kernel(callee.parsed, resolver)
+        except Exception:                # noqa: BLE001 - not analysable: possibly written
+            return False
+        finally:
+            _SUMMARISING.discard(id(callee))
+        params = summary.params
+        return position < len(params) and not summary.written(params[position])
+
     return summarise(fn, lin, reassigned=reassigned, atomic_call=atomic_call,
-                     barrier_kind=barrier_kind)
+                     barrier_kind=barrier_kind, reads_only=reads_only)
+
+
+_SUMMARISING: set = set()        # the device functions whose summaries are being made
 
 
 def _is_syncwarp(func, is_cuda, resolver, parsed) -> bool:
