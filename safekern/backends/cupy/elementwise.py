@@ -16,12 +16,10 @@ line and column in the code string, and the Python file and line that made the k
 """
 from __future__ import annotations
 
-from ... import config, runtime
 from ...frontend.c.cuda_dialect import device_prelude
-from . import sync as cupy_sync
-from .program import _cupy, failure_source
+from .program import _cupy
 from .raw_sites import RAW_PRELUDE
-from .user_kernel import FB, caller, checked, raw_names, report, with_fb
+from .user_kernel import FB, call, caller, checked, raw_names, report, with_fb
 
 #: attributes about what was compiled: the checked kernel's (the rest are the user's kernel's)
 _FROM_CHECKED = ("_cached_codes", "_elementwise_kernel_memo", "_params_type_memo")
@@ -95,17 +93,7 @@ class ElementwiseKernel:
 
     # -- CuPy's interface --------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if not config.get().checks:
-            return self._plain(*args, **kwargs)
-        nin = self._plain.nin
-        if len(args) not in (nin, self._plain.nargs):
-            return self._plain(*args, **kwargs)         # CuPy's own TypeError
-        cp = _cupy()
-        cupy_sync.install()
-        source = failure_source(cp.cuda.runtime.getDevice())
-        out = self._checked(*args[:nin], source.buffer, *args[nin:], **kwargs)
-        runtime.after_launch(source)
-        return out
+        return call(self._plain, self._checked, args, kwargs)
 
     @property
     def cached_codes(self):

@@ -18,12 +18,10 @@ sync point. A launch while a failure is pending still runs (reductions have no l
 """
 from __future__ import annotations
 
-from ... import config, runtime
 from ...frontend.c.cuda_dialect import device_prelude
-from . import sync as cupy_sync
-from .program import _cupy, failure_source
+from .program import _cupy
 from .raw_sites import RAW_PRELUDE
-from .user_kernel import FB, caller, checked, raw_names, report, with_fb
+from .user_kernel import FB, call, caller, checked, raw_names, report, with_fb
 
 _FROM_CHECKED = ("_cached_codes",)
 
@@ -78,17 +76,7 @@ class ReductionKernel:
         return f"<safekern checked ReductionKernel {self._plain.name!r}>"
 
     def __call__(self, *args, **kwargs):
-        if self._checked is None or not config.get().checks:
-            return self._plain(*args, **kwargs)
-        nin = self._plain.nin
-        if len(args) not in (nin, self._plain.nargs):
-            return self._plain(*args, **kwargs)         # CuPy's own TypeError
-        cp = _cupy()
-        cupy_sync.install()
-        source = failure_source(cp.cuda.runtime.getDevice())
-        out = self._checked(*args[:nin], source.buffer, *args[nin:], **kwargs)
-        runtime.after_launch(source)
-        return out
+        return call(self._plain, self._checked, args, kwargs)
 
 
 __all__ = ["ReductionKernel"]

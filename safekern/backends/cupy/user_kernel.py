@@ -5,13 +5,30 @@ from __future__ import annotations
 import os
 import sys
 
+from ... import config, runtime
 from ...failures import TABLE, FailureSite, site_code
 from ...report import CheckReport, ReportEntry, Status
+from . import sync as cupy_sync
+from .program import _cupy, failure_source
 from .raw_sites import find_sites, insert_checks
 
 #: the hidden input that carries the device's failure buffer (`raw int64 _sk_fb`)
 FB = "_sk_fb"
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def call(plain, checked_kernel, args, kwargs):
+    """A user kernel's launch: CuPy's own kernel with checks off (or none made) or with an
+    argument count CuPy refuses (its TypeError), else the checked one with the device's
+    failure buffer as the hidden input after the user's inputs."""
+    nin = plain.nin
+    if checked_kernel is None or not config.get().checks or len(args) not in (nin, plain.nargs):
+        return plain(*args, **kwargs)
+    cupy_sync.install()
+    source = failure_source(_cupy().cuda.runtime.getDevice())
+    out = checked_kernel(*args[:nin], source.buffer, *args[nin:], **kwargs)
+    runtime.after_launch(source)
+    return out
 
 
 def caller() -> tuple[str, int]:
