@@ -156,8 +156,10 @@ def test_a_failure_in_a_device_function_names_its_callers(fake_cupy):
     assert call.lineno == K.line(K.CSR_GRAPH, "caller") and call.in_kernel
     from safekern.backends.cupy.api import failure_source
 
+    # the device side: the helper's check records its code XOR the chain the kernel passes
+    assert f"({helper.extra['code']:#x}ULL ^ __sk_cs)" in rw.source
+    assert f"atomicRead(__sk_fb, {call_chains.frame_id(call.code):#x}ULL, " in rw.source
     buf = failure_source(0).buffer.a
-    # what the device records: the helper's code XOR the chain the kernel passed
     buf[failures.CODE] = helper.extra["code"] ^ call_chains.frame_id(call.code)
     buf[failures.INDEX], buf[failures.SIZE] = 2, 2
     with pytest.raises(safekern.BoundsError) as info:
@@ -191,6 +193,9 @@ extern "C" __global__ void k(int* out, const int* a) {
     calls = [s for s in rw.failure_sites if s.kind == "call"]
     inner = [s for s in calls if s.kernel == "pair"][1]       # get(p, i + 1)
     outer = next(s for s in calls if s.kernel == "k")
+    # a device function passes its own chain shifted, and its call site's id
+    assert (f"get(__sk_fb, (((__sk_cs << 20) | {call_chains.frame_id(inner.code):#x}ULL) & "
+            f"{call_chains.MASK:#x}ULL), ") in rw.source
     chain = (call_chains.frame_id(outer.code) << call_chains.FRAME_BITS) | \
         call_chains.frame_id(inner.code)
     site, frames = call_chains.resolve(access.extra["code"] ^ chain, failures.TABLE)
