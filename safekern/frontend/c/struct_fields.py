@@ -164,11 +164,12 @@ class StructFields:
         if i in self.changed:
             return Unknown(f"a pointer inside struct parameter '{e.spelling}', which may "
                            f"change: {self.changed[i]}")
+        record = _record_type(self.params[i].type)
         offset = self._offset(e.type, [m.spelling for m in reversed(chain)])
-        if offset is None:
+        size = record.get_size() if record is not None else -1
+        if offset is None or size <= 0:
             return Unknown("a pointer inside a struct whose layout safekern cannot tell "
-                           "(a template-dependent or bit-field member)")
-        size = _record_type(self.params[i].type).get_size()
+                           "(a reference, a template-dependent type or a bit-field member)")
         field = self.used.setdefault((i, offset), FieldParam(i, offset, text, size))
         return Root("field", field.name, text, field.hidden, ("field", i, offset))
 
