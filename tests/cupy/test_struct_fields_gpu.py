@@ -90,7 +90,10 @@ def test_host_memory_fields_run_unchecked_with_the_reason(graph):
     g = np.zeros((), K.GRAPH_FIELDS)
     g["nodes"], g["edges"] = NODES, nlist.size
     g["nindex"], g["nlist"] = nindex.data.ptr, host.ctypes.data
-    mod, out = _launch("degree_sum", g[()])     # reads one past the end: not sized, no failure
+    # (the correct kernel: a read past pinned host memory could fault)
+    mod, out = _launch("degree_ok", g[()])
     safekern.sync()
+    expect = 2 * host.reshape(NODES, DEGREE).sum(axis=1)
+    assert (cp.asnumpy(out) == expect).all()
     notes = [e for e in mod.check_report().unchecked if e.array == "g.nlist"]
     assert notes and "not device memory" in notes[0].reason
