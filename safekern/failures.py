@@ -15,6 +15,7 @@ import hashlib
 import threading
 from dataclasses import dataclass
 
+from . import call_chains
 from .errors import (BoundsError, KernelAssertionError, KernelError, KernelZeroDivisionError,
                      kernel_exception_class)
 
@@ -53,6 +54,10 @@ class FailureSite:
     message: str | None = None
     #: For "raise": the raised class as "module:qualname" (imported again on the host).
     exception: str | None = None
+    #: For "call" (a call of a C device function, call_chains.py): the function called, and
+    #: whether the caller (`kernel`) is a kernel.
+    callee: str | None = None
+    in_kernel: bool = False
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -125,6 +130,14 @@ def exception_from_buffer(values, *, source: str = "") -> KernelError | None:
     block = tuple(int(v) for v in values[BLOCK:BLOCK + 3])
     skipped = int(values[SKIPPED])
     site = TABLE.lookup(code)
+    chain = {}
+    if site is None:        # a check inside a C device function: its code XOR the call chain
+        found = call_chains.resolve(code, TABLE)
+        if found is not None:
+            site, frames = found
+            chain = {"call_chain": frames}
+            if not call_chains.truncated(frames):
+                chain["called_from"] = (frames[-1].kernel,)
     if site is None:
         return KernelError(
             f"a check failed with unknown failure code {code:#x}{' on ' + source if source else ''}"
@@ -132,18 +145,18 @@ def exception_from_buffer(values, *, source: str = "") -> KernelError | None:
             thread=thread, block=block, skipped_launches=skipped)
     if site.kind in MESSAGE_KINDS:
         return _message_failure(site, [int(values[k]) for k in ARGS], thread=thread,
-                                block=block, skipped_launches=skipped)
+                                block=block, skipped_launches=skipped, **chain)
     axis = site.axis if site.axis is not None else int(values[AXIS])
     if site.kind == "bounds":
         return BoundsError(
             array=site.array, axis=axis, index=int(values[INDEX]), size=int(values[SIZE]),
             kernel=site.kernel, filename=site.filename, lineno=site.lineno,
             source_line=site.source_line, thread=thread, block=block,
-            skipped_launches=skipped, col=site.col, end_col=site.end_col)
+            skipped_launches=skipped, col=site.col, end_col=site.end_col, **chain)
     return KernelError(
         f"{site.kind} check failed", kernel=site.kernel, filename=site.filename,
         lineno=site.lineno, source_line=site.source_line, thread=thread, block=block,
-        skipped_launches=skipped, col=site.col, end_col=site.end_col)
+        skipped_launches=skipped, col=site.col, end_col=site.end_col, **chain)
 
 
 MESSAGE_KINDS = ("assert", "raise", "zero_division")

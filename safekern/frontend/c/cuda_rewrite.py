@@ -53,6 +53,9 @@ class KernelInfo:
     writes_unknown: str = ""  # why any pointer parameter may be written
     #: launch_expr.KernelPredicates: the checks launches may prove (None: none)
     launch: object = None
+    #: struct_fields.FieldParam: pointer fields of by-value struct parameters whose extent in
+    #: bytes the launch passes after the pointer parameters' sizes (struct_args.py)
+    fields: tuple = ()
 
     @property
     def pointer_params(self) -> list[str]:
@@ -146,6 +149,12 @@ class Function:
     needs_hidden: bool = True
     count_params: set = field(default_factory=set)    # kernel params with a fast count
     orig_params: set = field(default_factory=set)     # kernel params reassigned in the body
+    fields: dict = field(default_factory=dict)        # (param, offset) -> FieldParam
+
+    @property
+    def field_params(self) -> list:
+        """The struct pointer fields with a hidden extent, in the order the launch passes."""
+        return [self.fields[k] for k in sorted(self.fields)]
 
     @property
     def pointer_indexes(self) -> list[int]:
@@ -417,7 +426,9 @@ class ModuleRewriter:
                           barriers=fn.barriers, checked=self.checks and fn.rewritable,
                           written=tuple(p.name for i, p in enumerate(params)
                                         if p.pointer and i in stores.params),
-                          writes_unknown=stores.unknown, launch=self.launch.get(fn))
+                          writes_unknown=stores.unknown, launch=self.launch.get(fn),
+                          fields=tuple(fn.field_params) if self.checks and fn.rewritable
+                          else ())
 
     def _writes(self, rewriter, body) -> c_writes.Writes:
         """The pointer parameters one function stores through (before its callees')."""
