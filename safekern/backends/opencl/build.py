@@ -394,14 +394,14 @@ def rewrite_program(ctx, source: str, *, filename: str, options: list, devices: 
                                      launch_predicates=config.get().launch_predicates and
                                      not assume and variants_possible(devices),
                                      assume=assume)
-    except frontend.ParseFailed as err:
+    except frontend.ParseError as err:
         # The driver has the last word on the user's own source (and its messages are the
         # ones users know); libclang's is the fallback.
         _driver_build(ctx, source, _driver_options(ctx, options)[0], devices, filename, 0,
                       source)
         raise CompilationError(
             f"safekern's parser (libclang) cannot analyse this program although the OpenCL "
-            f"driver builds it: {err.problem}", filename=filename, lineno=err.lineno,
+            f"driver builds it: {err.message}", filename=filename, lineno=err.lineno,
             source_line=err.source_line, col=err.col) from None
     # What the program's failure codes mean, for sync() to name them; the rewrite runs (and
     # registers nothing) whether the binary then comes from the cache or the driver.

@@ -35,21 +35,12 @@ from __future__ import annotations
 
 import re
 
-from ...errors import UnsupportedError
 from . import macros, parse as C
 from .cuda_dialect import (ADDRESS_BUILTINS, ATOMICS, BACKEND, BARRIERS, CHECKS_OFF_PRELUDE,
                            DIALECT, CudaDialect, device_prelude)
 from .cuda_headers import PRELUDE_NAME, unknown_function_decl
 from .cuda_rewrite import CudaRewrite, KernelInfo, ModuleRewriter, ParamInfo
-
-
-class ParseError(UnsupportedError):
-    """libclang could not make sense of the source. The backend first compiles the user's own
-    source with NVRTC: if that fails too, NVRTC's error is the one to show."""
-
-    def __init__(self, problem, *, diagnostics=(), **kw):
-        self.diagnostics = list(diagnostics)
-        super().__init__(problem, **kw)
+from .parse_error import ParseError
 
 
 # -- parsing -----------------------------------------------------------------------------------
@@ -87,11 +78,7 @@ def parse_cuda(source: str, *, filename: str, options=(), arch="sm_90", include_
         extra += [unknown_function_decl(n) for n in new]
     main_errors = [d for d in ps.errors() if d.in_main]
     if main_errors:
-        first = main_errors[0]
-        raise ParseError(
-            f"safekern cannot analyse this source (libclang: {first.message})",
-            diagnostics=main_errors, filename=filename, lineno=first.lineno,
-            source_line=ps.source_line(first.lineno) if first.lineno else None, col=first.col)
+        raise ParseError.of(ps, main_errors)
     return ps
 
 

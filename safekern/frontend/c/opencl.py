@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import re
 
-from ...errors import CompilationError
 from ...failures import code32
 from . import edits as E, macros, opencl_safety, parse as C, safety as c_safety, writes as c_writes
 from .model import Dialect, Root, Unknown
 from .opencl_headers import BASE_HEADER
 from .opencl_rewrite import KernelInfo, ProgramRewriter, Rewritten
+from .parse_error import ParseError
 
 
 DEFAULT_FILENAME = "<opencl source>"
@@ -294,14 +294,6 @@ static inline long __sk_ixb(long i, long off, long esz, long nb, long code,
 """
 
 
-class ParseFailed(CompilationError):
-    """libclang could not parse the source; `diagnostics` holds its errors."""
-
-    def __init__(self, problem, diagnostics=(), **kw):
-        super().__init__(problem, **kw)
-        self.diagnostics = list(diagnostics)
-
-
 def rewrite(source: str, *, filename: str = DEFAULT_FILENAME, options=(),
             int64_atomics: bool = True, little_endian: bool = True,
             kernel_asserts: bool = True, eliminate: bool = True,
@@ -316,10 +308,7 @@ def rewrite(source: str, *, filename: str = DEFAULT_FILENAME, options=(),
                  headers=dialect.headers())
     errors = ps.errors()
     if errors:
-        first = next((d for d in errors if d.in_main), errors[0])
-        raise ParseFailed(first.message, errors, filename=filename, lineno=first.lineno,
-                          source_line=ps.source_line(first.lineno) if first.lineno else None,
-                          col=first.col)
+        raise ParseError.of(ps, errors)
     ps = macros.with_expansions(ps, lambda text: C.parse(
         text, filename=filename, args=dialect.parse_args(options), headers=dialect.headers()))
     return ProgramRewriter(ps, dialect, kernel_asserts, eliminate, launch_predicates,
@@ -335,5 +324,5 @@ def checks_off_source(source: str, filename: str = DEFAULT_FILENAME) -> str:
     return f"{opencl_safety.CHECKS_OFF_PRELUDE}{E.line_directive(1, filename)}\n{source}"
 
 
-__all__ = ["OpenCLDialect", "rewrite", "Rewritten", "KernelInfo", "ParseFailed",
+__all__ = ["OpenCLDialect", "rewrite", "Rewritten", "KernelInfo", "ParseError",
            "BASE_HEADER", "DEFAULT_FILENAME", "checks_off_source"]
