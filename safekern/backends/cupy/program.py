@@ -279,7 +279,7 @@ class Binary:
     log: str
 
 
-def compile_rewrite(rw: frontend.CudaRewrite, *, options, arch: str, cubin: bool,
+def compile_rewrite(rw: frontend.Rewrite, *, options, arch: str, cubin: bool,
                     name_expressions, device_fields: dict, log_stream=None, load=None):
     """NVRTC through the kernel cache (a hit compiles nothing): the Binary; with `load` (a
     function of the Binary, e.g. load_module) the pair (Binary, what `load` returns).

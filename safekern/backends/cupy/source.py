@@ -45,7 +45,7 @@ class _Loaded:
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _GLOBAL = re.compile(r"\b__global__\b")
-_REWRITES = _LRU(256)     # (source, options, arch, checks, filename) -> CudaRewrite
+_REWRITES = _LRU(256)     # (source, options, arch, checks, filename) -> Rewrite
 _MODULES = _LRU(256)      # (device, checks, source, options, expressions, filename) -> _Loaded
 
 
@@ -77,7 +77,7 @@ class Program:
         self.backend = backend
         self.jitify = bool(jitify)
         self.cooperative = cooperative
-        self._rewrites: dict[tuple, frontend.CudaRewrite] = {}
+        self._rewrites: dict[tuple, frontend.Rewrite] = {}
         self._loaded: dict[tuple, _Loaded] = {}
         self._lock = threading.RLock()
         self.launch_notes: dict[tuple, object] = {}   # unchecked arguments seen at launches
@@ -269,7 +269,7 @@ class Program:
             if module is not None:
                 missing_function(module, name, message)
             raise ValueError(message)
-        shapes = {tuple(p.pointer for p in k.params) for k in infos}
+        shapes = {tuple(p.is_pointer for p in k.params) for k in infos}
         if len(shapes) > 1:
             raise ValueError(f"{name!r} names overloaded kernels with different pointer "
                              "parameters; use a name expression with the exact signature")
@@ -301,8 +301,8 @@ class Program:
             if key not in self._overlaps:
                 check = OverlapCheck(kernel=info.name, filename=self.filename,
                                      lineno=info.lineno,
-                                     params=[(i, p.name) for i, p in enumerate(info.params)
-                                             if p.pointer],
+                                     params=[(p.index, p.name) for p in info.params
+                                             if p.is_pointer],
                                      written=info.written, unknown=info.writes_unknown)
                 self._overlaps[key] = check if check.needed else None
             return self._overlaps[key]

@@ -3,7 +3,7 @@
     built = build_program(ctx, source, filename=..., options=[...], devices=None)
     built.program        # a built pyopencl.Program (of the checked source, or the user's own
                          # with SAFEKERN_CHECKS=0)
-    built.rewritten      # frontend.opencl.Rewritten, or None when checks are off
+    built.rewritten      # frontend.opencl.Rewrite, or None when checks are off
     source = failure_source(ctx, device)     # one failure buffer per context and device
     hidden_size(arg)     # bytes behind a kernel argument for a pointer parameter
 
@@ -256,7 +256,7 @@ def _array_span(arg):
 @dataclass
 class BuiltProgram:
     program: object                  # pyopencl.Program, built
-    rewritten: frontend.Rewritten | None
+    rewritten: frontend.Rewrite | None
     source: str
     filename: str
     options: tuple
@@ -423,10 +423,10 @@ def build_program(ctx, source: str, *, filename: str, options=None,
         return BuiltProgram(prg, None, source, filename, tuple(options))
     rewritten, int64 = rewrite_program(ctx, source, filename=filename, options=options,
                                        devices=devices, assume=assume)
-    n_prelude = prelude_lines(rewritten.text)
+    n_prelude = prelude_lines(rewritten.source)
     if assume:
         describe += f", launch variant without {len(assume)} check(s)"
-    prg = _cached_build(ctx, rewritten.text, options, devices, filename, n_prelude, describe,
+    prg = _cached_build(ctx, rewritten.source, options, devices, filename, n_prelude, describe,
                         source, assumed=assume)
     return BuiltProgram(prg, rewritten, source, filename, tuple(options), int64,
                         tuple(devices), frozenset(assume))

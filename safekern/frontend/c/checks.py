@@ -28,7 +28,8 @@ from __future__ import annotations
 
 from ...report import Status
 from .edits import insert_after, insert_before
-from .model import Access, FunctionFacts, HelperCall, ParamInfo, Root, Unknown
+from .model import Access, FunctionFacts, HelperCall, Root, Unknown
+from .param_info import params_of
 from .parse import (ParsedSource, binary_op, call_args, called_name, children, evaluate_int,
                     function_body, kinds, strip, unary_op, walk)
 from .provenance import Provenance
@@ -40,22 +41,6 @@ LONG_MAX = "0x7fffffffffffffffL"
 class _Unknown(Exception):
     """A pointer the rewriter cannot tie to a size; the message is the reason."""
 
-def param_infos(fn, dialect) -> list[ParamInfo]:
-    K = kinds()
-    out = []
-    for i, p in enumerate(c for c in fn.get_children() if c.kind == K.PARM_DECL):
-        t = p.type.get_canonical()
-        is_ptr = t.kind.name in ("POINTER", "INCOMPLETEARRAY", "CONSTANTARRAY")
-        info = ParamInfo(p.spelling, i, p, is_ptr)
-        if is_ptr:
-            pointee = t.get_pointee() if t.kind.name == "POINTER" else t.get_array_element_type()
-            info.pointee = pointee.spelling
-            info.address_space = dialect.address_space(pointee.spelling)
-            info.void = pointee.get_canonical().kind.name == "VOID"
-        out.append(info)
-    return out
-
-
 class _Analyser:
     def __init__(self, ps: ParsedSource, fn, dialect, is_kernel: bool, helpers: dict,
                  eliminate: bool = True):
@@ -66,7 +51,7 @@ class _Analyser:
         self.helpers = helpers          # name -> list[ParamInfo] of rewritten helpers
         self.eliminate = eliminate      # False: no access is 'safe' (SAFEKERN_ELIMINATE=0)
         self.K = kinds()
-        self.params = param_infos(fn, dialect)
+        self.params = params_of(fn, dialect)
         self.prov = None                # provenance.Provenance of the body (setup)
         self.ranges = None              # ranges.LoopRanges of the body (setup)
         self.accesses: list[Access] = []
@@ -490,5 +475,5 @@ def call_edits(ps: ParsedSource, facts: FunctionFacts) -> list:
     return edits
 
 
-__all__ = ["analyse_function", "find_accesses", "access_edits", "call_edits", "param_infos",
-           "FunctionFacts", "ParamInfo", "HelperCall", "LONG_MAX"]
+__all__ = ["analyse_function", "find_accesses", "access_edits", "call_edits",
+           "FunctionFacts", "HelperCall", "LONG_MAX"]

@@ -39,8 +39,11 @@ from . import macros, parse as C
 from .cuda_dialect import (ADDRESS_BUILTINS, ATOMICS, BACKEND, BARRIERS, CHECKS_OFF_PRELUDE,
                            DIALECT, CudaDialect, device_prelude)
 from .cuda_headers import PRELUDE_NAME, unknown_function_decl
-from .cuda_rewrite import CudaRewrite, KernelInfo, ModuleRewriter, ParamInfo
+from .cuda_rewrite import ModuleRewriter
+from .kernel_info import KernelInfo
+from .param_info import ParamInfo
 from .parse_error import ParseError
+from .rewrite_result import Rewrite
 
 
 # -- parsing -----------------------------------------------------------------------------------
@@ -95,7 +98,7 @@ def _offset_of(ps, lineno, col):
 def rewrite(source: str, *, filename: str = "kernel.cu", options=(), arch="sm_90",
             include_dirs=(), checks: bool = True, kernel_asserts: bool = True,
             eliminate: bool = True, launch_predicates: bool = False,
-            assume=frozenset()) -> CudaRewrite:
+            assume=frozenset()) -> Rewrite:
     """Parse `source`, find every access, and return the checked source (or, with
     `checks=False`, the user's source with the kernel facts the launch needs).
     `kernel_asserts=False` compiles asserts away (SAFEKERN_KERNEL_ASSERTS=0);
@@ -112,6 +115,6 @@ def rewrite(source: str, *, filename: str = "kernel.cu", options=(), arch="sm_90
                           launch_predicates=launch_predicates, assume=assume).run()
 
 
-__all__ = ["CudaDialect", "DIALECT", "rewrite", "parse_cuda", "CudaRewrite", "KernelInfo",
+__all__ = ["CudaDialect", "DIALECT", "rewrite", "parse_cuda", "Rewrite", "KernelInfo",
            "ParamInfo", "ParseError", "device_prelude", "ATOMICS", "ADDRESS_BUILTINS", "BARRIERS",
            "BACKEND", "CHECKS_OFF_PRELUDE"]

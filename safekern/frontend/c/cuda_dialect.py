@@ -16,7 +16,7 @@ from ... import failures as F
 from .cuda_headers import PRELUDE_NAME, parse_headers
 from .model import Dialect, Root, Unknown
 from .parse import kinds
-from .provenance import array_type, type_kind
+from .provenance import array_type, is_pointer_type, type_kind
 from .safety import Spelling
 
 BACKEND = "cupy"
@@ -90,6 +90,9 @@ class CudaDialect(Dialect):
 
     def is_kernel(self, fn) -> bool:
         return any(ch.kind == kinds().CUDAGLOBAL_ATTR for ch in fn.get_children())
+
+    def pointer_param(self, param) -> bool:
+        return is_pointer_type(param.type)
 
     def pointer_builtin(self, name: str):
         return (0, 1) if name in ADDRESS_BUILTINS else None

@@ -6,8 +6,9 @@
 - `Access`: one memory access of the user's source, how it is handled (checked, eliminated,
   unchecked with the reason) and the byte ranges an edit wraps; `Access.failure_site()` is
   its `FailureSite` (returned, not registered: the backend registers what a rewrite found).
-- `ParamInfo`, `HelperCall`, `FunctionFacts`: what the OpenCL access analysis (checks.py)
-  finds in one function, and what its rewrite (opencl_rewrite.py) reads.
+- `HelperCall`, `FunctionFacts`: what the OpenCL access analysis (checks.py) finds in one
+  function (its parameters: param_info.ParamInfo), and what its rewrite (opencl_rewrite.py)
+  reads.
 - `Dialect`: the base class of the language dialects (opencl.py, cuda_dialect.py): what
   differs between C kernel languages.
 
@@ -108,7 +109,7 @@ class Dialect:
                            evaluated twice by a check
     Hooks:
       parse_args(options) -> libclang arguments; headers() -> [(name, text)]
-      is_kernel(fn_cursor) -> bool
+      is_kernel(fn_cursor) -> bool; pointer_param(param_cursor) -> bool (gets a hidden size)
       address_space(type_spelling) -> "__global", "__local", ... or "" (used in the
                            `(const AS char *)` casts of byte-offset checks)
       pointer_builtin(name) -> (pointer arg, elements touched, offset arg or None) for
@@ -137,6 +138,11 @@ class Dialect:
     def is_kernel(self, fn) -> bool:
         raise NotImplementedError
 
+    def pointer_param(self, param) -> bool:
+        """A parameter (PARM_DECL) that gets a hidden size: a pointer or array."""
+        return param.type.get_canonical().kind.name in ("POINTER", "INCOMPLETEARRAY",
+                                                        "CONSTANTARRAY")
+
     def address_space(self, type_spelling: str) -> str:
         return ""
 
@@ -158,18 +164,6 @@ class Dialect:
     def scalar_root(self, decl, name: str) -> Root | Unknown:
         raise NotImplementedError
 
-
-
-@dataclass
-class ParamInfo:
-    name: str
-    index: int
-    cursor: object
-    is_pointer: bool
-    pointee: str = ""          # pointee type spelling, e.g. "const __global float"
-    address_space: str = ""
-    void: bool = False
-    moved: bool = False        # assigned, stepped or address-taken in the function
 
 
 @dataclass
@@ -201,4 +195,4 @@ class FunctionFacts:
 
 
 
-__all__ = ["Access", "Root", "Unknown", "Dialect", "ParamInfo", "HelperCall", "FunctionFacts"]
+__all__ = ["Access", "Root", "Unknown", "Dialect", "HelperCall", "FunctionFacts"]

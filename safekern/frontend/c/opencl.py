@@ -1,9 +1,9 @@
 """OpenCL C: the dialect for the libclang layer, and the rewrite of a program's source.
 
     result = rewrite(source, filename="<opencl source>", options=[...], int64_atomics=True)
-    result.text          # the checked source for clBuildProgram (prelude + '#line 1' + user text)
-    result.kernels       # name -> KernelInfo: user parameters, hidden arguments appended
-    result.report        # every access: checked / safe / unchecked with the reason
+    result.source        # the checked source for clBuildProgram (prelude + '#line 1' + user text)
+    result.kernels       # KernelInfo of each kernel (result.kernel(name)): user parameters
+    result.report()      # every access: checked / safe / unchecked with the reason
 
 Every kernel gets hidden parameters after the user's: `__global long *__sk_fb` (the failure
 buffer) and `long __sk_nb_<p>` for each pointer parameter p (the size in bytes of the buffer or
@@ -25,8 +25,10 @@ from ...failures import code32
 from . import edits as E, macros, opencl_safety, parse as C, safety as c_safety, writes as c_writes
 from .model import Dialect, Root, Unknown
 from .opencl_headers import BASE_HEADER
-from .opencl_rewrite import KernelInfo, ProgramRewriter, Rewritten
+from .kernel_info import KernelInfo
+from .opencl_rewrite import ProgramRewriter
 from .parse_error import ParseError
+from .rewrite_result import Rewrite
 
 
 DEFAULT_FILENAME = "<opencl source>"
@@ -297,7 +299,7 @@ static inline long __sk_ixb(long i, long off, long esz, long nb, long code,
 def rewrite(source: str, *, filename: str = DEFAULT_FILENAME, options=(),
             int64_atomics: bool = True, little_endian: bool = True,
             kernel_asserts: bool = True, eliminate: bool = True,
-            launch_predicates: bool = False, assume=frozenset()) -> Rewritten:
+            launch_predicates: bool = False, assume=frozenset()) -> Rewrite:
     """The checked form of an OpenCL C program (a pure function of its inputs).
     `kernel_asserts=False` compiles SAFEKERN_ASSERT away (SAFEKERN_KERNEL_ASSERTS=0);
     `eliminate=False` checks accesses proven in bounds too (SAFEKERN_ELIMINATE=0).
@@ -324,5 +326,5 @@ def checks_off_source(source: str, filename: str = DEFAULT_FILENAME) -> str:
     return f"{opencl_safety.CHECKS_OFF_PRELUDE}{E.line_directive(1, filename)}\n{source}"
 
 
-__all__ = ["OpenCLDialect", "rewrite", "Rewritten", "KernelInfo", "ParseError",
+__all__ = ["OpenCLDialect", "rewrite", "Rewrite", "KernelInfo", "ParseError",
            "BASE_HEADER", "DEFAULT_FILENAME", "checks_off_source"]
