@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 
 from ...failures import code32
-from . import edits as E, macros, opencl_safety, parse as C, safety as c_safety, writes as c_writes
+from . import (edits as E, macros, opencl_safety, parse as C, prelude, safety as c_safety,
+               writes as c_writes)
 from .model import Dialect, Root, Unknown
 from .opencl_headers import BASE_HEADER
 from .kernel_info import KernelInfo
@@ -195,16 +196,8 @@ class OpenCLDialect(Dialect):
         return opencl_safety.spelling(self.code_literal)
 
     def prelude(self) -> str:
-        word = 0 if self.little_endian else 1
-        if self.int64_atomics:
-            cas = ("atom_cmpxchg((volatile __global long *)fb, 0L, code) == 0L")
-            inc = "atom_inc((volatile __global long *)(fb + 10))"
-            ext = "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n"
-        else:
-            cas = (f"atomic_cmpxchg((volatile __global int *)fb + {word}, 0, (int)code) == 0")
-            inc = f"atomic_inc((volatile __global int *)(fb + 10) + {word})"
-            ext = ""
-        return PRELUDE_TEMPLATE.format(ext=ext, cas=cas, inc=inc) + opencl_safety.PRELUDE
+        return prelude.opencl(int64_atomics=self.int64_atomics,
+                              little_endian=self.little_endian) + opencl_safety.PRELUDE
 
     def kernel_hidden_params(self, pointer_params) -> str:
         return ", ".join(["__global long *__sk_fb"] +
@@ -227,73 +220,6 @@ class OpenCLDialect(Dialect):
             text += " int __sk_f = 0; __private int *__sk_fp = &__sk_f;"
         return text
 
-
-PRELUDE_TEMPLATE = """\
-/* safekern: bounds-check helpers; the user's source follows */
-{ext}#ifdef __has_builtin
-#if __has_builtin(__builtin_expect)
-#define __SK_UNLIKELY(x) __builtin_expect((x) != 0, 0)
-#endif
-#endif
-#ifndef __SK_UNLIKELY
-#define __SK_UNLIKELY(x) (x)
-#endif
-#ifdef __has_attribute
-#if __has_attribute(noinline)
-#define __SK_COLD __attribute__((noinline))
-#endif
-#endif
-#ifndef __SK_COLD
-#define __SK_COLD
-#endif
-static int __sk_first_item(void) {{
-  return get_local_id(0) == 0 && get_local_id(1) == 0 && get_local_id(2) == 0;
-}}
-static int __sk_pending(__global long *fb) {{
-  if (*fb == 0) return 0;   /* plain, cacheable: the buffer as the launch found it */
-  if (__sk_first_item() && get_group_id(0) == 0 && get_group_id(1) == 0 &&
-      get_group_id(2) == 0) {inc};
-  return 1;
-}}
-static __SK_COLD void __sk_fail_bits(__global long *fb, long code, long index, long size,
-                                     long axis, long bits) {{
-  if ({cas}) {{
-    fb[1] = index; fb[2] = size; fb[3] = axis; fb[11] = bits;
-    fb[4] = get_local_id(0); fb[5] = get_local_id(1); fb[6] = get_local_id(2);
-    fb[7] = get_group_id(0); fb[8] = get_group_id(1); fb[9] = get_group_id(2);
-  }}
-}}
-static __SK_COLD void __sk_fail(__global long *fb, long code, long index, long size,
-                                long axis) {{
-  __sk_fail_bits(fb, code, index, size, axis, 0);
-}}
-static inline long __sk_ix(long i, long n, long code, int axis, __global long *fb,
-                           __private int *fp) {{
-  if (__SK_UNLIKELY((ulong)i >= (ulong)n)) {{
-    *fp = 1; __sk_fail(fb, code, i, n, axis); return 0;
-  }}
-  return i;
-}}
-/* An index of type ulong (size_t): slot 11 says so, so 2**63 and up read back as themselves
-   (failures.UNSIGNED), not as negative numbers. */
-static inline long __sk_ixu(long i, long n, long code, int axis, __global long *fb,
-                            __private int *fp) {{
-  if (__SK_UNLIKELY((ulong)i >= (ulong)n)) {{
-    *fp = 1; __sk_fail_bits(fb, code, i, n, axis, 1); return 0;
-  }}
-  return i;
-}}
-static inline long __sk_ixb(long i, long off, long esz, long nb, long code,
-                            __global long *fb, __private int *fp) {{
-  long pos = off + i * esz;
-  if (__SK_UNLIKELY(pos < 0 || pos > nb - esz)) {{
-    *fp = 1;
-    __sk_fail(fb, code, pos >= 0 ? pos / esz : -((esz - 1 - pos) / esz), nb / esz, 0);
-    return -(off / esz);
-  }}
-  return i;
-}}
-"""
 
 
 def rewrite(source: str, *, filename: str = DEFAULT_FILENAME, options=(),
