@@ -16,6 +16,7 @@ from . import safety as c_safety, writes as c_writes
 from . import parse as C
 from . import edits as E
 from .cuda_access import FunctionRewriter
+from .cuda_edits import check_edits
 from .cuda_signatures import signature_edits
 from .cuda_calls import call_name
 from .cuda_dialect import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, DIALECT,
@@ -215,6 +216,10 @@ class ModuleRewriter:
                     with self._located(fn, lambda: rewriter.at if rewriter else None):
                         rewriter = FunctionRewriter(self, fn, body)
                         rewriter.run()
+                    # the rewrite of what the walk found: the checks, asserts and divisions
+                    self.edits += check_edits(self.accesses[first:], kernel=fn.kernel)
+                    self.edits += rewriter.safety.edits
+                    self.safety += rewriter.safety.sites
                     if self.launch_predicates and not state and fn.kernel and not fn.template:
                         with self._located(fn):     # launch.py: what launches may prove
                             self.launch[fn] = kernel_predicates(self.ps, fn.cursor, "cuda", [
