@@ -22,7 +22,7 @@ from ...report import Status
 from . import edits as E, parse as C
 from .cuda_dialect import (ADDRESS_BUILTINS, BACKEND, BARRIERS, NO_MEMORY_CALLS,
                            UNSAFE_BARRIER_CALLS)
-from .model import Unknown
+from .model import CALL, Unknown
 from .provenance import is_array_type, is_pointer_type, operator_call
 
 
@@ -177,7 +177,7 @@ class CallRewriter:
         code = site_code(BACKEND, self.ps.filename, lineno, col, self.fn.name, target.name,
                          "call")
         self.mod.failure_sites.append(FailureSite(
-            code=code, kind="call", kernel=self.fn.name, filename=self.ps.filename,
+            code=code, kind=CALL, kernel=self.fn.name, filename=self.ps.filename,
             lineno=lineno, source_line=self.ps.source_line(lineno), col=col,
             end_col=end_col if end_line == lineno and e > s else None, array=None, axis=None,
             callee=target.name, in_kernel=self.fn.kernel))

@@ -18,8 +18,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ... import check_kinds
 from ...failures import FailureSite, site_code
 from ...report import Status
+
+
+#: The check kinds the C front ends make sites of: check_kinds.py says, in one place, what
+#: each means (the exception a failure raises, its message, the report's label, the helpers).
+BOUNDS, ASSERT, ZERO_DIVISION, CALL = (check_kinds.KINDS[k].name
+                                       for k in ("bounds", "assert", "zero_division", "call"))
 
 
 @dataclass(frozen=True)
@@ -85,7 +92,7 @@ class Access:
             end_col = None
         return lineno, col, end_col
 
-    def failure_site(self, ps, backend: str, kind: str = "bounds") -> FailureSite:
+    def failure_site(self, ps, backend: str, kind: str = BOUNDS) -> FailureSite:
         """What a failure code of this access means. The rewrite only returns it (in its
         `failure_sites`); the backend registers it in failures.TABLE."""
         lineno, col, end_col = self.location(ps)
@@ -195,4 +202,5 @@ class FunctionFacts:
 
 
 
-__all__ = ["Access", "Root", "Unknown", "Dialect", "HelperCall", "FunctionFacts"]
+__all__ = ["Access", "Root", "Unknown", "Dialect", "HelperCall", "FunctionFacts", "BOUNDS",
+           "ASSERT", "ZERO_DIVISION", "CALL"]
