@@ -13,9 +13,10 @@ from dataclasses import dataclass, field, replace
 from ...errors import UnsupportedError
 from ...report import ReportEntry, Status
 from . import edits as E, parse as C, safety as c_safety, writes as c_writes
-from .checks import access_edits, analyse_function, call_edits
+from .checks import analyse_function
 from .exits import ControlPlan, find_anchor
 from .launch import kernel_predicates
+from .opencl_edits import access_edits, call_edits
 from .kernel_info import KernelInfo
 from .launch_expr import PROVEN_REASON
 from .param_info import params_of
