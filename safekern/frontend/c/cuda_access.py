@@ -41,6 +41,9 @@ class FunctionRewriter(CallRewriter):
                                 if is_pointer_type(p.type) or is_array_type(p.type)],
                                DIALECT, kernel=fn.kernel, fields=self.fields)
         self.at = None                      # the node being checked (visit)
+        #: the barriers to replace (cuda_calls.py): ("call", start, end, new name) or
+        #: ("group", start, object end, end, depth) for cooperative groups' block.sync()
+        self.barrier_sites: list = []
         self.checked = fn.rewritable
         self.uncheck_reason = "" if fn.rewritable else fn.why
         # asserts and divisions (safety.py); a constexpr function may run at compile time,
@@ -54,8 +57,9 @@ class FunctionRewriter(CallRewriter):
             t[2] for t in mod.ps.tokens_between(start, fn.cursor.location.offset)]
 
     def run(self):
-        """The walk: accesses (each checked one with its check: cuda_edits.py applies them),
-        asserts and divisions (`self.safety`), the struct fields used."""
+        """The walk: accesses (each checked one with its check), barriers
+        (`barrier_sites`), asserts and divisions (`self.safety`), the struct fields used;
+        cuda_edits.py turns them into edits."""
         self.visit(self.body, 0, {})
         self.fn.fields.update(self.fields.used)       # their extents: hidden parameters
 

@@ -128,8 +128,7 @@ class CallRewriter:
             raise self._reject(c, "a block barrier inside a macro expansion cannot be "
                                "rewritten; call it directly")
         self.fn.barriers = True
-        self.mod.edits.append(E.insert_before(s, "__sk_cg_sync(", depth))
-        self.mod.edits.append(E.replace(oe, e, ")"))
+        self.barrier_sites.append(("group", s, oe, e, depth))    # cuda_edits.barrier_edits
         self.visit(obj, depth + 1, {})
         return True
 
@@ -139,7 +138,7 @@ class CallRewriter:
             raise self._reject(callee, "a block barrier inside a macro expansion cannot be "
                                "rewritten; call it directly")
         self.fn.barriers = True
-        self.mod.edits.append(E.replace(s, e, new_name))
+        self.barrier_sites.append(("call", s, e, new_name))      # cuda_edits.barrier_edits
 
     def _address_arg(self, call, arg, depth, ctx):
         K = self.K

@@ -1,5 +1,5 @@
-"""The edits that check the CUDA accesses the walker found (cuda_access.py analyses, this
-module rewrites).
+"""The edits that check the CUDA accesses and barriers the walker found (cuda_access.py and
+cuda_calls.py analyse, this module rewrites).
 
 Each checked access carries its check in `Access.extra["check"]` (plain offsets and C text):
 
@@ -54,4 +54,18 @@ def check_edits(accesses, *, kernel: bool) -> list:
     return out
 
 
-__all__ = ["check_edits", "code_text"]
+def barrier_edits(sites) -> list:
+    """The barriers a failing thread must not hang: `__syncthreads*` -> `__sk_sync*`,
+    cooperative groups' `block.sync()` -> `__sk_cg_sync(block)` (cuda_calls.py finds them)."""
+    out = []
+    for site in sites:
+        if site[0] == "call":
+            _, s, e, new_name = site
+            out.append(E.replace(s, e, new_name))
+        else:
+            _, s, object_end, e, depth = site
+            out += [E.insert_before(s, "__sk_cg_sync(", depth), E.replace(object_end, e, ")")]
+    return out
+
+
+__all__ = ["check_edits", "barrier_edits", "code_text"]

@@ -16,7 +16,7 @@ from . import safety as c_safety, writes as c_writes
 from . import parse as C
 from . import edits as E
 from .cuda_access import FunctionRewriter
-from .cuda_edits import check_edits
+from .cuda_edits import barrier_edits, check_edits
 from .cuda_signatures import signature_edits
 from .cuda_calls import call_name
 from .cuda_dialect import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, DIALECT,
@@ -218,6 +218,7 @@ class ModuleRewriter:
                         rewriter.run()
                     # the rewrite of what the walk found: the checks, asserts and divisions
                     self.edits += check_edits(self.accesses[first:], kernel=fn.kernel)
+                    self.edits += barrier_edits(rewriter.barrier_sites)
                     self.edits += rewriter.safety.edits
                     self.safety += rewriter.safety.sites
                     if self.launch_predicates and not state and fn.kernel and not fn.template:
