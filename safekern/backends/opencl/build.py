@@ -410,13 +410,15 @@ def rewrite_program(ctx, source: str, *, filename: str, options: list, devices: 
 
 
 def build_program(ctx, source: str, *, filename: str, options=None,
-                  devices=None, assume=frozenset()) -> BuiltProgram:
-    """Rewrite and build a program (from the kernel cache when it holds it). `assume`: the
-    failure codes of checks a launch variant leaves out (their predicates hold)."""
+                  devices=None, assume=frozenset(), checks: bool | None = None) -> BuiltProgram:
+    """Rewrite and build a program (from the kernel cache when it holds it): the one build
+    path of every form of it. `assume`: the failure codes of checks a launch variant leaves
+    out (their predicates hold); `checks=False` (default: SAFEKERN_CHECKS): the user's own
+    program, as plain launches run it (c_launch.PlainLaunch)."""
     options = normalise_options(options)
     devices = list(devices) if devices is not None else list(ctx.devices)
     describe = f"opencl program {filename}"
-    if not config.get().checks:
+    if not (config.get().checks if checks is None else checks):
         text = frontend.checks_off_source(source, filename)
         prg = _cached_build(ctx, text, options, devices, filename, prelude_lines(text),
                             describe, source)
