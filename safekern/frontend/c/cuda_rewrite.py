@@ -24,6 +24,7 @@ from .launch import kernel_predicates
 from .launch_expr import PROVEN_REASON
 from .module_state import module_state
 from .plain import OwnChecks, kernel_codes
+from .loop_versions import version_loops
 from .model import Access
 from .provenance import is_pointer_type, operator_call
 
@@ -308,6 +309,8 @@ class ModuleRewriter:
                         rewriter = FunctionRewriter(self, fn, body)
                         rewriter.run()
                     self.own[fn] = self._own_checks(first, first_safety)
+                    with self._located(fn):     # loop_versions.py: checks out of loops
+                        version_loops(self, fn, body, first_edit)
                     if self.launch_predicates and not state and fn.kernel and not fn.template:
                         with self._located(fn):     # launch.py: what launches may prove
                             self.launch[fn] = kernel_predicates(self.ps, fn.cursor, "cuda", [
