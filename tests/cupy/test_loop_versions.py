@@ -69,8 +69,19 @@ def test_spmv_is_versioned():
     assert "acc += data[__sk_ix(k, __sk_n_2," in slow and "x[__sk_ix(indices[__sk_ix(k," in slow
 
 
+IF_BODY = r"""
+extern "C" __global__ void pos(const float* x, float* out, int n) {
+    float acc = 0.0f;
+    for (int k = 0; k < n; k++) if (x[k] > 0.0f) acc += x[k];
+    for (int k = 0; k < n; k++) { acc += x[k]; };
+    out[0] = acc;
+}
+"""
+
+
 def test_versioned_sources_compile():
-    for src in (SPMV, GRID_STRIDE, K.GATHER):
+    assert _body(_rewrite(IF_BODY)).count("__sk_dx_state") == 2     # both loops
+    for src in (SPMV, GRID_STRIDE, K.GATHER, IF_BODY):
         out = nvrtc.compile_program(_rewrite(src), filename="v.cu", arch="sm_90",
                                     options=program.compile_options(()), cubin=True)
         assert out.cubin[:4] == b"\x7fELF" and "warning" not in out.log

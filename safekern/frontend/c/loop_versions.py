@@ -263,12 +263,10 @@ def _tokens(ps, start, end, *, inserts=(), replaces=(), rename=None) -> str:
 
 
 def _statement_end(ps, cursor) -> int:
-    """Just after a statement: its extent, and the ';' that ends an expression body."""
+    """Just after a statement: its extent, and a ';' after it (libclang's extent of a
+    statement ending in an expression stops before its ';'; after a '}' a ';' is an empty
+    statement, harmless inside the versioned block)."""
     _, e = ps.offsets(cursor)
-    K = C.kinds()
-    body = C.children(cursor)[-1]
-    if body.kind in (K.COMPOUND_STMT, K.IF_STMT, K.NULL_STMT):
-        return e
     tok = ps.next_token(e)
     return tok[1] if tok is not None and tok[2] == ";" else e
 
