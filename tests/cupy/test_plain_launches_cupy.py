@@ -37,7 +37,8 @@ def _tiled_args(cp, n=32):
     return (cp.zeros(n, np.float32), cp.zeros(n, np.float32), np.int32(n))
 
 
-def test_a_launch_whose_predicates_prove_every_check_runs_the_users_kernel(fake_cupy):
+def test_a_launch_whose_predicates_prove_every_check_runs_the_users_kernel(fake_cupy,
+                                                                          monkeypatch):
     import safekern.cupy as skcp
 
     cp = fake_cupy
@@ -52,7 +53,16 @@ def test_a_launch_whose_predicates_prove_every_check_runs_the_users_kernel(fake_
     assert "__sk_" not in own.rewrite.source           # compiled from the user's source
     assert own.module is not k._bound()[0].module
     assert not k._bound()[0].source.dirty              # it can record nothing
+    # ... and safekern.sync() still waits for it (as for a checked launch)
+    from safekern.backends.cupy import program
 
+    synced = []
+    monkeypatch.setattr(program, "_plain_sync", lambda target: synced.append(target))
+    k((2,), (16, 16), args)
+    safekern.sync()
+    assert synced == [None] and not runtime._plain_launched
+    safekern.sync()
+    assert synced == [None]                             # nothing launched since
 
 def test_a_kernel_with_no_check_runs_plain_without_predicates(fake_cupy):
     import safekern.cupy as skcp

@@ -57,6 +57,13 @@ def test_a_proven_launch_runs_the_users_kernel(clenv):
     c, out2 = f32(clenv, 64, 5.0), f32(clenv, 64, 0.0)
     knl(clenv.queue, (64,), (16,), a, c, out2, np.int32(64))
     np.testing.assert_array_equal(out2.get(), 6.0)
+    # safekern.sync() finishes the queue of a plain launch, as of a checked one
+    from safekern import runtime
+    from safekern.backends.opencl import build as backend
+
+    assert backend._plain_sync in runtime._plain_launched
+    safekern.sync()
+    assert clenv.queue.int_ptr not in backend._plain_queues and not runtime._plain_launched
     own = prg._variant(frozenset(), checks=False)
     assert own.rewritten is None and own.source == SRC       # the user's program
 

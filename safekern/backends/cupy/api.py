@@ -30,6 +30,7 @@ from ..capture import host_work_allowed
 from .source import _MODULES, _REWRITES, Program  # noqa: F401 -- tests clear the memos
 from .program import (DEFAULT_ARCH, Binary, CupyFailureSource, Unchecked, _LRU, _cupy,
                       compile_options, compile_rewrite, device_arch, device_fields,
+                      note_plain_launch,
                       failure_source, hidden_argument, load_module, memory_span,
                       parse_include_dirs, pointer_bytes, unchecked)
 
@@ -124,6 +125,7 @@ class RawKernel:
             own = plain.kernel(m, loaded.source)
             if own is not None:
                 own(grid, block, tuple(values), **launch)
+                note_plain_launch()
                 return
         if m:                                    # the checks this launch proves left out
             func = variants.variant(m) or func

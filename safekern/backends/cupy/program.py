@@ -157,6 +157,11 @@ def _plain_sync(target) -> None:
 runtime.register_plain_sync(_plain_sync)
 
 
+def note_plain_launch() -> None:
+    """A plain launch ran (c_launch.PlainLaunch): safekern.sync() waits for it too."""
+    runtime.plain_launched(_plain_sync)
+
+
 # -- arguments ----------------------------------------------------------------------------------
 
 def pointer_bytes(arr) -> int:

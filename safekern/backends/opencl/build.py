@@ -94,8 +94,12 @@ def failure_source(context, device) -> OpenCLFailureSource:
 
 
 def note_plain_launch(queue) -> None:
+    """A launch of the user's own kernel on `queue` (checks off, or a plain launch):
+    safekern.sync() finishes the queue."""
     with _plain_lock:
         _plain_queues[queue.int_ptr] = queue
+    if config.get().checks:
+        runtime.plain_launched(_plain_sync)
 
 
 def _plain_sync(target=None) -> None:
