@@ -361,19 +361,22 @@ def _version(mod, fn, cursor, first_edit, n) -> int:
         tests.append(f"({extent}) != 0")
     cond = f"{conds[0]} || ({' && '.join(tests)})"
     state = f"__sk_vst{v}"
-    inserts = []
+    inserts, report = [], []
     for i0, i1, idx, (extent, code, axis, before, after) in dependent:
         inserts.append((before.start, before.key, "__sk_dx("))
-        inserts.append((after.start, after.key,
-                        f", {extent}, {code}ULL, {axis}, &{state})"))
+        inserts.append((after.start, after.key, f", {extent}, {code}ULL, &{state})"))
+        unsigned = 0 if _int_type(idx.type)[1] else 1
+        # after the loop: the first failure, recorded as the site's own check records it
+        report.append(f"if ({state}.code == {code}ULL) __sk_fail(__sk_fb, {code}ULL, "
+                      f"{state}.index, {extent}, {axis}, {unsigned});")
     fast = _tokens(ps, ls, le, inserts=inserts,
                    replaces=[(start_s, start_e, lo), (bound_s, bound_e, hi)])
+    declare = f"__sk_dx_state {state} = {{0, 0}}; " if dependent else ""
     # (the start as the counter holds it: converted to its type first)
     ctype = loop.var.type.get_canonical().spelling
     pre = (f"{{ long long {lo} = (long long)({ctype})({init_text}); long long {hi} = "
-           f"(long long)({bound_text}); if ({cond}) {{ __sk_dx_state {state} = {{0, 0, 0, 0, 0}}; "
-           f"{fast} if ({state}.code) __sk_fail(__sk_fb, {state}.code, {state}.index, "
-           f"{state}.size, {state}.axis, {state}.bits); }} else ")
+           f"(long long)({bound_text}); if ({cond}) {{ {declare}{fast} {' else '.join(report)}"
+           " } else ")
     mod.edits.append(E.insert_before(ls, pre, -_DEPTH))
     mod.edits.append(E.insert_after(le, " }", -_DEPTH))
     return 1
@@ -386,21 +389,20 @@ __all__ = ["version_loops", "PRELUDE"]
 #: loop, and the branch-free check of a data-dependent index (module doc).
 PRELUDE = r"""
 #pragma nv_diag_suppress 177
-struct __sk_dx_state { unsigned long long code; long long index, size; int axis, bits; };
+struct __sk_dx_state { unsigned long long code; long long index; };
 static __device__ __forceinline__ bool __sk_vok(long long a, long long b, long long n,
                                                 long long top) {
   return n < 0 || (a >= 0 && b >= 0 && a < n && b < n && a <= top && b <= top);
 }
+// (the size, axis and signedness of the failing access are its site's: after the loop the
+// code says which)
 template <typename I>
 static __device__ __forceinline__ long long __sk_dx(I i, long long n, unsigned long long code,
-                                                    int axis, __sk_dx_state* s) {
+                                                    __sk_dx_state* s) {
   long long v = (long long)i;
   bool bad = (unsigned long long)v >= (unsigned long long)n && n >= 0;
   bool first = bad && s->code == 0ULL;
   s->index = first ? v : s->index;
-  s->size = first ? n : s->size;
-  s->axis = first ? axis : s->axis;
-  s->bits = first ? ((I)-1 > (I)0 ? 1 : 0) : s->bits;
   s->code = first ? code : s->code;
   return bad ? 0LL : v;
 }
