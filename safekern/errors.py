@@ -49,12 +49,15 @@ class KernelError(SafekernError, RuntimeError):
     """A check failed inside a kernel. Raised by `safekern.sync()`."""
 
     _fields = ("kernel", "filename", "lineno", "source_line", "thread", "block",
-               "skipped_launches", "col", "end_col", "called_from")
+               "skipped_launches", "col", "end_col", "called_from", "call_chain")
 
     def __init__(self, message: str = "", *, kernel=None, filename=None, lineno=None,
                  source_line=None, thread=None, block=None, skipped_launches=0,
-                 col=None, end_col=None, called_from=None):
+                 col=None, end_col=None, called_from=None, call_chain=()):
         self.kernel = kernel
+        # For a failure inside a C device function: the call sites it came through, innermost
+        # first (failures.FailureSite of kind "call": `kernel` the caller, `lineno` the call).
+        self.call_chain = tuple(call_chain or ())
         # For a failure inside a device function: the launched kernel(s) that call it.
         self.called_from = called_from
         self.filename = filename
@@ -87,6 +90,13 @@ class KernelError(SafekernError, RuntimeError):
         src = format_source(self.source_line, self.col, self.end_col, indent="      ")
         if src:
             lines.append(src)
+        for frame in self.call_chain:
+            lines.append(f"  called from {frame.kernel!r} at {frame.filename}:{frame.lineno}")
+            src = format_source(frame.source_line, frame.col, frame.end_col, indent="      ")
+            if src:
+                lines.append(src)
+        if self.call_chain and not self.call_chain[-1].in_kernel:
+            lines.append("  (outer calls not recorded)")
         if self.skipped_launches:
             n = self.skipped_launches
             lines.append(f"  ({n} later checked launch{'es' if n != 1 else ''} skipped "

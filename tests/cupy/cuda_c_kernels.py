@@ -320,3 +320,50 @@ REJECTED = {
     "named_barrier": (NAMED_BARRIER, "named_barrier", "named barriers"),
     "asm_barrier": (ASM_BARRIER, "asm_barrier", "inline PTX"),
 }
+
+# A CSR graph passed by value (issue 25): CuPy users pass it as a NumPy structured scalar whose
+# pointer fields hold device addresses (GRAPH_DTYPE). Each kernel reads one past a node's
+# last edge (`<=`): for the last node that is g.nlist[edges].
+CSR_GRAPH = r"""
+struct Graph { int nodes; int edges; int* nindex; int* nlist; };
+
+__device__ int atomicRead(const int* p, int i) {
+    return ((volatile const int*)p)[i];   // @helper
+}
+
+extern "C" __global__ void degree_sum(int* out, Graph g) {
+    int v = blockIdx.x * blockDim.x + threadIdx.x;
+    if (v < g.nodes) {
+        int s = 0;
+        for (int j = g.nindex[v]; j <= g.nindex[v + 1]; j++) {
+            s += g.nlist[j];   // @field
+        }
+        out[v] = s;
+    }
+}
+
+extern "C" __global__ void degree_read(int* out, Graph g) {
+    int v = blockIdx.x * blockDim.x + threadIdx.x;
+    if (v < g.nodes) {
+        int s = 0;
+        for (int j = g.nindex[v]; j <= g.nindex[v + 1]; j++) {
+            s += atomicRead(g.nlist, j);   // @caller
+        }
+        out[v] = s;
+    }
+}
+
+extern "C" __global__ void degree_ok(int* out, Graph g) {
+    int v = blockIdx.x * blockDim.x + threadIdx.x;
+    if (v < g.nodes) {
+        int s = 0;
+        for (int j = g.nindex[v]; j < g.nindex[v + 1]; j++) {
+            s += atomicRead(g.nlist, j) + g.nlist[j];
+        }
+        out[v] = s;
+    }
+}
+"""
+
+# numpy's layout of `struct Graph` (int, int, then two 8-byte pointers: no padding)
+GRAPH_FIELDS = [("nodes", "<i4"), ("edges", "<i4"), ("nindex", "<u8"), ("nlist", "<u8")]

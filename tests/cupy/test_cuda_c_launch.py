@@ -369,15 +369,14 @@ def test_overlapping_arguments_are_checked_before_the_launch(fake_cupy, monkeypa
 
 def test_accesses_left_unchecked_warn_with_safekerns_warning(fake_cupy):
     # safekern.UncheckedWarning, so warnings.simplefilter("error", safekern.UncheckedWarning)
-    # catches it (issue 29: it was a plain UserWarning): a pointer inside a struct is not
-    # checked yet (issue 25).
+    # catches it (issue 29: it was a plain UserWarning): a pointer loaded from memory is not
+    # checked.
     import safekern.cupy as skcp
 
     code = r"""
-struct Table { int n; const float* v; };
-extern "C" __global__ void lookup(float* out, Table t) {
+extern "C" __global__ void lookup(float* out, const float* const* tables, int n) {
     int i = threadIdx.x;
-    if (i < t.n) out[i] = t.v[i];
+    if (i < n) out[i] = tables[0][i];
 }
 """
     k = skcp.RawKernel(code, "lookup")

@@ -27,6 +27,7 @@ from ...errors import UncheckedWarning
 from . import graphs as cupy_graphs, options as cupy_options
 from ..c_launch import CLaunchVariants, cuda_geometry, plain_launch
 from ..capture import host_work_allowed
+from .struct_args import field_extents
 from .source import _MODULES, _REWRITES, Program  # noqa: F401 -- tests clear the memos
 from .program import (DEFAULT_ARCH, Binary, CupyFailureSource, Unchecked, _LRU, _cupy,
                       compile_options, compile_rewrite, device_arch, device_fields,
@@ -118,6 +119,11 @@ class RawKernel:
                     spans.append(memory_span(value, nbytes))
             else:
                 values.append(arg)
+        fields = ()
+        if info.fields:                          # pointers inside struct arguments
+            fields, unresolved = field_extents(args, info.fields)
+            for field, why in unresolved:
+                self._program.note_unchecked_field(info, field, why)
         if overlap is not None:
             overlap.check(spans)                 # before anything runs
         m = 0 if variants is None else variants.mask_of(args, sizes, cuda_geometry, grid, block)
@@ -129,7 +135,8 @@ class RawKernel:
                 return
         if m:                                    # the checks this launch proves left out
             func = variants.variant(m) or func
-        func(grid, block, tuple(values) + tuple(sizes) + (loaded.source.buffer,), **launch)
+        func(grid, block, tuple(values) + tuple(sizes) + tuple(fields) +
+             (loaded.source.buffer,), **launch)
         cupy_graphs.after_launch(loaded.source, stream)     # (pending, or captured)
 
     def _bound(self):

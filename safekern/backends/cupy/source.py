@@ -301,6 +301,15 @@ class Program:
                 param, Status.UNCHECKED, "marked skcp.unchecked() at launch: accesses through "
                 f"'{param}' are not bounded")
 
+    def note_unchecked_field(self, info, field, why: str) -> None:
+        """A struct argument's pointer field a launch could not size (struct_args.py)."""
+        key = (info.name, field.name)
+        if key not in self.launch_notes:
+            self.launch_notes[key] = ReportEntry(
+                info.name, info.lineno, 0, f"field '{field.name}' of a launch", field.name,
+                Status.UNCHECKED, f"not sized at launch: {why}; accesses through "
+                f"'{field.name}' were not bounded")
+
     def overlap_check(self, info):
         """The launch-time overlap check of a kernel (None when it writes no pointer
         parameter), shared by every RawKernel of this source: one warning per kernel and

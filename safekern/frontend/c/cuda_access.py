@@ -8,6 +8,9 @@ recorded as checked, eliminated (proven in bounds), or unchecked with the reason
 """
 from __future__ import annotations
 
+import dataclasses
+
+from ... import call_chains
 from ...report import Status
 from . import edits as E, parse as C
 from .cuda_calls import CallRewriter
@@ -16,6 +19,7 @@ from .model import Access, Unknown
 from .provenance import (Provenance, array_type, is_array_type, is_pointer_type, operator_call,
                          split_subscript, type_kind)
 from .safety import SafetyRewriter, division_operands
+from .struct_fields import StructFields
 
 
 class FunctionRewriter(CallRewriter):
@@ -29,17 +33,21 @@ class FunctionRewriter(CallRewriter):
         self.K = mod.K
         self.fn = fn
         self.body = body
-        # what pointers point into; the parameters that get a hidden size have a root
+        # what pointers point into; the parameters that get a hidden size have a root, and
+        # so do a kernel's by-value struct parameters' pointer fields (struct_fields.py)
+        self.fields = StructFields(mod.ps, body, fn.params, kernel=fn.kernel)
         self.prov = Provenance(mod.ps, body, fn.params,
                                [i for i, p in enumerate(fn.params)
                                 if is_pointer_type(p.type) or is_array_type(p.type)],
-                               DIALECT, kernel=fn.kernel)
+                               DIALECT, kernel=fn.kernel, fields=self.fields)
         self.at = None                      # the node being checked (visit)
         self.checked = fn.rewritable
         self.uncheck_reason = "" if fn.rewritable else fn.why
         # asserts and divisions (safety.py); a constexpr function may run at compile time,
         # where no check can
-        self.safety = SafetyRewriter(mod.ps, fn.name, mod.spelling, asserts=mod.kernel_asserts,
+        spelling = mod.spelling if fn.kernel else dataclasses.replace(
+            mod.spelling, code_literal=call_chains.check_code)
+        self.safety = SafetyRewriter(mod.ps, fn.name, spelling, asserts=mod.kernel_asserts,
                                      ndebug_from=mod.ndebug_from)
         start = mod.ps.offsets(fn.cursor)[0]
         self.constexpr = "constexpr" in [
@@ -47,8 +55,15 @@ class FunctionRewriter(CallRewriter):
 
     def run(self):
         self.visit(self.body, 0, {})
+        self.fn.fields.update(self.fields.used)       # their extents: hidden parameters
         self.mod.edits += self.safety.edits
         self.mod.safety += self.safety.sites
+
+    def _code(self, a) -> str:
+        """The C text of an access's failure code: in a device function, XOR the call chain
+        it was reached through (call_chains.py)."""
+        code = a.extra["code"]
+        return f"{code:#x}ULL" if self.fn.kernel else call_chains.check_code(code)
 
     def _safety_ctx(self, ctx) -> str:
         """Why an assert or division here cannot record a failure ("" when it can)."""
@@ -295,7 +310,7 @@ class FunctionRewriter(CallRewriter):
             return
         self.mod.edits.append(E.insert_before(i0, "__sk_ix(", depth))
         self.mod.edits.append(E.insert_after(
-            i1, f", {extent}, {a.extra['code']:#x}ULL, {axis}, __sk_fb)", depth))
+            i1, f", {extent}, {self._code(a)}, {axis}, __sk_fb)", depth))
 
     def _pointer_subscript(self, c, base, index, depth, ctx):
         K = self.K
@@ -331,7 +346,7 @@ class FunctionRewriter(CallRewriter):
                 if a.status == Status.CHECKED:
                     self.mod.edits.append(E.insert_before(i0, "__sk_ix(", depth))
                     self.mod.edits.append(E.insert_after(
-                        i1, f", __sk_n_{i}, {a.extra['code']:#x}ULL, 0, __sk_fb)", depth))
+                        i1, f", __sk_n_{i}, {self._code(a)}, 0, __sk_fb)", depth))
             else:
                 a = self._record("subscript", Status.CHECKED, "", s, e, array=label, axis=0,
                                  index=(i0, i1))
@@ -340,7 +355,7 @@ class FunctionRewriter(CallRewriter):
                 self.mod.edits.append(E.replace(open_tok[0], open_tok[1], ") + ("))
                 self.mod.edits.append(E.replace(
                     close_tok[0], close_tok[1],
-                    f"), {root.base}, {root.size}, {a.extra['code']:#x}ULL, __sk_fb))"))
+                    f"), {root.base}, {root.size}, {self._code(a)}, __sk_fb))"))
         for ch in (base, index):
             self.visit(ch, depth + 1, ctx)
 
@@ -362,7 +377,7 @@ class FunctionRewriter(CallRewriter):
             a = self._record(kind, Status.CHECKED, "", s, e, array=label, axis=0, index=(ps_, pe))
             self.mod.edits.append(E.insert_before(ps_, "__sk_ptr(", depth))
             self.mod.edits.append(E.insert_after(
-                pe, f", {root.base}, {root.size}, {a.extra['code']:#x}ULL, __sk_fb)", depth))
+                pe, f", {root.base}, {root.size}, {self._code(a)}, __sk_fb)", depth))
 
     def deref(self, c, operand, depth, ctx):
         o = C.strip(operand)

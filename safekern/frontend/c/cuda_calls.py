@@ -15,10 +15,13 @@
 """
 from __future__ import annotations
 
+from ... import call_chains
 from ...errors import UnsupportedError
+from ...failures import FailureSite, site_code
 from ...report import Status
 from . import edits as E, parse as C
-from .cuda_dialect import ADDRESS_BUILTINS, BARRIERS, NO_MEMORY_CALLS, UNSAFE_BARRIER_CALLS
+from .cuda_dialect import (ADDRESS_BUILTINS, BACKEND, BARRIERS, NO_MEMORY_CALLS,
+                           UNSAFE_BARRIER_CALLS)
 from .model import Unknown
 from .provenance import is_array_type, is_pointer_type, operator_call
 
@@ -165,6 +168,21 @@ class CallRewriter:
                            what=None)
         self.visit(arg, depth + 1, ctx)
 
+    def _call_site(self, callee, target) -> str:
+        """The call chain argument of a call of `target` (call_chains.py); the call site is
+        returned among the module's failure sites, so a failure inside `target` can name it."""
+        s, e = self.ps.offsets(callee)
+        lineno, col = self.ps.line_col(s)
+        end_line, end_col = self.ps.line_col(e)
+        code = site_code(BACKEND, self.ps.filename, lineno, col, self.fn.name, target.name,
+                         "call")
+        self.mod.failure_sites.append(FailureSite(
+            code=code, kind="call", kernel=self.fn.name, filename=self.ps.filename,
+            lineno=lineno, source_line=self.ps.source_line(lineno), col=col,
+            end_col=end_col if end_line == lineno and e > s else None, array=None, axis=None,
+            callee=target.name, in_kernel=self.fn.kernel))
+        return call_chains.argument(code, in_kernel=self.fn.kernel)
+
     def _foreign_call(self, name, args):
         """Arrays passed to functions this source does not define (headers, CUDA's library)
         are accessed there unchecked: say so."""
@@ -192,7 +210,7 @@ class CallRewriter:
         if tok is None or tok[2] != "(" or not self._editable(tok[0]):
             raise self._reject(c, f"cannot add safekern's hidden arguments to this call of "
                                f"'{target.name}' (inside a macro expansion?)")
-        hidden = ["__sk_fb"]
+        hidden = ["__sk_fb", self._call_site(callee, target)]
         for i in target.pointer_indexes:
             arg = args[i] if i < len(args) else None
             root = self.prov.root_of(arg, c.extent.start.offset) if arg is not None else None

@@ -58,6 +58,9 @@ class KernelInfo:
     #: the failure codes a launch must prove to run the user's own binary (plain.py;
     #: empty: it can never fail; None: never)
     codes: frozenset | None = None
+    #: struct_fields.FieldParam: pointer fields of by-value struct parameters whose extent in
+    #: bytes the launch passes after the pointer parameters' sizes (struct_args.py)
+    fields: tuple = ()
 
     @property
     def pointer_params(self) -> list[str]:
@@ -151,6 +154,12 @@ class Function:
     needs_hidden: bool = True
     count_params: set = field(default_factory=set)    # kernel params with a fast count
     orig_params: set = field(default_factory=set)     # kernel params reassigned in the body
+    fields: dict = field(default_factory=dict)        # (param, offset) -> FieldParam
+
+    @property
+    def field_params(self) -> list:
+        """The struct pointer fields with a hidden extent, in the order the launch passes."""
+        return [self.fields[k] for k in sorted(self.fields)]
 
     @property
     def pointer_indexes(self) -> list[int]:
@@ -442,7 +451,9 @@ class ModuleRewriter:
                                         if p.pointer and i in stores.params),
                           writes_unknown=stores.unknown, launch=self.launch.get(fn),
                           codes=self.plain_codes.get(fn) if self.checks and fn.rewritable
-                          else None)
+                          else None,
+                          fields=tuple(fn.field_params) if self.checks and fn.rewritable
+                          else ())
 
     def _writes(self, rewriter, body) -> c_writes.Writes:
         """The pointer parameters one function stores through (before its callees')."""

@@ -59,7 +59,8 @@ def signature_edits(mod, fn) -> list:
         open_at, close_at, has_params, void_range = param_list(mod, decl)
         idx = fn.pointer_indexes
         if fn.kernel:
-            hidden = [f"long long __sk_bytes_{i}" for i in idx] + ["long long* __sk_fb"]
+            hidden = [f"long long __sk_bytes_{i}" for i in idx] + [
+                f"long long {f.hidden}" for f in fn.field_params] + ["long long* __sk_fb"]
             if has_default(mod, decl):
                 # after a parameter with a default value, each must have one (the launch
                 # passes them all: the defaults are never used)
@@ -70,7 +71,7 @@ def signature_edits(mod, fn) -> list:
             else:
                 edits.append(E.insert_before(close_at, (", " if has_params else "") + text, 0))
         else:
-            hidden = ["long long* __sk_fb"]
+            hidden = ["long long* __sk_fb", "unsigned long long __sk_cs"]   # call_chains.py
             for i in idx:
                 hidden += [f"const volatile void* __sk_base_{i}", f"long long __sk_bytes_{i}"]
             text = ", ".join(hidden)

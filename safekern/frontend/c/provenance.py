@@ -125,8 +125,11 @@ class Provenance:
     function is a kernel (its pointer parameters' sizes come from the launch, so a parameter
     reassigned to other memory cannot be checked)."""
 
-    def __init__(self, ps, body, params, pointer_params, dialect, *, kernel: bool):
+    def __init__(self, ps, body, params, pointer_params, dialect, *, kernel: bool,
+                 fields=None):
         self.ps = ps
+        # struct_fields.StructFields: the roots of struct members (None: unknown, OpenCL)
+        self.fields = fields
         self.K = C.kinds()
         self.body = body
         self.params = list(params)
@@ -271,6 +274,8 @@ class Provenance:
         if e.kind == K.CALL_EXPR:
             return self._root_of_call(e, at)
         if e.kind == K.MEMBER_REF_EXPR:
+            if self.fields is not None:
+                return self.fields.root_of(e)
             return Unknown("a pointer or array inside a struct")
         if e.kind == K.ARRAY_SUBSCRIPT_EXPR:
             return Unknown("a pointer loaded from memory")
@@ -371,6 +376,8 @@ class Provenance:
             return root.reason
         if isinstance(root, Root) and root.kind in _PARAM_KINDS:
             return int(root.key[1])
+        if isinstance(root, Root) and root.kind == "field":
+            return "a pointer inside a struct (its memory may be any argument's)"
         return None
 
 
