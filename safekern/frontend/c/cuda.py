@@ -2,7 +2,7 @@
 
     rw = rewrite(source, filename="gather.cu", options=("-std=c++17",), arch="sm_90")
     rw.source            # compile this with NVRTC; line numbers are the user's (#line)
-    rw.kernels["gather"] # parameters, and the hidden arguments the launch must append
+    rw.kernel("gather")  # parameters, and the hidden arguments the launch must append
     rw.report()          # every access: checked / safe / unchecked (with the reason)
 
 What the rewrite does (each edit stays on its line):

@@ -25,6 +25,8 @@ from .launch import kernel_predicates
 from .launch_expr import PROVEN_REASON
 from .module_state import module_state
 from .kernel_info import KernelInfo
+from .plain import OwnChecks, kernel_codes
+from .loop_versions import version_loops
 from .model import Access
 from .param_info import ParamInfo
 from .rewrite_result import Rewrite
@@ -91,6 +93,8 @@ class ModuleRewriter:
         self.functions: list[Function] = []
         self.by_location: dict[int, Function] = {}
         self.by_name: dict[str, list[Function]] = {}
+        self.own: dict = {}                    # Function -> plain.OwnChecks
+        self.plain_codes: dict = {}            # kernel Function -> plain.kernel_codes
 
     # -- collecting functions ----------------------------------------------------------------
     def _collect(self, cursor, namespaces=(), extern_c=False):
@@ -213,6 +217,7 @@ class ModuleRewriter:
                 if body is not None and fn.cursor.is_definition():
                     rewriter = None
                     first, first_edit = len(self.accesses), len(self.edits)
+                    first_safety = len(self.safety)
                     with self._located(fn, lambda: rewriter.at if rewriter else None):
                         rewriter = FunctionRewriter(self, fn, body)
                         rewriter.run()
@@ -221,6 +226,9 @@ class ModuleRewriter:
                     self.edits += barrier_edits(rewriter.barrier_sites)
                     self.edits += rewriter.safety.edits
                     self.safety += rewriter.safety.sites
+                    self.own[fn] = self._own_checks(first, first_safety)
+                    with self._located(fn):     # loop_versions.py: checks out of loops
+                        version_loops(self, fn, body, first_edit)
                     if self.launch_predicates and not state and fn.kernel and not fn.template:
                         with self._located(fn):     # launch.py: what launches may prove
                             self.launch[fn] = kernel_predicates(self.ps, fn.cursor, "cuda", [
@@ -235,6 +243,8 @@ class ModuleRewriter:
                     fn.needs_hidden = any("__sk_" in e.text for e in self.edits[first_edit:])
             self._propagate_barriers()
             self._propagate_needs()
+            self.plain_codes = kernel_codes([f for f in self.functions if f.kernel],
+                                            self.own, lambda f: f.calls)
             self.edits += [e for target, e in self.call_edits if target.needs_hidden]
             c_writes.solve(self.writes)
             for fn in self.functions:
@@ -277,6 +287,16 @@ class ModuleRewriter:
                                                  predicate=predicate)))
         entries += [(s.start, s.entry()) for s in self.safety]
         return [e for _, e in sorted(entries, key=lambda pair: pair[0])]
+
+    def _own_checks(self, first: int, first_safety: int) -> OwnChecks:
+        """What the function just walked records (plain.py): its accesses from `first`, its
+        asserts and divisions from `first_safety`."""
+        own = OwnChecks()
+        for a in self.accesses[first:]:
+            own.add(a.extra.get("code"), a.status == Status.CHECKED)
+        for s in self.safety[first_safety:]:
+            own.add(s.code, s.status == Status.CHECKED, s.kind)
+        return own
 
     def _located(self, fn: Function, current=None):
         """Where a pass over `fn` is: an unexpected exception in it names the function and
@@ -359,6 +379,8 @@ class ModuleRewriter:
                           written=tuple(p.name for p in params
                                         if p.is_pointer and p.index in stores.params),
                           writes_unknown=stores.unknown, launch=self.launch.get(fn),
+                          codes=self.plain_codes.get(fn) if self.checks and fn.rewritable
+                          else None,
                           fields=tuple(fn.field_params) if self.checks and fn.rewritable
                           else ())
 

@@ -24,6 +24,9 @@ class KernelInfo:
     #: struct_fields.FieldParam (CUDA C): pointer fields of by-value struct parameters whose
     #: extent in bytes the launch passes after the pointer parameters' sizes
     fields: tuple = ()
+    #: the failure codes a launch must prove to run the user's own binary (plain.py;
+    #: empty: it can never fail; None: never)
+    codes: frozenset | None = None
     # C++ (CUDA C): how the kernel is named and found in the module
     qualified: str = ""       # with namespaces (ns::k); the name when empty
     extern_c: bool = False

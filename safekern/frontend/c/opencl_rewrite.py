@@ -21,6 +21,8 @@ from .kernel_info import KernelInfo
 from .launch_expr import PROVEN_REASON
 from .param_info import params_of
 from .rewrite_result import Rewrite
+from .module_state import program_state
+from .plain import OwnChecks, kernel_codes
 
 
 @dataclass
@@ -44,6 +46,7 @@ class ProgramRewriter:
         self.launch_predicates = launch_predicates and eliminate
         self.assume = frozenset(assume)      # failure codes this variant leaves out
         self.launch = {}                     # kernel name -> KernelPredicates
+        self.own: dict = {}                  # function name -> plain.OwnChecks
         self.fns = C.functions(ps)
         self.kernel_names = {f.spelling for f in self.fns if dialect.is_kernel(f)}
         self.helpers = {f.spelling: params_of(f, dialect) for f in self.fns
@@ -76,10 +79,16 @@ class ProgramRewriter:
             with self._located(f):
                 self._rewrite_function(f, facts[f.spelling], safety[f.spelling], writes,
                                        barrier_helpers, failing, out)
+        calls = {name: [c.callee for c in fa.calls if c.callee in self.helpers]
+                 for name, fa in facts.items()}
+        by_name = {k.name: k for k in out.kernels}
+        for name, codes in kernel_codes(list(by_name), self.own, calls.get).items():
+            by_name[name].codes = codes
         text = E.apply_edits(ps, out.edits, prelude=self.dialect.prelude())
         return Rewrite(text, ps.user_text, ps.filename, kernels=out.kernels,
                        accesses=out.accesses, entries=out.report, failure_sites=out.sites,
-                       barriers=any(k.barriers for k in out.kernels))
+                       barriers=any(k.barriers for k in out.kernels),
+                       state=program_state(ps))
 
     def _launch_predicates(self, f, fa):
         """The launch predicates of a kernel's checks (launch.py); in a variant (`assume`),
@@ -118,6 +127,11 @@ class ProgramRewriter:
             site_codes[id(a)] = site.code
         out.edits += access_edits(ps, fa, codes)
         out.edits += call_edits(ps, fa)
+        own = self.own[f.spelling] = OwnChecks()     # (plain.py)
+        for a in fa.checked:
+            own.add(site_codes[id(a)], a.status == Status.CHECKED)
+        for s in checks.sites:
+            own.add(s.code, s.status == Status.CHECKED, s.kind)
         failure_offsets = [a.start for a in fa.checked] + \
             [self.ps.offsets(c.cursor)[0] for c in fa.calls if c.callee in failing]
         collectives = self._collective_calls(f, barrier_helpers)

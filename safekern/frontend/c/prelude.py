@@ -12,7 +12,8 @@ otherwise records the failure -- the CUDA thread then exits (PTX `exit` releases
 the OpenCL work-item raises its flag, reads element 0 and leaves at the end of the statement
 (exits.py). What differs beyond that is each dialect's own text below: OpenCL's `__sk_ixb`
 (a byte offset against a size) and the group's pending test; CUDA's `__sk_ptr` (a pointer
-against its root), the barrier wrappers, asserts and divisions.
+against its root), the barrier wrappers, asserts and divisions, and the branch-free check of
+versioned loops (loop_versions.PRELUDE).
 """
 from __future__ import annotations
 
@@ -96,9 +97,11 @@ def opencl(*, int64_atomics: bool = True, little_endian: bool = True) -> str:
 
 def cuda(barriers: bool) -> str:
     """CUDA C's device code: every checked source starts with it."""
+    from .loop_versions import PRELUDE as versioned_loops    # (it imports edits, parse)
+
     return _CUDA.format(barriers=1 if barriers else 0, skipped=F.SKIPPED,
                         native="assert(__VA_ARGS__)", native_msg="assert(c)",
-                        **_shared("cuda"))
+                        **_shared("cuda")) + versioned_loops
 
 
 _OPENCL = """\
