@@ -126,6 +126,32 @@ class LaunchProver:
         self.lin = lin
         self.atoms = lin.atoms
         self.launch_params = launch_params
+        self._launch_facts: dict = {}     # atom -> its LaunchFact or None (launch_fact, memoised)
+
+    def _launch_fact(self, atom):
+        try:
+            return self._launch_facts[atom]
+        except KeyError:
+            fact = self._launch_facts[atom] = launch_fact(atom, self.launch_params)
+            return fact
+
+    def _viable(self, goal_terms: dict, combo, local) -> bool:
+        """Whether `_split` can find anything in goal - combo: a launch atom left in it, and every
+        other atom bounded the way its sign needs. Cheaper than the subtraction of forms, and
+        exactly `_split`'s own first two refusals, so no predicate is lost."""
+        rest = dict(goal_terms)
+        for f in combo:
+            for atom, c in f.form.terms:
+                rest[atom] = rest.get(atom, 0) - c
+        launch = False
+        for atom, c in rest.items():
+            if not c:
+                continue
+            if self._launch_fact(atom) is not None:
+                launch = True
+            elif self.atoms.bound(atom, local, upper=c < 0) is None:
+                return False
+        return launch
 
     def _dimension(self, kind, axis):
         return self.atoms.add(("cuda", kind, axis), lower=1,
@@ -165,7 +191,10 @@ class LaunchProver:
         weakest: dict = {}            # terms -> (predicate, pure) with the largest constant
         combos = itertools.chain([()], ((f,) for f in useful),
                                  itertools.combinations(useful, 2))
+        goal_terms = dict(goal.terms)
         for combo in combos:
+            if not self._viable(goal_terms, combo, local):
+                continue
             rest = goal.plus(1) if any(f.strict for f in combo) else goal
             for f in combo:
                 rest = rest - f.form
@@ -214,7 +243,7 @@ class LaunchProver:
         """(predicate, whether rest was over launch atoms alone), or None."""
         launch, other, atoms = {}, {}, {}
         for atom, c in rest.terms:
-            fact = launch_fact(atom, self.launch_params)
+            fact = self._launch_fact(atom)
             if fact is not None:
                 launch[fact] = launch.get(fact, 0) + c
                 atoms[fact] = atom
