@@ -135,12 +135,13 @@ class LaunchProver:
             fact = self._launch_facts[atom] = launch_fact(atom, self.launch_params)
             return fact
 
-    def _viable(self, goal_terms: dict, combo, local) -> bool:
-        """Whether `_split` can find anything in goal - combo: a launch atom left in it, and every
-        other atom bounded the way its sign needs. Cheaper than the subtraction of forms, and
-        exactly `_split`'s own first two refusals, so no predicate is lost."""
+    def _rest(self, goal_terms: dict, const: int, combo, local):
+        """goal - combo as a Form (`const`: the goal's, plus 1 for a strict fact), or None where
+        `_split` must refuse it: no launch atom left in it, or another atom unbounded the way its
+        sign needs -- exactly `_split`'s own first refusals, found before any form is made."""
         rest = dict(goal_terms)
         for f in combo:
+            const -= f.form.const
             for atom, c in f.form.terms:
                 rest[atom] = rest.get(atom, 0) - c
         launch = False
@@ -150,8 +151,8 @@ class LaunchProver:
             if self._launch_fact(atom) is not None:
                 launch = True
             elif self.atoms.bound(atom, local, upper=c < 0) is None:
-                return False
-        return launch
+                return None
+        return Form.of(rest, const) if launch else None
 
     def _dimension(self, kind, axis):
         return self.atoms.add(("cuda", kind, axis), lower=1,
@@ -193,11 +194,10 @@ class LaunchProver:
                                  itertools.combinations(useful, 2))
         goal_terms = dict(goal.terms)
         for combo in combos:
-            if not self._viable(goal_terms, combo, local):
+            rest = self._rest(goal_terms, goal.const + 1 if any(f.strict for f in combo) else
+                              goal.const, combo, local)
+            if rest is None:
                 continue
-            rest = goal.plus(1) if any(f.strict for f in combo) else goal
-            for f in combo:
-                rest = rest - f.form
             found = self._split(rest, local)
             if found is None:
                 continue
@@ -252,12 +252,13 @@ class LaunchProver:
         launch = {f: c for f, c in launch.items() if c}
         if not launch:
             return None                   # nothing the launch knows helps
-        low = self.atoms.minimum(Form.of(other), local)
+        # (Sums: the order of the terms is no matter, so no sorted Form is made.)
+        low = self.atoms.minimum(Form(tuple(other.items())), local)
         if low is None or rest.const + low < -_HOPELESS or low < -_WORST_CASE:
             # (Other atoms' worst case taken from the hardware's caps -- blockIdx up to
             # 2**31 - 2 -- asks for arrays no launch has.)
             return None
-        top = self.atoms.maximum(Form.of({atoms[f]: c for f, c in launch.items()}))
+        top = self.atoms.maximum(Form(tuple((atoms[f], c) for f, c in launch.items())))
         if top is not None and top + rest.const + low < 0:
             return None                   # no launch satisfies it (gridsize(1) <= 0)
         shapes = [c for f, c in launch.items() if f.kind == "shape"]
