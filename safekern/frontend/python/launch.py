@@ -127,6 +127,9 @@ class LaunchProver:
         self.atoms = lin.atoms
         self.launch_params = launch_params
         self._launch_facts: dict = {}     # atom -> its LaunchFact or None (launch_fact, memoised)
+        # (goal, facts, atoms' version) -> predicate: the same question is asked again (the
+        # launch variant's proof, a loop's two passes); the answer holds while no atom changed.
+        self._answers: dict = {}
 
     def _launch_fact(self, atom):
         try:
@@ -184,6 +187,18 @@ class LaunchProver:
         then over shapes and scalars rather than launch dimensions (grids are rounded up past
         the data: `a.shape[0] >= out.shape[0]`, not `a.shape[0] >= gridsize`), then the
         fewest terms."""
+        key = (goal, tuple(facts), self.atoms.version)
+        try:
+            return self._answers[key]
+        except KeyError:
+            pass
+        found = self._predicate(goal, facts)
+        # (Made under the version it started with: thread_facts may add launch dimensions,
+        # which a second ask adds again unchanged.)
+        self._answers[key] = found
+        return found
+
+    def _predicate(self, goal: Form, facts: list) -> LaunchPredicate | None:
         facts = list(facts) + self.thread_facts([goal] + [f.form for f in facts])
         facts += _scaled(goal, facts)
         useful = list({(f.form, f.strict): f for f in facts}.values())
