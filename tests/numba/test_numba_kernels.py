@@ -470,3 +470,18 @@ def test_pending_failure_tested_after_the_first_loads():
     K.frontier_step[1, 4](indptr, indices, frontier, out)
     safekern.sync()
     np.testing.assert_array_equal(out.copy_to_host(), [0, 1, 1, 1])
+
+
+def test_pending_failure_tested_after_the_tile_loads():
+    src = K.tile_reverse.rewritten_source
+    assert src.index("_sk_store(tile, t") < src.index("if _sk_pend != 0") < src.index("syncthreads")
+    K.gather[1, 32](dev(np.zeros(32, np.float32)), dev(np.zeros(32, np.float32)),
+                    dev(np.full(32, 99, np.int64)))
+    out = dev(np.zeros(32, np.float32))
+    K.tile_reverse[1, 32](dev(np.arange(32, dtype=np.float32)), out)  # skipped: pending
+    err = expect_bounds("gather", array="src", axis=0, index=99, size=32)
+    assert err.skipped_launches == 1
+    np.testing.assert_array_equal(out.copy_to_host(), np.zeros(32))
+    K.tile_reverse[1, 32](dev(np.arange(32, dtype=np.float32)), out)
+    safekern.sync()
+    np.testing.assert_array_equal(out.copy_to_host(), np.arange(32)[::-1])

@@ -10,10 +10,13 @@ be garbage), a call, a barrier -- and before every `return` on the way, so that 
 that counts skipped launches (thread 0 of block 0, `_sk_skip`) counts this one on every path.
 The two loads are then in flight together.
 
-What may run before the test: assignments to names and `if`s whose expressions only read
-checked or proven-in-bounds elements (a failing check there cannot overwrite the pending
-failure: the first failure's compare-and-swap on slot 0 keeps it), compute, and call the
-check helpers, `cuda.grid`, `cuda.gridsize`, `len`, `min`, `max`, `abs`. A kernel with an
+What may run before the test: assignments to names, stores into the launch's own shared and
+local arrays (nothing outside the launch sees them: a tiled kernel's first tile loads overlap
+the read too), and `if`s of such statements, whose expressions only read checked or
+proven-in-bounds elements (a failing check there cannot overwrite the pending failure: the
+first failure's compare-and-swap on slot 0 keeps it), compute, and call the check helpers,
+`cuda.grid`, `cuda.gridsize`, `cuda.shared.array`, `cuda.local.array`, numeric casts
+(`float32(80.0)`), `len`, `min`, `max`, `abs`. A kernel with an
 access left unchecked keeps the test at entry (its plain subscripts are not all proven), as
 does one with grid syncs (exits.py's grid prelude).
 """
@@ -48,8 +51,15 @@ class PendingPlacer:
     def __init__(self, resolver, parsed):
         self.resolver = resolver
         self.parsed = parsed
+        self.private: set = set()       # names bound once, to a shared or local array
+        self.once: set = set()
 
     def place(self, body: list) -> list:
+        stores = [n.id for stmt in body for n in ast.walk(stmt)
+                  if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))]
+        nested = any(isinstance(n, (ast.FunctionDef, ast.Lambda, ast.Global, ast.Nonlocal))
+                     for stmt in body for n in ast.walk(stmt))
+        self.once = set() if nested else {n for n in stores if stores.count(n) == 1}
         return self._block(body)
 
     def _block(self, stmts: list) -> list:
@@ -78,9 +88,39 @@ class PendingPlacer:
     def _simple(self, stmt) -> bool:
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             return True                                   # a docstring
-        return isinstance(stmt, ast.Assign) and all(
-            isinstance(n, (ast.Name, ast.Tuple, ast.Store)) for t in stmt.targets
-            for n in ast.walk(t)) and self._harmless(stmt.value)
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            call = stmt.value                             # a store into a private array
+            return isinstance(call.func, ast.Name) and call.func.id in (names.STORE,
+                                                                        names.PUT) and \
+                self._private(call.args[0]) and all(self._harmless(a) for a in call.args)
+        if isinstance(stmt, ast.If):
+            return self._harmless(stmt.test) and all(self._simple(s) for s in stmt.body) and \
+                all(self._simple(s) for s in stmt.orelse)
+        if not (isinstance(stmt, ast.Assign) and self._harmless(stmt.value)):
+            return False
+        if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript):
+            target = stmt.targets[0]
+            return self._private(target.value) and self._harmless(target.slice)
+        if not all(isinstance(n, (ast.Name, ast.Tuple, ast.Store)) for t in stmt.targets
+                   for n in ast.walk(t)):
+            return False
+        if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and \
+                self._allocation(stmt.value) and stmt.targets[0].id in self.once:
+            self.private.add(stmt.targets[0].id)
+        return True
+
+    def _private(self, expr) -> bool:
+        return isinstance(expr, ast.Name) and expr.id in self.private
+
+    def _allocation(self, expr) -> bool:
+        """`cuda.shared.array(...)` or `cuda.local.array(...)`."""
+        if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)):
+            return False
+        func = expr.func
+        is_cuda = getattr(self.resolver, "is_cuda_module", None)
+        return func.attr == "array" and isinstance(func.value, ast.Attribute) and \
+            func.value.attr in ("shared", "local") and is_cuda is not None and \
+            bool(is_cuda(func.value.value, self.parsed))
 
     def _harmless(self, expr) -> bool:
         for node in ast.walk(expr):
@@ -98,11 +138,27 @@ class PendingPlacer:
         if isinstance(func, ast.Attribute) and func.attr in ("grid", "gridsize"):
             is_cuda = getattr(self.resolver, "is_cuda_module", None)
             return is_cuda is not None and bool(is_cuda(func.value, self.parsed))
+        if self._allocation(ast.Call(func, [], [])):
+            return True
         resolve = getattr(self.resolver, "resolve", None)
-        if isinstance(func, ast.Name) and resolve is not None:
-            obj = resolve(func, self.parsed)
-            return any(obj is b for b in _BUILTINS) and getattr(builtins, func.id) is obj
-        return False
+        if resolve is None or not isinstance(func, (ast.Name, ast.Attribute)):
+            return False
+        obj = resolve(func, self.parsed)
+        if isinstance(func, ast.Name) and any(obj is b for b in _BUILTINS):
+            return getattr(builtins, func.id) is obj
+        return _numeric_cast(obj)
+
+
+def _numeric_cast(obj) -> bool:
+    """A numba number type (`float32`, `types.int64`) or a NumPy scalar class: a cast."""
+    cls = type(obj)
+    if cls.__name__ in ("Integer", "Float") and cls.__module__.startswith("numba"):
+        return True
+    if isinstance(obj, type):
+        import numpy as np
+
+        return issubclass(obj, np.number)
+    return False
 
 
 def _exits(body) -> bool:
