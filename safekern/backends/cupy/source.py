@@ -101,7 +101,10 @@ class Program:
         checks = config.get().checks if checks is None else checks
         asserts = config.get().kernel_asserts
         eliminate = config.get().eliminate
-        launch = config.get().launch_predicates
+        # No launch variants for relocatable code (`-dc`, dynamic parallelism): a variant is
+        # built as a module of its own, without CuPy's link step (program.compile_options).
+        launch = config.get().launch_predicates and \
+            not any(o in nvrtc.RELOCATABLE_OPTIONS for o in self.options)
         with self._lock:
             memo = (self.code, self.options, arch, checks, asserts, eliminate, launch,
                     self.filename)
