@@ -143,6 +143,16 @@ def pytest_runtest_logreport(report):
                             "detail": detail[:600]}) + "\n")
 
 
+def pytest_collectreport(report):
+    """A test module that fails to import (a source refused at import time, say) counts as
+    one failed test of its own name."""
+    out = os.environ.get(OUT_ENV)
+    if out and report.failed:
+        with open(out, "a") as f:
+            f.write(json.dumps({"test": report.nodeid + "::<import>", "outcome": "error",
+                                "detail": str(report.longrepr)[-600:]}) + "\n")
+
+
 def pytest_sessionfinish(session):
     path = os.environ.get(CAPTURE_ENV)
     if path and _captured:
@@ -281,6 +291,8 @@ def main(argv=None) -> int:
     if args.json:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=1)
+    if not result["run_in_both"]:
+        return 2
     return 1 if unexplained else 0
 
 

@@ -1,6 +1,7 @@
 """Extract the CUDA C sources CuPy's cupyx builds through RawKernel/RawModule, as test data.
 
-    python tools/extract_cupyx_corpus.py /path/to/cupy-checkout-or-git-dir .corpus/cupyx
+    python tools/extract_cupyx_corpus.py /path/to/cupy-checkout-or-git-dir .corpus/cupyx \
+        [--captured captured.json]     # what tools/cupyx_suite.py recorded on a GPU
 
 No CuPy and no GPU needed: each cupyx module that builds RawKernel/RawModule objects is executed
 with a stand-in `cupy` package whose RawKernel/RawModule record (code, options,
@@ -231,8 +232,26 @@ def _function_builders(mods: dict) -> None:
                 _call(m, fn, getattr(m, fn))
 
 
+def _captured_sources(paths) -> None:
+    """Sources recorded while cupyx ran on a GPU (tools/cupyx_suite.py --captured FILE): the
+    ones the static extraction cannot make (built from run-time values), keyed the same."""
+    for path in paths:
+        with open(path) as f:
+            for key, rec in json.load(f).items():
+                _where[0] = "captured: " + rec.get("what", "?")
+                _record(rec["source"], rec["options"], rec["name_expressions"])
+                for k in rec.get("kernels", ()):
+                    _record(rec["source"], rec["options"], None, k)
+
+
 def main() -> int:
-    src, out = sys.argv[1], sys.argv[2]
+    args = sys.argv[1:]
+    captured_files = []
+    while "--captured" in args:
+        i = args.index("--captured")
+        captured_files.append(args[i + 1])
+        del args[i:i + 2]
+    src, out = args[0], args[1]
     tmp = tempfile.mkdtemp(prefix="cupyx-")
     if os.path.isdir(os.path.join(src, "cupyx")):
         root = src
@@ -255,6 +274,7 @@ def main() -> int:
             continue   # cupyx.jit makes sources from Python functions; tests are not cupyx
         mods[rel] = _exec(os.path.join(root, rel), rel)
     _function_builders(mods)
+    _captured_sources(captured_files)
     os.makedirs(out, exist_ok=True)
     index = {}
     for key, rec in sorted(captured.items()):
