@@ -84,3 +84,20 @@ def test_a_raw_address_runs_unchecked_with_a_warning(fake_cupy):
     _, args = _launched()
     assert int(args[0]) == 0xdead0000 and int(args[1]) == -1
     assert [e.array for e in k.check_report().unchecked] == ["consts"]
+
+
+def test_a_negative_stride_view_runs_unchecked_with_a_warning(fake_cupy):
+    # cupyx's upfirdn passes x[::-1] with its (negative) stride: valid for CuPy, so it runs;
+    # a size counted from the pointer cannot bound it, so not checked, and said
+    import safekern.cupy as skcp
+
+    k = skcp.RawKernel(INIT, "init")
+    x = FakeArray(np.zeros(18))
+    with pytest.warns(safekern.UncheckedWarning, match=r"'consts'.*negative stride"):
+        k((1,), (1,), (x[::-1],))
+    _, args = _launched()
+    assert _ptr(args[0]) == _ptr(x[::-1]) == _ptr(x) + 17 * 8 and int(args[1]) == -1
+    assert [e.array for e in k.check_report().unchecked] == ["consts"]
+    k((1,), (1,), (x[::2],))                     # a positive stride stays checked
+    _, args = _launched()
+    assert int(args[1]) == 8 * 16 + 8        # its span: 9 elements 16 bytes apart

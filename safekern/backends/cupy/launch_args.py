@@ -9,8 +9,9 @@ turned into bytes by CuPy itself (`_pointer`: None, arrays, MemoryPointer, textu
 NumPy size-1 arrays, NumPy and Python scalars), which safekern leaves to CuPy's own launch.
 
 What safekern adds: fewer arguments than parameters is a TypeError (CuPy would launch with
-whatever the missing slots hold); a raw address (a Python or NumPy integer) given to a pointer
-parameter is passed as CuPy passes it, unchecked, with an UncheckedWarning (it has no size).
+whatever the missing slots hold). A pointer argument a size counted from the pointer cannot
+bound -- a raw address (a Python or NumPy integer), a view with a negative stride -- is passed
+as CuPy passes it, unchecked, with an UncheckedWarning, and listed by check_report().
 """
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ def kernel_arguments(cp, args, info) -> tuple:
         raise TypeError(f"kernel '{info.name}' takes {len(info.params)} arguments "
                         f"({names}), got {len(items)}")
     items = items[:len(info.params)]             # the driver reads no more than these
-    return tuple(_raw_address(arg, param, info.name, i) if param.pointer else arg
+    return tuple(_unbounded(cp, arg, param, info.name, i) if param.pointer else arg
                  for i, (arg, param) in enumerate(zip(items, info.params)))
 
 
@@ -52,14 +53,23 @@ def _array_rows(arr) -> tuple:
     return tuple(flat[i * step:] for i in range(count))
 
 
-def _raw_address(arg, param, kernel: str, position: int):
+def _unbounded(cp, arg, param, kernel: str, position: int):
+    """A pointer argument whose reach a kernel's hidden size cannot express, passed as CuPy
+    passes it, unchecked, with an UncheckedWarning: a raw address (no size), and a view with
+    a negative stride (`x[::-1]`: its kernel reaches memory before the pointer, which a size
+    counted from the pointer cannot bound; cupyx's upfirdn takes such views)."""
+    why = None
     if isinstance(arg, (int, np.integer)) and not isinstance(arg, (bool, np.bool_)):
-        warnings.warn(UncheckedWarning(
-            f"argument {position} ('{param.name}') of kernel '{kernel}' is a raw address, "
-            "which has no size: accesses through it are not checked (pass the cupy.ndarray "
-            "to have them checked)"), stacklevel=user_stacklevel())
-        return Unchecked(arg)
-    return arg
+        why = "a raw address, which has no size"
+    elif isinstance(arg, cp.ndarray) and arg.size > 1 and any(s < 0 for s in arg.strides):
+        why = ("a view with a negative stride, which reaches memory before its data pointer "
+               "(pass cupy.ascontiguousarray(...) to have it checked)")
+    if why is None:
+        return arg
+    warnings.warn(UncheckedWarning(
+        f"argument {position} ('{param.name}') of kernel '{kernel}' is {why}: accesses "
+        "through it are not checked"), stacklevel=user_stacklevel())
+    return Unchecked(arg)
 
 
 __all__ = ["kernel_arguments"]
