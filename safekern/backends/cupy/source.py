@@ -167,7 +167,8 @@ class Program:
         raise self._flavoured(UnsupportedError(
             "safekern's parse of this source found no kernel, though it defines a __global__ "
             "function: errors in an included header hid it (CCCL headers such as "
-            "<cub/...> do not parse under safekern's stand-ins yet), so it cannot be checked",
+            "<cub/...> do not parse under safekern's stand-ins; a source that uses their "
+            "names cannot be checked yet)",
             filename=self.filename, lineno=lineno,
             source_line=self.code.splitlines()[lineno - 1]))
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 
 from ...errors import UnsupportedError
-from . import device_launch, macros, parse as C
+from . import device_launch, macros, parse as C, unused_headers
 from .cuda_dialect import (ADDRESS_BUILTINS, ATOMICS, BACKEND, BARRIERS, CHECKS_OFF_PRELUDE,
                            DIALECT, CudaDialect, device_prelude)
 from .cuda_headers import PRELUDE_NAME, unknown_function_decl
@@ -95,6 +95,13 @@ def parse_cuda(source: str, *, filename: str, options=(), arch="sm_90", include_
         if not new:
             break
         extra += [unknown_function_decl(n) for n in new]
+    if unused_headers.header_errors(ps):    # CCCL headers the code may not need at all
+        blank = unused_headers.mask(text)
+        if blank is not None:
+            trial = C.parse(blank, filename=filename, args=args, headers=hdrs,
+                            include_dirs=include_dirs)
+            if not any(d.in_main for d in trial.errors()):
+                ps, text = trial, blank
     if text is not source:      # offsets are the user's: edits and messages use the source
         ps.source = ps.user_text = source
         ps.data = source.encode("utf-8")
