@@ -264,7 +264,8 @@ def main() -> int:
                             cwd=root, capture_output=True, text=True).stdout.split()
     mods = {}
     # cupyx modules other builders use for real (not as stand-ins)
-    for rel in ("cupyx/scipy/ndimage/_filters_core.py",):
+    for rel in ("cupyx/scipy/ndimage/_filters_core.py",
+                "cupyx/scipy/spatial/delaunay_2d/_schewchuk.py"):   # Delaunay's predicates
         core = _exec(os.path.join(root, rel), rel)
         sys.modules[core.__name__] = core
         parent = importlib.import_module(core.__name__.rsplit(".", 1)[0])
