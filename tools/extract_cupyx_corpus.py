@@ -192,13 +192,22 @@ void shift(const double* src, ptrdiff_t n_src, double* dst, ptrdiff_t n_dst) {
 def _function_builders(mods: dict) -> None:
     """The sources cupyx makes inside functions, for the arguments cupyx passes them."""
     m = mods.get("cupyx/scipy/ndimage/_spline_prefilter_core.py")
-    if m is not None:
+    if m is not None:    # spline_filter1d's orders 2..5, real and complex data, 1-d and 2-d
+        grid = set()
         for mode in ("mirror", "grid-wrap", "reflect", "grid-mirror", "wrap", "nearest",
                      "constant", "grid-constant"):
-            for order in (3, 5):
-                for data, index in (("double", "int"), ("float", "int")):
-                    _call(m, "get_raw_spline1d_kernel", m.get_raw_spline1d_kernel, 0, 1, mode,
-                          order, index_type=index, data_type=data, pole_type=data)
+            for order in (2, 3, 4, 5):
+                grid |= {(0, 1, mode, order, "double", "double", "int"),
+                         (0, 1, mode, order, "float", "float", "int")}
+        for mode in ("mirror", "constant"):
+            for order in (2, 3, 4, 5):
+                grid |= {(0, 1, mode, order, "complex<double>", "double", "int"),
+                         (0, 1, mode, order, "complex<float>", "float", "int")}
+        grid |= {(1, 2, "mirror", 3, "double", "double", "long long"),
+                 (0, 3, "reflect", 4, "float", "float", "int")}
+        for axis, ndim, mode, order, data, pole, index in sorted(grid):
+            _call(m, "get_raw_spline1d_kernel", m.get_raw_spline1d_kernel, axis, ndim, mode,
+                  order, index_type=index, data_type=data, pole_type=pole)
 
     def source(fn, **kw):
         code = fn(**kw)
