@@ -7,8 +7,17 @@ import pytest
 
 import safekern
 from tests.cupy.test_cuda_c_launch import FakeArray, FakeCupy, fake_cupy  # noqa: F401
+from tests.support.settings import safekern_setting
 
 pytestmark = pytest.mark.nvrtc
+
+
+@pytest.fixture(autouse=True)
+def _checked_launches(monkeypatch):
+    """Every launch here runs the checked kernel (with its hidden sizes, which the tests
+    read): no plain launch of the user's own binary where a launch proves every check."""
+    with safekern_setting(monkeypatch, "SAFEKERN_PLAIN_LAUNCHES", "0"):
+        yield
 
 # As cupyx's Delaunay kerInitPredicate: one pointer, written well past its first element.
 INIT = r"""
