@@ -15,9 +15,9 @@ import hashlib
 import threading
 from dataclasses import dataclass
 
-from . import call_chains
-from .errors import (BoundsError, KernelAssertionError, KernelError, KernelZeroDivisionError,
-                     kernel_exception_class)
+from . import call_chains, check_kinds
+from .check_kinds import MESSAGE_KINDS
+from .errors import BoundsError, KernelError, kernel_exception_class
 
 # Slots of the failure buffer (int64 each).
 CODE = 0          # 0: no failure; else the failing site's code
@@ -40,7 +40,7 @@ class FailureSite:
     """Everything the host needs to turn a failure code into a message."""
 
     code: int
-    kind: str                 # "bounds"
+    kind: str                 # a check_kinds.KINDS name: "bounds", "assert", "call", ...
     kernel: str               # the function that holds the access
     filename: str
     lineno: int               # absolute line in the user's file (1-based)
@@ -143,23 +143,21 @@ def exception_from_buffer(values, *, source: str = "") -> KernelError | None:
             f"a check failed with unknown failure code {code:#x}{' on ' + source if source else ''}"
             " (was the kernel compiled by another process?)",
             thread=thread, block=block, skipped_launches=skipped)
-    if site.kind in MESSAGE_KINDS:
-        return _message_failure(site, [int(values[k]) for k in ARGS], thread=thread,
+    kind = check_kinds.get(site.kind)
+    if kind.templated:
+        return _message_failure(site, kind, [int(values[k]) for k in ARGS], thread=thread,
                                 block=block, skipped_launches=skipped, **chain)
     axis = site.axis if site.axis is not None else int(values[AXIS])
-    if site.kind == "bounds":
+    if kind.exception is BoundsError:
         return BoundsError(
             array=site.array, axis=axis, index=int(values[INDEX]), size=int(values[SIZE]),
             kernel=site.kernel, filename=site.filename, lineno=site.lineno,
             source_line=site.source_line, thread=thread, block=block,
             skipped_launches=skipped, col=site.col, end_col=site.end_col, **chain)
     return KernelError(
-        f"{site.kind} check failed", kernel=site.kernel, filename=site.filename,
+        kind.message.format(kind=site.kind), kernel=site.kernel, filename=site.filename,
         lineno=site.lineno, source_line=site.source_line, thread=thread, block=block,
         skipped_launches=skipped, col=site.col, end_col=site.end_col, **chain)
-
-
-MESSAGE_KINDS = ("assert", "raise", "zero_division")
 
 
 def slot_value(value: int) -> tuple[int, bool]:
@@ -181,18 +179,13 @@ def unsigned_values(values) -> list[int]:
     return values
 
 
-def _message_failure(site: FailureSite, args, **where) -> KernelError:
+def _message_failure(site: FailureSite, kind, args, **where) -> KernelError:
     """The exception for an assert, a raise or a division by zero, its message filled in."""
-    try:
-        message = (site.message or "").format(*args)
-    except (IndexError, KeyError, ValueError):
-        message = f"{site.message} (values {args})"
+    message = kind.failure_message(site.message, args)
     location = dict(kernel=site.kernel, filename=site.filename, lineno=site.lineno,
                     source_line=site.source_line, col=site.col, end_col=site.end_col, **where)
-    if site.kind == "assert":
-        return KernelAssertionError(message or "assertion failed", **location)
-    if site.kind == "zero_division":
-        return KernelZeroDivisionError(message, **location)
+    if kind.exception is not None:
+        return kind.exception(message, **location)
     raised = _import_class(site.exception)
     if raised is None:
         name = (site.exception or "exception").rpartition(":")[2]

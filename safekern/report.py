@@ -14,6 +14,9 @@ from __future__ import annotations
 import enum
 from dataclasses import asdict, dataclass
 
+from . import check_kinds
+from .check_kinds import ACCESS_KINDS
+
 
 class Status(str, enum.Enum):
     """What happens to one check site at run time."""
@@ -47,14 +50,11 @@ class Status(str, enum.Enum):
 #: Older words for a status, still understood (the C reports said "safe").
 _SYNONYMS = {"safe": "eliminated"}
 
-#: The kinds that are memory accesses (numba: load/store/atomic; C: bounds).
-ACCESS_KINDS = frozenset({"bounds", "load", "store", "atomic"})
-
 #: ReportEntry attribute of each key an entry answers to as a dict: its fields by their names
-#: (docs/quickstart.md), and "line", the key of numba's old dict rows, for old code.
+#: (docs/quickstart.md), "label" (check_kinds), and "line", the key of numba's old dict rows.
 _FIELDS = ("function", "lineno", "col", "text", "array", "status", "reason", "kind", "code",
            "predicate", "filename")
-_DICT_KEYS = {**{name: name for name in _FIELDS}, "line": "lineno"}
+_DICT_KEYS = {**{name: name for name in _FIELDS}, "line": "lineno", "label": "label"}
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,8 @@ class ReportEntry:
     array: str          # the array/buffer it is checked against ("" otherwise)
     status: Status
     reason: str         # why eliminated / proven / unchecked ("" for checked)
-    kind: str = "bounds"    # bounds | load | store | atomic | assert | raise | zero_division | race
+    kind: str = "bounds"    # a check_kinds.KINDS name: load/store/atomic (numba), bounds (C),
+                            # assert, raise, zero_division, race
     code: int | None = None     # the failure code of a checked site (numba)
     predicate: str = ""         # the launch predicate that proves it (PROVEN_AT_LAUNCH)
     #: the file the function is in, where it is not the report's (a device function's)
@@ -77,6 +78,12 @@ class ReportEntry:
 
     def __post_init__(self):
         object.__setattr__(self, "status", Status(self.status))
+
+    @property
+    def label(self) -> str:
+        """What the report says for the kind, the same word for every backend ("bounds" for
+        every memory access, whether the front end knows its direction or not)."""
+        return check_kinds.label(self.kind)
 
     # It reads like a dict: entry["lineno"], entry["status"], dict(entry); entry["line"] too
     # (numba's report was a list of dicts with that key).
@@ -169,7 +176,7 @@ class CheckReport(list):
             why = f"  ({e.reason})" if e.reason else ""
             if e.predicate and e.predicate not in e.reason:
                 why += f"  [if {e.predicate}]"
-            kind = "" if e.kind in ("bounds",) else f"  [{e.kind}]"
+            kind = "" if e.kind in ACCESS_KINDS else f"  [{e.label}]"
             what = e.text or e.array
             rows.append(f"  {e.filename or self.filename}:{e.lineno}:{e.col + 1}  "
                         f"{e.function:<16} "

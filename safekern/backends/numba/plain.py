@@ -27,7 +27,7 @@ from numba import cuda
 from numba.core.errors import NumbaError as _CoreNumbaError
 from numba.cuda.core.errors import NumbaError
 
-from ... import config, runtime
+from ... import check_kinds, config, runtime
 from ...errors import UncheckedWarning
 from ...frontend.python import names
 from ...frontend.python.pipeline import RewrittenFunction
@@ -41,7 +41,7 @@ from .unchecked import UncheckedFunction
 log = logging.getLogger("safekern.numba")
 
 # Calls of these record failures (a checked device function's call is looked into instead).
-_RECORDING = tuple(p for p in names.CHECK_HELPERS if p != names.DEVICE)
+_RECORDING = check_kinds.helpers("python")
 
 
 def check_free(rewritten, _seen=None) -> bool:

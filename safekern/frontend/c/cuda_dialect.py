@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from ... import failures as F
+from . import device_launch
 from .cuda_headers import PRELUDE_NAME, parse_headers
 from .model import Dialect, Root, Unknown
 from .parse import kinds
@@ -89,7 +90,8 @@ class CudaDialect(Dialect):
         return parse_headers()
 
     def is_kernel(self, fn) -> bool:
-        return any(ch.kind == kinds().CUDAGLOBAL_ATTR for ch in fn.get_children())
+        return any(ch.kind == kinds().CUDAGLOBAL_ATTR for ch in fn.get_children()) or \
+            device_launch.marked(fn, kinds().ANNOTATE_ATTR)     # launched from device code
 
     def pointer_builtin(self, name: str):
         return (0, 1) if name in ADDRESS_BUILTINS else None
@@ -277,11 +279,13 @@ static __device__ __forceinline__ B __sk_dvs(B b, const D& a, unsigned long long
 
 def device_prelude(barriers: bool) -> str:
     """The device code every checked source starts with (before its #line 1)."""
+    from .loop_versions import PRELUDE as versioned_loops
+
     return _DEVICE_PRELUDE.format(barriers=1 if barriers else 0, skipped=F.SKIPPED,
                                   index=F.INDEX, size=F.SIZE, axis=F.AXIS, thread=F.THREAD,
                                   unsigned=F.UNSIGNED,
                                   block=F.BLOCK, native="assert(__VA_ARGS__)",
-                                  native_msg="assert(c)")
+                                  native_msg="assert(c)") + versioned_loops
 
 
 #: What SAFEKERN_CHECKS=0 compiles before the user's source: the asserts compile to nothing.
