@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import types
 
@@ -32,6 +33,16 @@ def _fresh(fn):
     return copy
 
 
+def _codes_numbered(source):
+    """Failure codes (hashes of the site and its file's path) by order of appearance: the same
+    kernels in two checkouts compare equal."""
+    if source is None:
+        return None
+    seen: dict = {}
+    return re.sub(r"\b\d{12,}\b", lambda m: f"CODE{seen.setdefault(m.group(), len(seen))}",
+                  source)
+
+
 def kernel_snapshot(kernel) -> dict:
     """The prover's decisions for one checked kernel (see the module doc)."""
     rewritten = kernel._numba_build.final_rewrite()
@@ -40,8 +51,8 @@ def kernel_snapshot(kernel) -> dict:
         "sites": sorted([e.function, e.lineno, e.col, e.text, str(e.status), e.reason or "",
                          e.predicate or ""] for e in kernel.check_report()),
         "predicates": [p.text() for p in rewritten.launch_predicates],
-        "source": rewritten.source,
-        "variant": variant.source if variant is not None else None,
+        "source": _codes_numbered(rewritten.source),
+        "variant": _codes_numbered(variant.source if variant is not None else None),
     }
 
 
