@@ -356,6 +356,9 @@ def main(argv=None) -> int:
                     help="folder of PyOpenCL's test files (fetched there when missing)")
     ap.add_argument("--fetch-only", action="store_true",
                     help="fetch the tests into --tests-dir and stop")
+    ap.add_argument("--merge", nargs="+", metavar="JSON",
+                    help="no run: the table of the --json files of runs split by file, -k "
+                         "selection or mode (run side by side on a machine with many cores)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--mode", help=argparse.SUPPRESS)
     ap.add_argument("--json-out", help=argparse.SUPPRESS)
@@ -363,6 +366,10 @@ def main(argv=None) -> int:
     TESTS = os.path.abspath(args.tests_dir or TESTS)
     if args.child:
         return child_main(args.child, args.mode, args.select, args.json_out)
+    if args.merge:
+        platform, results = merge_runs(args.merge)
+        modes = [m for m in MODES if any(m in r for r in results.values())]
+        return report(results, modes, platform, args, time.perf_counter(), None)
     fetch_tests(TESTS)
     if args.fetch_only:
         print(f"PyOpenCL {VERSION}'s tests: {TESTS}")
@@ -398,6 +405,33 @@ def main(argv=None) -> int:
                   f"({len(data['outcomes'])} tests, {_count(data, ('pass',))} pass, "
                   f"{len(data.get('unchecked', []))} unchecked programs, {data['wall']} s)",
                   flush=True)
+    return report(results, modes, args.platform, args, t0, workdir)
+
+
+def merge_runs(paths) -> tuple[str, dict]:
+    """(platform, results) of several --json files: the outcomes of one file and mode from
+    runs with different -k selections put together."""
+    platform, results = None, {}
+    for path in paths:
+        with open(path) as f:
+            data = json.load(f)
+        platform = platform or data["platform"]
+        for name, modes in data["results"].items():
+            for mode, run in modes.items():
+                if mode.startswith("regressions_"):
+                    continue
+                into = results.setdefault(name, {}).setdefault(
+                    mode, {"file": name, "mode": mode, "status": "", "outcomes": {},
+                           "unchecked": [], "wall": 0})
+                into["outcomes"].update(run["outcomes"])
+                into["unchecked"] += run.get("unchecked", [])
+                into["wall"] += run.get("wall", 0)
+                into["status"] = "; ".join(x for x in (into["status"], run["status"]) if x)
+    return platform, results
+
+
+def report(results, modes, platform, args, t0, workdir) -> int:
+    """Print (and write) the table and the regressions; 1 when one is not a known bug."""
     regressions = []
     for name, r in results.items():
         for mode in modes:
@@ -405,7 +439,7 @@ def main(argv=None) -> int:
                 r[f"regressions_{mode}"] = compare(r["plain"], r[mode])
                 regressions += [dict(x, mode=mode) for x in r[f"regressions_{mode}"]]
     text = table(results, modes)
-    header = (f"PyOpenCL 2026.1.4 tests, platform {args.platform!r}, modes {', '.join(modes)}, "
+    header = (f"PyOpenCL 2026.1.4 tests, platform {platform!r}, modes {', '.join(modes)}, "
               f"{time.perf_counter() - t0:.0f} s\n\n")
     print(header + text)
     if args.table:
@@ -413,10 +447,10 @@ def main(argv=None) -> int:
             f.write(header + text)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"platform": args.platform, "results": results}, f, indent=1)
+            json.dump({"platform": platform, "results": results}, f, indent=1)
     if args.keep:
         print(f"logs: {workdir}")
-    else:
+    elif workdir:
         import shutil
 
         shutil.rmtree(workdir, ignore_errors=True)
