@@ -197,9 +197,12 @@ class ProgramRewriter:
 
         def unusable_at(offset):
             node, header = find_anchor(probe.root, offset)
-            if header and node.has_barrier and (node.is_loop or node.kind == "IF_STMT"):
-                return ("in the header of a loop or if that holds a barrier: a failing "
-                        "work-item could go elsewhere while its group waits")
+            if header and node.is_loop and node.has_barrier:
+                return ("in the header of a loop that holds a barrier: a failing work-item "
+                        "could leave the loop while its group waits")
+            if header and node.kind == "IF_STMT" and node.has_barrier:
+                return ("in the condition of an if that holds a barrier: a failing work-item "
+                        "could take another branch than its group")
             return ""
 
         c_safety.scan(checks, C.function_body(fn), depth_base=1000, unusable_at=unusable_at)
