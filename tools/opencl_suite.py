@@ -233,6 +233,22 @@ def child_main(name: str, mode: str, select: str | None, json_out: str) -> int:
         cl.Program._plain_build = counted
         assert hooks.installed()
     recorder = _Recorder()
+
+    def write(status):
+        data = {"file": name, "mode": mode, "status": status,
+                "outcomes": recorder.outcomes, "unchecked": unchecked,
+                "seconds": round(time.perf_counter() - t0, 2)}
+        with open(json_out, "w") as f:
+            json.dump(data, f)
+
+    def stopped(signum, frame):
+        # The parent's time limit: what ran so far is kept; the rest is "not run".
+        write(f"stopped at the time limit after {len(recorder.outcomes)} tests")
+        os._exit(3)
+
+    import signal
+
+    signal.signal(signal.SIGTERM, stopped)
     # PyOpenCL's tests with no configuration of this project's (its pyproject.toml, an
     # ancestor of the files, would give them its per-test timeout): none but pytest's.
     args = [os.path.join(TESTS, name + ".py"), "-q", "-p", "no:cacheprovider",
@@ -240,11 +256,7 @@ def child_main(name: str, mode: str, select: str | None, json_out: str) -> int:
     if select:
         args += ["-k", select]
     rc = pytest.main(args, plugins=[recorder])
-    data = {"file": name, "mode": mode, "status": f"pytest exit {int(rc)}",
-            "outcomes": recorder.outcomes, "unchecked": unchecked,
-            "seconds": round(time.perf_counter() - t0, 2)}
-    with open(json_out, "w") as f:
-        json.dump(data, f)
+    write(f"pytest exit {int(rc)}")
     return 0
 
 
@@ -276,8 +288,12 @@ def run_child(name, mode, select, env, timeout, workdir) -> dict:
         except subprocess.TimeoutExpired:
             import signal
 
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+            os.killpg(proc.pid, signal.SIGTERM)     # the child writes what it has
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
             rc = "timeout"
     data = None
     if os.path.exists(out):
@@ -300,7 +316,8 @@ def compare(plain: dict, checked: dict) -> list[dict]:
     for tid, p in sorted(plain["outcomes"].items()):
         if p["outcome"] not in PASSED:
             continue
-        s = checked["outcomes"].get(tid, {"outcome": "missing", "detail": "not run"})
+        s = checked["outcomes"].get(tid, {"outcome": "not run", "detail": "not run: "
+                                          + checked.get("status", "")})
         if s["outcome"] not in PASSED:
             out.append({"test": tid, "outcome": s["outcome"], "detail": s.get("detail", ""),
                         "known": KNOWN_BUGS.get(tid), "excused": tid in KNOWN_BUGS})
