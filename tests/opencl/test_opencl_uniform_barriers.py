@@ -141,3 +141,78 @@ def test_checked_access_in_a_uniform_if_condition_is_refused(clenv):
     with pytest.raises(safekern.UnsupportedError) as info:
         skcl.Program(clenv.ctx, src, filename="cond.cl").build()
     assert info.value.lineno == 4 and "'x[n]' reads memory" in str(info.value)
+
+
+BRANCHES = """__kernel void branches(__global float *x, int mode, int off) {
+    __local float s[16];
+    int lid = get_local_id(0);
+    if (mode == 1) {
+        s[lid] = x[get_global_id(0) + off];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        x[get_global_id(0)] = s[15 - lid];
+    } else if (mode == 2) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        x[get_global_id(0) + off] = 1.0f;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    } else {
+        x[get_global_id(0) + off] = 2.0f;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    x[get_global_id(0)] += 1.0f;
+}
+"""
+
+
+@pytest.mark.parametrize("mode, line, want", [
+    (1, 5, np.concatenate([np.arange(16)[::-1], np.arange(16, 32)[::-1]]) + 1.0),
+    (2, 10, np.full(32, 2.0)),
+    (3, 13, np.full(32, 3.0))])
+def test_else_if_chain_with_barriers_in_some_branches(clenv, mode, line, want):
+    # Each branch fails in work-item 15 of group 1 (x[32] of 32): the group finishes whichever
+    # branch holds the failure and whether it holds barriers or not.
+    prg = skcl.Program(clenv.ctx, BRANCHES, filename="branches.cl").build()
+    q = clenv.queue
+    x = cla.to_device(q, np.arange(32, dtype=np.float32))
+    prg.branches(q, (32,), (16,), x, np.int32(mode), np.int32(0))
+    safekern.sync()
+    np.testing.assert_allclose(x.get(), want)
+    prg.branches(q, (32,), (16,), x, np.int32(mode), np.int32(1))
+    with pytest.raises(safekern.BoundsError) as info:
+        safekern.sync()
+    e = info.value
+    assert (e.lineno, e.array, e.index, e.size) == (line, "x", 32, 32)
+    assert (e.thread, e.block) == ((15, 0, 0), (1, 0, 0))
+
+
+@pytest.mark.timeout(600, method="thread")      # (PyOpenCL's scan programs take long to check)
+def test_pyopencl_segmented_scan_checked_is_right(clenv):
+    # PyOpenCL's scan kernels hold barriers under `if (unit_base < interval_end)`; checked
+    # (check everything), a segmented scan over several intervals gives NumPy's result. (A group
+    # exit written as `return` inside that if made PoCL compute wrong sums at n = 20000, though
+    # it was never taken: exits.py jumps past the if instead.)
+    pytest.importorskip("mako")
+    from pyopencl.scan import GenericScanKernel
+
+    skcl.install()
+    try:
+        knl = GenericScanKernel(
+            clenv.ctx, np.int32,
+            arguments="__global int *ary, __global char *segflags, __global int *out",
+            input_expr="ary[i]", scan_expr="across_seg_boundary ? b : (a+b)", neutral="0",
+            is_segment_start_expr="segflags[i]", output_statement="out[i] = item;")
+    finally:
+        skcl.uninstall()
+    q = clenv.queue
+    rng = np.random.default_rng(0)
+    n = 20000
+    a = rng.integers(0, 10, n).astype(np.int32)
+    starts = sorted(set(rng.integers(1, n, 7).tolist()))
+    flags = np.zeros(n, np.uint8)
+    flags[starts] = 1
+    out = cla.empty(q, n, np.int32)
+    knl(cla.to_device(q, a), cla.to_device(q, flags), out)
+    safekern.sync()
+    want = a.copy()
+    for s, e in zip([0] + starts, starts + [n]):
+        want[s:e] = np.cumsum(a[s:e])
+    np.testing.assert_array_equal(out.get(), want)

@@ -63,6 +63,7 @@ class Node:
     barrier_call: object = None
     label: str = ""           # label placed before this statement, when jumped to
     cont_label: str = ""      # loops: label at the end of the body
+    exit_label: str = ""      # uniform ifs: where the group goes to return (_group_exit)
 
     @property
     def is_loop(self) -> bool:
@@ -382,10 +383,15 @@ class ControlPlan:
                 if b in fail_inside:
                     sync = " if (__SK_UNLIKELY(*__sk_fp)) __sk_lf = __sk_nb + 1;" + sync
                 out.append(insert_after(b.end, f"{sync} __sk_nb++; if (__sk_lf != 0 && "
-                                        f"__sk_lf <= __sk_nb) {self._group_exit()}",
+                                        f"__sk_lf <= __sk_nb) {self._group_exit(b)}",
                                         2 * b.depth))
                 if not collective:
                     out.extend(self.dialect.barrier_call_edits(self.ps, call))
+        for node in self._all():
+            if node.exit_label:
+                wrap(node)
+                out.append(insert_after(node.end, f" {node.exit_label}: if (__sk_lf != 0 && "
+                                        "__sk_lf <= __sk_nb) return;", 2 * node.depth + 1))
         # Labels last: they exist only where something jumps.
         for node in self._all():
             if node.label:
@@ -402,8 +408,26 @@ class ControlPlan:
                                             2 * body.depth))
         return out
 
-    def _group_exit(self):
-        return "return;"
+    def _group_exit(self, barrier=None):
+        """How the group leaves after `barrier`. Under a uniform if it does not return there:
+        it jumps, all together, to the next barrier after the outermost such if (where the
+        usual test returns) or, with none, to just after that if, where it returns. PoCL miscompiles a `return` inside or
+        just after a conditional region that holds barriers -- results go wrong even when it is
+        never taken (PyOpenCL's segmented scan) -- and handles these jumps."""
+        top = None
+        n = barrier.parent if barrier is not None else None
+        while n is not None:
+            if n.kind == "IF_STMT" and n.has_barrier:
+                top = n
+            n = n.parent
+        if top is None:
+            return "return;"
+        target = self.next_target(top)
+        if target is None:
+            if not top.exit_label:
+                top.exit_label = self._new_label("e")
+            target = top.exit_label
+        return f"goto {target};"
 
     def _all(self):
         stack = [self.root]
