@@ -20,6 +20,8 @@ register). Where things are, bottom up:
                  which backends/c_launch.py evaluates at each launch)
     checks       OpenCL: one function's accesses (analysis) and the edits that check them
     exits        OpenCL: where a failing work-item goes (barrier-safe jumps)
+    uniformity   OpenCL: which `if` conditions a whole work-group, a failing work-item
+                 included, evaluates alike (a barrier may sit under those)
     opencl       OpenCL: the dialect, its prelude, `rewrite`; opencl_headers (what libclang's
                  parse includes), opencl_safety (assert/division helpers), opencl_rewrite (the
                  program's rewrite)
