@@ -233,6 +233,22 @@ def child_main(name: str, mode: str, select: str | None, json_out: str) -> int:
         cl.Program._plain_build = counted
         assert hooks.installed()
     recorder = _Recorder()
+
+    def write(status):
+        data = {"file": name, "mode": mode, "status": status,
+                "outcomes": recorder.outcomes, "unchecked": unchecked,
+                "seconds": round(time.perf_counter() - t0, 2)}
+        with open(json_out, "w") as f:
+            json.dump(data, f)
+
+    def stopped(signum, frame):
+        # The parent's time limit: what ran so far is kept; the rest is "not run".
+        write(f"stopped at the time limit after {len(recorder.outcomes)} tests")
+        os._exit(3)
+
+    import signal
+
+    signal.signal(signal.SIGTERM, stopped)
     # PyOpenCL's tests with no configuration of this project's (its pyproject.toml, an
     # ancestor of the files, would give them its per-test timeout): none but pytest's.
     args = [os.path.join(TESTS, name + ".py"), "-q", "-p", "no:cacheprovider",
@@ -240,11 +256,7 @@ def child_main(name: str, mode: str, select: str | None, json_out: str) -> int:
     if select:
         args += ["-k", select]
     rc = pytest.main(args, plugins=[recorder])
-    data = {"file": name, "mode": mode, "status": f"pytest exit {int(rc)}",
-            "outcomes": recorder.outcomes, "unchecked": unchecked,
-            "seconds": round(time.perf_counter() - t0, 2)}
-    with open(json_out, "w") as f:
-        json.dump(data, f)
+    write(f"pytest exit {int(rc)}")
     return 0
 
 
@@ -276,8 +288,12 @@ def run_child(name, mode, select, env, timeout, workdir) -> dict:
         except subprocess.TimeoutExpired:
             import signal
 
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+            os.killpg(proc.pid, signal.SIGTERM)     # the child writes what it has
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
             rc = "timeout"
     data = None
     if os.path.exists(out):
@@ -300,7 +316,8 @@ def compare(plain: dict, checked: dict) -> list[dict]:
     for tid, p in sorted(plain["outcomes"].items()):
         if p["outcome"] not in PASSED:
             continue
-        s = checked["outcomes"].get(tid, {"outcome": "missing", "detail": "not run"})
+        s = checked["outcomes"].get(tid, {"outcome": "not run", "detail": "not run: "
+                                          + checked.get("status", "")})
         if s["outcome"] not in PASSED:
             out.append({"test": tid, "outcome": s["outcome"], "detail": s.get("detail", ""),
                         "known": KNOWN_BUGS.get(tid), "excused": tid in KNOWN_BUGS})
@@ -356,6 +373,9 @@ def main(argv=None) -> int:
                     help="folder of PyOpenCL's test files (fetched there when missing)")
     ap.add_argument("--fetch-only", action="store_true",
                     help="fetch the tests into --tests-dir and stop")
+    ap.add_argument("--merge", nargs="+", metavar="JSON",
+                    help="no run: the table of the --json files of runs split by file, -k "
+                         "selection or mode (run side by side on a machine with many cores)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--mode", help=argparse.SUPPRESS)
     ap.add_argument("--json-out", help=argparse.SUPPRESS)
@@ -363,6 +383,10 @@ def main(argv=None) -> int:
     TESTS = os.path.abspath(args.tests_dir or TESTS)
     if args.child:
         return child_main(args.child, args.mode, args.select, args.json_out)
+    if args.merge:
+        platform, results = merge_runs(args.merge)
+        modes = [m for m in MODES if any(m in r for r in results.values())]
+        return report(results, modes, platform, args, time.perf_counter(), None)
     fetch_tests(TESTS)
     if args.fetch_only:
         print(f"PyOpenCL {VERSION}'s tests: {TESTS}")
@@ -398,6 +422,33 @@ def main(argv=None) -> int:
                   f"({len(data['outcomes'])} tests, {_count(data, ('pass',))} pass, "
                   f"{len(data.get('unchecked', []))} unchecked programs, {data['wall']} s)",
                   flush=True)
+    return report(results, modes, args.platform, args, t0, workdir)
+
+
+def merge_runs(paths) -> tuple[str, dict]:
+    """(platform, results) of several --json files: the outcomes of one file and mode from
+    runs with different -k selections put together."""
+    platform, results = None, {}
+    for path in paths:
+        with open(path) as f:
+            data = json.load(f)
+        platform = platform or data["platform"]
+        for name, modes in data["results"].items():
+            for mode, run in modes.items():
+                if mode.startswith("regressions_"):
+                    continue
+                into = results.setdefault(name, {}).setdefault(
+                    mode, {"file": name, "mode": mode, "status": "", "outcomes": {},
+                           "unchecked": [], "wall": 0})
+                into["outcomes"].update(run["outcomes"])
+                into["unchecked"] += run.get("unchecked", [])
+                into["wall"] += run.get("wall", 0)
+                into["status"] = "; ".join(x for x in (into["status"], run["status"]) if x)
+    return platform, results
+
+
+def report(results, modes, platform, args, t0, workdir) -> int:
+    """Print (and write) the table and the regressions; 1 when one is not a known bug."""
     regressions = []
     for name, r in results.items():
         for mode in modes:
@@ -405,7 +456,7 @@ def main(argv=None) -> int:
                 r[f"regressions_{mode}"] = compare(r["plain"], r[mode])
                 regressions += [dict(x, mode=mode) for x in r[f"regressions_{mode}"]]
     text = table(results, modes)
-    header = (f"PyOpenCL 2026.1.4 tests, platform {args.platform!r}, modes {', '.join(modes)}, "
+    header = (f"PyOpenCL 2026.1.4 tests, platform {platform!r}, modes {', '.join(modes)}, "
               f"{time.perf_counter() - t0:.0f} s\n\n")
     print(header + text)
     if args.table:
@@ -413,10 +464,10 @@ def main(argv=None) -> int:
             f.write(header + text)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"platform": args.platform, "results": results}, f, indent=1)
+            json.dump({"platform": platform, "results": results}, f, indent=1)
     if args.keep:
         print(f"logs: {workdir}")
-    else:
+    elif workdir:
         import shutil
 
         shutil.rmtree(workdir, ignore_errors=True)

@@ -280,12 +280,15 @@ def test_moved_parameter_is_saved():
 def test_barrier_in_if_with_checks_is_rejected():
     src = """__kernel void k(__global float *x, int n) {
     x[get_global_id(0)] = 0.0f;
-    if (n > 0)
+    if (get_local_id(0) < n)
         barrier(CLK_LOCAL_MEM_FENCE);
 }"""
+    # (under an if whose condition is uniform across the work-group a barrier is accepted:
+    # tests/opencl/test_opencl_uniform_barriers.py)
     with pytest.raises(UnsupportedError) as info:
         rewrite(src)
     assert info.value.lineno == 4 and "barrier() at line 4 is inside an if" in str(info.value)
+    assert "'get_local_id(0)' differs between work-items" in str(info.value)
 
 
 def test_checked_access_in_header_of_barrier_loop_is_rejected():

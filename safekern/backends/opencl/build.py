@@ -29,7 +29,7 @@ from ...frontend.c.buildlog import map_build_log
 from ...frontend.c.edits import prelude_lines
 from ...frontend.c import opencl as frontend
 from ..overlap import strided_extent
-from . import sync as opencl_sync
+from . import macro_sites, sync as opencl_sync
 
 
 # -- failure buffers, one per (context, device) -------------------------------------------------
@@ -409,6 +409,8 @@ def rewrite_program(ctx, source: str, *, filename: str, options: list, devices: 
             source_line=err.source_line, col=err.col) from None
     # What the program's failure codes mean, for sync() to name them; the rewrite runs (and
     # registers nothing) whether the binary then comes from the cache or the driver.
+    if macro_sites.library_program(filename):
+        rewritten.failure_sites = macro_sites.at_user_code(source, rewritten.failure_sites)
     TABLE.register_all(rewritten.failure_sites)
     return rewritten, int64
 

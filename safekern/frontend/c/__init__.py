@@ -28,6 +28,8 @@ CompilationError) in both. Where things are, bottom up:
     checks       OpenCL: one function's accesses (analysis); opencl_edits: the edits that
                  check them
     exits        OpenCL: where a failing work-item goes (barrier-safe jumps)
+    uniformity   OpenCL: which `if` conditions a whole work-group, a failing work-item
+                 included, evaluates alike (a barrier may sit under those)
     opencl       OpenCL: the dialect, `rewrite`; opencl_headers (what libclang's
                  parse includes), opencl_safety (assert/division helpers), opencl_rewrite (the
                  program's rewrite)

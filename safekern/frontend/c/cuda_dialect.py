@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from . import prelude
+from . import device_launch, prelude
 from .cuda_headers import PRELUDE_NAME, parse_headers
 from .model import Dialect, Root, Unknown
 from .parse import kinds
@@ -89,7 +89,8 @@ class CudaDialect(Dialect):
         return parse_headers()
 
     def is_kernel(self, fn) -> bool:
-        return any(ch.kind == kinds().CUDAGLOBAL_ATTR for ch in fn.get_children())
+        return any(ch.kind == kinds().CUDAGLOBAL_ATTR for ch in fn.get_children()) or \
+            device_launch.marked(fn, kinds().ANNOTATE_ATTR)     # launched from device code
 
     def pointer_param(self, param) -> bool:
         return is_pointer_type(param.type)

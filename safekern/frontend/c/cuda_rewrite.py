@@ -108,7 +108,7 @@ class ModuleRewriter:
                 self._collect(ch, namespaces, True)
             elif ch.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE):
                 attrs = {a.kind for a in ch.get_children()}
-                kernel = K.CUDAGLOBAL_ATTR in attrs
+                kernel = DIALECT.is_kernel(ch)     # (also one launched from device code)
                 device = K.CUDADEVICE_ATTR in attrs
                 if not (kernel or device):
                     continue

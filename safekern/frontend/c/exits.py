@@ -21,9 +21,12 @@ a failing work-item does then:
   a work-item that reads the flag late from mistaking a failure of the next interval for one
   of this interval.
 
-Barriers must sit in the function body or in loop bodies (possibly nested), never under if or
-switch, and neither a loop header holding a barrier nor a barrier() statement may hold a
-checked access: those kernels are rejected at build time naming the barrier's line. Group
+Barriers must sit in the function body, in loop bodies (possibly nested) or in branches of an
+`if` whose condition is uniform across the work-group for a failing work-item too
+(uniformity.py; the failing work-item jumps to a label before the `if`, evaluates it like its
+group and goes on to the branch's first barrier), never under switch or a non-uniform if; and
+neither a loop or if header holding a barrier nor a barrier() statement may hold a checked
+access: those kernels are rejected at build time naming the barrier's line. Group
 collectives (work_group_reduce_add, ...) and calls of helpers that hold barriers are barrier
 points too; every work-item completes them, then a barrier of ours publishes the flag.
 
@@ -32,11 +35,14 @@ points too; every work-item completes them, then a barrier of ours publishes the
 """
 from __future__ import annotations
 
+import bisect
+
 from dataclasses import dataclass, field
 
 from ...errors import UnsupportedError
 from .edits import insert_after, insert_before
 from .parse import ParsedSource, children, function_body
+from .uniformity import UniformConditions
 
 _LOOPS = ("FOR_STMT", "WHILE_STMT", "DO_STMT")
 _SUBSTMT = ("IF_STMT", "SWITCH_STMT", "CASE_STMT", "DEFAULT_STMT", "LABEL_STMT") + _LOOPS
@@ -57,6 +63,7 @@ class Node:
     barrier_call: object = None
     label: str = ""           # label placed before this statement, when jumped to
     cont_label: str = ""      # loops: label at the end of the body
+    exit_label: str = ""      # uniform ifs: where the group goes to return (_group_exit)
 
     @property
     def is_loop(self) -> bool:
@@ -68,11 +75,22 @@ class Node:
 
 def statement_end(ps: ParsedSource, cursor) -> int:
     s, e = ps.offsets(cursor)
+    e = _past_macro_call(ps, e)
     toks = ps.tokens_between(s, e)
     if toks and toks[-1][2] in (";", "}"):
         return e
     semicolon = _closing_semicolon(ps, e)
     return semicolon if semicolon is not None else e
+
+
+def _past_macro_call(ps: ParsedSource, e: int) -> int:
+    """libclang ends an expression that ends inside a function-like macro's invocation at the
+    macro's name (`x = SCAN(a,\n b);` ends before `SCAN`): the end of that invocation."""
+    ranges = ps.macro_ranges()
+    i = bisect.bisect_right(ranges, (e, float("inf"), "")) - 1
+    if i >= 0 and ranges[i][0] <= e < ranges[i][1]:
+        return ranges[i][1]
+    return e
 
 
 def _closing_semicolon(ps: ParsedSource, e: int):
@@ -152,6 +170,8 @@ class ControlPlan:
         self.collectives = {id(c) for c in collectives}
         self.barriers: list[Node] = []
         self._labels = 0
+        self._uniform = None
+        self._barrier_calls = list(barrier_calls)
         misplaced = []
         for call in barrier_calls:
             err = self._mark_barrier(call, id(call) in self.collectives)
@@ -179,7 +199,12 @@ class ControlPlan:
         n = node
         while n.parent is not None:
             p = n.parent
-            if not (p.kind == "COMPOUND_STMT" or (p.is_loop and n.role == "body")):
+            if p.kind == "IF_STMT" and n.role == "branch":
+                why = self._nonuniform(p)
+                if why:
+                    return self._barrier_error(s, name, "inside an if whose condition may "
+                                               f"differ between work-items ({why})")
+            elif not (p.kind == "COMPOUND_STMT" or (p.is_loop and n.role == "body")):
                 where = {"IF_STMT": "an if", "SWITCH_STMT": "a switch",
                          "CASE_STMT": "a case", "DEFAULT_STMT": "a default case",
                          "LABEL_STMT": "a labelled statement"}.get(p.kind, p.kind)
@@ -194,6 +219,16 @@ class ControlPlan:
             n.has_barrier = True
             n = n.parent
         return None
+
+    def _nonuniform(self, if_node) -> str:
+        """Why the work-group may split at this `if` ("" when the whole group, a failing
+        work-item included, takes the same branch: uniformity.py)."""
+        if self._uniform is None:
+            self._uniform = UniformConditions(
+                self.ps, self.fn, kernel=self.kernel, failure_offsets=self.failures,
+                barrier_offsets=[self.ps.offsets(c)[0] for c in self._barrier_calls],
+                pure_builtins=getattr(self.dialect, "pure_builtins", frozenset()))
+        return self._uniform.why_not(children(if_node.cursor)[0])
 
     def _barrier_error(self, offset, name, where):
         lineno, _ = self.ps.line_col(offset)
@@ -210,13 +245,14 @@ class ControlPlan:
                 name = self.ps.text(call).split("(")[0].strip()
                 raise self._barrier_error(node.start, name,
                                           "in the same statement as a checked access")
-            if header and node.is_loop and node.has_barrier:
+            if header and node.has_barrier and (node.is_loop or node.kind == "IF_STMT"):
                 first = next(b for b in self.barriers if _inside(b, node))
                 lineno, _ = self.ps.line_col(first.start)
+                what = "a loop" if node.is_loop else "an if"
                 raise self.ps.error(
-                    f"checked access in the header of a loop that holds a barrier (line "
-                    f"{lineno}): a failing work-item could leave the loop while its group "
-                    "waits at the barrier. Compute the value before the loop or in its body",
+                    f"checked access in the header of {what} that holds a barrier (line "
+                    f"{lineno}): a failing work-item could go elsewhere while its group "
+                    "waits at the barrier. Compute the value before it",
                     node.start, node.start + 3, kernel=self.fn.spelling, cls=UnsupportedError)
 
     # -- targets ----------------------------------------------------------------------------
@@ -226,9 +262,12 @@ class ControlPlan:
 
     def _entry(self, node: Node) -> str:
         """The label a failing work-item jumps to so it reaches `node`'s first barrier."""
-        if node.is_barrier or node.is_loop:
+        if node.is_barrier or node.is_loop or node.kind == "IF_STMT":
+            # A loop or a uniform if is entered through its header, so the failing work-item
+            # goes where its group goes.
             if not node.label:
-                node.label = self._new_label("b" if node.is_barrier else "l")
+                node.label = self._new_label("b" if node.is_barrier else
+                                             "l" if node.is_loop else "i")
             return node.label
         for kid in node.kids:
             if kid.has_barrier:
@@ -329,6 +368,13 @@ class ControlPlan:
                 if node.is_loop and node.has_barrier:
                     at_body_start(node)
                     after(node)
+                elif node.kind == "IF_STMT" and node.has_barrier:
+                    # Entered through its (uniform) condition: the failing work-item goes on
+                    # to the branch's first barrier, or past the if when the branch has none.
+                    for kid in node.kids:
+                        at_start(kid, self._entry(kid) if kid.has_barrier else
+                                 self.next_target(node))
+                    after(node)
         if self.barrier_mode:
             for b in self.barriers:
                 wrap(b)
@@ -337,10 +383,15 @@ class ControlPlan:
                 if b in fail_inside:
                     sync = " if (__SK_UNLIKELY(*__sk_fp)) __sk_lf = __sk_nb + 1;" + sync
                 out.append(insert_after(b.end, f"{sync} __sk_nb++; if (__sk_lf != 0 && "
-                                        f"__sk_lf <= __sk_nb) {self._group_exit()}",
+                                        f"__sk_lf <= __sk_nb) {self._group_exit(b)}",
                                         2 * b.depth))
                 if not collective:
                     out.extend(self.dialect.barrier_call_edits(self.ps, call))
+        for node in self._all():
+            if node.exit_label:
+                wrap(node)
+                out.append(insert_after(node.end, f" {node.exit_label}: if (__sk_lf != 0 && "
+                                        "__sk_lf <= __sk_nb) return;", 2 * node.depth + 1))
         # Labels last: they exist only where something jumps.
         for node in self._all():
             if node.label:
@@ -357,8 +408,26 @@ class ControlPlan:
                                             2 * body.depth))
         return out
 
-    def _group_exit(self):
-        return "return;"
+    def _group_exit(self, barrier=None):
+        """How the group leaves after `barrier`. Under a uniform if it does not return there:
+        it jumps, all together, to the next barrier after the outermost such if (where the
+        usual test returns) or, with none, to just after that if, where it returns. PoCL miscompiles a `return` inside or
+        just after a conditional region that holds barriers -- results go wrong even when it is
+        never taken (PyOpenCL's segmented scan) -- and handles these jumps."""
+        top = None
+        n = barrier.parent if barrier is not None else None
+        while n is not None:
+            if n.kind == "IF_STMT" and n.has_barrier:
+                top = n
+            n = n.parent
+        if top is None:
+            return "return;"
+        target = self.next_target(top)
+        if target is None:
+            if not top.exit_label:
+                top.exit_label = self._new_label("e")
+            target = top.exit_label
+        return f"goto {target};"
 
     def _all(self):
         stack = [self.root]

@@ -193,6 +193,9 @@ class ProgramRewriter:
             if header and node.is_loop and node.has_barrier:
                 return ("in the header of a loop that holds a barrier: a failing work-item "
                         "could leave the loop while its group waits")
+            if header and node.kind == "IF_STMT" and node.has_barrier:
+                return ("in the condition of an if that holds a barrier: a failing work-item "
+                        "could take another branch than its group")
             return ""
 
         c_safety.scan(checks, C.function_body(fn), depth_base=1000, unusable_at=unusable_at)
