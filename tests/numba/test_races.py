@@ -262,7 +262,7 @@ def test_syncwarp_and_syncing_helpers_are_barriers_of_unknown_reach():
     b, out = cuda.to_device(np.zeros(32)), cuda.to_device(np.zeros(32))
     # The simulator has no syncwarp: the launch's verdict is read from the checker.
     for kernel in (K.neighbour_after_syncwarp, K.neighbour_after_checked_helper):
-        findings = kernel._races.findings((b, out), (1, 1, 1), (32, 1, 1))
+        findings = kernel.dispatch.races.findings((b, out), (1, 1, 1), (32, 1, 1))
         assert findings and all(f.verdict == "maybe" for f in findings), kernel
     assert not [w for w in launch_quietly(lambda: K.neighbour_after_plain_helper[1, 32](b, out))
                 if issubclass(w.category, safekern.RaceWarning)]

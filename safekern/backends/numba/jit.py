@@ -19,7 +19,8 @@ from ... import config
 from ...errors import user_error
 from ...frontend import python as pyfront
 from . import options as numba_options, sync as numba_sync
-from .kernel import CheckedDeviceFunction, CheckedKernel
+from .device_function import CheckedDeviceFunction
+from .kernel import CheckedKernel
 from .unchecked import UncheckedFunction, unchecked
 
 

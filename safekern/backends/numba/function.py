@@ -1,0 +1,214 @@
+"""What checked numba kernels and device functions share: what `safekern.jit` returns (jit.py)
+is a CheckedKernel (kernel.py) or a CheckedDeviceFunction (device_function.py), both a
+`CheckedFunction`.
+
+A checked function rewrites its source at decoration (so unsupported constructs fail there,
+naming file:line) and keeps what building it needs in its `Build` (build.py); numba's dispatcher
+is built from the rewritten function on first use, or at once when signatures are given (as
+numba compiles eagerly then). Everything else numba's dispatcher answers is answered in the
+user's terms (surface.py).
+
+Checked functions answer two protocols, so that the modules below need not know these classes:
+`__safekern_key__(depth)` (keys.py: the function as cache-key material) and
+`__safekern_device_function__()` (resolver.py: what a call of it compiles).
+"""
+from __future__ import annotations
+
+from ...frontend import python as pyfront
+from ...report import CheckReport, ReportEntry
+from .build import Build, compile_rewritten
+from .pickling import reduce_function
+from .surface import SIMULATOR, DispatcherSurface, UserExtensions
+from .unchecked import unchecked
+
+
+class CheckedFunction(DispatcherSurface):
+    """What kernels and device functions share: source, rewrite, lazily built numba function.
+
+    `parsed` is given for functions made from another one's parse (a kernel called as a device
+    function, a specialisation); `specialized`: compiled for its one signature only.
+    """
+
+    device = False
+    _building = False
+
+    def __init__(self, pyfunc, sigs, options, parsed=None, specialized=False, build=None):
+        self.py_func = pyfunc
+        # inspect.getsource(kernel), inspect.signature(kernel) and functools' helpers follow it.
+        self.__wrapped__ = pyfunc
+        self.__name__ = getattr(pyfunc, "__name__", "kernel")
+        self.__qualname__ = getattr(pyfunc, "__qualname__", self.__name__)
+        self.__doc__ = getattr(pyfunc, "__doc__", None)
+        self.__module__ = getattr(pyfunc, "__module__", None)
+        self._sigs = sigs
+        self._options = options
+        self._specialized = specialized
+        self._waiting = []       # (namespace, name) of callers built while this one was
+        self.parsed = parsed if parsed is not None else pyfront.parse_function(pyfunc)
+        self._nparams = len(self.parsed.tree.args.args)
+        # Rewritten now: an unsupported construct is an error at decoration time.
+        self._numba_build = build or Build(self.parsed, name=self.__qualname__, py_func=pyfunc,
+                                           device=self.device, options=options, sigs=sigs,
+                                           specialized=specialized)
+        self._numba_build.make = self._build
+
+    # -- what the Build holds ---------------------------------------------------------------
+    @property
+    def rewritten(self):
+        return self._numba_build.rewritten
+
+    @property
+    def _numba(self):
+        return self._numba_build.numba
+
+    @property
+    def _lock(self):
+        return self._numba_build.lock
+
+    @property
+    def has_barriers(self) -> bool:
+        return self.rewritten.has_barriers
+
+    def _final_rewrite(self):
+        return self._numba_build.final_rewrite()
+
+    # -- the protocols of the modules below -----------------------------------------------------
+    def __safekern_key__(self, depth: int = 0) -> dict:
+        return self._numba_build.__safekern_key__(depth)
+
+    def __safekern_device_function__(self):
+        return self
+
+    # -- building ---------------------------------------------------------------------------
+    def _build(self):
+        with self._lock:
+            if self._numba is not None:
+                return self._numba
+            if self._building:
+                return None          # recursion (a callee calls back): bound once built
+            self._building = True
+            try:
+                return self._build_now()
+            finally:
+                self._building = False
+
+    def _build_now(self):
+        build = self._numba_build
+        rewritten = build.compilable_rewrite()
+        impls, late = {}, []
+        for name, dev in rewritten.device_calls.items():
+            impl = dev._build()
+            if impl is None:
+                late.append((name, dev))
+            else:
+                impls[name] = impl
+        namespace = {}
+        fn = compile_rewritten(rewritten, impls, namespace)
+        for name, dev in late:
+            dev._waiting.append((namespace, name))
+        numba = build.numba = build.jit(fn)
+        if not self.device and not SIMULATOR:
+            # A launch that compiles calls the kernel's own _compile_for_args (hooks see it).
+            kernel = self
+            numba._compile_for_args = lambda *a, **kw: kernel._compile_for_args(*a, **kw)
+        if not self.device and not SIMULATOR and self._options.get("extensions"):
+            # Decoration's extensions: applied to the user's arguments only.
+            self._mark_hidden()
+            UserExtensions.installed(numba.extensions)
+        # Its own calls (recursion) and callers built while it was being built call it now.
+        namespace[self.parsed.name] = numba
+        for waiting, name in self._waiting:
+            waiting[name] = numba
+        self._waiting.clear()
+        return numba
+
+    _marks_hidden = False      # launches pass HiddenArgument (the kernel has extensions)
+
+    def _mark_hidden(self) -> None:
+        self._marks_hidden = True
+
+    @property
+    def extensions(self) -> list:
+        """The kernel's extensions, as numba's list: what a user appends applies to later
+        launches, which then take numba's launch path (the one that calls extensions). numba
+        hands every argument to them; the hidden one is kept from them (see UserExtensions)."""
+        self._numba_path_only()
+        numba_list = self._build().extensions
+        if SIMULATOR or self.device or numba_list is None:
+            return numba_list
+        self._mark_hidden()
+        return UserExtensions.installed(numba_list).extensions
+
+    def _numba_path_only(self) -> None:
+        """Launches take numba's own path (no short path, one kernel): a kernel's extensions."""
+
+    def specialised(self, param_facts: tuple):
+        """This device function for callers whose arguments `param_facts` describe
+        (frontend/python/call_facts.py), or itself where they prove nothing more."""
+        from .specialise import specialised
+        return specialised(self, param_facts)
+
+    def check_report(self) -> CheckReport:
+        """Every check site in this function and in the checked device functions it calls, at
+        any depth, each once (accesses, asserts, raises, divisions; a kernel's race verdicts
+        too): where it is, what it checks, and whether a check runs."""
+        p = self.parsed
+        entries = self._own_entries()
+        dispatch = getattr(self, "dispatch", None)
+        races = dispatch.races if dispatch is not None else None
+        if races is not None:
+            entries += races.report(p.shown_name)
+        # The device functions' sites run in this kernel too (each once, over the callee's
+        # specialisations for their call sites: specialise.py).
+        from .specialise import callee_entries
+        entries += callee_entries(self)
+        return CheckReport(entries, filename=p.filename)
+
+    def _own_entries(self) -> list:
+        p = self.parsed
+        return [ReportEntry(p.shown_name, s.lineno, s.col, s.text, s.array, s.status, s.reason,
+                            kind=s.kind, code=s.code, predicate=s.predicate,
+                            filename=p.filename)
+                for s in self.rewritten.sites]
+
+    def compile_ptx(self, signature, cc=(9, 0), **options):
+        """PTX of the checked kernel for `signature` (user's types) and compute capability `cc`.
+
+        Works without a GPU, as numba.cuda.compile_ptx does.
+        """
+        if SIMULATOR:
+            raise RuntimeError("PTX cannot be generated under the CUDA simulator")
+        self._build()
+        impls = {n: d._build() for n, d in self.rewritten.device_calls.items()}
+        return self._numba_build.ptx(impls, signature, cc, **options)
+
+    @property
+    def rewritten_source(self) -> str:
+        return self.rewritten.source
+
+    def __reduce__(self):
+        # As numba pickles its dispatcher: the function and options, decorated again there.
+        return reduce_function(type(self), self.py_func, self._sigs, self._options, self.device,
+                               self._specialized)
+
+    @classmethod
+    def _rebuild(cls, pyfunc, sigs, options, device, specialized):
+        """Unpickled (pickling.py): decorated anew; numba's own, unchecked, without a source."""
+        try:
+            return cls(pyfunc, sigs, dict(options), specialized=specialized)
+        except pyfront.SourceNotFound as err:
+            return unchecked(pyfunc, sigs, dict(options), device, err.reason, specialized,
+                             rebuild_as=cls)
+
+    def __getattr__(self, name):
+        # Everything else (inspect_asm, overloads, specialize, ...) is numba's dispatcher's.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._build(), name)
+
+    def __repr__(self):
+        kind = "device function" if self.device else "kernel"
+        return f"<safekern checked {kind} {self.__qualname__!r}>"
+
+
+__all__ = ["CheckedFunction"]
