@@ -29,7 +29,7 @@ from ..c_launch import CLaunchVariants, cuda_geometry
 from ..capture import host_work_allowed
 from .struct_args import field_extents
 from .source import _MODULES, _REWRITES, Program  # noqa: F401 -- tests clear the memos
-from .program import (DEFAULT_ARCH, Binary, CupyFailureSource, Unchecked, _LRU, _cupy,
+from .program import (DEFAULT_ARCH, Binary, CupyFailureSource, Unchecked, _cupy,
                       build_variant,
                       compile_options, compile_rewrite, device_arch, device_fields,
                       failure_source, hidden_argument, load_module, memory_span,

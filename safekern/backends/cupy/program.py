@@ -7,8 +7,6 @@ CuPy is imported when first needed.
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,34 +30,6 @@ def _cupy():
         raise ImportError("safekern.cupy needs CuPy to launch kernels: pip install "
                           "cupy-cuda13x (or the wheel for your CUDA)") from err
     return cupy
-
-
-class _LRU:
-    """A small process-wide memo (CuPy memoizes its raw modules per device the same way):
-    constructing the same RawKernel again neither parses nor loads again."""
-
-    def __init__(self, size: int):
-        self.size = size
-        self.items: OrderedDict = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key):
-        with self.lock:
-            value = self.items.get(key)
-            if value is not None:
-                self.items.move_to_end(key)
-            return value
-
-    def put(self, key, value):
-        with self.lock:
-            self.items[key] = value
-            self.items.move_to_end(key)
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
-
-    def clear(self):
-        with self.lock:
-            self.items.clear()
 
 
 # -- pointers the user vouches for --------------------------------------------------------------

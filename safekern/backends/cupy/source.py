@@ -11,13 +11,14 @@ import warnings
 from ... import config
 from ...errors import CompilationError, UncheckedWarning, UnsupportedError
 from ...failures import TABLE
+from ...memo import BoundedMemo
 from ...report import ReportEntry, Status
 from ...frontend.c import cuda as frontend
 from . import cupy_compile, graphs as cupy_graphs, sync as cupy_sync, nvrtc
 from .errors import cupy_flavoured, missing_function
 from ..capture import host_work_allowed
 from ..overlap import OverlapCheck
-from .program import (DEFAULT_ARCH, _LRU, _cupy, build_variant, compile_options,
+from .program import (DEFAULT_ARCH, _cupy, build_variant, compile_options,
                       compile_rewrite, device_arch, device_fields, failure_source, load_module,
                       parse_include_dirs)
 
@@ -45,8 +46,11 @@ class _Loaded:
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _GLOBAL = re.compile(r"\b__global__\b")
-_REWRITES = _LRU(256)     # (source, options, arch, checks, filename) -> CudaRewrite
-_MODULES = _LRU(256)      # (device, checks, source, options, expressions, filename) -> _Loaded
+# Process-wide (CuPy memoizes its raw modules per device the same way): constructing the same
+# RawKernel again neither parses nor loads again.
+_REWRITES = BoundedMemo(256, lru=True)  # (source, options, arch, checks, filename) -> CudaRewrite
+_MODULES = BoundedMemo(256, lru=True)   # (device, checks, source, options, expressions,
+                                        #  filename) -> _Loaded
 
 
 def _device_launch(err):
@@ -106,7 +110,7 @@ class Program:
             memo = (self.code, self.options, arch, checks, asserts, eliminate, launch,
                     self.filename)
             rw = self._rewrites.get((arch, checks, asserts, eliminate, launch)) or \
-                _REWRITES.get(memo)
+                _REWRITES.recent(memo)
             if rw is None:
                 try:
                     rw = frontend.rewrite(self.code, filename=self.filename,
@@ -212,7 +216,7 @@ class Program:
         by_cupy = cupy_compile.available()
         with self._lock:
             if not fresh:
-                hit = self._loaded.get(key) or (None if by_cupy else _MODULES.get(memo))
+                hit = self._loaded.get(key) or (None if by_cupy else _MODULES.recent(memo))
                 if hit is not None:
                     self._loaded[key] = hit
                     return hit

@@ -45,6 +45,7 @@ from collections import Counter
 from ... import runtime
 from ...cache.kernels import get_kernel_cache, get_or_build
 from ...cache.trust import warn_once
+from ...memo import BoundedMemo
 from .device import current_source, fast_source, load_driver
 from .keys import NotLaunchable, device_fields, key_fields, launch_obstacle
 from .marshal import Numba, argument_plan, argument_types, marshal
@@ -64,8 +65,7 @@ LATER = "later"          # numba's dispatcher this time, the short path may take
 
 # -- launch configurations ----------------------------------------------------------------------
 
-_params: dict = {}
-_PARAMS_MAX = 512
+_params = BoundedMemo(512)
 
 
 def launch_params(launch_config):
@@ -79,9 +79,7 @@ def launch_params(launch_config):
     if params is None:
         params = _make_params(launch_config)
         if params is not None:
-            if len(_params) >= _PARAMS_MAX:
-                _params.clear()
-            _params[launch_config] = params
+            _params.put(launch_config, params)
     return params
 
 

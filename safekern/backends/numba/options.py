@@ -18,6 +18,8 @@ import warnings
 
 from numba.cuda.core import config as _numba_config
 
+from ...memo import BoundedMemo
+
 SIMULATOR = bool(_numba_config.ENABLE_CUDASIM)
 
 
@@ -41,7 +43,7 @@ def quiet_config_warnings():
         yield
 
 
-_grid_sizes: dict = {}        # griddim as given -> blocks (a launch asks at every subscript)
+_grid_sizes = BoundedMemo(1024)   # griddim as given -> blocks (a launch asks at every subscript)
 _occupancy_warnings: dict = {}   # blocks -> the warning (under 128 blocks: at most 127)
 
 
@@ -62,9 +64,7 @@ def occupancy_warning(griddim) -> None:
         dims, _ = normalize_kernel_dimensions(griddim, 1)
         size = dims[0] * dims[1] * dims[2]
         if hashable:
-            if len(_grid_sizes) >= 1024:
-                _grid_sizes.clear()
-            _grid_sizes[griddim] = size
+            _grid_sizes.put(griddim, size)
     if size < 128:
         from ..._stack import user_stacklevel
 

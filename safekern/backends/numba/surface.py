@@ -14,6 +14,8 @@ from collections import Counter
 
 from numba.cuda.core import config as _numba_config
 
+from ...memo import BoundedMemo
+
 SIMULATOR = bool(_numba_config.ENABLE_CUDASIM)
 
 def hidden_types(device: bool) -> tuple:
@@ -312,8 +314,7 @@ class UserExtensions:
         return ty, val
 
 
-_validated: dict = {}
-_VALIDATED_MAX = 1024
+_validated = BoundedMemo(1024)
 
 
 def validate_launch_config(launch_config) -> None:
@@ -331,9 +332,7 @@ def validate_launch_config(launch_config) -> None:
 
     normalize_kernel_dimensions(*launch_config[:2])
     if hashable:
-        if len(_validated) >= _VALIDATED_MAX:
-            _validated.clear()
-        _validated[launch_config] = True
+        _validated.put(launch_config, True)
 
 
 def validate_forall(ntasks) -> None:
