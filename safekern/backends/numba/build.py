@@ -15,7 +15,6 @@ bound to the check helpers of intrinsics.py, or of sim.py under the simulator), 
 """
 from __future__ import annotations
 
-import ast
 import threading
 import warnings
 
@@ -136,7 +135,7 @@ def _warn_plain_calls(rewritten):
 def _scope_snapshot(parsed) -> tuple:
     """What each name in the function's source means now: data by value, other objects by
     identity (held, so an identity cannot be reused)."""
-    names = sorted({n.id for n in ast.walk(parsed.tree) if isinstance(n, ast.Name)})
+    names = sorted(pyfront.names_read(parsed.tree))
     return tuple((name, parsed.closure.get(name, parsed.globals.get(name, _MISSING)))
                  for name in names)
 

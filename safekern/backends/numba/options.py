@@ -19,8 +19,7 @@ import warnings
 from numba.cuda.core import config as _numba_config
 
 from ...memo import BoundedMemo
-
-SIMULATOR = bool(_numba_config.ENABLE_CUDASIM)
+from .surface import SIMULATOR
 
 
 def check_options(device: bool, options: dict) -> None:

@@ -16,6 +16,8 @@ from numba.cuda.core import config as _numba_config
 
 from ...memo import BoundedMemo
 
+#: numba runs kernels on its CUDA simulator (NUMBA_ENABLE_CUDASIM=1): the numba backend's one
+#: reading of it.
 SIMULATOR = bool(_numba_config.ENABLE_CUDASIM)
 
 def hidden_types(device: bool) -> tuple:
