@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -249,10 +250,18 @@ class Binary:
     log: str
 
 
+class Compiled(NamedTuple):
+    """What compile_rewrite returns: the Binary, and what its `load` made of it (None
+    without one)."""
+
+    binary: Binary
+    module: object = None
+
+
 def compile_rewrite(rw: frontend.CudaRewrite, *, options, arch: str, cubin: bool,
                     name_expressions, device_fields: dict, log_stream=None, load=None):
-    """NVRTC through the kernel cache (a hit compiles nothing): the Binary; with `load` (a
-    function of the Binary, e.g. load_module) the pair (Binary, what `load` returns).
+    """NVRTC through the kernel cache (a hit compiles nothing): a Compiled, the Binary and
+    what `load` (a function of the Binary, e.g. load_module; optional) returns.
 
     One build-or-load path (cache.kernels.get_or_build): a cached binary that `load` refuses
     (RuntimeError: the driver refused it) is rejected there and built again."""
@@ -295,7 +304,7 @@ def compile_rewrite(rw: frontend.CudaRewrite, *, options, arch: str, cubin: bool
                                   refused=(RuntimeError,))
     if log_stream is not None and binary.log:
         log_stream.write(binary.log)
-    return binary if load is None else (binary, loaded)
+    return Compiled(binary, loaded)
 
 
 def build_variant(program, name: str, codes: frozenset, device_id: int):
