@@ -15,6 +15,7 @@ from safekern.backends.cupy import nvrtc
 from safekern.cache.kernels import get_kernel_cache
 from safekern.frontend.c import cuda
 from tests.cupy import cuda_c_kernels as K
+from tests.support.settings import set_safekern
 
 try:
     nvrtc.version()
@@ -226,8 +227,7 @@ def test_compiled_modules_come_from_the_cache():
 
 
 def test_compile_without_cache(monkeypatch):
-    monkeypatch.setenv("SAFEKERN_CACHE", "off")
-    safekern.config.reload()
+    set_safekern(monkeypatch, CACHE="off")
     rw = cuda.rewrite(K.GATHER, filename="g.cu", arch=ARCH)
     binary, module = backend.compile_rewrite(
         rw, options=backend.compile_options(()), arch=ARCH, cubin=True, name_expressions=(),

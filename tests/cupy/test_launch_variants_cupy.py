@@ -14,6 +14,7 @@ from safekern.backends.cupy import nvrtc  # noqa: E402
 from safekern.frontend.c import cuda  # noqa: E402
 from tests.cupy import cuda_c_kernels as K  # noqa: E402
 from tests.cupy.test_cuda_c_launch import fake_cupy  # noqa: E402,F401  (the fixture)
+from tests.support.settings import set_safekern
 
 try:
     nvrtc.version()
@@ -96,8 +97,7 @@ def test_launches_pick_their_variant(fake_cupy):
 def test_switched_off(fake_cupy, monkeypatch):
     import safekern.cupy as skcp
 
-    monkeypatch.setenv("SAFEKERN_LAUNCH_PREDICATES", "0")
-    safekern.config.reload()
+    set_safekern(monkeypatch, LAUNCH_PREDICATES="0")
     try:
         cp = fake_cupy
         k = skcp.RawKernel(K.GATHER, "gather", filename="off.cu")
@@ -107,8 +107,7 @@ def test_switched_off(fake_cupy, monkeypatch):
                         cp.zeros(n, np.int32), np.int32(n)))
         assert k._bound()[4] is None and len(k.kernel.launches) == 1
     finally:
-        monkeypatch.delenv("SAFEKERN_LAUNCH_PREDICATES")
-        safekern.config.reload()
+        set_safekern(monkeypatch, LAUNCH_PREDICATES=None)
 
 
 @pytest.mark.gpu

@@ -20,9 +20,10 @@ cp = pytest.importorskip("cupy")
 
 import safekern  # noqa: E402
 import safekern.cupy as skcp  # noqa: E402
-from safekern import config, runtime, sync_points  # noqa: E402
+from safekern import runtime, sync_points
 from safekern.backends.cupy import sync as cupy_sync  # noqa: E402
 from tests.cupy.cuda_c_kernels import line  # noqa: E402
+from tests.support.settings import set_safekern
 
 pytestmark = pytest.mark.timeout(180, method="thread")
 
@@ -220,8 +221,7 @@ def test_sync_with_the_null_stream_as_target(gpu):
 
 @pytest.mark.gpu
 def test_sync_points_off_leaves_only_sync(gpu, monkeypatch):
-    monkeypatch.setenv("SAFEKERN_SYNC_POINTS", "0")
-    config.reload()
+    set_safekern(monkeypatch, SYNC_POINTS="0")
     gpu.launch()
     cp.cuda.Device().synchronize()
     gpu.out.get()

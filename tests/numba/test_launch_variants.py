@@ -9,6 +9,7 @@ from numba import cuda
 import safekern
 from safekern import config
 from tests.numba import launch_kernels as K
+from tests.support.settings import set_safekern
 
 pytestmark = [pytest.mark.cudasim, pytest.mark.timeout(120)]
 
@@ -114,8 +115,7 @@ def test_a_launch_where_some_predicates_hold_runs_a_variant_for_those():
 
 
 def test_the_switch_turns_launch_predicates_off(monkeypatch):
-    monkeypatch.setenv("SAFEKERN_LAUNCH_PREDICATES", "0")
-    config.reload()
+    set_safekern(monkeypatch, LAUNCH_PREDICATES="0")
     try:
         @safekern.jit
         def scale_again(out, a):
@@ -126,8 +126,7 @@ def test_the_switch_turns_launch_predicates_off(monkeypatch):
         [a] = [e for e in scale_again.check_report() if e.array == "a"]
         assert a.status == "checked" and not scale_again.rewritten.launch_predicates
     finally:
-        monkeypatch.delenv("SAFEKERN_LAUNCH_PREDICATES")
-        config.reload()
+        set_safekern(monkeypatch, LAUNCH_PREDICATES=None)
 
 
 _WARM = """

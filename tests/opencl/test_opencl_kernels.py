@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import safekern
+from tests.support.settings import set_safekern
 
 cl = pytest.importorskip("pyopencl")
 cla = pytest.importorskip("pyopencl.array")
@@ -370,10 +371,8 @@ def test_wrong_argument_count_is_a_clear_error(clenv):
 
 
 def test_sync_every_launch(clenv, monkeypatch):
-    from safekern import config
 
-    monkeypatch.setenv("SAFEKERN_SYNC_EVERY_LAUNCH", "1")
-    config.reload()
+    set_safekern(monkeypatch, SYNC_EVERY_LAUNCH="1")
     prg = build(clenv, "__kernel void bad(__global float *x) { x[get_global_id(0) + 1] = 1; }")
     with pytest.raises(safekern.BoundsError):
         prg.bad(clenv.queue, (N,), (LSZ,), cla.zeros(clenv.queue, N, np.float32))

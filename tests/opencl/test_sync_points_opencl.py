@@ -14,12 +14,13 @@ import numpy as np
 import pytest
 
 import safekern
-from safekern import config, runtime, sync_points
+from safekern import runtime, sync_points
 
 cl = pytest.importorskip("pyopencl")
 cla = pytest.importorskip("pyopencl.array")
 skcl = pytest.importorskip("safekern.opencl")
 from safekern.backends.opencl import sync as opencl_sync  # noqa: E402
+from tests.support.settings import set_safekern
 
 pytestmark = pytest.mark.timeout(120, method="thread")
 
@@ -150,8 +151,7 @@ def test_a_sync_point_of_another_context_raises_nothing(env):
 
 
 def test_sync_points_off_leaves_only_sync(env, monkeypatch):
-    monkeypatch.setenv("SAFEKERN_SYNC_POINTS", "0")
-    config.reload()
+    set_safekern(monkeypatch, SYNC_POINTS="0")
     launch(env)
     env.queue.finish()
     env.out.get()
