@@ -20,6 +20,7 @@ cl = pytest.importorskip("pyopencl")
 cla = pytest.importorskip("pyopencl.array")
 skcl = pytest.importorskip("safekern.opencl")
 from safekern.backends.opencl import sync as opencl_sync  # noqa: E402
+from tests.support.checks import check_bounds_error
 from tests.support.settings import set_safekern
 
 pytestmark = pytest.mark.timeout(120, method="thread")
@@ -46,10 +47,8 @@ def launch(env, off=1, queue=None):
 
 
 def assert_shift(err):
-    assert isinstance(err, safekern.BoundsError) and isinstance(err, IndexError)
-    assert (err.kernel, err.filename, err.lineno) == ("shift", "shift.cl", 3), str(err)
-    assert (err.array, err.axis, err.index, err.size) == ("a", 0, N, N), str(err)
-    assert (err.thread, err.block) == ((15, 0, 0), (3, 0, 0)), str(err)
+    check_bounds_error(err, kernel="shift", filename="shift.cl", lineno=3, array="a", axis=0,
+                       index=N, size=N, thread=(15, 0, 0), block=(3, 0, 0))
 
 
 def _copy_to_host(env):
