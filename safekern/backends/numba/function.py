@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ...frontend import python as pyfront
 from ...report import CheckReport, ReportEntry
-from .build import Build, compile_rewritten
+from .build import Build
 from .pickling import reduce_function
 from .surface import SIMULATOR, DispatcherSurface, UserExtensions
 from .unchecked import unchecked
@@ -30,7 +30,6 @@ class CheckedFunction(DispatcherSurface):
     """
 
     device = False
-    _building = False
 
     def __init__(self, pyfunc, sigs, options, parsed=None, specialized=False, build=None):
         self.py_func = pyfunc
@@ -43,14 +42,12 @@ class CheckedFunction(DispatcherSurface):
         self._sigs = sigs
         self._options = options
         self._specialized = specialized
-        self._waiting = []       # (namespace, name) of callers built while this one was
         self.parsed = parsed if parsed is not None else pyfront.parse_function(pyfunc)
         self._nparams = len(self.parsed.tree.args.args)
         # Rewritten now: an unsupported construct is an error at decoration time.
         self._numba_build = build or Build(self.parsed, name=self.__qualname__, py_func=pyfunc,
                                            device=self.device, options=options, sigs=sigs,
                                            specialized=specialized)
-        self._numba_build.make = self._build
 
     # -- what the Build holds ---------------------------------------------------------------
     @property
@@ -79,48 +76,15 @@ class CheckedFunction(DispatcherSurface):
     def __safekern_device_function__(self):
         return self
 
+    def __safekern_build__(self):
+        """Its Build (build.py): what a caller's build compiles for a call of it."""
+        return self._numba_build
+
     # -- building ---------------------------------------------------------------------------
     def _build(self):
-        with self._lock:
-            if self._numba is not None:
-                return self._numba
-            if self._building:
-                return None          # recursion (a callee calls back): bound once built
-            self._building = True
-            try:
-                return self._build_now()
-            finally:
-                self._building = False
-
-    def _build_now(self):
-        build = self._numba_build
-        rewritten = build.compilable_rewrite()
-        impls, late = {}, []
-        for name, dev in rewritten.device_calls.items():
-            impl = dev._build()
-            if impl is None:
-                late.append((name, dev))
-            else:
-                impls[name] = impl
-        namespace = {}
-        fn = compile_rewritten(rewritten, impls, namespace)
-        for name, dev in late:
-            dev._waiting.append((namespace, name))
-        numba = build.numba = build.jit(fn)
-        if not self.device and not SIMULATOR:
-            # A launch that compiles calls the kernel's own _compile_for_args (hooks see it).
-            kernel = self
-            numba._compile_for_args = lambda *a, **kw: kernel._compile_for_args(*a, **kw)
-        if not self.device and not SIMULATOR and self._options.get("extensions"):
-            # Decoration's extensions: applied to the user's arguments only.
-            self._mark_hidden()
-            UserExtensions.installed(numba.extensions)
-        # Its own calls (recursion) and callers built while it was being built call it now.
-        namespace[self.parsed.name] = numba
-        for waiting, name in self._waiting:
-            waiting[name] = numba
-        self._waiting.clear()
-        return numba
+        """numba's dispatcher of the checked function (its Build builds it, and the checked
+        functions it calls first: build.py); None while it is being built (recursion)."""
+        return self._numba_build.dispatcher()
 
     _marks_hidden = False      # launches pass HiddenArgument (the kernel has extensions)
 

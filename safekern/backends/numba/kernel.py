@@ -29,7 +29,8 @@ from .launch import BinaryLauncher
 from .launching import ForAll, Launch, launch_through_numba
 from .plain import COMPILE_ERRORS, PlainBuild
 from .resolver import resolver as _resolver
-from .surface import SIMULATOR, HiddenArgument, validate_forall, validate_launch_config
+from .surface import (SIMULATOR, HiddenArgument, UserExtensions, validate_forall,
+                      validate_launch_config)
 
 
 class CheckedKernel(NumbaCompiles, CheckedFunction):
@@ -73,6 +74,24 @@ class CheckedKernel(NumbaCompiles, CheckedFunction):
     def __safekern_device_function__(self):
         return self.device_function()
 
+    _hooks = True
+    _hooked = None            # the numba dispatcher the kernel's hooks are on
+
+    def _build(self):
+        """numba's dispatcher of the kernel (its Build builds it), with the kernel's hooks on
+        it: a launch numba compiles calls the kernel's own _compile_for_args (a hook the user
+        sets on the kernel sees it), and decoration's extensions apply to the user's
+        arguments only."""
+        numba = self._numba_build.dispatcher()
+        if numba is not None and self._hooked is not numba and self._hooks and not SIMULATOR:
+            self._hooked = numba
+            kernel = self
+            numba._compile_for_args = lambda *a, **kw: kernel._compile_for_args(*a, **kw)
+            if self._options.get("extensions"):
+                self._mark_hidden()
+                UserExtensions.installed(numba.extensions)
+        return numba
+
     def _form(self, build) -> "CheckedKernel":
         """Another form of this kernel (a launch variant): `build` compiled."""
         form = CheckedKernel(self.py_func, self._sigs, self._options, parsed=self.parsed,
@@ -92,7 +111,7 @@ class CheckedKernel(NumbaCompiles, CheckedFunction):
                 "_compile_for_args" not in (self.main or self).__dict__ and \
                 binary.launch(launch.config, args, source):
             return
-        numba_kernel = self._numba or self._build()
+        numba_kernel = self._build()
         source = current_source()
         if SIMULATOR:
             run = numba_kernel[launch.config]
@@ -115,7 +134,7 @@ class CheckedKernel(NumbaCompiles, CheckedFunction):
         binary = self._binary
         if binary is not None and binary.forall(*forall, args):
             return
-        numba_kernel = self._numba or self._build()
+        numba_kernel = self._build()
         source = current_source()
         launch_through_numba(source, args, numba_kernel.forall(*forall),
                              self._with_buffer(args, source.argument), checked=self._checked,
@@ -213,9 +232,7 @@ class PlainKernel(CheckedKernel):
                          specialized=main._specialized,
                          build=PlainBuild(main._numba_build))
 
-    def _build_now(self):
-        numba = self._numba_build.numba = self._numba_build.jit_plain()
-        return numba
+    _hooks = False            # numba's own kernel: numba's own compile, numba's extensions
 
     def launch(self, args: tuple, launch, source=None) -> None:
         try:

@@ -178,7 +178,7 @@ class PlainBuild(DerivedBuild):
     def compilable_rewrite(self):
         return self.final_rewrite()
 
-    def jit_plain(self):
+    def compile(self):
         """numba's dispatcher of the user's function (module doc)."""
         options = supported_options(self.options)
         if options.get("extensions"):
