@@ -86,7 +86,15 @@ class LaunchDispatch:
         free = self._free.get(kernel)
         if free is None:
             free = self._check_free(kernel)
-        if not free or not self.plain_allowed():
+        if not free:
+            return kernel, args, None
+        fixed = self._fixed
+        if fixed is None:
+            self.plain_allowed()
+            fixed = self._fixed
+        # (plain_allowed(), inline: this runs at every launch)
+        if not fixed or not config.get().plain_launches or self.marks_hidden or \
+                "_compile_for_args" in self.attrs:
             return kernel, args, None
         source = current_source() if SIMULATOR else fast_source()
         # With numba's cache=True the same arguments run the same build whatever ran before

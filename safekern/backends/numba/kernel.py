@@ -107,7 +107,7 @@ class CheckedKernel(NumbaCompiles, CheckedFunction):
         binary = self._binary
         # Pre-launch callbacks and hooks on numba's compile take numba's launch (which runs
         # them), as do launches the short path declines.
-        if binary is not None and not launch.pre_launch_callbacks and \
+        if binary is not None and not launch.callbacks and \
                 "_compile_for_args" not in (self.main or self).__dict__ and \
                 binary.launch(launch.config, args, source):
             return
@@ -115,7 +115,7 @@ class CheckedKernel(NumbaCompiles, CheckedFunction):
         source = current_source()
         if SIMULATOR:
             run = numba_kernel[launch.config]
-            for callback in launch.pre_launch_callbacks:     # the simulator's launch has none
+            for callback in launch.callbacks or ():   # the simulator's launch has none
                 callback(numba_kernel, launch)
         else:
             def run(*full_args):
@@ -235,6 +235,11 @@ class PlainKernel(CheckedKernel):
     _hooks = False            # numba's own kernel: numba's own compile, numba's extensions
 
     def launch(self, args: tuple, launch, source=None) -> None:
+        # (Selected only without pre-launch callbacks and hooks on numba's compile: the short
+        # path first, which never raises numba's compile errors.)
+        binary = self._binary
+        if binary is not None and binary.launch(launch.config, args, source):
+            return
         try:
             CheckedKernel.launch(self, args, launch, source)
         except COMPILE_ERRORS as err:

@@ -19,21 +19,31 @@ class Launch(LaunchConfigSurface):
     and the user). `pre_launch_callbacks`: callables of (kernel, launch config) run just before
     each launch; such a launch is numba's own, which calls them."""
 
-    __slots__ = ("kernel", "config", "pre_launch_callbacks", "_normalised",
+    __slots__ = ("kernel", "config", "callbacks", "_normalised",
                  "_kernel_launch_config_sensitive")
 
     def __init__(self, kernel, config):
         self.kernel = kernel
         self.config = config
-        self.pre_launch_callbacks = []
+        self.callbacks = None         # the pre-launch callbacks, once asked for (numba's list)
         self._normalised = None
         self._kernel_launch_config_sensitive = None
+
+    @property
+    def pre_launch_callbacks(self) -> list:
+        callbacks = self.callbacks
+        if callbacks is None:
+            callbacks = self.callbacks = []
+        return callbacks
+
+    @pre_launch_callbacks.setter
+    def pre_launch_callbacks(self, callbacks) -> None:
+        self.callbacks = callbacks
 
     def __call__(self, *args):
         __tracebackhide__ = True      # noqa: F841 - pytest and IPython hide this frame
         try:                          # free in CPython 3.11+ while nothing is raised
-            form, args, source = self.kernel.select(args, self.config,
-                                                    self.pre_launch_callbacks)
+            form, args, source = self.kernel.select(args, self.config, self.callbacks)
             form.launch(args, self, source)
         except SafekernError as exc:
             raise for_user(exc)       # a launch's error (a race): the message says where
