@@ -211,10 +211,23 @@ class BinaryLauncher:
         through numba. (`source`: the current context's failure source, if known.)"""
         if source is None:
             source = fast_source()
-        spec = self._launchable(source, args)
-        if spec is NUMBA:
+        # (_launchable and launch_params inline: this runs at every launch)
+        table = self._tables.get(source)
+        try:
+            argtypes = argument_types(args)
+            spec = table.by_key.get(tuple(map(id, argtypes)))
+            params = _params.get(launch_config)
+        except Exception:            # noqa: BLE001 - no table yet, an odd argument or config
+            spec = None
+        if spec is None:
+            spec = self._launchable(source, args)
+            if spec is NUMBA:
+                return False
+            params = launch_params(launch_config)
+        elif spec is NUMBA:
             return False
-        params = launch_params(launch_config)
+        elif params is None:
+            params = launch_params(launch_config)
         if params is None:
             return False
         spec.run(args, params, source)
