@@ -6,7 +6,8 @@ Decorates a kernel that writes one element past its array, launches it and calls
 `safekern.sync()`, with every Python call traced (sys.setprofile). A *crossing* is a call from
 a function in one safekern module into a function of another (the first time that pair of
 modules is seen: distinct module-to-module edges, so a loop counts once); calls into numba,
-NumPy and the standard library are not counted, nor anything they call back. `--warm` traces
+NumPy and the standard library are not counted, nor anything they call back, nor what importing
+a module runs (the backend is imported on first use). `--warm` traces
 a second launch of the decorated kernel only (the per-launch path); the count is printed with
 the modules entered, and `--edges` lists the edges (docs/how-it-works.md's walk).
 """
@@ -54,6 +55,8 @@ class Walk:
         caller = _module(back.f_code.co_filename) if back is not None else None
         if caller is None or caller == callee:
             return
+        if "<module>" in (frame.f_code.co_name, back.f_code.co_name):
+            return                # importing a module (first use), not the walk
         edge = (caller, callee)
         if edge not in self.seen:
             self.seen.add(edge)

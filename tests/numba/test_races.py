@@ -11,7 +11,7 @@ import pytest
 from numba import cuda
 
 import safekern
-from safekern.backends.numba.kernel import _resolver
+from safekern.backends.numba.resolver import resolver as _resolver
 from safekern.frontend import python as pyfront
 from safekern.frontend.python.races import analyse_kernel
 from tests.numba import race_kernels as K

@@ -180,7 +180,10 @@ class Build:
 
     def __init__(self, parsed, *, name: str, py_func, device: bool, options: dict, sigs,
                  specialized: bool):
+        if parsed is None:                # (SourceNotFound: jit.py makes it numba's own)
+            parsed = pyfront.parse_function(py_func)
         self.parsed = parsed
+        self.hidden_first = parsed.hidden_first(device)   # the hidden parameters come first
         self.name = self.__qualname__ = name     # the function's qualified name
         self.py_func = py_func
         self.device = device
@@ -340,6 +343,7 @@ class DerivedBuild(Build):
     def __init__(self, main: Build):
         self.main = main
         self.parsed = main.parsed
+        self.hidden_first = main.hidden_first
         self.name = self.__qualname__ = main.name
         self.py_func = main.py_func
         self.device = False

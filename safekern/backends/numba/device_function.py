@@ -11,7 +11,8 @@ from numba import cuda
 
 from .build import supported_options
 from .function import CheckedFunction
-from .plain import PlainUnavailable, check_free, plain_function
+from .dispatch import check_free
+from .plain import PlainUnavailable, plain_function
 from .surface import SIMULATOR
 from .unchecked import plain_build
 

@@ -19,14 +19,19 @@ reads and one dict lookup per step.
 """
 from __future__ import annotations
 
+import ast
 import inspect
 import logging
 
-from ... import config, runtime
+from ... import check_kinds, config, runtime
+from ...frontend.python import names
+from ...frontend.python.races import analyse_kernel
 from .build import LaunchVariantBuild
 from .device import current_source, fast_source, launched
-from .plain import COMPILE_ERRORS, check_free, simulator_runs
+from .plain import COMPILE_ERRORS, simulator_runs
 from .predicates import LaunchVariants
+from .races import RaceChecker
+from .resolver import resolver
 from .surface import SIMULATOR
 
 log = logging.getLogger("safekern.numba")
@@ -38,22 +43,27 @@ class LaunchDispatch:
     `kernel`: the CheckedKernel; `build`: its Build; `attrs`: its instance dict (a hook the user
     set on numba's compile, `_compile_for_args`, keeps every launch on numba's path);
     `make_kernel(build)`: a kernel of another build of the function (a launch variant);
-    `make_plain()`: numba's own kernel of the function (kernel.PlainKernel); `races`: its
-    RaceChecker or None; `hidden_first`: the kernel takes its failure buffer first (*args).
+    `make_plain()`: numba's own kernel of the function (kernel.PlainKernel); `hidden_first`:
+    the kernel takes its failure buffer first (*args). `races`: its RaceChecker (races.py), for
+    a kernel that writes an array parameter (None: no race check).
     """
 
     __slots__ = ("kernel", "build", "attrs", "make_kernel", "make_plain", "races",
                  "hidden_first", "nparams", "variants", "marks_hidden", "_free", "_builds",
                  "_plain", "_fixed", "_signature")
 
-    def __init__(self, kernel, build, attrs, *, make_kernel, make_plain, races,
-                 hidden_first: bool, nparams: int):
+    def __init__(self, kernel, build, attrs, *, make_kernel, make_plain, hidden_first: bool,
+                 nparams: int):
         self.kernel = kernel
         self.build = build
         self.attrs = attrs
         self.make_kernel = make_kernel
         self.make_plain = make_plain
-        self.races = races
+        self.races = None
+        if config.get().races != "off":
+            checker = RaceChecker(analyse_kernel(build.parsed, resolver()), kernel=kernel.__name__,
+                                  filename=build.parsed.filename)
+            self.races = checker if checker.needed else None
         self.hidden_first = hidden_first
         self.nparams = nparams
         self.variants = None       # LaunchVariants; False: none; None: not looked at yet
@@ -73,12 +83,13 @@ class LaunchDispatch:
             args = self.bind(args)
         kernel = self.kernel
         launched[kernel] = None
+        settings = config.get()
         if launch_config is not None:
             races = self.races
             # Before anything runs, so a proven race writes nothing.
             if races is not None and isinstance(launch_config, tuple) and \
                     len(launch_config) >= 2:
-                races.check(args, launch_config[0], launch_config[1])
+                races.check(args, launch_config[0], launch_config[1], settings.races)
             if self.variants is not False:
                 kernel = self.variant_for(args, launch_config)
         if callbacks:
@@ -93,7 +104,7 @@ class LaunchDispatch:
             self.plain_allowed()
             fixed = self._fixed
         # (plain_allowed(), inline: this runs at every launch)
-        if not fixed or not config.get().plain_launches or self.marks_hidden or \
+        if not fixed or not settings.plain_launches or self.marks_hidden or \
                 "_compile_for_args" in self.attrs:
             return kernel, args, None
         source = current_source() if SIMULATOR else fast_source()
@@ -244,4 +255,33 @@ class LaunchDispatch:
         self._builds = {self.kernel: self.build}
 
 
-__all__ = ["LaunchDispatch"]
+# Calls of these record failures (a checked device function's call is looked into instead).
+_RECORDING = check_kinds.helpers("python")
+
+
+def check_free(rewritten, _seen=None) -> bool:
+    """No call in `rewritten` can record a failure (so a launch of it may be plain: plain.py). A device function
+    specialised for function arguments (bound, resolver.py) is not looked into: not free."""
+    seen = set() if _seen is None else _seen
+    if id(rewritten) in seen:
+        return True                  # recursion: free if the rest of the cycle is
+    seen.add(id(rewritten))
+    if any(isinstance(node, ast.Assert) for node in ast.walk(rewritten.parsed.tree)):
+        return False                 # SAFEKERN_KERNEL_ASSERTS=0 compiled it away: not numba's
+    for node in ast.walk(rewritten.tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            continue
+        name = node.func.id
+        if name.startswith(names.DEVICE):
+            dev = rewritten.device_calls.get(name)
+            if dev is None or getattr(dev, "bound_from", None) is not None:
+                return False
+            if not check_free(dev._final_rewrite(), seen):
+                return False
+        elif name.startswith(_RECORDING):
+            return False
+    return True
+
+
+
+__all__ = ["LaunchDispatch", "check_free"]

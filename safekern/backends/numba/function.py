@@ -42,12 +42,14 @@ class CheckedFunction(DispatcherSurface):
         self._sigs = sigs
         self._options = options
         self._specialized = specialized
-        self.parsed = parsed if parsed is not None else pyfront.parse_function(pyfunc)
-        self._nparams = len(self.parsed.tree.args.args)
-        # Rewritten now: an unsupported construct is an error at decoration time.
-        self._numba_build = build or Build(self.parsed, name=self.__qualname__, py_func=pyfunc,
+        # Parsed and rewritten now: an unsupported construct is an error at decoration time.
+        self._numba_build = build or Build(parsed, name=self.__qualname__, py_func=pyfunc,
                                            device=self.device, options=options, sigs=sigs,
                                            specialized=specialized)
+        self.parsed = self._numba_build.parsed
+        self._nparams = len(self.parsed.tree.args.args)
+        # A kernel with *args takes the buffer first (numba launches it).
+        self._hidden_first = self._numba_build.hidden_first
 
     # -- what the Build holds ---------------------------------------------------------------
     @property

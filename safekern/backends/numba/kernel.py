@@ -15,10 +15,7 @@ from __future__ import annotations
 
 from numba import cuda
 
-from ... import config
-from ...frontend import python as pyfront
 from ...report import CheckReport
-from . import options as numba_options
 from .compiles import NumbaCompiles
 from .configured import compile_for_args, mark_launch_config_sensitive
 from .device import current_source
@@ -28,9 +25,7 @@ from .function import CheckedFunction
 from .launch import BinaryLauncher
 from .launching import ForAll, Launch, launch_through_numba
 from .plain import COMPILE_ERRORS, PlainBuild
-from .resolver import resolver as _resolver
-from .surface import (SIMULATOR, HiddenArgument, UserExtensions, validate_forall,
-                      validate_launch_config)
+from .surface import SIMULATOR, HiddenArgument, UserExtensions
 
 
 class CheckedKernel(NumbaCompiles, CheckedFunction):
@@ -43,23 +38,13 @@ class CheckedKernel(NumbaCompiles, CheckedFunction):
 
     def __init__(self, pyfunc, sigs, options, parsed=None, specialized=False, build=None):
         super().__init__(pyfunc, sigs, options, parsed, specialized, build)
-        # A kernel with *args takes the buffer first (python.hidden_first): numba launches it.
-        self._hidden_first = pyfront.hidden_first(self.parsed.tree.args, device=False)
         if not SIMULATOR and not self._hidden_first:
             self._binary = BinaryLauncher(self._numba_build)
         if build is None:
-            races = None
-            if config.get().races != "off":
-                from ...frontend.python.races import analyse_kernel
-                from .races import RaceChecker
-
-                checker = RaceChecker(analyse_kernel(self.parsed, _resolver()),
-                                      kernel=self.__name__, filename=self.parsed.filename)
-                races = checker if checker.needed else None
             self.dispatch = LaunchDispatch(
                 self, self._numba_build, self.__dict__, make_kernel=self._form,
-                make_plain=lambda: PlainKernel(self), races=races,
-                hidden_first=self._hidden_first, nparams=self._nparams)
+                make_plain=lambda: PlainKernel(self), hidden_first=self._hidden_first,
+                nparams=self._nparams)
             # kernel.select(args, config): what a launch runs (dispatch.py).
             self.select = self.dispatch.select
         if sigs is not None and (SIMULATOR or cuda.is_available()):
@@ -111,7 +96,9 @@ class CheckedKernel(NumbaCompiles, CheckedFunction):
                 "_compile_for_args" not in (self.main or self).__dict__ and \
                 binary.launch(launch.config, args, source):
             return
-        numba_kernel = self._build()
+        numba_kernel = self._numba_build.numba
+        if numba_kernel is None or (self._hooked is not numba_kernel and not SIMULATOR):
+            numba_kernel = self._build()
         source = current_source()
         if SIMULATOR:
             run = numba_kernel[launch.config]
@@ -180,12 +167,9 @@ class CheckedKernel(NumbaCompiles, CheckedFunction):
         return answer
 
     def __getitem__(self, launch_config):
-        validate_launch_config(launch_config)
-        numba_options.occupancy_warning(launch_config[0])
         return Launch(self, launch_config)
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
-        validate_forall(ntasks)
         return ForAll(self, ntasks, tpb, stream, sharedmem)
 
     def _with_buffer(self, args: tuple, buffer) -> tuple:

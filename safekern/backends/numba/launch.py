@@ -49,7 +49,8 @@ from ...memo import BoundedMemo
 from .device import current_source, fast_source, load_driver
 from .keys import NotLaunchable, device_fields, key_fields, launch_obstacle
 from .marshal import Numba, argument_plan, argument_types, marshal
-from .options import compile_warnings, occupancy_warning, replay_warnings
+from .launching import occupancy_warning
+from .options import compile_warnings, replay_warnings
 from .payload import (Uncacheable, pack_kernel, rebuild_kernel, storable, types,
                       unpack_kernel)
 

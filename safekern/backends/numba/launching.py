@@ -1,14 +1,21 @@
 """Launching a checked kernel: `kernel[griddim, blockdim, ...](*args)` and `forall`.
 
-numba-cuda's shape: the configured launch asks the kernel's dispatcher what to launch
+numba-cuda's shape: `kernel[config]` is a configured launch, its configuration checked (numba's
+errors) and warned about (numba's low-occupancy warning) there, as numba's
+`_LaunchConfiguration` does; calling it asks the kernel's dispatcher what to launch
 (`kernel.select(args, config)`, dispatch.py: race check -> launch variant -> plain launch) and
 launches that form (`form.launch`, kernel.py: the short path of launch.py, else numba's own
 launch, `launch_through_numba` here).
 """
 from __future__ import annotations
 
+import warnings
+
+from numba.cuda.core import config as _numba_config
+
 from ... import runtime
 from ...errors import SafekernError, for_user
+from ...memo import BoundedMemo
 from . import sync as numba_sync
 from .configured import LaunchConfigSurface
 from .surface import SIMULATOR, numba_errors_in_user_terms
@@ -23,6 +30,8 @@ class Launch(LaunchConfigSurface):
                  "_kernel_launch_config_sensitive")
 
     def __init__(self, kernel, config):
+        validate_launch_config(config)
+        occupancy_warning(config[0])
         self.kernel = kernel
         self.config = config
         self.callbacks = None         # the pre-launch callbacks, once asked for (numba's list)
@@ -83,6 +92,8 @@ class ForAll:
     no launch variant: a forall's geometry is numba's choice) and the form launches."""
 
     def __init__(self, kernel, ntasks, tpb, stream, sharedmem):
+        if ntasks < 0:
+            raise ValueError("Can't create ForAll with negative task count: %s" % ntasks)
         self.kernel, self.args = kernel, (ntasks, tpb, stream, sharedmem)
 
     def __call__(self, *args):
@@ -90,4 +101,65 @@ class ForAll:
         form.forall_launch(self.args, args)
 
 
-__all__ = ["Launch", "ForAll", "launch_through_numba"]
+# -- the configuration, checked and warned about as numba does ---------------------------------
+
+_validated = BoundedMemo(1024)
+
+
+def validate_launch_config(launch_config) -> None:
+    """numba's checks of `kernel[griddim, blockdim(, stream(, sharedmem))]`, with its errors,
+    at the subscript (as numba raises them), remembered per configuration."""
+    try:
+        if launch_config in _validated:
+            return
+        hashable = True
+    except TypeError:                          # a list as a dimension
+        hashable = False
+    if not isinstance(launch_config, tuple) or len(launch_config) not in (2, 3, 4):
+        raise ValueError("must specify at least the griddim and blockdim")
+    from numba.cuda.errors import normalize_kernel_dimensions
+
+    normalize_kernel_dimensions(*launch_config[:2])
+    if hashable:
+        _validated.put(launch_config, True)
+
+
+_grid_sizes = BoundedMemo(1024)   # griddim as given -> blocks (a launch asks at every subscript)
+_occupancy_warnings: dict = {}   # blocks -> the warning (under 128 blocks: at most 127)
+
+
+def occupancy_warning(griddim) -> None:
+    """numba's NumbaPerformanceWarning for a grid of fewer than 128 blocks (read from numba's
+    config at each configuration, as numba does: tests and users switch it at run time)."""
+    if not _numba_config.CUDA_LOW_OCCUPANCY_WARNINGS or \
+            _numba_config.DISABLE_PERFORMANCE_WARNINGS or SIMULATOR:
+        return
+    try:
+        size = _grid_sizes.get(griddim)
+        hashable = True
+    except TypeError:                          # a list as a dimension
+        size, hashable = None, False
+    if size is None:
+        from numba.cuda.errors import normalize_kernel_dimensions
+
+        dims, _ = normalize_kernel_dimensions(griddim, 1)
+        size = dims[0] * dims[1] * dims[2]
+        if hashable:
+            _grid_sizes.put(griddim, size)
+    if size < 128:
+        from ..._stack import user_stacklevel
+
+        warning = _occupancy_warnings.get(size)
+        if warning is None:
+            # Made once per grid size: numba's warning highlights its text when made (colorama),
+            # which costs more than the launch itself.
+            from numba.cuda.core.errors import NumbaPerformanceWarning
+
+            warning = _occupancy_warnings[size] = NumbaPerformanceWarning(
+                f"Grid size {size} will likely result in GPU under-utilization due to low "
+                "occupancy.")
+        warnings.warn(warning, stacklevel=user_stacklevel())
+
+
+__all__ = ["Launch", "ForAll", "launch_through_numba", "validate_launch_config",
+           "occupancy_warning"]

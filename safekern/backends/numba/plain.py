@@ -11,9 +11,9 @@ pending" argument). Such a launch runs numba's own kernel of the user's function
 `numba.cuda.jit` makes, with no hidden argument, no prelude, numba's debug information
 (SAFEKERN_PLAIN_LAUNCHES=0: never).
 
-`check_free(rewritten)` says whether a rewrite holds no check; `PlainBuild` is the Build of the
-plain kernel (what the kernel cache keys on, what numba compiles): the user's function as
-written, with the checked functions it calls swapped for numba's own builds of them (they are
+`check_free(rewritten)` (dispatch.py, which chooses plain launches) says whether a rewrite holds
+no check; `PlainBuild` is the Build of the plain kernel (what the kernel cache keys on, what
+numba compiles): the user's function as written, with the checked functions it calls swapped for numba's own builds of them (they are
 check-free, so nothing is lost).
 """
 from __future__ import annotations
@@ -26,9 +26,7 @@ from numba import cuda
 from numba.core.errors import NumbaError as _CoreNumbaError
 from numba.cuda.core.errors import NumbaError
 
-from ... import check_kinds
 from ...errors import UncheckedWarning
-from ...frontend.python import names
 from ...frontend.python.pipeline import RewrittenFunction
 from .build import DerivedBuild, supported_options
 from .options import quiet_config_warnings
@@ -36,32 +34,14 @@ from .resolver import device_function_of
 from .surface import SIMULATOR, numba_errors_in_user_terms
 from .unchecked import UncheckedFunction
 
-# Calls of these record failures (a checked device function's call is looked into instead).
-_RECORDING = check_kinds.helpers("python")
+_EMPTY = object()
 
 
-def check_free(rewritten, _seen=None) -> bool:
-    """No call in `rewritten` can record a failure (see the module doc). A device function
-    specialised for function arguments (bound, resolver.py) is not looked into: not free."""
-    seen = set() if _seen is None else _seen
-    if id(rewritten) in seen:
-        return True                  # recursion: free if the rest of the cycle is
-    seen.add(id(rewritten))
-    if any(isinstance(node, ast.Assert) for node in ast.walk(rewritten.parsed.tree)):
-        return False                 # SAFEKERN_KERNEL_ASSERTS=0 compiled it away: not numba's
-    for node in ast.walk(rewritten.tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
-            continue
-        name = node.func.id
-        if name.startswith(names.DEVICE):
-            dev = rewritten.device_calls.get(name)
-            if dev is None or getattr(dev, "bound_from", None) is not None:
-                return False
-            if not check_free(dev._final_rewrite(), seen):
-                return False
-        elif name.startswith(_RECORDING):
-            return False
-    return True
+def _cell_value(cell, empty=None):
+    try:
+        return cell.cell_contents
+    except ValueError:           # an empty cell (a name the enclosing function binds later)
+        return empty
 
 
 def simulator_runs(py_func) -> bool:
@@ -72,16 +52,6 @@ def simulator_runs(py_func) -> bool:
         return True
     return not any(isinstance(_cell_value(c), pytypes.ModuleType)
                    for c in (py_func.__closure__ or ()))
-
-
-_EMPTY = object()
-
-
-def _cell_value(cell, empty=None):
-    try:
-        return cell.cell_contents
-    except ValueError:           # an empty cell (a name the enclosing function binds later)
-        return empty
 
 
 #: The exceptions of numba's compilation (typing, lowering): raised before anything runs.
@@ -197,6 +167,6 @@ class PlainBuild(DerivedBuild):
             return cuda.jit(**options)(fn)
 
 
-__all__ = ["check_free", "plain_function", "simulator_runs", "PlainBuild",
+__all__ = ["plain_function", "simulator_runs", "PlainBuild",
            "PlainUnavailable", "COMPILE_ERRORS"]
 

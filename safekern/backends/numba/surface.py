@@ -14,8 +14,6 @@ from collections import Counter
 
 from numba.cuda.core import config as _numba_config
 
-from ...memo import BoundedMemo
-
 #: numba runs kernels on its CUDA simulator (NUMBA_ENABLE_CUDASIM=1): the numba backend's one
 #: reading of it.
 SIMULATOR = bool(_numba_config.ENABLE_CUDASIM)
@@ -316,31 +314,5 @@ class UserExtensions:
         return ty, val
 
 
-_validated = BoundedMemo(1024)
-
-
-def validate_launch_config(launch_config) -> None:
-    """numba's checks of `kernel[griddim, blockdim(, stream(, sharedmem))]`, with its errors,
-    at the subscript (as numba raises them), remembered per configuration."""
-    try:
-        if launch_config in _validated:
-            return
-        hashable = True
-    except TypeError:                          # a list as a dimension
-        hashable = False
-    if not isinstance(launch_config, tuple) or len(launch_config) not in (2, 3, 4):
-        raise ValueError("must specify at least the griddim and blockdim")
-    from numba.cuda.errors import normalize_kernel_dimensions
-
-    normalize_kernel_dimensions(*launch_config[:2])
-    if hashable:
-        _validated.put(launch_config, True)
-
-
-def validate_forall(ntasks) -> None:
-    if ntasks < 0:
-        raise ValueError("Can't create ForAll with negative task count: %s" % ntasks)
-
-
 __all__ = ["DispatcherSurface", "HiddenArgument", "UserExtensions", "numba_errors_in_user_terms",
-           "validate_launch_config", "validate_forall", "hidden_types"]
+           "hidden_types"]
