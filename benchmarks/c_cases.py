@@ -1,4 +1,4 @@
-"""The C versions of six cases, shared by CUDA C (CuPy) and OpenCL C (PyOpenCL).
+"""The C versions of twelve cases, shared by CUDA C (CuPy) and OpenCL C (PyOpenCL).
 
 A C version keeps everything of the numba case but its kernels: the same data (same seed),
 NumPy reference and comparison, and the same launches -- the numba plan's kernels, grids and
@@ -6,6 +6,8 @@ blocks, each launch's arguments passed through `ARGS` to the C kernel's signatur
 the sizes a C kernel is given where numba reads `shape` (and nothing else). Sources:
 `cuda_c_cases.CUDA_SOURCES`, `opencl_cases.OPENCL_SOURCES`; both languages launch a kernel
 with CUDA's (grid, block), which OpenCL runs as global size grid * block, local size block.
+A language may adapt a case's arguments its own way (`adapt(..., args=)`): CUDA C's bfs_step
+takes its CSR graph as a struct by value, with the arrays' device addresses in it.
 """
 from __future__ import annotations
 
@@ -45,16 +47,47 @@ def _hotspot(args, case):
     return args[:4] + _i32(cols, rows) + args[4:]
 
 
+def _saxpy(args, case):
+    return args + _i32(case.arrays["y"].size)
+
+
+def _jacobi(args, case):
+    return args + _i32(*case.arrays["u"].shape)
+
+
+def _reduce_sum(args, case):
+    return args + _i32(case.arrays["x"].size)
+
+
+def _prefix_scan(args, case):
+    # scan_blocks (x, out, sums) and scan_add_offsets (out, sums) take n; scan_block_sums
+    # (sums) the number of block totals
+    if len(args) == 1:
+        return args + _i32(case.arrays["sums"].size)
+    return args + _i32(case.arrays["x"].size)
+
+
+def _gather_scatter(args, case):
+    return args + _i32(case.arrays["x"].size)
+
+
+def _bfs_step(args, case):
+    return args + _i32(case.arrays["frontier"].size)
+
+
 #: case name -> (numba launch arguments, case) -> the C kernel's arguments
 ARGS = {"vector_add": _vector_add, "matmul_tiled": _matmul_tiled, "histogram": _histogram,
-        "spmv_csr": _spmv_csr, "transpose": _transpose, "hotspot": _hotspot}
+        "spmv_csr": _spmv_csr, "transpose": _transpose, "hotspot": _hotspot,
+        "saxpy": _saxpy, "jacobi": _jacobi, "reduce_sum": _reduce_sum,
+        "prefix_scan": _prefix_scan, "gather_scatter": _gather_scatter, "bfs_step": _bfs_step}
 NAMES = tuple(ARGS)
 
 
-def adapt(case, sources: dict, suffix: str):
-    """The C version of a numba `case`: kernels {name: source text}, launches through ARGS."""
+def adapt(case, sources: dict, suffix: str, args: dict | None = None):
+    """The C version of a numba `case`: kernels {name: source text}, launches through ARGS
+    (or a language's own adapter in `args`)."""
     source = sources[case.name]
-    numba_plan, to_c = case.plan, ARGS[case.name]
+    numba_plan, to_c = case.plan, (args or {}).get(case.name, ARGS[case.name])
 
     def plan(d):
         return [(name, grid, block, to_c(tuple(args), case))

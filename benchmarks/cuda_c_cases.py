@@ -1,13 +1,19 @@
-"""CUDA C versions of six cases, run with CuPy: `cupy.RawKernel` (unchecked) against
+"""CUDA C versions of twelve cases, run with CuPy: `cupy.RawKernel` (unchecked) against
 `safekern.cupy.RawKernel` (checked, and sync every launch).
 
 The kernels are written as a CuPy user writes them: `extern "C"`, flat row-major indexing with
 the sizes as `int` arguments, guards on those sizes; hotspot is Rodinia's `calculate_temp`
-(with separate source and destination, float arithmetic as in Rodinia's OpenCL version). Data,
+(with separate source and destination, float arithmetic as in Rodinia's OpenCL version). The
+kernels added for saxpy, jacobi (a 5-point stencil reading a one-element halo), reduce_sum,
+prefix_scan (three kernels), gather_scatter and bfs_step are safekern's own, C versions of the
+numba kernels (benchmarks/kernels.py); bfs_step takes its CSR graph as a struct by value
+(`struct Graph { int nodes; int* nindex; int* nlist; }`, the arrays' device addresses in it). Data,
 launches and reference come from the numba case (`c_cases.py`); the launches are CuPy's
 `kernel(grid, block, args)` with the numba plan's grid and block.
 """
 from __future__ import annotations
+
+import numpy as np
 
 from . import backends, c_cases, languages
 
@@ -147,9 +153,139 @@ extern "C" __global__ void hotspot(int iteration, const float* power, const floa
 }
 """
 
+SAXPY = r"""
+extern "C" __global__ void saxpy(float alpha, const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = alpha * x[i] + y[i];
+}
+"""
+
+JACOBI = r"""
+extern "C" __global__ void jacobi(const float* u, float* out, int n, int m) {
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    int i = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i >= 1 && i < n - 1 && j >= 1 && j < m - 1)
+        out[i * m + j] = 0.25f * (((u[(i - 1) * m + j] + u[(i + 1) * m + j]) + u[i * m + j - 1])
+                                  + u[i * m + j + 1]);
+}
+"""
+
+REDUCE_SUM = r"""
+#define MAX_BLOCK 1024
+extern "C" __global__ void reduce_sum(const float* x, float* partial, int n) {
+    __shared__ float sm[MAX_BLOCK];
+    int tid = threadIdx.x;
+    float acc = 0.0f;
+    for (int i = blockIdx.x * blockDim.x + tid; i < n; i += blockDim.x * gridDim.x)
+        acc += x[i];
+    sm[tid] = acc;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s /= 2) {
+        if (tid < s) sm[tid] += sm[tid + s];
+        __syncthreads();
+    }
+    if (tid == 0) partial[blockIdx.x] = sm[0];
+}
+"""
+
+PREFIX_SCAN = r"""
+#define MAX_BLOCK 1024
+extern "C" __global__ void scan_blocks(const int* x, int* out, int* block_sums, int n) {
+    __shared__ int sm[MAX_BLOCK];
+    int tid = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + tid;
+    sm[tid] = (i < n) ? x[i] : 0;
+    __syncthreads();
+    for (int d = 1; d < blockDim.x; d *= 2) {
+        int v = 0;
+        if (tid >= d) v = sm[tid - d];
+        __syncthreads();
+        sm[tid] += v;
+        __syncthreads();
+    }
+    if (i < n) out[i] = sm[tid];
+    if (tid == blockDim.x - 1) block_sums[blockIdx.x] = sm[tid];
+}
+
+extern "C" __global__ void scan_block_sums(int* sums, int nb) {
+    __shared__ int sm[MAX_BLOCK];
+    int tid = threadIdx.x, width = blockDim.x;
+    int carry = 0;
+    for (int base = 0; base < nb; base += width) {
+        int i = base + tid;
+        sm[tid] = (i < nb) ? sums[i] : 0;
+        __syncthreads();
+        for (int d = 1; d < width; d *= 2) {
+            int v = 0;
+            if (tid >= d) v = sm[tid - d];
+            __syncthreads();
+            sm[tid] += v;
+            __syncthreads();
+        }
+        if (i < nb) sums[i] = sm[tid] + carry;
+        carry += sm[width - 1];
+        __syncthreads();
+    }
+}
+
+extern "C" __global__ void scan_add_offsets(int* out, const int* sums, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int b = blockIdx.x;
+    if (b > 0 && i < n) out[i] += sums[b - 1];
+}
+"""
+
+GATHER_SCATTER = r"""
+extern "C" __global__ void gather_scatter(const float* x, const int* gidx, const int* sidx,
+                                          float* gathered, float* scattered, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        gathered[i] = x[gidx[i]];
+        scattered[sidx[i]] = x[i];
+    }
+}
+"""
+
+BFS_STEP = r"""
+struct Graph { int nodes; int* nindex; int* nlist; };
+extern "C" __global__ void bfs_step(Graph g, const unsigned char* frontier, const int* level,
+                                    unsigned char* next_frontier) {
+    int u = blockIdx.x * blockDim.x + threadIdx.x;
+    if (u < g.nodes && frontier[u] != 0) {
+        for (int k = g.nindex[u]; k < g.nindex[u + 1]; k++) {
+            int v = g.nlist[k];
+            if (level[v] < 0) next_frontier[v] = 1;
+        }
+    }
+}
+"""
+
 #: case name -> the CUDA C source of its kernels
 CUDA_SOURCES = {"vector_add": VECTOR_ADD, "matmul_tiled": MATMUL_TILED, "histogram": HISTOGRAM,
-                "spmv_csr": SPMV_CSR, "transpose": TRANSPOSE, "hotspot": HOTSPOT}
+                "spmv_csr": SPMV_CSR, "transpose": TRANSPOSE, "hotspot": HOTSPOT,
+                "saxpy": SAXPY, "jacobi": JACOBI, "reduce_sum": REDUCE_SUM,
+                "prefix_scan": PREFIX_SCAN, "gather_scatter": GATHER_SCATTER,
+                "bfs_step": BFS_STEP}
+
+#: `struct Graph` of BFS_STEP as NumPy lays it out (align=True: C's padding after `nodes`)
+GRAPH = np.dtype([("nodes", np.int32), ("nindex", np.uint64), ("nlist", np.uint64)],
+                 align=True)
+
+
+def _address(array) -> int:
+    """The data address of a CuPy array (a NumPy one's stands in where no GPU is)."""
+    data = getattr(array, "data", None)
+    ptr = getattr(data, "ptr", None)
+    return int(ptr) if ptr is not None else int(array.__array_interface__["data"][0])
+
+
+def _bfs_graph(args, case):
+    """bfs_step's numba arguments (indptr, indices, frontier, level, next_frontier) as the
+    CUDA kernel's: the graph as one struct by value."""
+    indptr, indices, *rest = args
+    graph = np.array([(case.arrays["frontier"].size, _address(indptr), _address(indices))],
+                     dtype=GRAPH)[0]
+    return (graph, *rest)
 
 
 def _dims(value) -> tuple:
@@ -173,7 +309,7 @@ class CupyLanguage(languages.Language):
                 "cupy": cp.__version__}
 
     def adapt(self, case):
-        return c_cases.adapt(case, CUDA_SOURCES, ".cu")
+        return c_cases.adapt(case, CUDA_SOURCES, ".cu", args={"bfs_step": _bfs_graph})
 
     def upload(self, case):
         import cupy as cp

@@ -167,6 +167,7 @@ def _prepare_mode(lang, mode, case, dev, plan, expected, record):
         lang.reset(case, dev)
         lang.launch(kernels, plan)         # compiles each kernel at its first launch
         pending = modes.pending_count()
+        plain = modes.plain_pending()
         lang.app_sync(mode)
         record["first_step_s"] = time.perf_counter() - t0
     problem = case.compare(lang.fetch(case, dev), expected)
@@ -174,8 +175,10 @@ def _prepare_mode(lang, mode, case, dev, plan, expected, record):
         record.update(status="wrong", error=problem)
         return None
     record["verified"] = True
-    # Is the mode really in effect? Deferred leaves the launch pending, sync-every-launch not.
-    if pending is not None and mode.checked and (pending > 0) != (mode is modes.CHECKED):
+    # Is the mode really in effect? Deferred leaves the launch pending (or, where it ran the
+    # user's own kernel, a plain launch to wait for), sync-every-launch not.
+    deferred = pending is not None and (pending > 0 or (plain and mode is modes.CHECKED))
+    if pending is not None and mode.checked and deferred != (mode is modes.CHECKED):
         record["warning"] = (f"after a step {pending} failure source(s) were pending: "
                              f"{mode.name} mode may not be in effect")
     if mode.checked:

@@ -124,6 +124,17 @@ def pending_count() -> int | None:
         return None
 
 
+def plain_pending() -> bool:
+    """A plain launch (the user's own kernel, for a launch that can record no failure) ran
+    since the last sync(): checked mode launched it, and it leaves nothing to check."""
+    try:
+        from safekern import runtime
+
+        return bool(getattr(runtime, "_plain_launched", ()))
+    except Exception:       # an older runtime
+        return False
+
+
 def _record_dict(record) -> dict:
     if isinstance(record, dict):
         return dict(record)

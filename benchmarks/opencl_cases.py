@@ -1,8 +1,9 @@
-"""OpenCL C versions of six cases, run with PyOpenCL: `pyopencl.Program` (unchecked) against
+"""OpenCL C versions of twelve cases, run with PyOpenCL: `pyopencl.Program` (unchecked) against
 `safekern.opencl.Program` (checked, and sync every launch).
 
 The kernels are the CUDA C ones of `cuda_c_cases.py` in OpenCL C (hotspot is Rodinia's
-`hotspot_kernel.cl`, with separate source and destination). Launches use the numba plan's grid
+`hotspot_kernel.cl`, with separate source and destination); bfs_step takes its CSR arrays as
+pointer arguments (OpenCL C forbids pointers in a kernel argument's struct). Launches use the numba plan's grid
 and block as global size grid * block and local size block. The device is NVIDIA's when its
 platform is there, else a GPU, else the first one (PoCL's CPU in CI; its times say nothing
 about a GPU): `backends.opencl_device`, or the context PYOPENCL_CTX names. Repetitions are
@@ -151,10 +152,122 @@ __kernel void hotspot(int iteration, __global const float *power,
 }
 """
 
+SAXPY = r"""
+__kernel void saxpy(float alpha, __global const float *x, __global float *y, int n) {
+    int i = get_global_id(0);
+    if (i < n) y[i] = alpha * x[i] + y[i];
+}
+"""
+
+JACOBI = r"""
+__kernel void jacobi(__global const float *u, __global float *out, int n, int m) {
+    int j = get_global_id(0);
+    int i = get_global_id(1);
+    if (i >= 1 && i < n - 1 && j >= 1 && j < m - 1)
+        out[i * m + j] = 0.25f * (((u[(i - 1) * m + j] + u[(i + 1) * m + j]) + u[i * m + j - 1])
+                                  + u[i * m + j + 1]);
+}
+"""
+
+REDUCE_SUM = r"""
+#define MAX_BLOCK 1024
+__kernel void reduce_sum(__global const float *x, __global float *partial, int n) {
+    __local float sm[MAX_BLOCK];
+    int tid = get_local_id(0);
+    float acc = 0.0f;
+    for (int i = get_global_id(0); i < n; i += get_global_size(0))
+        acc += x[i];
+    sm[tid] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = get_local_size(0) / 2; s > 0; s /= 2) {
+        if (tid < s) sm[tid] += sm[tid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (tid == 0) partial[get_group_id(0)] = sm[0];
+}
+"""
+
+PREFIX_SCAN = r"""
+#define MAX_BLOCK 1024
+__kernel void scan_blocks(__global const int *x, __global int *out,
+                          __global int *block_sums, int n) {
+    __local int sm[MAX_BLOCK];
+    int tid = get_local_id(0);
+    int i = get_global_id(0);
+    int width = get_local_size(0);
+    sm[tid] = (i < n) ? x[i] : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int d = 1; d < width; d *= 2) {
+        int v = 0;
+        if (tid >= d) v = sm[tid - d];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        sm[tid] += v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (i < n) out[i] = sm[tid];
+    if (tid == width - 1) block_sums[get_group_id(0)] = sm[tid];
+}
+
+__kernel void scan_block_sums(__global int *sums, int nb) {
+    __local int sm[MAX_BLOCK];
+    int tid = get_local_id(0), width = get_local_size(0);
+    int carry = 0;
+    for (int base = 0; base < nb; base += width) {
+        int i = base + tid;
+        sm[tid] = (i < nb) ? sums[i] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int d = 1; d < width; d *= 2) {
+            int v = 0;
+            if (tid >= d) v = sm[tid - d];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            sm[tid] += v;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (i < nb) sums[i] = sm[tid] + carry;
+        carry += sm[width - 1];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+__kernel void scan_add_offsets(__global int *out, __global const int *sums, int n) {
+    int i = get_global_id(0);
+    int b = get_group_id(0);
+    if (b > 0 && i < n) out[i] += sums[b - 1];
+}
+"""
+
+GATHER_SCATTER = r"""
+__kernel void gather_scatter(__global const float *x, __global const int *gidx,
+                             __global const int *sidx, __global float *gathered,
+                             __global float *scattered, int n) {
+    int i = get_global_id(0);
+    if (i < n) {
+        gathered[i] = x[gidx[i]];
+        scattered[sidx[i]] = x[i];
+    }
+}
+"""
+
+BFS_STEP = r"""
+__kernel void bfs_step(__global const int *nindex, __global const int *nlist,
+                       __global const uchar *frontier, __global const int *level,
+                       __global uchar *next_frontier, int n) {
+    int u = get_global_id(0);
+    if (u < n && frontier[u] != 0) {
+        for (int k = nindex[u]; k < nindex[u + 1]; k++) {
+            int v = nlist[k];
+            if (level[v] < 0) next_frontier[v] = 1;
+        }
+    }
+}
+"""
+
 #: case name -> the OpenCL C source of its kernels
 OPENCL_SOURCES = {"vector_add": VECTOR_ADD, "matmul_tiled": MATMUL_TILED,
                   "histogram": HISTOGRAM, "spmv_csr": SPMV_CSR, "transpose": TRANSPOSE,
-                  "hotspot": HOTSPOT}
+                  "hotspot": HOTSPOT, "saxpy": SAXPY, "jacobi": JACOBI,
+                  "reduce_sum": REDUCE_SUM, "prefix_scan": PREFIX_SCAN,
+                  "gather_scatter": GATHER_SCATTER, "bfs_step": BFS_STEP}
 
 
 def _dims(value) -> tuple:

@@ -78,6 +78,9 @@ _pending: list[FailureSource] = []      # sync_points reads it without the lock:
 _check_lock = threading.RLock()
 _checking = threading.local()
 _plain_syncs = []   # callables that synchronise a backend when checks are off
+# The synchronise functions of backends whose plain launches (a launch that can record nothing
+# runs the user's own kernel, backends/c_launch.py) ran since sync() last waited for them.
+_plain_launched: set = set()
 # CUDA stream captures in progress (their stream handles; backends/capture.py keeps the set): a
 # check synchronises the device and copies the buffer back, which a capture forbids (and which
 # would end it with cudaErrorStreamCaptureUnsupported), so sync points wait until it ends.
@@ -154,6 +157,13 @@ def register_plain_sync(fn) -> None:
         _plain_syncs.append(fn)
 
 
+def plain_launched(fn) -> None:
+    """A plain launch ran (it leaves nothing pending): sync() waits for it too, calling the
+    backend's synchronise function `fn(target)` (register_plain_sync's)."""
+    if fn not in _plain_launched:
+        _plain_launched.add(fn)
+
+
 def sync(target=None) -> None:
     """Synchronise every device/stream/queue that ran checked kernels since the last check,
     raise the pending failure if there is one, and reset the failure state.
@@ -171,6 +181,11 @@ def sync(target=None) -> None:
         for fn in list(_plain_syncs):
             fn(target)
         return None
+    if _plain_launched:          # (a plain launch is waited for like a checked one)
+        for fn in list(_plain_launched):
+            fn(target)
+        if target is None:
+            _plain_launched.clear()
     if capturing and _capture_in_progress() and any(s.matches(target)
                                                     for s in pending_sources()):
         raise RuntimeError(
@@ -326,5 +341,5 @@ def _check_at_exit() -> None:
         os._exit(1)
 
 
-__all__ = ["FailureSource", "failure_source", "failure_sources", "sync", "sync_point", "after_launch", "launch_raised", "register_plain_sync", "pending_sources", "when_pending", "capturing",
+__all__ = ["FailureSource", "failure_source", "failure_sources", "sync", "sync_point", "after_launch", "launch_raised", "register_plain_sync", "plain_launched", "pending_sources", "when_pending", "capturing",
            "BUFFER_LEN"]

@@ -10,13 +10,19 @@ none holds. Variants for a proper subset are made for at most `PARTIAL_VARIANTS`
 other launches run checked. Anything unexpected -- a scalar that is not an integer of the
 parameter's range, a geometry the library would reject, a local size left to the driver for a
 predicate that needs it -- holds nothing, so the checks stay.
+
+`PlainLaunch` goes one step further: a launch whose every check is proven (statically, or by
+the predicates that hold) and with nothing pending runs the user's own unmodified binary --
+no prelude, no hidden argument -- as the numba backend does (backends/numba/plain.py).
 """
 from __future__ import annotations
 
 import logging
+import threading
 
 import numpy as np
 
+from .. import runtime
 from ..memo import BoundedMemo
 from .variants import PARTIAL_VARIANTS, VariantTable
 
@@ -149,6 +155,21 @@ class CLaunchVariants:
     def for_launch(self, args, nb, geometry, *launch):
         """The variant this launch may run, or None (the checked kernel). `geometry(*launch)`
         gives (g, l) (cuda_geometry, opencl_geometry; it may raise: then none holds)."""
+        return self._table.lookup(self.mask_of(args, nb, geometry, *launch))
+
+    def variant(self, m: int):
+        """The variant for mask `m` (mask_of), or None (the checked kernel)."""
+        return self._table.lookup(m)
+
+    def proven(self, m: int) -> frozenset:
+        """The failure codes the predicates of mask `m` prove."""
+        if m == self.full:
+            return self._table.full_key
+        return frozenset().union(*(c for i, c in enumerate(self.codes) if m >> i & 1))
+
+    def mask_of(self, args, nb, geometry, *launch) -> int:
+        """Which predicates hold at this launch (bit i: `codes[i]` proven); 0 where anything
+        is unexpected."""
         try:
             try:
                 g, l = self._geometry[launch]
@@ -156,14 +177,80 @@ class CLaunchVariants:
                 g, l = self._geometry.put(launch, geometry(*launch))
             except TypeError:   # (a list: not hashable)
                 g, l = geometry(*launch)
-            m = self.mask(args, nb, g, l)
+            return self.mask(args, nb, g, l)
         except Exception:       # noqa: BLE001 -- an odd launch: the checked kernel
-            return None
-        return self._table.lookup(m)
+            return 0
 
     def kernels(self) -> list:
         """The variants made so far."""
         return self._table.kernels()
+
+
+class PlainLaunch:
+    """Whether a launch of one C kernel may run the user's own binary (a plain launch).
+
+    It may when the launch cannot record a failure -- every check of the kernel and of what it
+    calls (`codes`: frontend/c/plain.py) is proven by the predicates that hold (`variants`,
+    the kernel's CLaunchVariants; no code at all: always) -- and nothing can be pending on the
+    device, which the checked kernel's prelude would test: its failure source is not dirty
+    (no launch that can fail since the last check, which synchronised the device; as
+    backends/numba/plain.py) and no stream capture is in progress (a captured launch is
+    replayed later, when a failure may be pending). `make()` builds the user's kernel on first
+    use (through the backend's one build path: the module compiled from the unmodified
+    source, as with SAFEKERN_CHECKS=0); if it fails, launches stay checked. The backend makes
+    none for a module with state (`__device__`/`__constant__` variables, OpenCL program-scope
+    variables): the user wrote that state into the checked module.
+    """
+
+    def __init__(self, codes, variants, make):
+        self.codes = frozenset(codes)
+        self._variants = variants
+        self._make = make
+        self._kernel = None
+        self._failed = False
+        self._covers: dict = {}            # mask -> its predicates prove every code
+        self._lock = threading.Lock()
+
+    def kernel(self, m, source):
+        """The user's kernel for a launch whose predicates are mask `m` (CLaunchVariants.
+        mask_of; ignored for a kernel with no check), or None: the checked kernel runs."""
+        if source.dirty or runtime.capturing:
+            return None
+        if self.codes:
+            covers = self._covers.get(m)
+            if covers is None:
+                if self._variants is None or not m:
+                    return None
+                covers = self._covers[m] = self.codes <= self._variants.proven(m)
+            if not covers:
+                return None
+        kernel = self._kernel
+        if kernel is None:
+            kernel = self._build()
+        return kernel
+
+    def _build(self):
+        with self._lock:
+            if self._kernel is None and not self._failed:
+                try:
+                    self._kernel = self._make()
+                except Exception as err:     # noqa: BLE001 -- the checked kernel runs
+                    log.warning("safekern: the kernel's own build failed (%s); its launches "
+                                "stay checked", err)
+                    self._failed = True
+            return self._kernel
+
+
+def plain_launch(info, state, variants, make, settings):
+    """A kernel's PlainLaunch, or None where its launches may never run the user's binary:
+    SAFEKERN_PLAIN_LAUNCHES=0, an assert (info.codes None), module state, or checks that no
+    launch predicate can prove."""
+    codes = getattr(info, "codes", None)
+    if codes is None or state or not settings.plain_launches:
+        return None
+    if codes and (variants is None or not codes <= variants.proven(variants.full)):
+        return None
+    return PlainLaunch(codes, variants, make)
 
 
 def _variant_failed(err):
@@ -171,5 +258,5 @@ def _variant_failed(err):
     return None
 
 
-__all__ = ["CLaunchVariants", "compile_mask", "cuda_geometry", "opencl_geometry",
+__all__ = ["CLaunchVariants", "PlainLaunch", "plain_launch", "compile_mask", "cuda_geometry", "opencl_geometry",
            "PARTIAL_VARIANTS"]

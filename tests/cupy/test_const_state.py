@@ -107,6 +107,7 @@ def test_const_memory_launch_runs_the_checked_kernel_of_the_get_global_module(fa
     (name, _), = FakeCupy.launches
     assert name == "apply_scale"
     assert ker._bound()[4] is None                                 # no variant table
+    assert ker._bound()[5] is None                         # no plain launch (another module)
     assert len(ker.kernel.launches) == 1                           # the module's own function
     assert ker.kernel.module is mod.module
 
@@ -134,15 +135,15 @@ def test_device_counter_kernels_and_raw_kernel_share_one_module(fake_cupy):
 
 
 def test_a_variant_of_a_stateful_program_is_refused(fake_cupy):
-    """The second guard: build_variant refuses a source with module state, whatever asks."""
+    """The second guard: the one build path (Program.loaded) refuses a launch variant of a
+    source with module state, whatever asks."""
     import safekern
     import safekern.cupy as skcp
-    from safekern.backends.cupy.program import build_variant
 
     mod = skcp.RawModule(code=CONST_MEM)
     codes = {e.code for e in mod.check_report() if e.code is not None}
     with pytest.raises(safekern.UnsupportedError, match="scale.*line 3"):
-        build_variant(mod._program, "apply_scale", frozenset(codes), 0)
+        mod._program.variant_function("apply_scale", frozenset(codes))
 
 
 def test_compile_keeps_the_loaded_module(fake_cupy):

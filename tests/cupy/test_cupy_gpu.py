@@ -471,8 +471,9 @@ def test_warm_start_in_a_new_process_runs_no_nvrtc(tmp_path):
         assert proc.returncode == 0, proc.stderr
         runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
     cold, warm = runs
-    # Cold: the checked module, and the launch variant its launch ran (its predicates held).
-    assert 1 <= cold["nvrtc_calls"] <= 2
+    # Cold: the checked module and the launch variant its launch ran (its predicates held),
+    # both compiled by CuPy's compiler (one build path: CuPy's cache, not safekern's NVRTC).
+    assert cold["nvrtc_calls"] == 0
     assert warm["nvrtc_calls"] == 0
     # The failure codes compiled into the cached cubin still name the right site.
     line = K.TEMPLATES.count("\n") + K.line(K.GATHER, "gather")

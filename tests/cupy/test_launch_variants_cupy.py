@@ -127,10 +127,19 @@ def test_on_a_gpu_a_broken_predicate_still_reports():
     # each element, and which one lands is the GPU's choice -- unless a block's 16 values are
     # the same, as they are here (a[i] = i // 16).
     a = cp.arange(n, dtype=cp.float32) // 16
-    k((n // 16,), (16, 16), (a, out, np.int32(n)))          # holds: the full variant
+    k((n // 16,), (16, 16), (a, out, np.int32(n)))          # holds: the user's kernel
     safekern.sync()
     np.testing.assert_array_equal(out.get(), a.get())
-    assert len(k._bound()[4].kernels()) == 1
+    assert k._bound()[5]._kernel is not None               # (a plain launch: nothing pending)
+    out.fill(0)
+    from tests.support.settings import safekern_setting
+
+    with pytest.MonkeyPatch.context() as mp, \
+            safekern_setting(mp, "SAFEKERN_PLAIN_LAUNCHES", "0"):
+        k((n // 16,), (16, 16), (a, out, np.int32(n)))      # holds: the full variant
+        safekern.sync()
+        np.testing.assert_array_equal(out.get(), a.get())
+        assert len(k._bound()[4].kernels()) == 1
     small = cp.zeros(40, dtype=cp.float32)
     k((n // 16,), (16, 16), (a, small, np.int32(n)))       # breaks out[i]
     with pytest.raises(safekern.BoundsError) as info:

@@ -232,17 +232,22 @@ def test_sync_points_off_leaves_only_sync(gpu, monkeypatch):
 
 @pytest.mark.gpu
 def test_nothing_pending_costs_one_test(gpu, monkeypatch):
-    gpu.launch(off=0)
-    safekern.sync()
-    called = []
-    monkeypatch.setattr(runtime, "sync_point", called.append)
-    gpu.out.get()
-    cp.cuda.Device().synchronize()
-    gpu.stream.synchronize()
-    assert called == []
-    gpu.launch(off=0)
-    cp.cuda.Device(0).synchronize()
-    assert called == [0]                          # with a launch pending, the check runs
+    # (checked launches: with plain launches on, these in-bounds ones would run the user's
+    # kernel, which leaves nothing pending)
+    from tests.support.settings import safekern_setting
+
+    with safekern_setting(monkeypatch, "SAFEKERN_PLAIN_LAUNCHES", "0"):
+        gpu.launch(off=0)
+        safekern.sync()
+        called = []
+        monkeypatch.setattr(runtime, "sync_point", called.append)
+        gpu.out.get()
+        cp.cuda.Device().synchronize()
+        gpu.stream.synchronize()
+        assert called == []
+        gpu.launch(off=0)
+        cp.cuda.Device(0).synchronize()
+        assert called == [0]                      # with a launch pending, the check runs
 
 
 @pytest.mark.gpu

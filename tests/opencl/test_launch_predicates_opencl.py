@@ -19,6 +19,16 @@ skcl = pytest.importorskip("safekern.opencl")
 
 pytestmark = pytest.mark.timeout(240, method="thread")
 
+
+@pytest.fixture(autouse=True)
+def _variants_not_plain(monkeypatch):
+    """These tests are about the variants: launches that could run the user's own kernel
+    (test_plain_launches_opencl.py) run their variant here."""
+    from tests.support.settings import safekern_setting
+
+    with safekern_setting(monkeypatch, "SAFEKERN_PLAIN_LAUNCHES", "0"):
+        yield
+
 VADD = """__kernel void add(__global const float *a, __global const float *b,
                   __global float *out, int n) {
     int i = get_global_id(0);

@@ -166,18 +166,22 @@ def test_sync_points_off_leaves_only_sync(env, monkeypatch):
 
 def test_nothing_pending_costs_one_test(env, monkeypatch):
     # With no checked launch since the last check the hooks call the original and test one
-    # list: no check runs.
-    launch(env, off=0)
-    safekern.sync()
-    assert not runtime.pending_sources()
-    called = []
-    monkeypatch.setattr(runtime, "sync_point", called.append)
-    env.queue.finish()
-    env.out.get()
-    assert called == []
-    launch(env, off=0)
-    env.queue.finish()
-    assert called == [env.queue]                  # and with a launch pending, the check runs
+    # list: no check runs. (Checked launches: with plain launches on, these in-bounds ones
+    # would run the user's kernel, which leaves nothing pending.)
+    from tests.support.settings import safekern_setting
+
+    with safekern_setting(monkeypatch, "SAFEKERN_PLAIN_LAUNCHES", "0"):
+        launch(env, off=0)
+        safekern.sync()
+        assert not runtime.pending_sources()
+        called = []
+        monkeypatch.setattr(runtime, "sync_point", called.append)
+        env.queue.finish()
+        env.out.get()
+        assert called == []
+        launch(env, off=0)
+        env.queue.finish()
+        assert called == [env.queue]              # and with a launch pending, the check runs
 
 
 def test_hooks_are_idempotent_and_reversible(env):

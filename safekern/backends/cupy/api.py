@@ -25,13 +25,13 @@ from ... import config
 from ..._stack import user_stacklevel
 from ...errors import UncheckedWarning
 from . import graphs as cupy_graphs, options as cupy_options
-from ..c_launch import CLaunchVariants, cuda_geometry
+from ..c_launch import CLaunchVariants, cuda_geometry, plain_launch
 from ..capture import host_work_allowed
 from .struct_args import field_extents
 from .source import _MODULES, _REWRITES, Program  # noqa: F401 -- tests clear the memos
 from .program import (DEFAULT_ARCH, Binary, CupyFailureSource, Unchecked, _cupy,
-                      build_variant,
                       compile_options, compile_rewrite, device_arch, device_fields,
+                      note_plain_launch,
                       failure_source, hidden_argument, load_module, memory_span,
                       parse_include_dirs, pointer_bytes, unchecked)
 
@@ -98,7 +98,7 @@ class RawKernel:
             launch["enable_cooperative_groups"] = True
         if not isinstance(args, (tuple, list)):
             raise TypeError(f"kernel arguments must be a tuple, not {type(args).__name__}")
-        loaded, func, info, overlap, variants = self._bound()
+        loaded, func, info, overlap, variants, plain = self._bound()
         args = tuple(args)
         if len(args) != len(info.params):
             names = ", ".join(p.name or "?" for p in info.params)
@@ -126,8 +126,15 @@ class RawKernel:
                 self._program.note_unchecked_field(info, field, why)
         if overlap is not None:
             overlap.check(spans)                 # before anything runs
-        if variants is not None:                 # the checks this launch proves left out
-            func = variants.for_launch(args, sizes, cuda_geometry, grid, block) or func
+        m = 0 if variants is None else variants.mask_of(args, sizes, cuda_geometry, grid, block)
+        if plain is not None:                    # nothing can fail: the user's own kernel
+            own = plain.kernel(m, loaded.source)
+            if own is not None:
+                own(grid, block, tuple(values), **launch)
+                note_plain_launch()
+                return
+        if m:                                    # the checks this launch proves left out
+            func = variants.variant(m) or func
         func(grid, block, tuple(values) + tuple(sizes) + tuple(fields) +
              (loaded.source.buffer,), **launch)
         cupy_graphs.after_launch(loaded.source, stream)     # (pending, or captured)
@@ -138,7 +145,7 @@ class RawKernel:
         cp = _cupy()
         settings = config.get()
         key = (cp.cuda.runtime.getDevice(), settings.checks, settings.kernel_asserts,
-               settings.launch_predicates)
+               settings.launch_predicates, settings.plain_launches, settings.eliminate)
         hit = self._launch_cache.get(key)
         if hit is None:
             # A first launch may come inside a stream capture: the host work (and whatever
@@ -147,15 +154,19 @@ class RawKernel:
                 loaded = self._program.loaded()
             symbol, info = self._program.resolve(loaded.rewrite, loaded.lowered, self.name,
                                                  loaded.module)
-            variants = None
+            variants = plain = None
+            program, name = self._program, self.name
             if loaded.source is not None and info.checked and info.launch and \
                     settings.launch_predicates:
-                program, name = self._program, self.name
                 variants = CLaunchVariants(
                     info.launch, lambda codes: program.variant_function(name, codes),
                     python_int=True)
+            if loaded.source is not None and info.checked:
+                plain = plain_launch(info, loaded.rewrite.state, variants,
+                                     lambda: program.plain_function(name), settings)
             hit = self._launch_cache[key] = (loaded, loaded.function(symbol), info,
-                                             self._program.overlap_check(info), variants)
+                                             self._program.overlap_check(info), variants,
+                                             plain)
         return hit
 
     @property

@@ -128,6 +128,11 @@ def _plain_sync(target) -> None:
 runtime.register_plain_sync(_plain_sync)
 
 
+def note_plain_launch() -> None:
+    """A plain launch ran (c_launch.PlainLaunch): safekern.sync() waits for it too."""
+    runtime.plain_launched(_plain_sync)
+
+
 # -- arguments ----------------------------------------------------------------------------------
 
 def pointer_bytes(arr) -> int:
@@ -307,34 +312,6 @@ def compile_rewrite(rw: frontend.CudaRewrite, *, options, arch: str, cubin: bool
     return Compiled(binary, loaded)
 
 
-def build_variant(program, name: str, codes: frozenset, device_id: int):
-    """A launch variant of a program's module (api.Program): rewritten without the checks
-    of failure codes `codes` (their launch predicates hold), built through the kernel cache
-    (the codes are part of its key), loaded; the function of kernel `name` in it."""
-    settings = config.get()
-    arch, cubin = device_arch(device_id)
-    rw = frontend.rewrite(program.code, filename=program.filename, options=program.options,
-                          arch=nvrtc.normalize_arch(arch),
-                          include_dirs=parse_include_dirs(program.options), checks=True,
-                          kernel_asserts=settings.kernel_asserts, eliminate=settings.eliminate,
-                          assume=codes)
-    if rw.state:
-        # (the rewrite makes no launch predicates for such a source: this is a second guard)
-        first = rw.state[0]
-        raise UnsupportedError(f"no launch variant for {program.filename}: it has module state "
-                               f"({first.why} '{first.name}' at line {first.lineno}), which a "
-                               "variant, a module of its own, would not share")
-    from ...failures import TABLE
-
-    TABLE.register_all(rw.failure_sites)
-    binary, module = compile_rewrite(
-        rw, options=compile_options(program.options), arch=arch, cubin=cubin,
-        name_expressions=program.expressions(rw), device_fields=device_fields(device_id),
-        load=load_module)
-    symbol, _ = program.resolve(rw, binary.lowered, name)
-    return module.get_function(symbol)
-
-
 def load_module(binary: Binary):
     """A cupy.cuda.function.Module from the cubin (or the PTX, which the driver compiles)."""
     cp = _cupy()
@@ -363,5 +340,5 @@ def device_fields(device_id: int) -> dict:
 
 __all__ = ["Unchecked", "unchecked", "CupyFailureSource", "failure_source", "pointer_bytes",
            "hidden_argument", "memory_span", "device_arch", "compile_options",
-           "compile_rewrite", "build_variant", "load_module",
+           "compile_rewrite", "load_module",
            "parse_include_dirs", "device_fields", "Binary", "DEFAULT_ARCH"]

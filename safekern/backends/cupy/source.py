@@ -18,7 +18,7 @@ from . import cupy_compile, graphs as cupy_graphs, sync as cupy_sync, nvrtc
 from .errors import cupy_flavoured, missing_function
 from ..capture import host_work_allowed
 from ..overlap import OverlapCheck
-from .program import (DEFAULT_ARCH, _cupy, build_variant, compile_options,
+from .program import (DEFAULT_ARCH, _cupy, compile_options,
                       compile_rewrite, device_arch, device_fields, failure_source, load_module,
                       parse_include_dirs)
 
@@ -46,11 +46,12 @@ class _Loaded:
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _GLOBAL = re.compile(r"\b__global__\b")
-# Process-wide (CuPy memoizes its raw modules per device the same way): constructing the same
-# RawKernel again neither parses nor loads again.
-_REWRITES = BoundedMemo(256, lru=True)  # (source, options, arch, checks, filename) -> CudaRewrite
-_MODULES = BoundedMemo(256, lru=True)   # (device, checks, source, options, expressions,
-                                        #  filename) -> _Loaded
+# Process-wide, so that constructing the same RawKernel again neither parses nor loads again
+# (each Program keeps its own forms in `_rewrites` / `_loaded` under the same keys).
+# (source, options, arch, checks, ..., assume, filename) -> CudaRewrite
+_REWRITES = BoundedMemo(256, lru=True)
+# (device, checks, ..., assume, source, options, ...) -> _Loaded
+_MODULES = BoundedMemo(256, lru=True)
 
 
 def _device_launch(err):
@@ -86,7 +87,6 @@ class Program:
         self._lock = threading.RLock()
         self.launch_notes: dict[tuple, object] = {}   # unchecked arguments seen at launches
         self._overlaps: dict[tuple, object] = {}      # kernel -> OverlapCheck or None
-        self._variants: dict[tuple, object] = {}      # launch variants' functions
         self.module_arguments = None     # a RawModule's, to pickle the kernels it hands out
 
     # -- rewriting -----------------------------------------------------------------------
@@ -100,49 +100,53 @@ class Program:
             pass
         return DEFAULT_ARCH
 
-    def rewrite(self, arch: str | None = None, checks: bool | None = None):
+    def rewrite(self, arch: str | None = None, checks: bool | None = None,
+                assume=frozenset()):
+        """The rewrite for `arch` (checks off: the user's source as it is); `assume`: a launch
+        variant's, without the checks of those failure codes."""
         arch = nvrtc.normalize_arch(arch or self.default_arch())
         checks = config.get().checks if checks is None else checks
         asserts = config.get().kernel_asserts
         eliminate = config.get().eliminate
         launch = config.get().launch_predicates
+        assume = frozenset(assume) if checks else frozenset()
         with self._lock:
-            memo = (self.code, self.options, arch, checks, asserts, eliminate, launch,
-                    self.filename)
-            rw = self._rewrites.get((arch, checks, asserts, eliminate, launch)) or \
-                _REWRITES.recent(memo)
+            key = (arch, checks, asserts, eliminate, launch, assume)
+            memo = (self.code, self.options, *key, self.filename)
+            rw = self._rewrites.get(key) or _REWRITES.recent(memo)
             if rw is None:
                 try:
                     rw = frontend.rewrite(self.code, filename=self.filename,
                                           options=self.options, arch=arch,
                                           include_dirs=parse_include_dirs(self.options),
                                           checks=checks, kernel_asserts=asserts,
-                                          eliminate=eliminate, launch_predicates=launch)
+                                          eliminate=eliminate, launch_predicates=launch,
+                                          assume=assume)
                 except frontend.ParseError as err:
                     self._explain_parse_error(err, arch)
                     raise _as_raised(self._flavoured(_device_launch(err) or err))
                 except CompilationError as err:
                     raise _as_raised(self._flavoured(err))
-                if checks and not rw.kernels:
+                if checks and not assume and not rw.kernels:
                     self._no_kernel_seen()
-                if checks:
+                if checks and not assume:
                     self._warn_unchecked(rw)
                 _REWRITES.put(memo, rw)
-            self._rewrites[(arch, checks, asserts, eliminate, launch)] = rw
+            self._rewrites[key] = rw
             return rw
 
     def variant_function(self, name: str, codes: frozenset):
         """The function of kernel `name` in the launch variant of the module without the
-        checks of failure codes `codes` (program.build_variant), once per device and set."""
-        device_id = _cupy().cuda.runtime.getDevice()
-        settings = config.get()
-        key = (device_id, settings.kernel_asserts, settings.eliminate, name, codes)
-        with self._lock:
-            hit = self._variants.get(key)
-            if hit is None:
-                with host_work_allowed():      # (see RawKernel._bound)
-                    hit = self._variants[key] = build_variant(self, name, codes, device_id)
-            return hit
+        checks of failure codes `codes`: built and loaded as the module is (loaded())."""
+        with host_work_allowed():      # (a launch inside a stream capture: RawKernel._bound)
+            loaded = self.loaded(assume=codes)
+        return loaded.function(self.resolve(loaded.rewrite, loaded.lowered, name)[0])
+
+    def plain_function(self, name: str):
+        """The function of kernel `name` in the module compiled from the user's own source
+        (checks off), for plain launches (c_launch.PlainLaunch)."""
+        loaded = self.loaded(checks=False)
+        return loaded.function(self.resolve(loaded.rewrite, loaded.lowered, name)[0])
 
     def _explain_parse_error(self, err, arch):
         """When libclang cannot parse the source, NVRTC's verdict on the user's own source
@@ -200,15 +204,21 @@ class Program:
         return tuple(exprs)
 
     # -- loading -------------------------------------------------------------------------
-    def loaded(self, log_stream=None, *, fresh: bool = False) -> _Loaded:
+    def loaded(self, log_stream=None, *, fresh: bool = False, checks: bool | None = None,
+               assume=frozenset()) -> _Loaded:
+        """The module on the current device: the one build path of every form of it -- the
+        checked module, a launch variant (`assume`: the failure codes it leaves out), the
+        user's own (`checks=False`) -- rewrite -> register the failure sites -> compile
+        (CuPy's compiler, or NVRTC through the kernel cache) -> load, memoized per form."""
         cp = _cupy()
         device_id = cp.cuda.runtime.getDevice()
-        checks = config.get().checks
-        if checks:
+        checks = config.get().checks if checks is None else checks
+        assume = frozenset(assume) if checks else frozenset()
+        if checks and not assume:
             cupy_sync.install()
             cupy_graphs.install()
         key = (device_id, checks, config.get().kernel_asserts,
-               config.get().launch_predicates)
+               config.get().launch_predicates, config.get().eliminate, assume)
         memo = (*key, self.code, self.options, self.name_expressions, self.filename,
                 self.backend, self.jitify, self.cooperative)
         # CuPy's compiler memoizes the module itself, as CuPy's RawModule does (cleared by
@@ -221,7 +231,14 @@ class Program:
                     self._loaded[key] = hit
                     return hit
             arch, cubin = device_arch(device_id)
-            rw = self.rewrite(arch, checks)
+            rw = self.rewrite(arch, checks, assume)
+            if rw.state and assume:
+                # (the rewrite makes no launch predicates for such a source: a second guard)
+                first = rw.state[0]
+                raise UnsupportedError(
+                    f"no launch variant for {self.filename}: it has module state ({first.why} "
+                    f"'{first.name}' at line {first.lineno}), which a variant, a module of its "
+                    "own, would not share")
             # What the module's failure codes mean, for sync() to name them: here, where a
             # module is built or loaded from the cache alike (the rewrite registers nothing).
             TABLE.register_all(rw.failure_sites)

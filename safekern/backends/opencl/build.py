@@ -95,8 +95,12 @@ def failure_source(context, device) -> OpenCLFailureSource:
 
 
 def note_plain_launch(queue) -> None:
+    """A launch of the user's own kernel on `queue` (checks off, or a plain launch):
+    safekern.sync() finishes the queue."""
     with _plain_lock:
         _plain_queues[queue.int_ptr] = queue
+    if config.get().checks:
+        runtime.plain_launched(_plain_sync)
 
 
 def _plain_sync(target=None) -> None:
@@ -406,13 +410,15 @@ def rewrite_program(ctx, source: str, *, filename: str, options: list, devices: 
 
 
 def build_program(ctx, source: str, *, filename: str, options=None,
-                  devices=None, assume=frozenset()) -> BuiltProgram:
-    """Rewrite and build a program (from the kernel cache when it holds it). `assume`: the
-    failure codes of checks a launch variant leaves out (their predicates hold)."""
+                  devices=None, assume=frozenset(), checks: bool | None = None) -> BuiltProgram:
+    """Rewrite and build a program (from the kernel cache when it holds it): the one build
+    path of every form of it. `assume`: the failure codes of checks a launch variant leaves
+    out (their predicates hold); `checks=False` (default: SAFEKERN_CHECKS): the user's own
+    program, as plain launches run it (c_launch.PlainLaunch)."""
     options = normalise_options(options)
     devices = list(devices) if devices is not None else list(ctx.devices)
     describe = f"opencl program {filename}"
-    if not config.get().checks:
+    if not (config.get().checks if checks is None else checks):
         text = frontend.checks_off_source(source, filename)
         prg = _cached_build(ctx, text, options, devices, filename, prelude_lines(text),
                             describe, source)

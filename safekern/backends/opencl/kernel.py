@@ -25,7 +25,7 @@ import pyopencl.array as cla
 
 from ... import config, runtime
 from ...errors import user_boundary
-from ..c_launch import CLaunchVariants, opencl_geometry
+from ..c_launch import CLaunchVariants, opencl_geometry, plain_launch
 from . import build as backend
 from .registry import checked_program_of
 
@@ -74,7 +74,9 @@ class Kernel(_cl.Kernel):
         self._overlap = owner._overlap_check(name, info) if info is not None else None
         self._lock = threading.Lock()   # one thread's arguments and launch at a time
         self._launch = None           # CLaunchVariants, made at the first launch (or False)
+        self._plain = None            # c_launch.PlainLaunch, made with _launch (or None)
         self._variant_kernels: list = []
+        self._plain_kernels: list = []    # the user's kernel: the user's arguments only
         if info is not None and hasattr(_BASE, "_set_enqueue_and_set_args"):
             # PyOpenCL >= 2025 made its generic invoker for every argument of the driver's
             from pyopencl.invoker import generate_enqueue_and_set_args
@@ -197,12 +199,17 @@ class Kernel(_cl.Kernel):
         entries = tuple(flat)
         set_ = getattr(_BASE, setter)
         set_(self, entries)
-        if self._launch is False:      # no launch variants: nothing to replay
+        if self._launch is False and self._plain is None:   # no other kernel: no replay
             return
         for k in range(0, len(flat), width):
             self._replay[flat[k]] = (setter, entries[k:k + width])
         for knl in self._variant_kernels:
             set_(knl, entries)
+        if self._plain_kernels:
+            mine = _user_entries(flat, width, self._n_user)
+            if mine:
+                for knl in self._plain_kernels:
+                    set_(knl, mine)
 
     def _name(self, i) -> str:
         if self._info is not None and i < len(self._info.params):
@@ -235,7 +242,8 @@ class Kernel(_cl.Kernel):
     def _launch_checked(self, queue, global_size, local_size, args, global_offset, wait_for,
                         g_times_l, allow_empty_ndrange, variants):
         source = self._bind_failure_buffer(queue)
-        if not variants and self._overlap is None:
+        plain = self._plain
+        if not variants and self._overlap is None and plain is None:
             # PyOpenCL's own invoker sets the arguments (the overrides add the sizes).
             evt = super().__call__(queue, global_size, local_size, *args,
                                    global_offset=global_offset, wait_for=wait_for,
@@ -245,10 +253,14 @@ class Kernel(_cl.Kernel):
             if self._overlap is not None:
                 self._check_overlap()             # before anything runs
             knl = self
-            if variants:                          # the checks this launch proves left out
-                knl = variants.for_launch(self._scalar_args(), self._size_args(),
-                                          opencl_geometry, global_size, local_size,
-                                          global_offset, g_times_l) or self
+            m = 0 if not variants else variants.mask_of(
+                self._scalar_args(), self._size_args(), opencl_geometry, global_size,
+                local_size, global_offset, g_times_l)
+            own = None if plain is None else plain.kernel(m, source)
+            if own is not None:                   # nothing can fail: the user's own kernel
+                knl, source = own, None
+            elif m:                               # the checks this launch proves left out
+                knl = variants.variant(m) or self
             evt = _cl.enqueue_nd_range_kernel(queue, knl, global_size, local_size,
                                               global_offset, self._wait_list(wait_for, args),
                                               g_times_l, allow_empty_ndrange)
@@ -301,11 +313,30 @@ class Kernel(_cl.Kernel):
         if self._launch is None:
             info = self._info
             self._launch = False
-            if info is not None and info.launch and config.get().launch_predicates and \
-                    config.get().checks:
+            settings = config.get()
+            if info is not None and info.launch and settings.launch_predicates and \
+                    settings.checks:
                 self._launch = CLaunchVariants(info.launch, self._make_variant,
                                                python_int=False)
+            built = self._sk_owner._require_built()
+            if info is not None and settings.checks and self._sk_owner._variants_ok and \
+                    built.rewritten is not None:
+                self._plain = plain_launch(info, built.rewritten.state, self._launch or None,
+                                           self._make_plain, settings)
         return self._launch or None
+
+    def _make_plain(self):
+        """The user's own kernel (a program built from the unmodified source), with the
+        user's arguments set so far."""
+        knl = _BASE(self._sk_owner._variant(frozenset(), checks=False).program._get_prg(),
+                    self.function_name)
+        for setter, entry in self._replay.values():
+            width = 3 if setter == "_set_arg_buf_pack_multi" else 2
+            mine = _user_entries(list(entry), width, self._n_user)
+            if mine:
+                getattr(_BASE, setter)(knl, mine)
+        self._plain_kernels.append(knl)
+        return knl
 
     def _make_variant(self, codes):
         knl = _BASE(self._sk_owner._variant(codes).program._get_prg(), self.function_name)
@@ -326,6 +357,16 @@ class Kernel(_cl.Kernel):
 
     def __repr__(self) -> str:
         return f"<safekern.opencl.Kernel {self.function_name!r} of {self._sk_owner.filename}>"
+
+
+def _user_entries(flat, width: int, n_user: int) -> tuple:
+    """The entries of a flat (index, value...) setter list for the user's arguments (the
+    hidden ones, at indices n_user and up, do not exist in the user's kernel)."""
+    out = []
+    for k in range(0, len(flat), width):
+        if flat[k] < n_user:
+            out += flat[k:k + width]
+    return tuple(out)
 
 
 def _invalid_index(kernel, index, routine):

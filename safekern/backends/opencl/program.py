@@ -103,18 +103,20 @@ class Program(cl.Program):
         self._set_built(built, raw)
         return self
 
-    def _variant(self, codes: frozenset):
-        """The program built as a launch variant without the checks `codes` (once per set;
-        through the kernel cache, whose key holds the codes)."""
+    def _variant(self, codes: frozenset, checks: bool = True):
+        """The program built as a launch variant without the checks `codes`, or with
+        `checks=False` the user's own program (plain launches); once per form, through
+        build_program like the program itself (the kernel cache keys on the codes)."""
         if not self._variants_ok:
             raise RuntimeError("launch variants need the program's own source build")
         built = self._require_built()
-        hit = self._variants.get(codes)
+        key = (frozenset(codes), checks)
+        hit = self._variants.get(key)
         if hit is None:
-            hit = self._variants[codes] = backend.build_program(
+            hit = self._variants[key] = backend.build_program(
                 self._ctx(), self.source_text, filename=self.filename,
                 options=list(built.options), devices=list(built.devices) or None,
-                assume=codes)
+                assume=codes, checks=checks)
         return hit
 
     def _overlap_check(self, name, info):

@@ -277,11 +277,13 @@ static __device__ __forceinline__ B __sk_dvs(B b, const D& a, unsigned long long
 
 def device_prelude(barriers: bool) -> str:
     """The device code every checked source starts with (before its #line 1)."""
+    from .loop_versions import PRELUDE as versioned_loops
+
     return _DEVICE_PRELUDE.format(barriers=1 if barriers else 0, skipped=F.SKIPPED,
                                   index=F.INDEX, size=F.SIZE, axis=F.AXIS, thread=F.THREAD,
                                   unsigned=F.UNSIGNED,
                                   block=F.BLOCK, native="assert(__VA_ARGS__)",
-                                  native_msg="assert(c)")
+                                  native_msg="assert(c)") + versioned_loops
 
 
 #: What SAFEKERN_CHECKS=0 compiles before the user's source: the asserts compile to nothing.

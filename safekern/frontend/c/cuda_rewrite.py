@@ -23,6 +23,8 @@ from .cuda_dialect import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, NO_ME
 from .launch import kernel_predicates
 from .launch_expr import PROVEN_REASON
 from .module_state import module_state
+from .plain import OwnChecks, kernel_codes
+from .loop_versions import version_loops
 from .model import Access
 from .provenance import is_pointer_type, operator_call
 
@@ -53,6 +55,9 @@ class KernelInfo:
     writes_unknown: str = ""  # why any pointer parameter may be written
     #: launch_expr.KernelPredicates: the checks launches may prove (None: none)
     launch: object = None
+    #: the failure codes a launch must prove to run the user's own binary (plain.py;
+    #: empty: it can never fail; None: never)
+    codes: frozenset | None = None
     #: struct_fields.FieldParam: pointer fields of by-value struct parameters whose extent in
     #: bytes the launch passes after the pointer parameters' sizes (struct_args.py)
     fields: tuple = ()
@@ -184,6 +189,8 @@ class ModuleRewriter:
         self.functions: list[Function] = []
         self.by_location: dict[int, Function] = {}
         self.by_name: dict[str, list[Function]] = {}
+        self.own: dict = {}                    # Function -> plain.OwnChecks
+        self.plain_codes: dict = {}            # kernel Function -> plain.kernel_codes
 
     # -- collecting functions ----------------------------------------------------------------
     def _collect(self, cursor, namespaces=(), extern_c=False):
@@ -306,9 +313,13 @@ class ModuleRewriter:
                 if body is not None and fn.cursor.is_definition():
                     rewriter = None
                     first, first_edit = len(self.accesses), len(self.edits)
+                    first_safety = len(self.safety)
                     with self._located(fn, lambda: rewriter.at if rewriter else None):
                         rewriter = FunctionRewriter(self, fn, body)
                         rewriter.run()
+                    self.own[fn] = self._own_checks(first, first_safety)
+                    with self._located(fn):     # loop_versions.py: checks out of loops
+                        version_loops(self, fn, body, first_edit)
                     if self.launch_predicates and not state and fn.kernel and not fn.template:
                         with self._located(fn):     # launch.py: what launches may prove
                             self.launch[fn] = kernel_predicates(self.ps, fn.cursor, "cuda", [
@@ -323,6 +334,8 @@ class ModuleRewriter:
                     fn.needs_hidden = any("__sk_" in e.text for e in self.edits[first_edit:])
             self._propagate_barriers()
             self._propagate_needs()
+            self.plain_codes = kernel_codes([f for f in self.functions if f.kernel],
+                                            self.own, lambda f: f.calls)
             self.edits += [e for target, e in self.call_edits if target.needs_hidden]
             c_writes.solve(self.writes)
             for fn in self.functions:
@@ -346,6 +359,16 @@ class ModuleRewriter:
                            barriers=barriers, includes=self._includes(), safety=self.safety,
                            failure_sites=self.failure_sites + [
                                s.failure for s in self.safety if s.status == Status.CHECKED])
+
+    def _own_checks(self, first: int, first_safety: int) -> OwnChecks:
+        """What the function just walked records (plain.py): its accesses from `first`, its
+        asserts and divisions from `first_safety`."""
+        own = OwnChecks()
+        for a in self.accesses[first:]:
+            own.add(a.extra.get("code"), a.status == Status.CHECKED)
+        for s in self.safety[first_safety:]:
+            own.add(s.code, s.status == Status.CHECKED, s.kind)
+        return own
 
     def _located(self, fn: Function, current=None):
         """Where a pass over `fn` is: an unexpected exception in it names the function and
@@ -427,6 +450,8 @@ class ModuleRewriter:
                           written=tuple(p.name for i, p in enumerate(params)
                                         if p.pointer and i in stores.params),
                           writes_unknown=stores.unknown, launch=self.launch.get(fn),
+                          codes=self.plain_codes.get(fn) if self.checks and fn.rewritable
+                          else None,
                           fields=tuple(fn.field_params) if self.checks and fn.rewritable
                           else ())
 

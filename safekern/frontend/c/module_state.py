@@ -106,6 +106,29 @@ def _static_locals_in(ps, cursor, K, out):
                                  f"static local variable of {c.semantic_parent.spelling}"))
 
 
+_OPENCL_IMMUTABLE = ("__constant", "constant", "const")
+
+
+def program_state(ps) -> tuple[StateVariable, ...]:
+    """The program-scope state of a parsed OpenCL C program: a variable at program scope, or
+    a `static` one in a function (OpenCL 2.0 puts both in `__global` memory, one copy per built
+    program), that is not `__constant`/`const`. A plain launch (backends/c_launch.py) runs a
+    program of its own, which would not share it."""
+    K = C.kinds()
+    out: list[StateVariable] = []
+    for c in ps.tu.cursor.get_children():
+        if _stand_in(ps, c) or c.kind != K.VAR_DECL:
+            continue
+        words = {t.spelling for t in c.get_tokens()}
+        if _const(c.type) or words & set(_OPENCL_IMMUTABLE):
+            continue
+        out.append(StateVariable(c.spelling, *_where(ps, c), "program-scope variable"))
+    for top in ps.tu.cursor.get_children():
+        if ps.in_main_file(top):
+            _static_locals_in(ps, top, K, out)
+    return tuple(out)
+
+
 def module_state(ps) -> tuple[StateVariable, ...]:
     """The module-scope state of a parsed CUDA source (module doc), in source order."""
     out: list[StateVariable] = []
@@ -114,4 +137,4 @@ def module_state(ps) -> tuple[StateVariable, ...]:
     return tuple(out)
 
 
-__all__ = ["StateVariable", "module_state"]
+__all__ = ["StateVariable", "module_state", "program_state"]

@@ -17,6 +17,8 @@ from .checks import access_edits, analyse_function, call_edits, param_infos
 from .exits import ControlPlan, find_anchor
 from .launch import kernel_predicates
 from .launch_expr import PROVEN_REASON
+from .module_state import program_state
+from .plain import OwnChecks, kernel_codes
 
 
 @dataclass
@@ -31,6 +33,9 @@ class KernelInfo:
     lineno: int = 0                   # the line of the kernel's name
     #: launch_expr.KernelPredicates: the checks launches may prove (empty: none)
     launch: object = None
+    #: the failure codes a launch must prove to run the user's own binary (plain.py;
+    #: empty: it can never fail; None: never)
+    codes: frozenset | None = None
 
     @property
     def n_args(self) -> int:
@@ -44,7 +49,8 @@ class Rewritten:
     report: list = field(default_factory=list)
     #: what each failure code of the program means: the backend registers them
     failure_sites: list = field(default_factory=list)
-
+    #: module_state.StateVariable: program-scope state (one copy per built program)
+    state: tuple = ()
 
 
 @dataclass
@@ -67,6 +73,7 @@ class ProgramRewriter:
         self.launch_predicates = launch_predicates and eliminate
         self.assume = frozenset(assume)      # failure codes this variant leaves out
         self.launch = {}                     # kernel name -> KernelPredicates
+        self.own: dict = {}                  # function name -> plain.OwnChecks
         self.fns = C.functions(ps)
         self.kernel_names = {f.spelling for f in self.fns if dialect.is_kernel(f)}
         self.helpers = {f.spelling: param_infos(f, dialect) for f in self.fns
@@ -99,8 +106,12 @@ class ProgramRewriter:
             with self._located(f):
                 self._rewrite_function(f, facts[f.spelling], safety[f.spelling], writes,
                                        barrier_helpers, failing, out)
+        calls = {name: [c.callee for c in fa.calls if c.callee in self.helpers]
+                 for name, fa in facts.items()}
+        for name, codes in kernel_codes(list(out.kernels), self.own, calls.get).items():
+            out.kernels[name].codes = codes
         text = E.apply_edits(ps, out.edits, prelude=self.dialect.prelude())
-        return Rewritten(text, out.kernels, out.report, out.sites)
+        return Rewritten(text, out.kernels, out.report, out.sites, program_state(ps))
 
     def _launch_predicates(self, f, fa):
         """The launch predicates of a kernel's checks (launch.py); in a variant (`assume`),
@@ -139,6 +150,11 @@ class ProgramRewriter:
             site_codes[id(a)] = site.code
         out.edits += access_edits(ps, fa, codes)
         out.edits += call_edits(ps, fa)
+        own = self.own[f.spelling] = OwnChecks()     # (plain.py)
+        for a in fa.checked:
+            own.add(site_codes[id(a)], a.status == Status.CHECKED)
+        for s in checks.sites:
+            own.add(s.code, s.status == Status.CHECKED, s.kind)
         failure_offsets = [a.start for a in fa.checked] + \
             [self.ps.offsets(c.cursor)[0] for c in fa.calls if c.callee in failing]
         collectives = self._collective_calls(f, barrier_helpers)
