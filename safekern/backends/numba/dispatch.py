@@ -276,7 +276,7 @@ def check_free(rewritten, _seen=None) -> bool:
             dev = rewritten.device_calls.get(name)
             if dev is None or getattr(dev, "bound_from", None) is not None:
                 return False
-            if not check_free(dev._final_rewrite(), seen):
+            if not check_free(dev.__safekern_build__().final_rewrite(), seen):
                 return False
         elif name.startswith(_RECORDING):
             return False

@@ -8,9 +8,10 @@ is built from the rewritten function on first use, or at once when signatures ar
 numba compiles eagerly then). Everything else numba's dispatcher answers is answered in the
 user's terms (surface.py).
 
-Checked functions answer two protocols, so that the modules below need not know these classes:
-`__safekern_key__(depth)` (keys.py: the function as cache-key material) and
-`__safekern_device_function__()` (resolver.py: what a call of it compiles).
+Checked functions answer three protocols, so that the modules below need not know these
+classes: `__safekern_key__(depth)` (keys.py: the function as cache-key material),
+`__safekern_device_function__()` (resolver.py: what a call of it compiles) and
+`__safekern_build__()` (build.py, dispatch.py: its Build, what a caller's build compiles).
 """
 from __future__ import annotations
 
