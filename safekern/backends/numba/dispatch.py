@@ -68,7 +68,7 @@ class LaunchDispatch:
         self.nparams = nparams
         self.variants = None       # LaunchVariants; False: none; None: not looked at yet
         self.marks_hidden = False  # launches mark the hidden argument (numba's extensions)
-        self._free: dict = {}      # form -> it holds no check (plain.check_free)
+        self._free: dict = {}      # form -> it holds no check (check_free)
         self._builds: dict = {kernel: build}    # form -> its Build
         self._plain = None         # numba's own kernel of the function, once made
         self._fixed = None         # what allows plain launches and never changes
