@@ -43,16 +43,7 @@ OUT_ENV = "SAFEKERN_CUPY_SUITE_OUT"
 KNOWN_BUGS: dict = {}
 
 #: Incompatibilities still open, each with where it is being fixed.
-OPEN = {
-    "test_dynamical_parallelism[": "a __global__ launching a __global__: libclang has no "
-                                   "dynamic parallelism and the C front end does not rewrite "
-                                   "device-side launches (issue 23, frontend/c)",
-    "test_jitify1[": "CCCL headers (<cub/block/block_reduce.cuh>) do not parse under the C "
-                     "front end's stand-ins (CCCL's '#error CUDA versions below 12': clang "
-                     "sees no CUDA_VERSION; 'CUDA device code does not support variadic "
-                     "functions'; std::forward), which hides the kernel; refused (issue 23, "
-                     "frontend/c)",
-}
+OPEN: dict = {}
 
 #: Tests that fail plainly on the machine the suite runs on (noted in the table).
 PLAIN_FAILS = {"test_context_switch_": "plain too: needs 2 GPUs (cudaErrorInvalidDevice on one)"}

@@ -1,6 +1,7 @@
 """Extract the CUDA C sources CuPy's cupyx builds through RawKernel/RawModule, as test data.
 
-    python tools/extract_cupyx_corpus.py /path/to/cupy-checkout-or-git-dir .corpus/cupyx
+    python tools/extract_cupyx_corpus.py /path/to/cupy-checkout-or-git-dir .corpus/cupyx \
+        [--captured captured.json]     # what tools/cupyx_suite.py recorded on a GPU
 
 No CuPy and no GPU needed: each cupyx module that builds RawKernel/RawModule objects is executed
 with a stand-in `cupy` package whose RawKernel/RawModule record (code, options,
@@ -191,13 +192,22 @@ void shift(const double* src, ptrdiff_t n_src, double* dst, ptrdiff_t n_dst) {
 def _function_builders(mods: dict) -> None:
     """The sources cupyx makes inside functions, for the arguments cupyx passes them."""
     m = mods.get("cupyx/scipy/ndimage/_spline_prefilter_core.py")
-    if m is not None:
+    if m is not None:    # spline_filter1d's orders 2..5, real and complex data, 1-d and 2-d
+        grid = set()
         for mode in ("mirror", "grid-wrap", "reflect", "grid-mirror", "wrap", "nearest",
                      "constant", "grid-constant"):
-            for order in (3, 5):
-                for data, index in (("double", "int"), ("float", "int")):
-                    _call(m, "get_raw_spline1d_kernel", m.get_raw_spline1d_kernel, 0, 1, mode,
-                          order, index_type=index, data_type=data, pole_type=data)
+            for order in (2, 3, 4, 5):
+                grid |= {(0, 1, mode, order, "double", "double", "int"),
+                         (0, 1, mode, order, "float", "float", "int")}
+        for mode in ("mirror", "constant"):
+            for order in (2, 3, 4, 5):
+                grid |= {(0, 1, mode, order, "complex<double>", "double", "int"),
+                         (0, 1, mode, order, "complex<float>", "float", "int")}
+        grid |= {(1, 2, "mirror", 3, "double", "double", "long long"),
+                 (0, 3, "reflect", 4, "float", "float", "int")}
+        for axis, ndim, mode, order, data, pole, index in sorted(grid):
+            _call(m, "get_raw_spline1d_kernel", m.get_raw_spline1d_kernel, axis, ndim, mode,
+                  order, index_type=index, data_type=data, pole_type=pole)
 
     def source(fn, **kw):
         code = fn(**kw)
@@ -231,8 +241,26 @@ def _function_builders(mods: dict) -> None:
                 _call(m, fn, getattr(m, fn))
 
 
+def _captured_sources(paths) -> None:
+    """Sources recorded while cupyx ran on a GPU (tools/cupyx_suite.py --captured FILE): the
+    ones the static extraction cannot make (built from run-time values), keyed the same."""
+    for path in paths:
+        with open(path) as f:
+            for key, rec in json.load(f).items():
+                _where[0] = "captured: " + rec.get("what", "?")
+                _record(rec["source"], rec["options"], rec["name_expressions"])
+                for k in rec.get("kernels", ()):
+                    _record(rec["source"], rec["options"], None, k)
+
+
 def main() -> int:
-    src, out = sys.argv[1], sys.argv[2]
+    args = sys.argv[1:]
+    captured_files = []
+    while "--captured" in args:
+        i = args.index("--captured")
+        captured_files.append(args[i + 1])
+        del args[i:i + 2]
+    src, out = args[0], args[1]
     tmp = tempfile.mkdtemp(prefix="cupyx-")
     if os.path.isdir(os.path.join(src, "cupyx")):
         root = src
@@ -245,7 +273,8 @@ def main() -> int:
                             cwd=root, capture_output=True, text=True).stdout.split()
     mods = {}
     # cupyx modules other builders use for real (not as stand-ins)
-    for rel in ("cupyx/scipy/ndimage/_filters_core.py",):
+    for rel in ("cupyx/scipy/ndimage/_filters_core.py",
+                "cupyx/scipy/spatial/delaunay_2d/_schewchuk.py"):   # Delaunay's predicates
         core = _exec(os.path.join(root, rel), rel)
         sys.modules[core.__name__] = core
         parent = importlib.import_module(core.__name__.rsplit(".", 1)[0])
@@ -255,6 +284,7 @@ def main() -> int:
             continue   # cupyx.jit makes sources from Python functions; tests are not cupyx
         mods[rel] = _exec(os.path.join(root, rel), rel)
     _function_builders(mods)
+    _captured_sources(captured_files)
     os.makedirs(out, exist_ok=True)
     index = {}
     for key, rec in sorted(captured.items()):

@@ -50,8 +50,7 @@ FAILS_PLAINLY = {
 #: Refused by design (docs/cupy.md): the grid waits for a thread that fails a check.
 REFUSED = {"_test_grid_sync": "grid- or cluster-wide synchronisation"}
 #: Still open (issue 23), with where.
-OPEN = {"_test_source4": "device-side launch of a __global__ (dynamic parallelism) is not "
-                         "rewritten by the C front end yet"}
+OPEN: dict = {}
 
 
 def _sources():
@@ -193,11 +192,33 @@ def test_own_snippet_compiles(name):
     assert b".entry" in out.ptx and "__sk_bytes_" in rw.source
 
 
-def test_a_device_side_launch_is_refused_with_the_line():
-    # A __global__ launching a __global__ (dynamic parallelism): not checked yet (OPEN in
-    # tools/cupy_suite.py); refused at the launch's line, never compiled unchecked.
+@pytest.mark.filterwarnings("ignore::safekern.UncheckedWarning")
+def test_a_device_side_launch_passes_the_childs_sizes_and_compiles():
+    # A __global__ launching a __global__ (dynamic parallelism, CuPy's `-dc`): the child is
+    # checked, given by the parent the bytes its argument reaches in the parent's array and
+    # the parent's failure buffer (frontend/c/device_launch.py).
     code = ('extern "C" {\n__global__ void inner(float* a, int n) { a[threadIdx.x] = 1; }\n'
-            "__global__ void outer(float* a, int n) {\n    inner<<<1, n>>>(a, n);\n}\n}\n")
-    with pytest.raises(UnsupportedError, match="dynamic parallelism") as info:
+            "__global__ void outer(float* a, int n, float* b) {\n"
+            "    inner<<<1, n>>>(a + 4 * blockIdx.x, n);\n"
+            "    inner<<<1, n, 0>>>((float*)(size_t)n, n);\n}\n}\n")
+    rw = Program(code, ("-dc",), (), "dp.cu").rewrite("sm_90", True)
+    launch, unknown = [ln for ln in rw.source.splitlines() if "inner<<<" in ln]
+    assert launch.startswith("    inner<<<1, n>>>(a + 4 * blockIdx.x, n, [](")
+    assert launch.endswith("((const volatile char*)(a + 4 * blockIdx.x), (const volatile "
+                           "char*)(a), (long long)(__sk_bytes_0)), __sk_fb);")
+    assert unknown.endswith("(float*)(size_t)n, n, -1LL, __sk_fb);")   # unchecked, reported
+    assert [e.array for e in rw.report().unchecked] == \
+        ["(float*)(size_t)n"]
+    inner = next(k for k in rw.kernels if k.name == "inner")
+    assert [p.name for p in inner.params] == ["a", "n"]   # launched from the host as well
+    out = nvrtc.compile_program(rw.source, filename=rw.filename, arch="sm_90",
+                                options=_options(("-dc",)), cubin=False)
+    assert out.ptx.count(b".entry") == 2
+
+
+def test_a_device_side_launch_with_side_effects_is_refused_with_the_line():
+    code = ('extern "C" {\n__global__ void inner(float* a) { a[0] = 1; }\n'
+            "__global__ void outer(float* a) {\n    inner<<<1, 1>>>(a++);\n}\n}\n")
+    with pytest.raises(UnsupportedError, match="side effects") as info:
         Program(code, ("-dc",), (), "dp.cu").rewrite("sm_90", True)
     assert (info.value.filename, info.value.lineno) == ("dp.cu", 4)

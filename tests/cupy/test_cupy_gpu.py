@@ -337,13 +337,32 @@ def test_sync_every_launch_mode(monkeypatch):
 
 # -- arguments ------------------------------------------------------------------------------
 
-def test_pointer_parameter_without_a_size_is_an_error():
+def test_a_bare_array_as_arguments_as_cupy():
+    """cupyx's Delaunay spelling, kernel((1,), (1,), (consts)): CuPy passes the array's rows,
+    the first the kernel's pointer; checked against the whole array."""
+    from tests.cupy.test_launch_args import INIT
+
+    consts = cp.zeros(18, cp.float64)
+    k = skcp.RawKernel(INIT, "init")
+    k((1,), (1,), (consts))
+    safekern.sync()
+    cp.testing.assert_allclose(consts, 0.5 * cp.arange(18))
+    with pytest.raises(safekern.BoundsError) as info:
+        k((1,), (1,), (consts[8:]))
+        safekern.sync()
+    assert (info.value.array, info.value.index, info.value.size) == ("consts", 10, 10)
+
+
+def test_pointer_parameter_without_a_size_runs_unchecked():
     n = 64
     out, table = cp.zeros(n, cp.float32), f32(n)
     k = skcp.RawKernel(K.UNCHECKED_PARAM, "scale")
-    with pytest.raises(TypeError, match=r"argument 1 \('table'\) of kernel 'scale'.*raw "
-                                        r"address"):
-        k((1,), (n,), (out, table.data.ptr, np.int32(n)))
+    with pytest.warns(safekern.UncheckedWarning, match=r"argument 1 \('table'\) of kernel "
+                                                        r"'scale'.*raw address"):
+        k((1,), (n,), (out, table.data.ptr, np.int32(n)))      # as CuPy: runs, unchecked
+    safekern.sync()
+    cp.testing.assert_allclose(out, 2 * table)
+    out.fill(0)
     k((1,), (n,), (out, skcp.unchecked(table.data.ptr), np.int32(n)))
     safekern.sync()
     cp.testing.assert_allclose(out, 2 * table)

@@ -347,3 +347,27 @@ def gather_rows(out, a, idx):
     for k in range(out.shape[0]):
         v = a[idx[k]]  # site: gather_rows
         out[k] = v     # proven by the loop range: a plain store, which must not run after a failure
+
+
+@safekern.jit
+def frontier_step(indptr, indices, frontier, out):
+    """BFS-shaped: most threads read frontier[u] and stop; thread 0 of block 0 stops there too
+    (frontier[0] == 0), so the pending failure's test must sit on that path as well."""
+    u = cuda.grid(1)
+    if u < frontier.shape[0] and frontier[u] != 0:
+        for k in range(indptr[u], indptr[u + 1]):
+            out[indices[k]] = 1
+
+
+@safekern.jit
+def tile_reverse(src, out):
+    """A tiled kernel: the tile is loaded (a store into shared memory, which nothing outside
+    the launch sees) before the pending failure is tested, at the barrier."""
+    tile = cuda.shared.array(32, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    if i < src.shape[0]:
+        tile[t] = src[i]
+    cuda.syncthreads()
+    if i < out.shape[0]:
+        out[i] = tile[cuda.blockDim.x - 1 - t]

@@ -449,3 +449,39 @@ def test_loop_with_proven_store_leaves_at_the_failure():
     K.gather_rows[1, 1](out, dev(a), dev(idx))
     expect_bounds("gather_rows", array="a", axis=0, index=50, size=10)
     np.testing.assert_array_equal(out.copy_to_host(), [1, 2, 3, -1, -1, -1])
+
+
+def test_pending_failure_tested_after_the_first_loads():
+    # The pending test is placed after `frontier[u]` (pending.py): the launch is still skipped
+    # on every path, counted by thread 0 of block 0, which leaves on the branch without a loop.
+    src = K.frontier_step.rewritten_source
+    assert src.index("frontier[u] != 0") < src.index("if _sk_pend != 0")
+    indptr = dev(np.array([0, 0, 2, 2, 3], np.int64))
+    indices = dev(np.array([1, 3, 2], np.int64))
+    frontier = dev(np.array([0, 1, 0, 1], np.int64))
+    K.gather[1, 32](dev(np.zeros(32, np.float32)), dev(np.zeros(32, np.float32)),
+                    dev(np.full(32, 99, np.int64)))
+    out = dev(np.zeros(4, np.int64))
+    for _ in range(2):
+        K.frontier_step[1, 4](indptr, indices, frontier, out)   # skipped: a failure is pending
+    err = expect_bounds("gather", array="src", axis=0, index=99, size=32)
+    assert err.skipped_launches == 2
+    np.testing.assert_array_equal(out.copy_to_host(), np.zeros(4))
+    K.frontier_step[1, 4](indptr, indices, frontier, out)
+    safekern.sync()
+    np.testing.assert_array_equal(out.copy_to_host(), [0, 1, 1, 1])
+
+
+def test_pending_failure_tested_after_the_tile_loads():
+    src = K.tile_reverse.rewritten_source
+    assert src.index("_sk_store(tile, t") < src.index("if _sk_pend != 0") < src.index("syncthreads")
+    K.gather[1, 32](dev(np.zeros(32, np.float32)), dev(np.zeros(32, np.float32)),
+                    dev(np.full(32, 99, np.int64)))
+    out = dev(np.zeros(32, np.float32))
+    K.tile_reverse[1, 32](dev(np.arange(32, dtype=np.float32)), out)  # skipped: pending
+    err = expect_bounds("gather", array="src", axis=0, index=99, size=32)
+    assert err.skipped_launches == 1
+    np.testing.assert_array_equal(out.copy_to_host(), np.zeros(32))
+    K.tile_reverse[1, 32](dev(np.arange(32, dtype=np.float32)), out)
+    safekern.sync()
+    np.testing.assert_array_equal(out.copy_to_host(), np.arange(32)[::-1])

@@ -214,7 +214,24 @@ class _Generator:
             return f"{r.choice(['min', 'max'])}({x}, {self.expr(scope, depth + 1)})"
         if kind < 0.9:
             return self.load("idx", scope, depth + 1)
+        if kind < 0.96:
+            return self.bits(x, scope, depth)
         return f"-{x}" if not x.startswith("-") else x
+
+    def bits(self, x, scope, depth) -> str:
+        """Masks, shifts and divisions by non-constant divisors (bits.py, divisions.py): a mask
+        bounds any integer; a divisor may be 0 (both modes must fail alike) or provably not."""
+        r = self.r
+        roll = r.random()
+        if roll < 0.3:
+            return f"({x}) & {r.choice([0, 1, 3, 7, 255])}"
+        if roll < 0.5:
+            return f"{r.choice([1, 2, 3])} << (({x}) & {r.choice([1, 3, 7])})"
+        if roll < 0.6:
+            return f"({x}) >> {r.randint(0, 3)}"
+        y = self.expr(scope, depth + 1)
+        divisor = r.choice([f"({y})", f"(({y}) & 3) + 1", f"1 << (({y}) & 3)", f"({y}) & 3"])
+        return f"({x}) {r.choice(['//', '%'])} ({divisor})"
 
     def index(self, name, axis, scope) -> str:
         """An index for axis `axis` of `name`: mostly near the extent, where mistakes show."""

@@ -27,6 +27,7 @@ from ...errors import UncheckedWarning
 from . import graphs as cupy_graphs, options as cupy_options
 from ..c_launch import CLaunchVariants, cuda_geometry, plain_launch
 from ..capture import host_work_allowed
+from .launch_args import kernel_arguments
 from .struct_args import field_extents
 from .source import _MODULES, _REWRITES, Program  # noqa: F401 -- tests clear the memos
 from .program import (DEFAULT_ARCH, Binary, CupyFailureSource, Unchecked, _cupy,
@@ -96,16 +97,11 @@ class RawKernel:
         launch = {"shared_mem": shared_mem, "stream": stream}
         if enable_cooperative_groups or self.enable_cooperative_groups:
             launch["enable_cooperative_groups"] = True
-        if not isinstance(args, (tuple, list)):
-            raise TypeError(f"kernel arguments must be a tuple, not {type(args).__name__}")
         loaded, func, info, overlap, variants, plain = self._bound()
-        args = tuple(args)
-        if len(args) != len(info.params):
-            names = ", ".join(p.name or "?" for p in info.params)
-            raise TypeError(f"kernel '{info.name}' takes {len(info.params)} arguments "
-                            f"({names}), got {len(args)}")
+        args = kernel_arguments(_cupy(), args, info)       # as CuPy takes them
         if loaded.source is None or not info.checked:   # SAFEKERN_CHECKS=0, or a kernel
-            func(grid, block, args, **launch)                               # left unchanged
+            func(grid, block, tuple(a.value if isinstance(a, Unchecked) else a     # left
+                                    for a in args), **launch)                      # unchanged
             return
         values, sizes, spans = [], [], []
         for i, (arg, param) in enumerate(zip(args, info.params)):

@@ -108,7 +108,10 @@ class Program:
         checks = config.get().checks if checks is None else checks
         asserts = config.get().kernel_asserts
         eliminate = config.get().eliminate
-        launch = config.get().launch_predicates
+        # No launch variants for relocatable code (`-dc`, dynamic parallelism): a variant is
+        # built as a module of its own, without CuPy's link step (program.compile_options).
+        launch = config.get().launch_predicates and \
+            not any(o in nvrtc.RELOCATABLE_OPTIONS for o in self.options)
         assume = frozenset(assume) if checks else frozenset()
         with self._lock:
             key = (arch, checks, asserts, eliminate, launch, assume)
@@ -172,7 +175,8 @@ class Program:
         raise self._flavoured(UnsupportedError(
             "safekern's parse of this source found no kernel, though it defines a __global__ "
             "function: errors in an included header hid it (CCCL headers such as "
-            "<cub/...> do not parse under safekern's stand-ins yet), so it cannot be checked",
+            "<cub/...> do not parse under safekern's stand-ins; a source that uses their "
+            "names cannot be checked yet)",
             filename=self.filename, lineno=lineno,
             source_line=self.code.splitlines()[lineno - 1]))
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 
 from ...errors import UnsupportedError
-from . import macros, parse as C
+from . import device_launch, macros, parse as C, unused_headers
 from .cuda_dialect import (ADDRESS_BUILTINS, ATOMICS, BACKEND, BARRIERS, CHECKS_OFF_PRELUDE,
                            DIALECT, CudaDialect, device_prelude)
 from .cuda_headers import PRELUDE_NAME, unknown_function_decl
@@ -63,13 +63,23 @@ def parse_cuda(source: str, *, filename: str, options=(), arch="sm_90", include_
     args = DIALECT.parse_args(options, arch)
     headers = list(DIALECT.headers())
     extra: list[str] = []
-    for _ in range(3):
+    text, launched = source, set()      # the text parsed: masked for device-side launches
+    for _ in range(4):
         hdrs = headers
         if extra:
             prelude = dict(headers)[PRELUDE_NAME] + "\n".join(extra) + "\n"
             hdrs = [(n, prelude if n == PRELUDE_NAME else t) for n, t in headers]
-        ps = C.parse(source, filename=filename, args=args, headers=hdrs,
+        ps = C.parse(text, filename=filename, args=args, headers=hdrs,
                      include_dirs=include_dirs)
+        more = device_launch.launched_kernels(d.message for d in ps.errors() if d.in_main)
+        if more - launched:
+            masked = device_launch.mask(source, launched | more)
+            if masked is not None:
+                launched |= more
+                text = masked
+                if device_launch.PRELUDE_LINE not in extra:
+                    extra.append(device_launch.PRELUDE_LINE)
+                continue
         missing = set()
         for d in ps.errors():
             m = _UNDECLARED.search(d.message)
@@ -85,6 +95,17 @@ def parse_cuda(source: str, *, filename: str, options=(), arch="sm_90", include_
         if not new:
             break
         extra += [unknown_function_decl(n) for n in new]
+    if unused_headers.header_errors(ps):    # CCCL headers the code may not need at all
+        blank = unused_headers.mask(text)
+        if blank is not None:
+            trial = C.parse(blank, filename=filename, args=args, headers=hdrs,
+                            include_dirs=include_dirs)
+            if not any(d.in_main for d in trial.errors()):
+                ps, text = trial, blank
+    if text is not source:      # offsets are the user's: edits and messages use the source
+        ps.source = ps.user_text = source
+        ps.data = source.encode("utf-8")
+        ps._lines = source.split("\n")
     main_errors = [d for d in ps.errors() if d.in_main]
     if main_errors:
         first = main_errors[0]

@@ -15,15 +15,19 @@
 """
 from __future__ import annotations
 
+import re
+
 from ... import call_chains
 from ...errors import UnsupportedError
 from ...failures import FailureSite, site_code
 from ...report import Status
-from . import edits as E, parse as C
+from . import device_launch, edits as E, parse as C
 from .cuda_dialect import (ADDRESS_BUILTINS, BACKEND, BARRIERS, NO_MEMORY_CALLS,
                            UNSAFE_BARRIER_CALLS)
 from .model import Unknown
 from .provenance import is_array_type, is_pointer_type, operator_call
+
+_SIDE_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
 
 
 def call_name(ps, c) -> str:
@@ -203,8 +207,8 @@ class CallRewriter:
         if not target.rewritable:
             return
         if target.kernel:
-            raise self._reject(c, "launching a kernel from device code (dynamic parallelism) "
-                               "is not supported by safekern")
+            self._device_launch(c, target, args, ctx)
+            return
         ce = callee.extent.end.offset
         tok = self.ps.next_token(ce)
         if tok is None or tok[2] != "(" or not self._editable(tok[0]):
@@ -230,6 +234,45 @@ class CallRewriter:
         text = ", ".join(hidden) + (", " if args else "")
         # added once the module knows whether `target` takes hidden parameters at all
         self.mod.call_edits.append((target, E.insert_after(tok[1], text, 0)))
+
+
+    def _pointer_argument(self, c, target, args, i, ctx):
+        """(argument, base, bytes) of the parent's array a pointer argument points into; None
+        (recorded unchecked) when the parent does not know it."""
+        arg = args[i] if i < len(args) else None
+        root = self.prov.root_of(arg, c.extent.start.offset) if arg is not None else None
+        reason = self._unchecked_ctx(ctx)
+        if reason or root is None or isinstance(root, Unknown):
+            why = reason or (root.reason if root is not None else
+                             "no array is passed (default argument or null)")
+            s, e = self.ps.offsets(arg if arg is not None else c)
+            pname = target.params[i].spelling if i < len(target.params) else str(i)
+            self._record("argument", Status.UNCHECKED,
+                         f"accesses through parameter '{pname}' of '{target.name}' are "
+                         f"not checked for this call: {why}", s, e,
+                         array=self.ps.text(arg) if arg is not None else pname)
+            return None
+        text = self.ps.text(arg)
+        if _SIDE_EFFECT.search(text):      # the bytes' computation evaluates it once more
+            raise self._reject(arg, f"launching '{target.name}' from device code with an "
+                               "argument that has side effects: compute it into a variable "
+                               "first")
+        return text, root.base, root.size
+
+    def _device_launch(self, c, target, args, ctx):
+        """`child<<<grid, block>>>(args)` in device code (device_launch.py): the child's
+        hidden arguments appended before the launch's closing parenthesis."""
+        if target.field_params:
+            raise self._reject(c, f"launching '{target.name}' from device code: its struct "
+                               "arguments' pointer fields cannot be sized there")
+        close = c.extent.end.offset - 1
+        if self.ps.slice(close, close + 1) != ")" or not self._editable(close):
+            raise self._reject(c, f"cannot add safekern's hidden arguments to this launch of "
+                               f"'{target.name}' (inside a macro expansion?)")
+        hidden = device_launch.hidden_arguments(
+            self._pointer_argument(c, target, args, i, ctx) for i in target.pointer_indexes)
+        text = (", " if args else "") + ", ".join(hidden)
+        self.mod.call_edits.append((target, E.insert_before(close, text, 0)))
 
 
 __all__ = ["CallRewriter", "call_name"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from ... import failures as F
+from . import device_launch
 from .cuda_headers import PRELUDE_NAME, parse_headers
 from .model import Dialect, Root, Unknown
 from .parse import kinds
@@ -89,7 +90,8 @@ class CudaDialect(Dialect):
         return parse_headers()
 
     def is_kernel(self, fn) -> bool:
-        return any(ch.kind == kinds().CUDAGLOBAL_ATTR for ch in fn.get_children())
+        return any(ch.kind == kinds().CUDAGLOBAL_ATTR for ch in fn.get_children()) or \
+            device_launch.marked(fn, kinds().ANNOTATE_ATTR)     # launched from device code
 
     def pointer_builtin(self, name: str):
         return (0, 1) if name in ADDRESS_BUILTINS else None

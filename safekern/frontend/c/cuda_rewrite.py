@@ -23,6 +23,7 @@ from .cuda_dialect import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, NO_ME
 from .launch import kernel_predicates
 from .launch_expr import PROVEN_REASON
 from .module_state import module_state
+from . import device_launch
 from .plain import OwnChecks, kernel_codes
 from .loop_versions import version_loops
 from .model import Access
@@ -204,7 +205,8 @@ class ModuleRewriter:
                 self._collect(ch, namespaces, True)
             elif ch.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE):
                 attrs = {a.kind for a in ch.get_children()}
-                kernel = K.CUDAGLOBAL_ATTR in attrs
+                kernel = K.CUDAGLOBAL_ATTR in attrs or (    # or launched from device code
+                    K.ANNOTATE_ATTR in attrs and device_launch.marked(ch, K.ANNOTATE_ATTR))
                 device = K.CUDADEVICE_ATTR in attrs
                 if not (kernel or device):
                     continue

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from . import names
 from .call_facts import (CallSiteFacts, array_root, common_facts, demands, entry_facts,
                          index_form, plain_array)
+from .divisions import proven_division
 from .exits import contains_barrier
 from .bindings import FunctionBindings, assigned, is_range, pure, walrus_targets
 from .casts import IntegerCasts
@@ -278,6 +279,10 @@ class _Eliminator:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
                 node.func.id in getattr(self.resolver, "device_calls", {}):
             self._call_facts(node, facts)
+        division = proven_division(self.lin, node, facts)
+        if division is not None:
+            self._mark(node, "eliminated", division[1])
+            return division[0]
         if is_check_call(node) and node.func.id == names.LOAD or (
                 is_check_call(node) and node.func.id.startswith(names.ATOMIC) and
                 not self.flag_tested and not atomic_operands_may_fail(node)):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 
 from . import names
+from .pending import pending_read
 
 
 def _flag_set() -> ast.expr:
@@ -116,8 +117,10 @@ def _barrier_kind(call: ast.Call, resolver, parsed):
     return None
 
 
-def kernel_prelude(like, grid: bool = False) -> list:
+def kernel_prelude(like, grid: bool = False, deferred: bool = False) -> list:
     """Return at once when a failure is pending; count the skipped launch once.
+
+    `deferred`: only read the pending failure (pending.py places its test in the body).
 
     A kernel with grid syncs (`grid`) cannot return there: a failure of this very launch may
     be recorded while other threads have not started, and a thread that left would keep the
@@ -136,6 +139,8 @@ def kernel_prelude(like, grid: bool = False) -> list:
     buffer = ast.Assign([ast.Name(names.FB, ast.Store())], ast.Call(
         ast.Name(names.BUFFER, ast.Load()), [ast.Name(names.FB_ADDRESS, ast.Load())], []))
     stmts = [buffer, _if(pending, [skip, ast.Return(None)]), flag, init]
+    if deferred:
+        stmts = [buffer, pending_read(), flag, init]
     return [ast.copy_location(s, like) for s in stmts]
 
 

@@ -16,9 +16,8 @@ int8 + 1 wraps at 127). So a form is used only for an *exact* expression (`Linea
 
 Facts come from exact comparisons only. Between values that might not be integers (a parameter, a
 loaded value) a strict comparison gives a strict fact; a non-strict one between two such values
-gives none (numba compares uint64 with int64 in float64, exact only below 2**53).
-
-Assumed, not checked (docs/checks.md): an array axis has fewer than 2**53 elements.
+gives none (numba compares uint64 with int64 in float64, exact only below 2**53). Assumed, not
+checked (docs/checks.md): an array axis has fewer than 2**53 elements. `<<`, `>>`, `&`: bits.py.
 """
 from __future__ import annotations
 
@@ -27,6 +26,7 @@ import copy
 
 from . import names
 from .bindings import is_grid_call, walrus_targets
+from .bits import bits_form, bits_interval
 from .casts import IntegerCasts
 from .idioms import GRID_MAX, grid_idiom
 from .choices import choice_form, choice_interval, choice_parts, typed_only
@@ -240,7 +240,8 @@ class Linearizer:
                 return self._opaque(node, left, right, nonneg=self.atoms.nonneg(left),
                                     lower=None if low is None else low // right.const,
                                     upper=None if high is None else high // right.const)
-        return None
+        bits = isinstance(node.op, (ast.LShift, ast.RShift, ast.BitAnd))
+        return bits_form(self, node, left, right) if bits else None
 
     def _opaque(self, node, left: Form, right: Form, *, nonneg: bool, upper=None,
                 lower=None) -> Form:
@@ -307,6 +308,8 @@ class Linearizer:
     def _binop_interval(self, node, local):
         left = self.interval(node.left, local)
         right = self.interval(node.right, local)
+        if isinstance(node.op, (ast.LShift, ast.RShift, ast.BitAnd)):
+            return bits_interval(node.op, left, right)
         if left is None or right is None:
             return None
         if isinstance(node.op, ast.Add):
@@ -345,8 +348,7 @@ class Linearizer:
         """One leaf of unknown bounds, under + and - only, the other parts exact and together
         below 2**61 in magnitude: with the result proven in [0, 2**53), the unknown is below
         2**61 + 2**53 and no partial sum reaches 2**63."""
-        unknown = []
-        rest = []
+        unknown, rest = [], []
 
         def visit(n) -> bool:
             if (self._leaf(n) or self._exact_choice(n, list(facts))) and \
@@ -441,10 +443,8 @@ class Linearizer:
         """`<=` and `==` between a possibly-uint64 value and another: exact when the other side
         is an integer below 2**53 (numba may compare the two in float64)."""
         a_int, b_int = self.atoms.integer(a), self.atoms.integer(b)
-        if a_int and b_int:
-            return True
-        if not a_int and not b_int:
-            return False
+        if bool(a_int) == bool(b_int):
+            return bool(a_int)     # both integers, or neither: exact only between integers
         other = right if not a_int else left
         bounds = self.interval(other, self.local_bounds(scope))
         return bounds is not None and max(abs(bounds[0]), abs(bounds[1])) < COMPARE_EXACT
@@ -472,7 +472,7 @@ class Linearizer:
             term = copy.deepcopy(self.atoms[atom].node)
             if term is None:
                 return None
-            if c != 1 and c != -1:
+            if abs(c) != 1:
                 term = ast.BinOp(ast.Constant(abs(c)), ast.Mult(), term)
             if out is None:
                 out = term if c > 0 else ast.UnaryOp(ast.USub(), term)

@@ -24,6 +24,7 @@ from .checks import BoundsCheckRewriter, CheckSite, _Context, hidden_first
 from .call_facts import specialise_calls
 from .collapse import collapse_same_branches
 from .parse import ParsedFunction
+from .pending import PendingPlacer
 from .unchecked import Unchecker
 
 
@@ -180,7 +181,14 @@ def _finish(fn, new_fn, body, device, bound, parsed, ctx):
         args.args = hidden + args.args     # callers and launches put them there too
     else:
         args.args += hidden
-    new_fn.body = body if device else barriers.kernel_prelude(fn, grid=grid_sync) + body
+    # the pending failure's test as late as is harmless (pending.py), unless an access is
+    # left unchecked (its plain subscript is not proven) or grid syncs need the grid prelude
+    deferred = not device and not grid_sync and \
+        not any(s.status == "unchecked" for s in ctx.sites)
+    if deferred:
+        body = PendingPlacer(bound.resolver, parsed).place(body)
+    new_fn.body = body if device else \
+        barriers.kernel_prelude(fn, grid=grid_sync, deferred=deferred) + body
     if fn.args.defaults and not first:
         # Hidden parameters follow the user's; give them defaults so defaults stay legal.
         args.defaults = list(fn.args.defaults) + [ast.Constant(None)] * (2 if device else 1)
