@@ -6,7 +6,9 @@ is gone (a launch variant leaves out the checks its predicates prove; eliminatio
 the rest), the two copies are the same code, and the test and the second copy only cost
 compile time and code size. `collapse_same_branches(stmts)` returns the statements with each
 `if TEST: A else: A` -- TEST free of effects (comparisons, arithmetic, names, attributes, the
-extents versioning asks for) -- replaced by A. A pure rewrite: the input is not changed.
+extents versioning asks for) -- replaced by A. A pure rewrite: the input is not changed
+(unless the caller gives it statements of its own, `owned=True`: they are edited in place,
+no copy made).
 """
 from __future__ import annotations
 
@@ -49,12 +51,12 @@ class _SameBranches(ast.NodeTransformer):
         return node
 
 
-def collapse_same_branches(stmts: list) -> list:
+def collapse_same_branches(stmts: list, *, owned: bool = False) -> list:
     """The statements with every effect-free `if T: A else: A` made `A` (module doc)."""
     out = []
     visitor = _SameBranches()
     for stmt in stmts:
-        new = visitor.visit(copy.deepcopy(stmt))
+        new = visitor.visit(stmt if owned else copy.deepcopy(stmt))
         out += new if isinstance(new, list) else [new]
     return out
 

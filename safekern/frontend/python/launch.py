@@ -126,6 +126,36 @@ class LaunchProver:
         self.lin = lin
         self.atoms = lin.atoms
         self.launch_params = launch_params
+        self._launch_facts: dict = {}     # atom -> its LaunchFact or None (launch_fact, memoised)
+        # (goal, facts, atoms' version) -> predicate: the same question is asked again (the
+        # launch variant's proof, a loop's two passes); the answer holds while no atom changed.
+        self._answers: dict = {}
+
+    def _launch_fact(self, atom):
+        try:
+            return self._launch_facts[atom]
+        except KeyError:
+            fact = self._launch_facts[atom] = launch_fact(atom, self.launch_params)
+            return fact
+
+    def _rest(self, goal_terms: dict, const: int, combo, local):
+        """goal - combo as a Form (`const`: the goal's, plus 1 for a strict fact), or None where
+        `_split` must refuse it: no launch atom left in it, or another atom unbounded the way its
+        sign needs -- exactly `_split`'s own first refusals, found before any form is made."""
+        rest = dict(goal_terms)
+        for f in combo:
+            const -= f.form.const
+            for atom, c in f.form.terms:
+                rest[atom] = rest.get(atom, 0) - c
+        launch = False
+        for atom, c in rest.items():
+            if not c:
+                continue
+            if self._launch_fact(atom) is not None:
+                launch = True
+            elif self.atoms.bound(atom, local, upper=c < 0) is None:
+                return None
+        return Form.of(rest, const) if launch else None
 
     def _dimension(self, kind, axis):
         return self.atoms.add(("cuda", kind, axis), lower=1,
@@ -157,6 +187,18 @@ class LaunchProver:
         then over shapes and scalars rather than launch dimensions (grids are rounded up past
         the data: `a.shape[0] >= out.shape[0]`, not `a.shape[0] >= gridsize`), then the
         fewest terms."""
+        key = (goal, tuple(facts), self.atoms.version)
+        try:
+            return self._answers[key]
+        except KeyError:
+            pass
+        found = self._predicate(goal, facts)
+        # (Made under the version it started with: thread_facts may add launch dimensions,
+        # which a second ask adds again unchanged.)
+        self._answers[key] = found
+        return found
+
+    def _predicate(self, goal: Form, facts: list) -> LaunchPredicate | None:
         facts = list(facts) + self.thread_facts([goal] + [f.form for f in facts])
         facts += _scaled(goal, facts)
         useful = list({(f.form, f.strict): f for f in facts}.values())
@@ -165,10 +207,12 @@ class LaunchProver:
         weakest: dict = {}            # terms -> (predicate, pure) with the largest constant
         combos = itertools.chain([()], ((f,) for f in useful),
                                  itertools.combinations(useful, 2))
+        goal_terms = dict(goal.terms)
         for combo in combos:
-            rest = goal.plus(1) if any(f.strict for f in combo) else goal
-            for f in combo:
-                rest = rest - f.form
+            rest = self._rest(goal_terms, goal.const + 1 if any(f.strict for f in combo) else
+                              goal.const, combo, local)
+            if rest is None:
+                continue
             found = self._split(rest, local)
             if found is None:
                 continue
@@ -214,7 +258,7 @@ class LaunchProver:
         """(predicate, whether rest was over launch atoms alone), or None."""
         launch, other, atoms = {}, {}, {}
         for atom, c in rest.terms:
-            fact = launch_fact(atom, self.launch_params)
+            fact = self._launch_fact(atom)
             if fact is not None:
                 launch[fact] = launch.get(fact, 0) + c
                 atoms[fact] = atom
@@ -223,12 +267,13 @@ class LaunchProver:
         launch = {f: c for f, c in launch.items() if c}
         if not launch:
             return None                   # nothing the launch knows helps
-        low = self.atoms.minimum(Form.of(other), local)
+        # (Sums: the order of the terms is no matter, so no sorted Form is made.)
+        low = self.atoms.minimum(Form(tuple(other.items())), local)
         if low is None or rest.const + low < -_HOPELESS or low < -_WORST_CASE:
             # (Other atoms' worst case taken from the hardware's caps -- blockIdx up to
             # 2**31 - 2 -- asks for arrays no launch has.)
             return None
-        top = self.atoms.maximum(Form.of({atoms[f]: c for f, c in launch.items()}))
+        top = self.atoms.maximum(Form(tuple((atoms[f], c) for f, c in launch.items())))
         if top is not None and top + rest.const + low < 0:
             return None                   # no launch satisfies it (gridsize(1) <= 0)
         shapes = [c for f, c in launch.items() if f.kind == "shape"]

@@ -95,20 +95,30 @@ class Atoms:
 
     info: dict = field(default_factory=dict)
     choices: dict = field(default_factory=dict)     # atom -> choices.Choice (min, max, if)
+    # Bumped whenever an atom is added or a bound tightens: what was derived from the atoms
+    # before (launch.py's memoised predicates) is valid while it stays the same.
+    version: int = 0
 
     def add(self, atom, deps=(), lower=None, upper=None, integer=False, node=None):
         entry = self.info.get(atom)
         if entry is None:
             self.info[atom] = _AtomInfo(frozenset(deps), lower, upper, integer, node)
+            self.version += 1
             return atom
         if entry.node is None and node is not None:
             # (launch.py adds launch dimensions without an expression; the code's own
             # `cuda.blockDim.x` brings one, which versioning's tests are written with.)
             entry.node = node
         if lower is not None:
-            entry.lower = lower if entry.lower is None else max(lower, entry.lower)
+            new = lower if entry.lower is None else max(lower, entry.lower)
+            if new != entry.lower:
+                entry.lower = new
+                self.version += 1
         if upper is not None:
-            entry.upper = upper if entry.upper is None else min(upper, entry.upper)
+            new = upper if entry.upper is None else min(upper, entry.upper)
+            if new != entry.upper:
+                entry.upper = new
+                self.version += 1
         return atom
 
     def __getitem__(self, atom) -> _AtomInfo:

@@ -148,9 +148,10 @@ def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, laun
             codes = {code for code, ps in found.launch_codes.items()
                      if launch_subset is None or set(ps) <= launch_subset}
             flag_tested = device or barriers.contains_barrier(body, bound, parsed)
+            # (The Unchecker edits a copy of its own; collapsing edits that copy, no other.)
             launch_body = collapse_same_branches(
                 [Unchecker(codes, flag_tested=flag_tested).visit(copy.deepcopy(stmt))
-                 for stmt in body])
+                 for stmt in body], owned=True)
     module, has_barriers = _finish(fn, new_fn, body, device, bound, parsed, ctx)
     rewritten = RewrittenFunction(parsed, module, sites, ctx.device_calls, has_barriers,
                                   ctx.plain_device_calls, ctx.failure_sites)

@@ -1,0 +1,117 @@
+"""The front end's prover made cheap without losing a proof (issue 26 item 3): launch
+predicates found by a pre-filtered, memoised search equal the plain search's; a question asked
+again is answered from memory while no atom changed; the launch variant's statements are
+copied once. Benchmark kernels as a whole: tools/prover_snapshot.py."""
+import ast
+
+import pytest
+
+from safekern.frontend.python import launch as launch_mod
+from safekern.frontend.python.collapse import collapse_same_branches
+from safekern.frontend.python.linear import Atoms
+from tests.support.prover_reference import reference_predicate
+from tests.support.rewrites import rewrite
+
+# Launch questions with guards, shared tiles, a stencil window and a loop (many facts each).
+KERNELS = ["""
+    def k(out, a, n):
+        i = cuda.grid(1)
+        if i < out.shape[0]:
+            out[i] = a[i] + a[i + 1]
+""", """
+    def k(out, a):
+        t = cuda.shared.array((TILE, TILE), dtype=float32)
+        tx = cuda.threadIdx.x
+        ty = cuda.threadIdx.y
+        x = cuda.blockIdx.x * TILE + tx
+        y = cuda.blockIdx.y * TILE + ty
+        if x < a.shape[1] and y < a.shape[0]:
+            t[ty, tx] = a[y, x]
+        cuda.syncthreads()
+        if x < out.shape[0] and y < out.shape[1]:
+            out[x, y] = t[tx, ty]
+""", """
+    def k(out, a, r):
+        i, j = cuda.grid(2)
+        if i >= r and j >= r and i < out.shape[0] - r and j < out.shape[1] - r:
+            s = 0.0
+            for di in range(-r, r + 1):
+                for dj in range(-r, r + 1):
+                    s += a[i + di, j + dj]
+            out[i, j] = s
+"""]
+
+
+@pytest.fixture
+def asked(monkeypatch):
+    """Every (prover, goal, facts) launch question, with the answer given."""
+    calls = []
+    original = launch_mod.LaunchProver.predicate
+
+    def predicate(self, goal, facts):
+        found = original(self, goal, facts)
+        calls.append((self, goal, list(facts), found))
+        return found
+
+    monkeypatch.setattr(launch_mod.LaunchProver, "predicate", predicate)
+    return calls
+
+
+@pytest.mark.parametrize("body", KERNELS)
+def test_the_pre_filtered_search_finds_what_the_plain_search_finds(tmp_path, asked, body):
+    rewrite(tmp_path, body, launch_predicates=True)
+    assert asked
+    for prover, goal, facts, found in asked:
+        assert found == reference_predicate(prover, goal, facts)
+
+
+def test_combinations_split_must_refuse_are_not_offered_to_it(tmp_path, asked, monkeypatch):
+    offered = []
+    split = launch_mod.LaunchProver._split
+
+    def counting(self, rest, local):
+        offered.append(rest)
+        return split(self, rest, local)
+
+    monkeypatch.setattr(launch_mod.LaunchProver, "_split", counting)
+    rewrite(tmp_path, KERNELS[1], launch_predicates=True)
+    searched = len(offered)
+    offered.clear()
+    for prover, goal, facts, _ in asked:
+        reference_predicate(prover, goal, facts)
+    assert 0 < searched < len(offered)      # fewer than every combination
+
+
+def test_a_question_asked_again_is_answered_from_memory(tmp_path, asked, monkeypatch):
+    rewrite(tmp_path, KERNELS[2], launch_predicates=True)
+    prover, goal, facts, found = asked[-1]
+    searches = []
+    search = launch_mod.LaunchProver._predicate
+    monkeypatch.setattr(launch_mod.LaunchProver, "_predicate",
+                        lambda self, g, f: searches.append(g) or search(self, g, f))
+    assert prover.predicate(goal, facts) == found
+    assert prover.predicate(goal, facts) == found
+    assert len(searches) <= 1                # (one: thread facts added atoms the first time)
+    prover.atoms.add(("name", "__fresh_atom"), lower=0)     # the atoms changed: asked anew
+    assert prover.predicate(goal, facts) == found
+    assert len(searches) >= 1 and searches[-1] == goal
+
+
+def test_atoms_version_moves_only_when_an_atom_or_a_bound_changes():
+    atoms = Atoms()
+    atoms.add("x", lower=0)
+    v = atoms.version
+    atoms.add("x", lower=0)                  # the same bound again
+    atoms.add("x", lower=-5)                 # looser: kept as it was
+    assert atoms.version == v
+    atoms.add("x", upper=10)
+    assert atoms.version == v + 1
+    atoms.add("y")
+    assert atoms.version == v + 2
+
+
+def test_the_launch_variant_collapses_its_own_copy_in_place():
+    stmt = ast.parse("if n > 0:\n    x = 1\nelse:\n    x = 1\ny = 2").body
+    assert collapse_same_branches(stmt, owned=True)[1] is stmt[1]
+    assert collapse_same_branches(stmt)[1] is not stmt[1]     # the default copies
+    assert ast.unparse(collapse_same_branches(stmt)[0]) == "x = 1"

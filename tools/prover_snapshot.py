@@ -1,0 +1,110 @@
+"""What the front end's prover decided for every benchmark kernel, as JSON, to compare two versions.
+
+For each kernel the benchmark cases launch (the suite and, when extracted, the real-world set):
+every check site of its check report (device functions' included) with its status, reason and
+launch predicate, the kernel's launch predicates, and the source of its rewrite and of its
+launch variant. A change that makes the prover cheaper must leave all of it as it was:
+
+    python -m tools.prover_snapshot --out before.json          # on the old code
+    python -m tools.prover_snapshot --compare before.json      # on the new: lists differences
+
+Runs under the CUDA simulator (decoration only: nothing is compiled or launched), with
+PYTHONHASHSEED=0 (it starts itself again so when it is not).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import types
+
+os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
+os.environ["SAFEKERN_CACHE"] = "off"
+
+
+def _fresh(fn):
+    if not isinstance(fn, types.FunctionType):
+        return fn
+    copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
+    copy.__qualname__ = fn.__qualname__
+    return copy
+
+
+def _codes_numbered(source):
+    """Failure codes (hashes of the site and its file's path) by order of appearance: the same
+    kernels in two checkouts compare equal."""
+    if source is None:
+        return None
+    seen: dict = {}
+    return re.sub(r"\b\d{12,}\b", lambda m: f"CODE{seen.setdefault(m.group(), len(seen))}",
+                  source)
+
+
+def kernel_snapshot(kernel) -> dict:
+    """The prover's decisions for one checked kernel (see the module doc)."""
+    rewritten = kernel._numba_build.final_rewrite()
+    variant = rewritten.launch_variant
+    return {
+        "sites": sorted([e.function, e.lineno, e.col, e.text, str(e.status), e.reason or "",
+                         e.predicate or ""] for e in kernel.check_report()),
+        "predicates": [p.text() for p in rewritten.launch_predicates],
+        "source": _codes_numbered(rewritten.source),
+        "variant": _codes_numbered(variant.source if variant is not None else None),
+    }
+
+
+def snapshot(names=None) -> dict:
+    import safekern
+    from benchmarks import cases
+
+    out = {}
+    for name in names or list(cases.CASES):
+        case = cases.build(name, quick=True)
+        for kname, fn in case.kernels.items():
+            kernel = fn.build_for_mode() if hasattr(fn, "build_for_mode") else \
+                safekern.jit(_fresh(fn))
+            out[f"{name}.{kname}"] = kernel_snapshot(kernel)
+    return out
+
+
+def differences(before: dict, after: dict) -> list:
+    found = []
+    for key in sorted(set(before) | set(after)):
+        if key not in before or key not in after:
+            found.append(f"{key}: only {'after' if key in after else 'before'}")
+            continue
+        for field in ("sites", "predicates", "source", "variant"):
+            if before[key][field] != after[key][field]:
+                found.append(f"{key}: {field} differ")
+    return found
+
+
+def main(argv=None) -> int:
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        # linear.Form orders terms by hash: generated code is the same run to run only with
+        # one hash seed (str hashes are salted per process otherwise).
+        os.environ["PYTHONHASHSEED"] = "0"
+        os.execv(sys.executable, [sys.executable, "-m", "tools.prover_snapshot",
+                                  *(sys.argv[1:] if argv is None else argv)])
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("cases", nargs="*")
+    p.add_argument("--out")
+    p.add_argument("--compare")
+    args = p.parse_args(argv)
+    snap = snapshot(args.cases)
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(snap, f, indent=1, sort_keys=True)
+    if args.compare:
+        with open(args.compare) as f:
+            diff = differences(json.load(f), snap)
+        print("\n".join(diff) if diff else f"{len(snap)} kernels: the same")
+        return 1 if diff else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
