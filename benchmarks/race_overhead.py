@@ -50,7 +50,7 @@ def measure(launches: int, batches: int) -> dict:
     result = {"launches": launches, "batches": batches, "kernels": {}}
     for name, kernel in _kernels().items():
         args = argsets[name]
-        checker = kernel._races
+        checker = kernel.dispatch.races
         samples = {"race check in": [], "race check out": []}
         for _ in range(50):
             kernel[n // 256, 256](*args)
@@ -60,7 +60,7 @@ def measure(launches: int, batches: int) -> dict:
             if batch % 2:
                 order.reverse()
             for mode in order:
-                kernel._races = checker if mode == "race check in" else None
+                kernel.dispatch.races = checker if mode == "race check in" else None
                 cuda.synchronize()
                 t0 = time.perf_counter_ns()
                 for _ in range(launches):
@@ -68,7 +68,7 @@ def measure(launches: int, batches: int) -> dict:
                 t1 = time.perf_counter_ns()
                 cuda.synchronize()
                 samples[mode].append((t1 - t0) / launches / 1e3)
-        kernel._races = checker
+        kernel.dispatch.races = checker
         reps = launches * 5
         t0 = time.perf_counter_ns()
         for _ in range(reps):

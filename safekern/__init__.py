@@ -34,8 +34,9 @@ def jit(*args, **kwargs):
     `k.check_report()` lists every access and whether it is checked, `k.rewritten_source` is the
     checked source, `k.compile_ptx(sig, cc=(9, 0))` gives PTX without a GPU.
 
-    Raises `safekern.CompilationError` when the kernel's source cannot be found, and
-    `safekern.UnsupportedError` for a construct that cannot be checked, both at decoration.
+    A kernel whose source cannot be found (built by `exec`, typed at a prompt) is numba's own,
+    unchecked, with a `safekern.UncheckedWarning`; a construct that cannot be checked raises
+    `safekern.UnsupportedError` at decoration.
     With `SAFEKERN_CHECKS=0` it returns numba's own dispatcher. See docs/quickstart.md.
     """
     import types

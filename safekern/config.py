@@ -1,4 +1,6 @@
-"""Every SAFEKERN_* environment variable, typed, read here and nowhere else.
+"""Every SAFEKERN_* environment variable, typed, read here and nowhere else; so are the few other
+variables safekern reads (CUDA_PATH / CUDA_HOME, CONDA_PREFIX, the snapshot of the NUMBA_*,
+CUDA_*, ... variables that cache keys carry): no other module reads the environment.
 
 `get()` returns the current configuration; it is read once and cached. Tests (and programs that
 change the environment at run time) call `reload()` to read it again.
@@ -337,6 +339,17 @@ def reload() -> Config:
 def environ_snapshot(prefixes=("NUMBA_", "CUDA_", "PYOPENCL_", "POCL_", "CUPY_")) -> dict:
     """Environment variables that can change generated code; part of cache keys."""
     return {k: v for k, v in sorted(os.environ.items()) if k.startswith(prefixes)}
+
+
+def cuda_toolkit_roots() -> list[str]:
+    """The CUDA toolkits the environment names: CUDA_PATH, then CUDA_HOME (each where set and
+    not empty), read at each call (NVRTC's search, numba-cuda's own look)."""
+    return [os.environ[var] for var in ("CUDA_PATH", "CUDA_HOME") if os.environ.get(var)]
+
+
+def conda_prefix() -> str | None:
+    """The active conda environment (CONDA_PREFIX): where numba-cuda finds a conda CUDA."""
+    return os.environ.get("CONDA_PREFIX")
 
 
 def has_nvidia_gpu() -> bool:

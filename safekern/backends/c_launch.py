@@ -23,6 +23,7 @@ import threading
 import numpy as np
 
 from .. import runtime
+from ..memo import BoundedMemo
 from .variants import PARTIAL_VARIANTS, VariantTable
 
 _INT64 = (-2 ** 63, 2 ** 63 - 1)
@@ -115,10 +116,7 @@ def compile_mask(predicates, *, python_int: bool):
              "        m = _mask(args, nb, g, l)",
              "    except TypeError:            # (an argument that cannot be a key)",
              "        return _mask(args, nb, g, l)",
-             "    if len(_memo) >= 256:",
-             "        _memo.clear()",
-             "    _memo[key] = m",
-             "    return m",
+             "    return _memo.put(key, m)",
              "def _mask(args, nb, g, l):"]
     for f in predicates.facts:
         expr = f.python()
@@ -132,7 +130,8 @@ def compile_mask(predicates, *, python_int: bool):
         lines.append(f"    if {' and '.join(conds) or 'True'}: m |= {1 << i}")
     lines.append("    return m")
     source = "\n".join(lines) + "\n"
-    namespace = {"_scalar": _scalar, "_extent": _extent, "_tdiv": _tdiv, "_memo": {}}
+    namespace = {"_scalar": _scalar, "_extent": _extent, "_tdiv": _tdiv,
+                 "_memo": BoundedMemo(256)}
     exec(compile(source, "<safekern launch predicates>", "exec"), namespace)
     mask = namespace["mask"]
     mask.source = source
@@ -151,7 +150,7 @@ class CLaunchVariants:
                                    full_key=frozenset().union(*self.codes),
                                    on_error=_variant_failed)
         self.full = self._table.full
-        self._geometry: dict = {}          # launch sizes as given -> (g, l)
+        self._geometry = BoundedMemo(64)   # launch sizes as given -> (g, l)
 
     def for_launch(self, args, nb, geometry, *launch):
         """The variant this launch may run, or None (the checked kernel). `geometry(*launch)`
@@ -175,9 +174,7 @@ class CLaunchVariants:
             try:
                 g, l = self._geometry[launch]
             except KeyError:
-                g, l = self._geometry[launch] = geometry(*launch)
-                if len(self._geometry) > 64:
-                    self._geometry.clear()
+                g, l = self._geometry.put(launch, geometry(*launch))
             except TypeError:   # (a list: not hashable)
                 g, l = geometry(*launch)
             return self.mask(args, nb, g, l)

@@ -1,7 +1,7 @@
 """Launch variants by which of a kernel's launch predicates hold: one table for every backend.
 
 A backend evaluates a kernel's predicates at a launch as a bit mask (numba: predicates.py; the
-C front ends: c_launch.py) and asks `VariantTable.choose(mask)` for the kernel to run: the
+C front ends: c_launch.py) and asks `VariantTable.lookup(mask)` for the kernel to run: the
 variant without the checks the holding predicates prove, made by `make(key)` on first use, or
 None (the checked kernel) when none holds. Bit i proves the set `parts[i]`; a mask's key is the
 union of its bits' sets (the full mask's: `full_key`). Variants for a proper subset are made

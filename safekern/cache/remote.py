@@ -36,6 +36,7 @@ import time
 import weakref
 
 from ..config import redact_url
+from ..memo import BoundedMemo
 from .trust import warn_once
 
 log = logging.getLogger("safekern.cache")
@@ -253,7 +254,7 @@ class RemoteTier:
         self._down_until = 0.0
         self._down = False                   # the last operation failed
         self._stores_off_until = 0.0
-        self._missed: dict[bytes, float] = {}
+        self._missed = BoundedMemo(4096)     # digest -> when the lookup missed
         #: counts for tests and benchmarks: gets, hits, misses, rejected, puts, failures, skipped
         self.counts = dict.fromkeys(("gets", "hits", "misses", "rejected", "puts", "refused",
                                      "failures", "skipped"), 0)
@@ -348,9 +349,7 @@ class RemoteTier:
         self.counts["gets"] += 1
         if data is None:
             self.counts["misses"] += 1
-            self._missed[digest] = time.monotonic()
-            if len(self._missed) > 4096:
-                self._missed.clear()
+            self._missed.put(digest, time.monotonic())
             return None
         try:
             _, meta, payload, _ = unpack_entry(data, key, self._secret)

@@ -7,11 +7,11 @@ import sys
 import pytest
 
 from tests.support.cache_helpers import fresh_cache_warnings  # noqa: F401
-from safekern import config
 from safekern.cache import Cache
 from safekern.cache import format as fmt
 from safekern.cache.cli import main
 from safekern.cache.kernels import get_kernel_cache
+from tests.support.settings import set_safekern
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -89,14 +89,12 @@ def test_clear_refuses_a_foreign_file_and_read_only_mode(tmp_path, monkeypatch, 
     assert main(["clear", "--path", str(other)]) == 1
     assert other.read_text() == "keep me"
     assert "not a safekern cache file" in capsys.readouterr().err
-    monkeypatch.setenv("SAFEKERN_CACHE_READONLY", "1")
-    config.reload()
+    set_safekern(monkeypatch, CACHE_READONLY="1")
     assert main(["clear"]) == 1
 
 
 def test_cache_off(monkeypatch, capsys):
-    monkeypatch.setenv("SAFEKERN_CACHE", "off")
-    config.reload()
+    set_safekern(monkeypatch, CACHE="off")
     assert main(["info"]) == 0 and "off" in capsys.readouterr().out
 
 

@@ -8,9 +8,9 @@ import pytest
 
 from tests.support.cache_helpers import fresh_cache_warnings  # noqa: F401
 from tests.cache.test_cache_environment import unwritable_dir
-from safekern import config
 from safekern.cache import Cache
 from safekern.cache.cli import main
+from tests.support.settings import set_safekern
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -86,8 +86,7 @@ def test_info_where_a_file_stands_in_for_the_directory(tmp_path, capsys):
 
 
 def test_info_read_only_setting_without_a_file(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("SAFEKERN_CACHE_READONLY", "1")
-    config.reload()
+    set_safekern(monkeypatch, CACHE_READONLY="1")
     assert main(["info", "--path", str(tmp_path / "k.cache")]) == 0
     assert "none will be created: SAFEKERN_CACHE_READONLY is set" in capsys.readouterr().out
 

@@ -21,9 +21,9 @@ import sys
 import pytest
 
 from tests.support.cache_helpers import cache_warnings, fresh_cache_warnings  # noqa: F401
-from safekern import config
 from safekern.cache import Cache, files, trust
 from safekern.cache.kernels import get_kernel_cache, kernel_key
+from tests.support.settings import reload_settings, set_safekern
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
@@ -48,10 +48,9 @@ def expect_one_warning(match, n=3):
 
 
 def use_cache_file(monkeypatch, path, **env):
-    monkeypatch.setenv("SAFEKERN_CACHE", str(path))
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    config.reload()
+    set_safekern(monkeypatch, CACHE=str(path))
 
 
 def _mount_tmpfs(where, options):
@@ -122,17 +121,16 @@ def test_missing_home_without_passwd_entry(monkeypatch):
         raise KeyError(f"getpwuid(): uid not found: {uid}")
 
     monkeypatch.setattr(pwd, "getpwuid", no_entry)
-    config.reload()
+    reload_settings()
     message = expect_one_warning("no user cache directory")
     assert "SAFEKERN_CACHE" in message
     assert not os.path.exists("~")
 
 
 def test_missing_home_uses_xdg_cache_home(tmp_path, monkeypatch):
-    monkeypatch.delenv("SAFEKERN_CACHE")
     monkeypatch.delenv("HOME", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    config.reload()
+    set_safekern(monkeypatch, CACHE=None)
     with cache_warnings() as caught:
         run_kernels()
     assert not caught and get_kernel_cache().path.startswith(str(tmp_path))

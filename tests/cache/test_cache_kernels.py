@@ -7,9 +7,9 @@ import time
 import pytest
 
 from tests.support.cache_helpers import cache_warnings, fresh_cache_warnings  # noqa: F401
-from safekern import config
 from safekern.cache import Cache, keys
 from safekern.cache.kernels import FILE_NAME, KernelCache, get_kernel_cache
+from tests.support.settings import set_safekern
 
 BASE = {
     "backend": "opencl", "toolchain": {"pyopencl": "2024.2", "pocl": "6.0"},
@@ -37,18 +37,15 @@ def test_get_kernel_cache_follows_the_configuration(tmp_path, monkeypatch):
     kc = get_kernel_cache()
     assert isinstance(kc, KernelCache) and kc.path == os.environ["SAFEKERN_CACHE"]
     assert get_kernel_cache() is kc
-    monkeypatch.setenv("SAFEKERN_CACHE", "off")
-    config.reload()
+    set_safekern(monkeypatch, CACHE="off")
     assert get_kernel_cache() is None
-    monkeypatch.setenv("SAFEKERN_CACHE", str(tmp_path / "other.cache"))
-    config.reload()
+    set_safekern(monkeypatch, CACHE=str(tmp_path / "other.cache"))
     assert get_kernel_cache().path == str(tmp_path / "other.cache")
 
 
 def test_default_path_is_in_the_user_cache_dir(tmp_path, monkeypatch):
-    monkeypatch.delenv("SAFEKERN_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    config.reload()
+    set_safekern(monkeypatch, CACHE=None)
     kc = get_kernel_cache()
     assert kc.path == str(tmp_path / "xdg" / "safekern" / FILE_NAME)
     assert FILE_NAME == "kernels-v1.cache" and os.path.exists(kc.path)
@@ -195,8 +192,7 @@ def test_reject_recompiles_and_replaces(caplog):
 def test_reject_works_on_a_read_only_cache(monkeypatch):
     kc = get_kernel_cache()
     kc.get_or_compile(BASE, lambda: b"stale")
-    monkeypatch.setenv("SAFEKERN_CACHE_READONLY", "1")
-    config.reload()
+    set_safekern(monkeypatch, CACHE_READONLY="1")
     ro = get_kernel_cache()
     assert ro.store.readonly and ro.get_or_compile(BASE, lambda: b"new") == b"stale"
     ro.reject(BASE, reason="driver refused it")
@@ -205,8 +201,7 @@ def test_reject_works_on_a_read_only_cache(monkeypatch):
 
 def test_log_says_miss_store_hit_reject_and_evict(caplog, monkeypatch):
     caplog.set_level(logging.DEBUG, logger="safekern.cache")
-    monkeypatch.setenv("SAFEKERN_CACHE_MAX_BYTES", "4096")
-    config.reload()
+    set_safekern(monkeypatch, CACHE_MAX_BYTES="4096")
     kc = get_kernel_cache()
     kc.get_or_compile(BASE, lambda: b"x" * 1000, describe="opencl kernel 'k'")
     kc.get_or_compile(BASE, lambda: b"x" * 1000, describe="opencl kernel 'k'")

@@ -16,10 +16,10 @@ from tests.support.cache_helpers import cache_warnings, fresh_cache_warnings  # 
 from tests.support.cache_remote_helpers import needs_redis, redis_server, \
     settle_sockets  # noqa: F401
 from tests.support.child_procs import Children
-from safekern import config
 from safekern.cache import Cache, keys, remote
 from safekern.cache.kernels import KernelCache, get_kernel_cache
 from safekern.cache.remote import RemoteTier, pack_entry, redis_key, unpack_entry
+from tests.support.settings import set_safekern
 
 pytestmark = needs_redis + [pytest.mark.timeout(120, method="signal")]
 
@@ -257,18 +257,13 @@ def test_entry_format_round_trip_and_checks():
 
 @pytest.fixture
 def remote_env(monkeypatch):
+    unset = {f"CACHE_REMOTE{name}": None for name in ("", "_KEY", "_TRUST", "_TIMEOUT")}
+
     def setenv(**values):
-        for name in ("SAFEKERN_CACHE_REMOTE", "SAFEKERN_CACHE_REMOTE_KEY",
-                     "SAFEKERN_CACHE_REMOTE_TRUST", "SAFEKERN_CACHE_REMOTE_TIMEOUT"):
-            monkeypatch.delenv(name, raising=False)
-        for name, value in values.items():
-            monkeypatch.setenv(f"SAFEKERN_CACHE_REMOTE{name}", value)
-        return config.reload()
+        return set_safekern(monkeypatch, **{**unset, **{f"CACHE_REMOTE{name}": value
+                                                         for name, value in values.items()}})
     yield setenv
-    for name in ("SAFEKERN_CACHE_REMOTE", "SAFEKERN_CACHE_REMOTE_KEY",
-                 "SAFEKERN_CACHE_REMOTE_TRUST", "SAFEKERN_CACHE_REMOTE_TIMEOUT"):
-        monkeypatch.delenv(name, raising=False)
-    config.reload()
+    set_safekern(monkeypatch, **unset)
 
 
 def test_configuration_builds_the_tier(redis_server, remote_env):

@@ -11,6 +11,7 @@ from safekern.cache import Cache, keys
 from safekern.cache.cli import main
 from safekern.cache.kernels import KernelCache, get_kernel_cache
 from safekern.cache.remote import RemoteTier, pack_entry, redis_key
+from tests.support.settings import set_safekern
 
 pytestmark = needs_redis + [pytest.mark.timeout(120, method="signal")]
 
@@ -20,16 +21,12 @@ SECRET = "a shared secret of the test nodes"
 @pytest.fixture
 def remote_env(monkeypatch, redis_server):
     def setenv(url=None, **values):
-        monkeypatch.setenv("SAFEKERN_CACHE_REMOTE", url or redis_server.url())
-        for name in ("KEY", "TRUST", "TIMEOUT"):
-            monkeypatch.delenv(f"SAFEKERN_CACHE_REMOTE_{name}", raising=False)
-        for name, value in values.items():
-            monkeypatch.setenv(f"SAFEKERN_CACHE_REMOTE_{name}", value)
-        return config.reload()
+        unset = {f"CACHE_REMOTE_{name}": None for name in ("KEY", "TRUST", "TIMEOUT")}
+        return set_safekern(monkeypatch, CACHE_REMOTE=url or redis_server.url(), **{
+            **unset, **{f"CACHE_REMOTE_{name}": value for name, value in values.items()}})
     yield setenv
-    for name in ("", "_KEY", "_TRUST", "_TIMEOUT"):
-        monkeypatch.delenv(f"SAFEKERN_CACHE_REMOTE{name}", raising=False)
-    config.reload()
+    set_safekern(monkeypatch, **{f"CACHE_REMOTE{name}": None
+                                 for name in ("", "_KEY", "_TRUST", "_TIMEOUT")})
 
 
 @pytest.fixture
@@ -84,8 +81,7 @@ def test_list_remote_names_each_entry_and_whether_it_would_be_used(filled, capsy
 
 
 def test_list_remote_without_a_tier_is_an_error(capsys, monkeypatch):
-    monkeypatch.delenv("SAFEKERN_CACHE_REMOTE", raising=False)
-    config.reload()
+    set_safekern(monkeypatch, CACHE_REMOTE=None)
     assert main(["list", "--remote"]) == 1
     assert "no remote tier is configured" in capsys.readouterr().err
 

@@ -16,6 +16,7 @@ from tests.support.cache_helpers import cache_warnings, fresh_cache_warnings  # 
 from safekern import config
 from safekern.cache import trust
 from safekern.cache.kernels import get_kernel_cache
+from tests.support.settings import reload_settings, set_safekern
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CACHE_VARIABLES = ("SAFEKERN_CACHE_MAX_BYTES", "SAFEKERN_CACHE_READONLY",
@@ -24,12 +25,10 @@ CACHE_VARIABLES = ("SAFEKERN_CACHE_MAX_BYTES", "SAFEKERN_CACHE_READONLY",
 
 @pytest.fixture(autouse=True)
 def _clean_settings(monkeypatch):
-    for name in CACHE_VARIABLES + ("SAFEKERN_LOG",):
-        monkeypatch.delenv(name, raising=False)
-    config.reload()
+    set_safekern(monkeypatch, **{name: None for name in CACHE_VARIABLES + ("SAFEKERN_LOG",)})
     yield
     monkeypatch.undo()
-    config.reload()
+    reload_settings()
 
 
 def run_python(code, **env):
@@ -64,8 +63,7 @@ COMPILE = ("from safekern.cache.kernels import get_kernel_cache as g\n"
 ])
 def test_an_invalid_cache_setting_is_one_warning_and_no_cache(monkeypatch, name, value,
                                                                 expected):
-    monkeypatch.setenv(name, value)
-    cfg = config.reload()                         # no ValueError: the kernels still run
+    cfg = set_safekern(monkeypatch, **{name: value})                         # no ValueError: the kernels still run
     assert f"{name}={value!r}: {expected}" in cfg.cache_problem
     with cache_warnings() as caught:
         for _ in range(3):
@@ -78,9 +76,7 @@ def test_an_invalid_cache_setting_is_one_warning_and_no_cache(monkeypatch, name,
 
 
 def test_every_invalid_cache_setting_is_named_in_the_one_warning(monkeypatch):
-    monkeypatch.setenv("SAFEKERN_CACHE_MAX_BYTES", "1GiB")
-    monkeypatch.setenv("SAFEKERN_CACHE_LOCK_TIMEOUT", "forever")
-    config.reload()
+    set_safekern(monkeypatch, CACHE_MAX_BYTES="1GiB", CACHE_LOCK_TIMEOUT="forever")
     with cache_warnings() as caught:
         assert get_kernel_cache() is None
     assert len(caught) == 1
@@ -90,20 +86,16 @@ def test_every_invalid_cache_setting_is_named_in_the_one_warning(monkeypatch):
 
 
 def test_a_valid_setting_again_brings_the_cache_back(monkeypatch):
-    monkeypatch.setenv("SAFEKERN_CACHE_MAX_BYTES", "abc")
-    config.reload()
+    set_safekern(monkeypatch, CACHE_MAX_BYTES="abc")
     with cache_warnings():
         assert get_kernel_cache() is None
-    monkeypatch.setenv("SAFEKERN_CACHE_MAX_BYTES", "100000")
-    config.reload()
+    set_safekern(monkeypatch, CACHE_MAX_BYTES="100000")
     kc = get_kernel_cache()
     assert kc is not None and kc.store.max_bytes == 100000
 
 
 def test_a_disabled_cache_does_not_complain_about_its_settings(monkeypatch):
-    monkeypatch.setenv("SAFEKERN_CACHE", "off")
-    monkeypatch.setenv("SAFEKERN_CACHE_MAX_BYTES", "abc")
-    config.reload()
+    set_safekern(monkeypatch, CACHE="off", CACHE_MAX_BYTES="abc")
     with cache_warnings() as caught:
         assert get_kernel_cache() is None
     assert not caught
@@ -135,8 +127,7 @@ def test_an_opencl_kernel_launch_runs_uncached(monkeypatch):
     env = require_env("pocl")
     skcl = pytest.importorskip("safekern.opencl")
     cla = pytest.importorskip("pyopencl.array")
-    monkeypatch.setenv("SAFEKERN_CACHE_MAX_BYTES", "abc")
-    config.reload()
+    set_safekern(monkeypatch, CACHE_MAX_BYTES="abc")
     src = """__kernel void twice(__global const float *a, __global float *out) {
     int i = get_global_id(0);
     out[i] = 2 * a[i];
@@ -214,17 +205,14 @@ def test_reload_follows_safekern_log_and_undoes_it(monkeypatch):
     logger = logging.getLogger("safekern")
     before = (logger.level, list(logger.handlers))
     ours = lambda: [h for h in logger.handlers if h not in before[1]]  # noqa: E731
-    monkeypatch.setenv("SAFEKERN_LOG", "debug")
-    config.reload()
-    config.reload()
+    set_safekern(monkeypatch, LOG="debug")
+    reload_settings()                                  # twice: still one handler
     assert logger.level == logging.DEBUG and len(ours()) == 1
     assert ours()[0].formatter.format(logging.makeLogRecord(
         {"name": "safekern.cache", "msg": "hit: k"})) == "safekern.cache: hit: k"
-    monkeypatch.setenv("SAFEKERN_LOG", "info")
-    config.reload()
+    set_safekern(monkeypatch, LOG="info")
     assert logger.level == logging.INFO and len(ours()) == 1
-    monkeypatch.delenv("SAFEKERN_LOG")
-    config.reload()
+    set_safekern(monkeypatch, LOG=None)
     assert (logger.level, list(logger.handlers)) == before
 
 

@@ -15,6 +15,7 @@ from numba import cuda
 
 import safekern
 from tests.compat import compat_kernels as K
+from tests.support.checks import assert_bounds_error
 
 pytestmark = [pytest.mark.cudasim, pytest.mark.timeout(120)]
 
@@ -28,14 +29,6 @@ def dev(x):
     return cuda.to_device(np.ascontiguousarray(x))
 
 
-def raises_bounds(**expected):
-    with pytest.raises(safekern.BoundsError) as info:
-        safekern.sync()
-    for name, value in expected.items():
-        assert getattr(info.value, name) == value, str(info.value)
-    return info.value
-
-
 # -- functions passed as arguments -----------------------------------------------------------
 
 def test_atomic_and_device_function_passed_as_arguments():
@@ -45,7 +38,7 @@ def test_atomic_and_device_function_passed_as_arguments():
     assert out.copy_to_host().tolist() == [1] * 8
     # The atomic through the parameter is checked: n past the array.
     K.atomic_through_parameter[1, 16](out, 16)
-    raises_bounds(array="out", index=8, size=8)
+    assert_bounds_error(array="out", index=8, size=8)
 
 
 def test_device_function_passed_as_argument_is_checked():
@@ -55,7 +48,7 @@ def test_device_function_passed_as_argument_is_checked():
     safekern.sync()
     assert out.copy_to_host().tolist() == a.tolist()
     K.read_through_parameter[1, 8](out, dev(a), 1)
-    err = raises_bounds(array="a", index=8, size=8, kernel="read_at",
+    err = assert_bounds_error(array="a", index=8, size=8, kernel="read_at",
                         called_from=("read_through_parameter",))
     assert err.lineno == K.line_of("return a[i]                       # line")
     assert "in device function 'read_at' called from kernel 'read_through_parameter'" in \
@@ -73,7 +66,7 @@ def test_recursive_device_function():
     safekern.sync()
     assert out.copy_to_host()[0] == a.sum()
     K.recursive_sum[1, 1](out, dev(a), 6)
-    raises_bounds(array="a", index=6, size=6, kernel="sum_down", called_from=("recursive_sum",))
+    assert_bounds_error(array="a", index=6, size=6, kernel="sum_down", called_from=("recursive_sum",))
 
 
 def test_kernel_called_from_kernel_is_a_checked_device_function():
@@ -83,7 +76,7 @@ def test_kernel_called_from_kernel_is_a_checked_device_function():
     safekern.sync()
     assert out.copy_to_host().tolist() == (a * 2).tolist()
     K.kernel_calling_kernel[1, 4](out, dev(a), 2)
-    raises_bounds(array="a", index=4, size=4, kernel="inner_kernel",
+    assert_bounds_error(array="a", index=4, size=4, kernel="inner_kernel",
                   called_from=("kernel_calling_kernel",))
 
 
@@ -94,7 +87,7 @@ def test_star_args_device_function():
     safekern.sync()
     assert out.copy_to_host()[0] == 0 + 1 + 3
     K.star_args[1, 1](out, dev(a), 9)
-    raises_bounds(array="a", index=9, size=4, kernel="total")
+    assert_bounds_error(array="a", index=9, size=4, kernel="total")
 
 
 def test_omitted_default_does_not_shift_hidden_arguments():
@@ -117,7 +110,7 @@ def test_grid_sync_runs_and_a_failure_leaves_the_whole_grid():
     assert out.copy_to_host().tolist() == (a + 2).tolist()
     out = dev(np.zeros(8))
     K.grid_steps[1, 8](out, dev(a), 1)      # thread 7 reads a[8]; nobody hangs
-    raises_bounds(array="a", index=8, size=8, thread=(7, 0, 0), block=(0, 0, 0))
+    assert_bounds_error(array="a", index=8, size=8, thread=(7, 0, 0), block=(0, 0, 0))
     # Every thread left at the first grid sync: no thread ran the steps after it.
     assert out.copy_to_host().tolist() == [1, 2, 3, 4, 5, 6, 7, 0]
     source = K.grid_steps.rewritten_source

@@ -14,6 +14,7 @@ import safekern
 from safekern import failures
 from safekern.backends.cupy import nvrtc
 from tests.cupy import cuda_c_kernels as K
+from tests.support.settings import set_safekern
 
 try:
     nvrtc.version()
@@ -303,8 +304,7 @@ def test_a_refused_cached_binary_is_rebuilt(fake_cupy):
 def test_checks_off_launches_the_users_kernel(fake_cupy, monkeypatch):
     import safekern.cupy as skcp
 
-    monkeypatch.setenv("SAFEKERN_CHECKS", "0")
-    safekern.config.reload()
+    set_safekern(monkeypatch, CHECKS="0")
     cp = fake_cupy
     k = skcp.RawKernel(K.GATHER, "gather")
     args = (cp.zeros(4), cp.zeros(4), cp.zeros(4, np.int32), np.int32(4))
@@ -347,7 +347,6 @@ def _race_warnings(fn):
 
 def test_overlapping_arguments_are_checked_before_the_launch(fake_cupy, monkeypatch):
     import safekern.cupy as skcp
-    from safekern import config
 
     cp = fake_cupy
     k = skcp.RawKernel(COPY, "copy", filename="copy.cu")
@@ -361,15 +360,13 @@ def test_overlapping_arguments_are_checked_before_the_launch(fake_cupy, monkeypa
     assert _race_warnings(lambda: k((1,), (64,), (skcp.unchecked(1234), x,
                                                    np.int32(64)))) == []
     assert len(FakeCupy.launches) == 5
-    monkeypatch.setenv("SAFEKERN_RACES", "error")
-    config.reload()
+    set_safekern(monkeypatch, RACES="error")
     k2 = skcp.RawKernel(COPY, "copy", filename="copy2.cu")
     with pytest.raises(safekern.RaceError) as info:
         k2((1,), (64,), (x[:40], x[30:], np.int32(30)))
     assert (info.value.array, info.value.other) == ("b", "a")
     assert len(FakeCupy.launches) == 5               # refused before the launch
-    monkeypatch.setenv("SAFEKERN_RACES", "off")
-    config.reload()
+    set_safekern(monkeypatch, RACES="off")
     assert _race_warnings(lambda: k2((1,), (64,), (x, x, np.int32(64)))) == []
 
 

@@ -15,6 +15,7 @@ from safekern.backends.cupy import nvrtc
 from safekern.cache.kernels import get_kernel_cache
 from safekern.frontend.c import cuda
 from tests.cupy import cuda_c_kernels as K
+from tests.support.settings import set_safekern
 
 try:
     nvrtc.version()
@@ -213,9 +214,9 @@ def test_compiled_modules_come_from_the_cache():
                 name_expressions=tuple(K.TEMPLATE_NAMES),
                 device_fields={"device_name": "test", "compute_capability": "90", "driver": 1})
     before = nvrtc.compile_calls()
-    first = backend.compile_rewrite(rw, **args)
+    first = backend.compile_rewrite(rw, **args).binary
     assert get_kernel_cache() is not None and nvrtc.compile_calls() == before + 1
-    second = backend.compile_rewrite(rw, **args)
+    second = backend.compile_rewrite(rw, **args).binary
     assert nvrtc.compile_calls() == before + 1
     assert second.cubin == first.cubin and second.lowered == first.lowered
     assert first.cubin[:4] == b"\x7fELF" and b".target sm_90" in first.ptx
@@ -226,12 +227,12 @@ def test_compiled_modules_come_from_the_cache():
 
 
 def test_compile_without_cache(monkeypatch):
-    monkeypatch.setenv("SAFEKERN_CACHE", "off")
-    safekern.config.reload()
+    set_safekern(monkeypatch, CACHE="off")
     rw = cuda.rewrite(K.GATHER, filename="g.cu", arch=ARCH)
-    binary = backend.compile_rewrite(
+    binary, module = backend.compile_rewrite(
         rw, options=backend.compile_options(()), arch=ARCH, cubin=True, name_expressions=(),
         device_fields={})
+    assert module is None                   # no `load`: nothing loaded
     assert get_kernel_cache() is None and binary.cubin[:4] == b"\x7fELF"
 
 

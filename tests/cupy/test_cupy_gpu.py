@@ -23,6 +23,7 @@ import safekern.cupy as skcp  # noqa: E402
 from safekern.backends.cupy import nvrtc  # noqa: E402
 from tests.cupy import cuda_c_kernels as K  # noqa: E402
 from tests.support.checks import assert_bounds_error  # noqa: E402
+from tests.support.settings import set_safekern
 
 
 # method="thread": a kernel that never finishes blocks in C, where a signal cannot interrupt
@@ -326,8 +327,7 @@ def test_pending_failure_skips_later_launches_and_recovers():
 
 
 def test_sync_every_launch_mode(monkeypatch):
-    monkeypatch.setenv("SAFEKERN_SYNC_EVERY_LAUNCH", "1")
-    safekern.config.reload()
+    set_safekern(monkeypatch, SYNC_EVERY_LAUNCH="1")
     n = 64
     idx = cp.full(n, n, dtype=cp.int32)
     gather = skcp.RawKernel(K.GATHER, "gather")
@@ -427,8 +427,7 @@ def test_cpp_kernels_by_plain_and_mangled_name():
 
 
 def test_checks_off_runs_the_users_kernel(monkeypatch):
-    monkeypatch.setenv("SAFEKERN_CHECKS", "0")
-    safekern.config.reload()
+    set_safekern(monkeypatch, CHECKS="0")
     n = 64
     out = cp.zeros(n, cp.float32)
     k = skcp.RawKernel(K.GATHER, "gather")

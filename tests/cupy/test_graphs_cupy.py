@@ -20,6 +20,7 @@ import safekern  # noqa: E402
 import safekern.cupy as skcp  # noqa: E402
 from safekern import runtime  # noqa: E402
 from tests.cupy.cuda_c_kernels import GATHER, line  # noqa: E402
+from tests.support.checks import check_bounds_error  # noqa: E402
 
 pytestmark = [pytest.mark.gpu, pytest.mark.timeout(300, method="thread")]
 
@@ -58,11 +59,9 @@ class Captured:
 
 
 def assert_gather(err):
-    assert isinstance(err, safekern.BoundsError), err
-    assert (err.kernel, err.filename, err.lineno) == ("gather", "gather.cu",
-                                                      line(GATHER, "gather")), str(err)
-    assert (err.array, err.index, err.size) == ("src", 1000, N), str(err)
-    assert err.thread == (BAD % 32, 0, 0) and err.block == (BAD // 32, 0, 0), str(err)
+    check_bounds_error(err, kernel="gather", filename="gather.cu", lineno=line(GATHER, "gather"),
+                       array="src", index=1000, size=N, thread=(BAD % 32, 0, 0),
+                       block=(BAD // 32, 0, 0))
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from safekern.backends.cupy import nvrtc  # noqa: E402
 from safekern.frontend.c import cuda  # noqa: E402
 from tests.cupy import cuda_c_kernels as K  # noqa: E402
 from tests.cupy.test_cuda_c_launch import fake_cupy  # noqa: E402,F401  (the fixture)
+from tests.support.settings import set_safekern
 
 try:
     nvrtc.version()
@@ -53,7 +54,7 @@ def test_variants_compile_and_are_cached_by_their_subset():
     assert "__sk_ix(" not in full.source.split("#line")[-1]
     assert part.source.split("#line")[-1].count("__sk_ix(") == 4
     before = nvrtc.compile_calls()
-    binaries = [backend.compile_rewrite(r, **args) for r in (rw, full, part)]
+    binaries = [backend.compile_rewrite(r, **args).binary for r in (rw, full, part)]
     assert nvrtc.compile_calls() == before + 3
     assert all(b.cubin[:4] == b"\x7fELF" for b in binaries)
     assert len(binaries[1].ptx) < len(binaries[2].ptx) < len(binaries[0].ptx)
@@ -96,8 +97,7 @@ def test_launches_pick_their_variant(fake_cupy):
 def test_switched_off(fake_cupy, monkeypatch):
     import safekern.cupy as skcp
 
-    monkeypatch.setenv("SAFEKERN_LAUNCH_PREDICATES", "0")
-    safekern.config.reload()
+    set_safekern(monkeypatch, LAUNCH_PREDICATES="0")
     try:
         cp = fake_cupy
         k = skcp.RawKernel(K.GATHER, "gather", filename="off.cu")
@@ -107,8 +107,7 @@ def test_switched_off(fake_cupy, monkeypatch):
                         cp.zeros(n, np.int32), np.int32(n)))
         assert k._bound()[4] is None and len(k.kernel.launches) == 1
     finally:
-        monkeypatch.delenv("SAFEKERN_LAUNCH_PREDICATES")
-        safekern.config.reload()
+        set_safekern(monkeypatch, LAUNCH_PREDICATES=None)
 
 
 @pytest.mark.gpu

@@ -20,9 +20,11 @@ cp = pytest.importorskip("cupy")
 
 import safekern  # noqa: E402
 import safekern.cupy as skcp  # noqa: E402
-from safekern import config, runtime, sync_points  # noqa: E402
+from safekern import runtime, sync_points
 from safekern.backends.cupy import sync as cupy_sync  # noqa: E402
 from tests.cupy.cuda_c_kernels import line  # noqa: E402
+from tests.support.checks import check_bounds_error
+from tests.support.settings import set_safekern
 
 pytestmark = pytest.mark.timeout(180, method="thread")
 
@@ -103,10 +105,8 @@ def gpu(no_pending_failure):
 
 
 def assert_shift(err):
-    assert isinstance(err, safekern.BoundsError) and isinstance(err, IndexError)
-    assert (err.kernel, err.filename, err.lineno) == ("shift", "shift.cu", line(SHIFT, "shift"))
-    assert (err.array, err.axis, err.index, err.size) == ("a", 0, N, N), str(err)
-    assert (err.thread, err.block) == ((31, 0, 0), (1, 0, 0)), str(err)
+    check_bounds_error(err, kernel="shift", filename="shift.cu", lineno=line(SHIFT, "shift"),
+                       array="a", axis=0, index=N, size=N, thread=(31, 0, 0), block=(1, 0, 0))
 
 
 def _on_stream(call):
@@ -220,8 +220,7 @@ def test_sync_with_the_null_stream_as_target(gpu):
 
 @pytest.mark.gpu
 def test_sync_points_off_leaves_only_sync(gpu, monkeypatch):
-    monkeypatch.setenv("SAFEKERN_SYNC_POINTS", "0")
-    config.reload()
+    set_safekern(monkeypatch, SYNC_POINTS="0")
     gpu.launch()
     cp.cuda.Device().synchronize()
     gpu.out.get()

@@ -6,8 +6,8 @@ import pytest
 from tests.support.checks import load_kernel_module
 
 import safekern
-from safekern import config
 from safekern.failures import TABLE
+from tests.support.settings import set_safekern
 
 
 def load_module(tmp_path, source, name="user_kernels"):
@@ -154,8 +154,7 @@ def test_kernel_without_source_runs_unchecked_with_a_warning():
 
 
 def test_off_switch_returns_numbas_dispatcher(tmp_path, monkeypatch):
-    monkeypatch.setenv("SAFEKERN_CHECKS", "0")
-    config.reload()
+    set_safekern(monkeypatch, CHECKS="0")
     module, _ = load_module(tmp_path, GATHER, "off_switch")
     from numba import cuda
 

@@ -1,6 +1,7 @@
 """What every test of numba-cuda kernels shares: no kernel failure left pending by one test reaches the
 next one (the failure buffers are per device, for the whole process)."""
 import pytest
+from tests.support.settings import set_safekern
 
 
 
@@ -13,10 +14,7 @@ def _no_failure_left_pending(no_pending_failure):
 def no_launch_predicates(monkeypatch):
     """Kernels decorated in the test launch the checked kernel only (no launch variant): for
     tests of the launch path itself, which look at the one kernel they launched."""
-    from safekern import config
 
-    monkeypatch.setenv("SAFEKERN_LAUNCH_PREDICATES", "0")
-    config.reload()
+    set_safekern(monkeypatch, LAUNCH_PREDICATES="0")
     yield
-    monkeypatch.delenv("SAFEKERN_LAUNCH_PREDICATES")
-    config.reload()
+    set_safekern(monkeypatch, LAUNCH_PREDICATES=None)

@@ -94,5 +94,5 @@ def test_cache_true_kernel_runs_one_build_whatever_is_pending(kernel_module):
     r, x = cuda.to_device(np.zeros((), np.int64)), cuda.to_device(np.ones((), np.int64))
     mod.add_one[1, 1](r, x)
     assert r.copy_to_host()[()] == 2
-    assert mod.add_one.__dict__.get("_plain") is not None      # numba's own build ran
+    assert mod.add_one.dispatch.plain_made is not None      # numba's own build ran
     assert mod.add_one._numba_build.numba is None              # the checked one never did

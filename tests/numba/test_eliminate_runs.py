@@ -11,6 +11,7 @@ from numba import cuda
 
 import safekern
 from tests.support import differential
+from tests.support.settings import set_safekern
 
 pytestmark = [pytest.mark.cudasim, pytest.mark.timeout(120)]
 # The runs both ways record every thread's failure through the simulator's helpers; the reports
@@ -87,11 +88,10 @@ def guarded_copy(out, a):
 
 def test_eliminate_switch_keeps_every_check_and_is_part_of_the_rewrites_key(tmp_path, monkeypatch):
     # The kernel cache on: a rewrite stored with one setting must not be taken for the other.
-    monkeypatch.setenv("SAFEKERN_CACHE", str(tmp_path / "k.cache"))
+    set_safekern(monkeypatch, CACHE=str(tmp_path / "k.cache"))
     for _ in range(2):
         for on, expected in ((True, {"eliminated"}), (False, {"checked"})):
-            monkeypatch.setenv("SAFEKERN_ELIMINATE", "1" if on else "0")
-            safekern.config.reload()
+            set_safekern(monkeypatch, ELIMINATE="1" if on else "0")
             kernel = safekern.jit(guarded_copy)
             assert set(report_statuses(kernel)) == expected
             assert ("_sk_store" in kernel.rewritten.source) == (not on)

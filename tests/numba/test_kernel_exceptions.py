@@ -8,8 +8,8 @@ import pytest
 from numba import cuda
 
 import safekern
-from safekern import config
 from tests.numba import safety_kernels as K
+from tests.support.settings import set_safekern
 
 pytestmark = [pytest.mark.cudasim, pytest.mark.timeout(120)]
 
@@ -78,8 +78,7 @@ def test_assert_without_message_names_the_condition():
 
 
 def test_asserts_switched_off_are_compiled_away(monkeypatch):
-    monkeypatch.setenv("SAFEKERN_KERNEL_ASSERTS", "0")
-    config.reload()
+    set_safekern(monkeypatch, KERNEL_ASSERTS="0")
 
     @safekern.jit
     def unasserted(a, out):
@@ -139,8 +138,7 @@ def test_float_division_keeps_numpy_semantics():
 
 
 def test_float_division_raises_when_asked(monkeypatch):
-    monkeypatch.setenv("SAFEKERN_FLOAT_DIVISION", "raise")
-    config.reload()
+    set_safekern(monkeypatch, FLOAT_DIVISION="raise")
 
     @safekern.jit
     def ratio(a, d, out):

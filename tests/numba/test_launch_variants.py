@@ -9,6 +9,7 @@ from numba import cuda
 import safekern
 from safekern import config
 from tests.numba import launch_kernels as K
+from tests.support.settings import set_safekern
 
 pytestmark = [pytest.mark.cudasim, pytest.mark.timeout(120)]
 
@@ -16,15 +17,15 @@ pytestmark = [pytest.mark.cudasim, pytest.mark.timeout(120)]
 def ran_variant(kernel) -> bool:
     """A launch ran a launch variant -- or numba's own kernel of the function, which the full
     variant's launches run while nothing is pending (plain.py)."""
-    variants = kernel._variant
-    plain = kernel._plain
+    variants = kernel.dispatch.variants
+    plain = kernel.dispatch.plain_made
     return bool(variants) and (any(v._numba is not None for v in variants.kernels())
                                or (plain is not None and plain._numba is not None))
 
 
 def holds(kernel):
     """`holds(args, config)`: every launch predicate of `kernel` holds."""
-    variants = kernel._variant or kernel._make_variant()
+    variants = kernel.dispatch.variants or kernel.dispatch.launch_variants()
     return lambda args, config: variants.mask(args, config) == variants.full
 
 
@@ -92,7 +93,7 @@ def test_predicates_see_every_form_of_launch_configuration():
 
 def test_a_launch_where_some_predicates_hold_runs_a_variant_for_those():
     # n too large for x: the window's check stays; out and a are fine: their checks go.
-    variants = K.two_windows._variant or K.two_windows._make_variant()
+    variants = K.two_windows.dispatch.variants or K.two_windows.dispatch.launch_variants()
     texts = [p.text() for p in variants.predicates]
     assert "a.shape[0] >= out.shape[0]" in texts and len(texts) == 2
     out = cuda.to_device(np.zeros(10, np.float64))
@@ -114,8 +115,7 @@ def test_a_launch_where_some_predicates_hold_runs_a_variant_for_those():
 
 
 def test_the_switch_turns_launch_predicates_off(monkeypatch):
-    monkeypatch.setenv("SAFEKERN_LAUNCH_PREDICATES", "0")
-    config.reload()
+    set_safekern(monkeypatch, LAUNCH_PREDICATES="0")
     try:
         @safekern.jit
         def scale_again(out, a):
@@ -126,8 +126,7 @@ def test_the_switch_turns_launch_predicates_off(monkeypatch):
         [a] = [e for e in scale_again.check_report() if e.array == "a"]
         assert a.status == "checked" and not scale_again.rewritten.launch_predicates
     finally:
-        monkeypatch.delenv("SAFEKERN_LAUNCH_PREDICATES")
-        config.reload()
+        set_safekern(monkeypatch, LAUNCH_PREDICATES=None)
 
 
 _WARM = """
@@ -144,7 +143,7 @@ out = cuda.to_device(np.zeros(100, np.float32))
 K.scale_into[4, 32](out, cuda.to_device(np.arange(100, dtype=np.float32)))
 safekern.sync()
 good = bool((out.copy_to_host() == 2 * np.arange(100)).all())
-variant = K.scale_into._variant
+variant = K.scale_into.dispatch.variants
 K.scale_into[4, 32](out, cuda.to_device(np.arange(60, dtype=np.float32)))
 try:
     safekern.sync()

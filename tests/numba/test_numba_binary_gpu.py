@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 import pytest
+from tests.support.settings import set_safekern
 
 pytestmark = [pytest.mark.gpu, pytest.mark.timeout(600)]
 
@@ -159,17 +160,17 @@ KERNELS = """
 @pytest.fixture(scope="module")
 def kmods(tmp_path_factory):
     """The same kernels checked and as plain numba (SAFEKERN_CHECKS=0)."""
-    from safekern import config
+    from tests.support.settings import reload_settings
 
     d = tmp_path_factory.mktemp("kernels")
     checked = _module(d, "binary_checked", KERNELS)
     os.environ["SAFEKERN_CHECKS"] = "0"
-    config.reload()
+    reload_settings()
     try:
         plain = _module(d, "binary_plain", KERNELS.replace("binary_checked", "binary_plain"))
     finally:
         del os.environ["SAFEKERN_CHECKS"]
-        config.reload()
+        reload_settings()
     return checked, plain
 
 
@@ -296,10 +297,8 @@ def test_cache_off_and_numba_path_kernels(tmp_path, monkeypatch, no_launch_predi
     from numba import cuda
 
     import safekern
-    from safekern import config
 
-    monkeypatch.setenv("SAFEKERN_CACHE", "off")
-    config.reload()
+    set_safekern(monkeypatch, CACHE="off")
     mod = _module(tmp_path, "cache_off_mod", SCALE + """
     EXT = []
 

@@ -20,7 +20,8 @@ pytestmark = [pytest.mark.cudasim, pytest.mark.timeout(120)]
 
 
 def ran_plain(kernel) -> bool:
-    return kernel._plain is not None and kernel._plain._numba is not None
+    plain = kernel.dispatch.plain_made
+    return plain is not None and plain._numba is not None
 
 
 def test_a_kernel_without_checks_runs_numbas_own_kernel():

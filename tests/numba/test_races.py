@@ -11,11 +11,11 @@ import pytest
 from numba import cuda
 
 import safekern
-from safekern import config
-from safekern.backends.numba.kernel import _resolver
+from safekern.backends.numba.resolver import resolver as _resolver
 from safekern.frontend import python as pyfront
 from safekern.frontend.python.races import analyse_kernel
 from tests.numba import race_kernels as K
+from tests.support.settings import set_safekern
 
 pytestmark = [pytest.mark.cudasim, pytest.mark.timeout(120)]
 
@@ -100,16 +100,14 @@ def test_data_dependent_indices_on_shared_memory_warn_once():
 
 
 def test_error_mode_makes_the_warning_an_error(monkeypatch):
-    monkeypatch.setenv("SAFEKERN_RACES", "error")
-    config.reload()
+    set_safekern(monkeypatch, RACES="error")
     d = cuda.to_device(np.arange(64.0))
     with pytest.raises(safekern.RaceError, match="SAFEKERN_RACES=error"):
         K.scatter[2, 32](d, d, cuda.to_device(np.arange(64)))
 
 
 def test_off_switch(monkeypatch):
-    monkeypatch.setenv("SAFEKERN_RACES", "off")
-    config.reload()
+    set_safekern(monkeypatch, RACES="off")
     d = cuda.to_device(np.arange(64.0))
     K.shift_by[1, 32](d, 0)             # a checked kernel decorated before: no check now
     assert not launch_quietly(lambda: K.scatter[2, 32](d, d, cuda.to_device(np.arange(64))))
@@ -262,7 +260,7 @@ def test_syncwarp_and_syncing_helpers_are_barriers_of_unknown_reach():
     b, out = cuda.to_device(np.zeros(32)), cuda.to_device(np.zeros(32))
     # The simulator has no syncwarp: the launch's verdict is read from the checker.
     for kernel in (K.neighbour_after_syncwarp, K.neighbour_after_checked_helper):
-        findings = kernel._races.findings((b, out), (1, 1, 1), (32, 1, 1))
+        findings = kernel.dispatch.races.findings((b, out), (1, 1, 1), (32, 1, 1))
         assert findings and all(f.verdict == "maybe" for f in findings), kernel
     assert not [w for w in launch_quietly(lambda: K.neighbour_after_plain_helper[1, 32](b, out))
                 if issubclass(w.category, safekern.RaceWarning)]

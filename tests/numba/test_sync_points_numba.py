@@ -12,9 +12,10 @@ import pytest
 from numba import cuda
 
 import safekern
-from safekern import config, sync_points
+from safekern import sync_points
 from safekern.backends.numba import sync as numba_sync
 from tests.numba import sync_kernels as K
+from tests.support.settings import set_safekern
 
 pytestmark = [pytest.mark.cudasim, pytest.mark.timeout(120)]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -122,8 +123,7 @@ def test_an_asynchronous_copy_raises_at_the_sync_that_completes_it():
 
 
 def test_sync_points_off_leaves_only_sync(monkeypatch):
-    monkeypatch.setenv("SAFEKERN_SYNC_POINTS", "0")
-    config.reload()
+    set_safekern(monkeypatch, SYNC_POINTS="0")
     d = launch_bad()
     cuda.synchronize()
     d.copy_to_host()

@@ -15,8 +15,8 @@ import pytest
 
 from tests.support.cache_helpers import fresh_cache_warnings  # noqa: F401
 import safekern
-from safekern import config
 from safekern.cache import Cache, CacheWarning
+from tests.support.settings import set_safekern
 
 
 def _line_of(marker: str) -> int:
@@ -35,8 +35,7 @@ def _cache_warnings(caught):
 def unusable_cache(tmp_path, monkeypatch):
     # A path whose directory cannot be created: a file stands where the directory would be.
     (tmp_path / "file").write_text("")
-    monkeypatch.setenv("SAFEKERN_CACHE", str(tmp_path / "file" / "k.cache"))
-    config.reload()
+    set_safekern(monkeypatch, CACHE=str(tmp_path / "file" / "k.cache"))
 
 
 @pytest.mark.cudasim
@@ -67,8 +66,7 @@ def test_warning_at_a_direct_cache(tmp_path):
 
 @pytest.mark.cudasim
 def test_warning_for_an_invalid_setting_at_the_decorated_kernel(monkeypatch):
-    monkeypatch.setenv("SAFEKERN_CACHE_MAX_BYTES", "lots")
-    config.reload()
+    set_safekern(monkeypatch, CACHE_MAX_BYTES="lots")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
 

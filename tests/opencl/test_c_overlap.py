@@ -15,9 +15,9 @@ import pytest
 pytest.importorskip("clang.cindex")
 
 import safekern
-from safekern import config
 from safekern.frontend.c import cuda, opencl
 from safekern.backends.overlap import OverlapCheck
+from tests.support.settings import set_safekern
 
 pytestmark = pytest.mark.timeout(180, method="thread")
 
@@ -130,8 +130,7 @@ def test_overlap_is_a_shared_root_and_intersecting_bytes(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         check.check([None, (1, 60, 64), (1, 63, 70)])            # once per pair
-    monkeypatch.setenv("SAFEKERN_RACES", "error")
-    config.reload()
+    set_safekern(monkeypatch, RACES="error")
     with pytest.raises(safekern.RaceError) as info:
         check.check([None, (1, 60, 64), (1, 63, 70)])
     err = info.value
@@ -238,13 +237,11 @@ def test_opencl_races_off_and_error(clenv, monkeypatch):
     import pyopencl.array as cla
 
     x = cla.to_device(clenv.queue, np.arange(64, dtype=np.float32))
-    monkeypatch.setenv("SAFEKERN_RACES", "off")
-    config.reload()
+    set_safekern(monkeypatch, RACES="off")
     prg = program(clenv)
     assert launches_warned(lambda: prg.copy(clenv.queue, (64,), None, x, x)) == []
     clenv.queue.finish()
-    monkeypatch.setenv("SAFEKERN_RACES", "error")
-    config.reload()
+    set_safekern(monkeypatch, RACES="error")
     before = x.get()
     with pytest.raises(safekern.RaceError) as info:
         prg.copy(clenv.queue, (64,), None, x, x)

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import safekern
-from safekern import config
 from tests.opencl import c_safety_kernels as K
+from tests.support.settings import set_safekern
 
 pytestmark = pytest.mark.timeout(180, method="thread")   # a hang fails, never blocks CI
 
@@ -72,8 +72,7 @@ def test_opencl_report_lists_the_sites(clenv):
 
 
 def test_opencl_asserts_compiled_away(clenv, monkeypatch):
-    monkeypatch.setenv("SAFEKERN_KERNEL_ASSERTS", "0")
-    config.reload()
+    set_safekern(monkeypatch, KERNEL_ASSERTS="0")
     prg, out, x = opencl_run(clenv, K.CASES["assert"], failing=True)
     np.testing.assert_array_equal(out.get(), x + 1)       # nothing raised, all computed
     assert [e.status for e in prg.check_report() if e.kind == "assert"] == ["unchecked"]
@@ -85,8 +84,7 @@ def test_opencl_asserts_compiled_away(clenv, monkeypatch):
 
 
 def test_opencl_checks_off_builds_safekern_assert_as_nothing(clenv, monkeypatch):
-    monkeypatch.setenv("SAFEKERN_CHECKS", "0")
-    config.reload()
+    set_safekern(monkeypatch, CHECKS="0")
     prg, out, x = opencl_run(clenv, K.CASES["assert_msg"], failing=True)
     np.testing.assert_array_equal(out.get(), 2 * x)
     assert not prg.check_report().checks
@@ -134,8 +132,7 @@ def test_cupy_failure_is_raised_and_the_context_survives(name, no_pending_failur
 
 @pytest.mark.gpu
 def test_cupy_asserts_compiled_away(monkeypatch, no_pending_failure):
-    monkeypatch.setenv("SAFEKERN_KERNEL_ASSERTS", "0")
-    config.reload()
+    set_safekern(monkeypatch, KERNEL_ASSERTS="0")
     kernel, out, x = cupy_run(K.CASES["assert"], failing=True)
     np.testing.assert_array_equal(out.get(), x + 1)
     assert "__SK_ASSERT_OFF(x[" in kernel.rewritten_source
@@ -146,8 +143,7 @@ def test_cupy_asserts_compiled_away(monkeypatch, no_pending_failure):
 
 @pytest.mark.gpu
 def test_cupy_checks_off_compiles_safekern_assert_as_nothing(monkeypatch):
-    monkeypatch.setenv("SAFEKERN_CHECKS", "0")
-    config.reload()
+    set_safekern(monkeypatch, CHECKS="0")
     _, out, x = cupy_run(K.CASES["assert_msg"], failing=True)
     np.testing.assert_array_equal(out.get(), 2 * x)
 

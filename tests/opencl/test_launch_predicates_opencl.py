@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import safekern
-from safekern import config
 from safekern.backends import c_launch
+from tests.support.settings import set_safekern
 
 cl = pytest.importorskip("pyopencl")
 cla = pytest.importorskip("pyopencl.array")
@@ -156,8 +156,7 @@ def test_scalar_dtypes_and_python_ints(clenv):
 
 
 def test_switched_off(clenv, monkeypatch):
-    monkeypatch.setenv("SAFEKERN_LAUNCH_PREDICATES", "0")
-    config.reload()
+    set_safekern(monkeypatch, LAUNCH_PREDICATES="0")
     try:
         prg = build(clenv, VADD, "off.cl")
         assert {str(e.status) for e in prg.check_report()} == {"checked"}
@@ -166,8 +165,7 @@ def test_switched_off(clenv, monkeypatch):
         safekern.sync()
         assert prg.add._launch_variants() is None
     finally:
-        monkeypatch.delenv("SAFEKERN_LAUNCH_PREDICATES")
-        config.reload()
+        set_safekern(monkeypatch, LAUNCH_PREDICATES=None)
 
 
 def test_variants_are_cached_by_the_codes_they_leave_out(clenv, monkeypatch):

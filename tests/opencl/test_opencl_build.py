@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import safekern
-from safekern import config
 
 cl = pytest.importorskip("pyopencl")
 cla = pytest.importorskip("pyopencl.array")
@@ -16,6 +15,7 @@ skcl = pytest.importorskip("safekern.opencl")
 
 pytestmark = pytest.mark.timeout(120, method="thread")   # a hang fails, never blocks CI
 from safekern.backends.opencl import build as backend  # noqa: E402
+from tests.support.settings import set_safekern
 
 GOOD = """__kernel void twice(__global const float *a, __global float *out) {
     int i = get_global_id(0);
@@ -84,8 +84,7 @@ def test_build_errors_map_raw_lines_of_drivers_that_ignore_line_directives():
 
 
 def test_checks_off_builds_the_source_unchanged(clenv, monkeypatch):
-    monkeypatch.setenv("SAFEKERN_CHECKS", "0")
-    config.reload()
+    set_safekern(monkeypatch, CHECKS="0")
     prg = skcl.Program(clenv.ctx, GOOD, filename="good.cl").build()
     assert prg.checked_source == GOOD
     assert prg.twice.num_args == prg.twice.cl_kernel.num_args == 2
@@ -198,8 +197,7 @@ def test_a_binary_the_driver_rejects_is_a_miss(clenv, monkeypatch):
 
 
 def test_cache_off_still_builds(clenv, monkeypatch):
-    monkeypatch.setenv("SAFEKERN_CACHE", "off")
-    config.reload()
+    set_safekern(monkeypatch, CACHE="off")
     prg = skcl.Program(clenv.ctx, GOOD, filename="good.cl").build()
     assert prg.twice.num_args == 2
 

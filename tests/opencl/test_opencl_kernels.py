@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 import safekern
+from tests.support.checks import assert_bounds_error
+from tests.support.settings import set_safekern
 
 cl = pytest.importorskip("pyopencl")
 cla = pytest.importorskip("pyopencl.array")
@@ -32,13 +34,11 @@ def f32(env, values):
 
 def expect_bounds(*, kernel, lineno, array, index, size, thread_block=LAST, axis=0,
                   filename="k.cl"):
-    with pytest.raises(safekern.BoundsError) as info:
-        safekern.sync()
-    e = info.value
-    assert (e.kernel, e.filename, e.lineno, e.array, e.index, e.size, e.axis) == \
-        (kernel, filename, lineno, array, index, size, axis), str(e)
-    if thread_block is not None:
-        assert (e.thread, e.block) == thread_block, str(e)
+    """The failure `safekern.sync()` raises: the shared helper with this file's defaults (the
+    last work-item of the launch; thread_block None: any)."""
+    where = {} if thread_block is None else dict(thread=thread_block[0], block=thread_block[1])
+    e = assert_bounds_error(kernel=kernel, filename=filename, lineno=lineno, array=array,
+                            index=index, size=size, axis=axis, **where)
     assert e.source_line is not None and e.source_line.strip()
     return e
 
@@ -370,10 +370,8 @@ def test_wrong_argument_count_is_a_clear_error(clenv):
 
 
 def test_sync_every_launch(clenv, monkeypatch):
-    from safekern import config
 
-    monkeypatch.setenv("SAFEKERN_SYNC_EVERY_LAUNCH", "1")
-    config.reload()
+    set_safekern(monkeypatch, SYNC_EVERY_LAUNCH="1")
     prg = build(clenv, "__kernel void bad(__global float *x) { x[get_global_id(0) + 1] = 1; }")
     with pytest.raises(safekern.BoundsError):
         prg.bad(clenv.queue, (N,), (LSZ,), cla.zeros(clenv.queue, N, np.float32))

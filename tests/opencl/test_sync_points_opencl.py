@@ -14,12 +14,14 @@ import numpy as np
 import pytest
 
 import safekern
-from safekern import config, runtime, sync_points
+from safekern import runtime, sync_points
 
 cl = pytest.importorskip("pyopencl")
 cla = pytest.importorskip("pyopencl.array")
 skcl = pytest.importorskip("safekern.opencl")
 from safekern.backends.opencl import sync as opencl_sync  # noqa: E402
+from tests.support.checks import check_bounds_error
+from tests.support.settings import set_safekern
 
 pytestmark = pytest.mark.timeout(120, method="thread")
 
@@ -45,10 +47,8 @@ def launch(env, off=1, queue=None):
 
 
 def assert_shift(err):
-    assert isinstance(err, safekern.BoundsError) and isinstance(err, IndexError)
-    assert (err.kernel, err.filename, err.lineno) == ("shift", "shift.cl", 3), str(err)
-    assert (err.array, err.axis, err.index, err.size) == ("a", 0, N, N), str(err)
-    assert (err.thread, err.block) == ((15, 0, 0), (3, 0, 0)), str(err)
+    check_bounds_error(err, kernel="shift", filename="shift.cl", lineno=3, array="a", axis=0,
+                       index=N, size=N, thread=(15, 0, 0), block=(3, 0, 0))
 
 
 def _copy_to_host(env):
@@ -150,8 +150,7 @@ def test_a_sync_point_of_another_context_raises_nothing(env):
 
 
 def test_sync_points_off_leaves_only_sync(env, monkeypatch):
-    monkeypatch.setenv("SAFEKERN_SYNC_POINTS", "0")
-    config.reload()
+    set_safekern(monkeypatch, SYNC_POINTS="0")
     launch(env)
     env.queue.finish()
     env.out.get()

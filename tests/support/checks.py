@@ -1,6 +1,7 @@
 """The one way tests expect a kernel failure, and load a module of kernels from source.
 
     err = assert_bounds_error(array="a", axis=0, index=7, size=7, kernel="k", lineno=12)
+    check_bounds_error(err, array="a", index=7)     # an error caught another way (a sync point)
     module = load_kernel_module(tmp_path, source, "user_kernels")   # (fixture: kernel_module)
 """
 from __future__ import annotations
@@ -23,7 +24,15 @@ def assert_bounds_error(*, sync=None, out_of_bounds=True, **expected):
 
     with pytest.raises(safekern.BoundsError) as info:
         (sync or safekern.sync)()
-    err = info.value
+    return check_bounds_error(info.value, out_of_bounds=out_of_bounds, **expected)
+
+
+def check_bounds_error(err, *, out_of_bounds=True, **expected):
+    """`err` is a safekern.BoundsError (an IndexError and a KernelError) with each given
+    attribute (as assert_bounds_error); `err`."""
+    import safekern
+
+    assert isinstance(err, safekern.BoundsError), repr(err)
     assert isinstance(err, IndexError) and isinstance(err, safekern.KernelError)
     for name, want in expected.items():
         if name == "index" and want is None:
@@ -51,4 +60,4 @@ def load_kernel_module(directory, source: str, name: str = "user_kernels", *,
     return module
 
 
-__all__ = ["assert_bounds_error", "load_kernel_module"]
+__all__ = ["assert_bounds_error", "check_bounds_error", "load_kernel_module"]

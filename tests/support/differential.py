@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from safekern import config
+from tests.support.settings import reload_settings
 
 SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 _recorded: list | None = None
@@ -71,7 +71,7 @@ def eliminating(on: bool):
     os.environ["SAFEKERN_ELIMINATE"] = "1" if on else "0"
     os.environ["SAFEKERN_CACHE"] = "off"
     os.environ["SAFEKERN_RACES"] = "off"
-    config.reload()
+    reload_settings()
     try:
         yield
     finally:
@@ -80,7 +80,7 @@ def eliminating(on: bool):
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-        config.reload()
+        reload_settings()
 
 
 def import_file(path: str, module_name: str):

@@ -256,8 +256,8 @@ def generate(seed: int) -> LaunchKernel:
 
 @contextlib.contextmanager
 def _launch_predicates(on: bool):
-    from safekern import config
     from tests.support.differential import eliminating
+    from tests.support.settings import reload_settings
 
     saved = os.environ.get("SAFEKERN_LAUNCH_PREDICATES")
     os.environ["SAFEKERN_LAUNCH_PREDICATES"] = "1" if on else "0"
@@ -269,7 +269,7 @@ def _launch_predicates(on: bool):
             os.environ.pop("SAFEKERN_LAUNCH_PREDICATES", None)
         else:
             os.environ["SAFEKERN_LAUNCH_PREDICATES"] = saved
-        config.reload()
+        reload_settings()
 
 
 def run(env, k: LaunchKernel, on: bool, one_group: bool = False):

@@ -269,7 +269,7 @@ def ground_truth(module, case: RaceCase, args) -> bool:
 
 def verdict(module, case: RaceCase, args) -> str:
     """"error" (a proven race: RaceError at the launch), "maybe" or "free"."""
-    checker = module.k._races
+    checker = module.k.dispatch.races
     if checker is None:
         return "free"
     found = checker.findings(args, case.griddim, case.blockdim)

@@ -30,7 +30,7 @@ from ..capture import host_work_allowed
 from .launch_args import kernel_arguments
 from .struct_args import field_extents
 from .source import _MODULES, _REWRITES, Program  # noqa: F401 -- tests clear the memos
-from .program import (DEFAULT_ARCH, Binary, CupyFailureSource, Unchecked, _LRU, _cupy,
+from .program import (DEFAULT_ARCH, Binary, CupyFailureSource, Unchecked, _cupy,
                       compile_options, compile_rewrite, device_arch, device_fields,
                       note_plain_launch,
                       failure_source, hidden_argument, load_module, memory_span,

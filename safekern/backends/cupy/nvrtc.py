@@ -25,6 +25,7 @@ import sys
 import threading
 from dataclasses import dataclass, field
 
+from ... import config
 from ...errors import CompilationError
 
 log = logging.getLogger("safekern.nvrtc")
@@ -63,9 +64,8 @@ def _candidates() -> list[str]:
         for sub in ("nvidia/cu13/lib", "nvidia/cu12/lib", "nvidia/cuda_nvrtc/lib",
                     "nvidia/cu13/bin", "nvidia/cuda_nvrtc/bin"):
             roots.append(os.path.join(entry, sub))
-    for var in ("CUDA_PATH", "CUDA_HOME"):
-        if os.environ.get(var):
-            roots += [os.path.join(os.environ[var], d) for d in ("lib64", "lib", "bin")]
+    for toolkit in config.cuda_toolkit_roots():
+        roots += [os.path.join(toolkit, d) for d in ("lib64", "lib", "bin")]
     roots += ["/usr/local/cuda/lib64", "/usr/local/cuda/lib"]
     for root in roots:
         for pattern in patterns:
@@ -188,9 +188,8 @@ def include_dirs() -> list[str]:
         for sub in ("nvidia/cu13/include/cccl", "nvidia/cu13/include",
                     "nvidia/cuda_cccl/include", "nvidia/cuda_runtime/include"):
             dirs.append(os.path.join(entry, sub))
-    for var in ("CUDA_PATH", "CUDA_HOME"):
-        if os.environ.get(var):
-            dirs.append(os.path.join(os.environ[var], "include"))
+    for toolkit in config.cuda_toolkit_roots():
+        dirs.append(os.path.join(toolkit, "include"))
     dirs.append("/usr/local/cuda/include")
     out, seen = [], set()
     for d in dirs:

@@ -7,9 +7,8 @@ CuPy is imported when first needed.
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -32,34 +31,6 @@ def _cupy():
         raise ImportError("safekern.cupy needs CuPy to launch kernels: pip install "
                           "cupy-cuda13x (or the wheel for your CUDA)") from err
     return cupy
-
-
-class _LRU:
-    """A small process-wide memo (CuPy memoizes its raw modules per device the same way):
-    constructing the same RawKernel again neither parses nor loads again."""
-
-    def __init__(self, size: int):
-        self.size = size
-        self.items: OrderedDict = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key):
-        with self.lock:
-            value = self.items.get(key)
-            if value is not None:
-                self.items.move_to_end(key)
-            return value
-
-    def put(self, key, value):
-        with self.lock:
-            self.items[key] = value
-            self.items.move_to_end(key)
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
-
-    def clear(self):
-        with self.lock:
-            self.items.clear()
 
 
 # -- pointers the user vouches for --------------------------------------------------------------
@@ -284,10 +255,18 @@ class Binary:
     log: str
 
 
+class Compiled(NamedTuple):
+    """What compile_rewrite returns: the Binary, and what its `load` made of it (None
+    without one)."""
+
+    binary: Binary
+    module: object = None
+
+
 def compile_rewrite(rw: frontend.Rewrite, *, options, arch: str, cubin: bool,
                     name_expressions, device_fields: dict, log_stream=None, load=None):
-    """NVRTC through the kernel cache (a hit compiles nothing): the Binary; with `load` (a
-    function of the Binary, e.g. load_module) the pair (Binary, what `load` returns).
+    """NVRTC through the kernel cache (a hit compiles nothing): a Compiled, the Binary and
+    what `load` (a function of the Binary, e.g. load_module; optional) returns.
 
     One build-or-load path (cache.kernels.get_or_build): a cached binary that `load` refuses
     (RuntimeError: the driver refused it) is rejected there and built again."""
@@ -330,7 +309,7 @@ def compile_rewrite(rw: frontend.Rewrite, *, options, arch: str, cubin: bool,
                                   refused=(RuntimeError,))
     if log_stream is not None and binary.log:
         log_stream.write(binary.log)
-    return binary if load is None else (binary, loaded)
+    return Compiled(binary, loaded)
 
 
 def load_module(binary: Binary):

@@ -11,13 +11,14 @@ import warnings
 from ... import config
 from ...errors import CompilationError, UncheckedWarning, UnsupportedError
 from ...failures import TABLE
+from ...memo import BoundedMemo
 from ...report import ReportEntry, Status
 from ...frontend.c import cuda as frontend
 from . import cupy_compile, graphs as cupy_graphs, sync as cupy_sync, nvrtc
 from .errors import cupy_flavoured, missing_function
 from ..capture import host_work_allowed
 from ..overlap import OverlapCheck
-from .program import (DEFAULT_ARCH, _LRU, _cupy, compile_options,
+from .program import (DEFAULT_ARCH, _cupy, compile_options,
                       compile_rewrite, device_arch, device_fields, failure_source, load_module,
                       parse_include_dirs)
 
@@ -47,8 +48,10 @@ _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _GLOBAL = re.compile(r"\b__global__\b")
 # Process-wide, so that constructing the same RawKernel again neither parses nor loads again
 # (each Program keeps its own forms in `_rewrites` / `_loaded` under the same keys).
-_REWRITES = _LRU(256)     # (source, options, arch, checks, ..., assume, filename) -> Rewrite
-_MODULES = _LRU(256)      # (device, checks, ..., assume, source, options, ...) -> _Loaded
+# (source, options, arch, checks, ..., assume, filename) -> Rewrite
+_REWRITES = BoundedMemo(256, lru=True)
+# (device, checks, ..., assume, source, options, ...) -> _Loaded
+_MODULES = BoundedMemo(256, lru=True)
 
 
 def _device_launch(err):
@@ -113,7 +116,7 @@ class Program:
         with self._lock:
             key = (arch, checks, asserts, eliminate, launch, assume)
             memo = (self.code, self.options, *key, self.filename)
-            rw = self._rewrites.get(key) or _REWRITES.get(memo)
+            rw = self._rewrites.get(key) or _REWRITES.recent(memo)
             if rw is None:
                 try:
                     rw = frontend.rewrite(self.code, filename=self.filename,
@@ -227,7 +230,7 @@ class Program:
         by_cupy = cupy_compile.available()
         with self._lock:
             if not fresh:
-                hit = self._loaded.get(key) or (None if by_cupy else _MODULES.get(memo))
+                hit = self._loaded.get(key) or (None if by_cupy else _MODULES.recent(memo))
                 if hit is not None:
                     self._loaded[key] = hit
                     return hit

@@ -8,14 +8,13 @@ stored rewrite (stored.py) read the Build, never the function's internals. Every
 Build adopts has its failure sites registered (failures.TABLE), the same way for a fresh one and
 a stored one.
 
-Building is the function's own step (`make`: it builds the checked device functions it calls
-first, kernel.py); the pieces are here: `compile_rewritten` (the rewrite as a Python function
-bound to the check helpers of intrinsics.py, or of sim.py under the simulator), `Build.jit`
-(numba's dispatcher of it) and `Build.ptx`.
+`Build.dispatcher()` builds numba's dispatcher, the checked functions it calls first (their
+Builds, reached through the `__safekern_build__()` protocol): `compile_rewritten` (the rewrite
+as a Python function bound to the check helpers of intrinsics.py, or of sim.py under the
+simulator), `Build.jit` (numba's dispatcher of it); `Build.ptx` is the PTX of it.
 """
 from __future__ import annotations
 
-import ast
 import threading
 import warnings
 
@@ -136,7 +135,7 @@ def _warn_plain_calls(rewritten):
 def _scope_snapshot(parsed) -> tuple:
     """What each name in the function's source means now: data by value, other objects by
     identity (held, so an identity cannot be reused)."""
-    names = sorted({n.id for n in ast.walk(parsed.tree) if isinstance(n, ast.Name)})
+    names = sorted(pyfront.names_read(parsed.tree))
     return tuple((name, parsed.closure.get(name, parsed.globals.get(name, _MISSING)))
                  for name in names)
 
@@ -174,15 +173,17 @@ class Build:
     """One checked function's way to numba (see the module doc). Made at decoration: the
     function is rewritten then (an unsupported construct is an error there, naming file:line;
     the kernel cache may hold the rewrite from an earlier process: only successful ones are
-    kept). `make` (set by the function) builds numba's dispatcher; `lock` is held while it
-    does."""
+    kept). `dispatcher()` builds numba's dispatcher; `lock` is held while it does."""
 
     hidden = True        # its kernels take the failure buffer's address (launch.py)
     param_facts = ()     # a device function specialised for its arguments (specialise.py)
 
     def __init__(self, parsed, *, name: str, py_func, device: bool, options: dict, sigs,
                  specialized: bool):
+        if parsed is None:                # (SourceNotFound: jit.py makes it numba's own)
+            parsed = pyfront.parse_function(py_func)
         self.parsed = parsed
+        self.hidden_first = parsed.hidden_first(device)   # the hidden parameters come first
         self.name = self.__qualname__ = name     # the function's qualified name
         self.py_func = py_func
         self.device = device
@@ -191,7 +192,8 @@ class Build:
         self.specialized = specialized   # compiled for its one signature only
         self.lock = threading.RLock()
         self.numba = None                # numba's dispatcher of the rewrite, once built
-        self.make = None                 # builds it (the function's _build)
+        self.waiting = []                # (namespace, name) of callers built while it was
+        self._building = False
         self._scope = _scope_snapshot(parsed)
         self.rewritten = self._adopt(stored.rewrite(self, self.rewrite))
         self._final = None
@@ -252,9 +254,46 @@ class Build:
 
     def dispatcher(self):
         """numba's dispatcher of the rewrite, built on first use (None while it is being built:
-        a callee calling back)."""
+        a callee calling back; it is bound in the caller once built)."""
         numba = self.numba
-        return numba if numba is not None else self.make()
+        if numba is not None:
+            return numba
+        with self.lock:
+            if self.numba is not None:
+                return self.numba
+            if self._building:
+                return None          # recursion (a callee calls back): bound once built
+            self._building = True
+            try:
+                numba = self.numba = self.compile()
+            finally:
+                self._building = False
+            # Callers built while it was being built call it now.
+            for namespace, name in self.waiting:
+                namespace[name] = numba
+            self.waiting.clear()
+            return numba
+
+    def compile(self):
+        """numba's dispatcher of the rewrite: the checked functions it calls built first, their
+        numba functions bound to its names (a callee being built -- recursion -- is bound when
+        it is done), its own name bound to itself."""
+        rewritten = self.compilable_rewrite()
+        impls, late = {}, []
+        for name, dev in rewritten.device_calls.items():
+            callee = dev.__safekern_build__()
+            impl = callee.dispatcher()
+            if impl is None:
+                late.append((name, callee))
+            else:
+                impls[name] = impl
+        namespace = {}
+        fn = compile_rewritten(rewritten, impls, namespace)
+        for name, callee in late:
+            callee.waiting.append((namespace, name))
+        numba = self.jit(fn)
+        namespace[self.parsed.name] = numba          # its own calls (recursion)
+        return numba
 
     def jit(self, fn):
         """numba's dispatcher of `fn` (the compiled rewrite) with the function's options and
@@ -304,6 +343,7 @@ class DerivedBuild(Build):
     def __init__(self, main: Build):
         self.main = main
         self.parsed = main.parsed
+        self.hidden_first = main.hidden_first
         self.name = self.__qualname__ = main.name
         self.py_func = main.py_func
         self.device = False
@@ -312,7 +352,8 @@ class DerivedBuild(Build):
         self.specialized = main.specialized
         self.lock = threading.RLock()
         self.numba = None
-        self.make = None
+        self.waiting = []
+        self._building = False
         self._scope = main._scope
         self._final = None
 

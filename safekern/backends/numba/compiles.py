@@ -27,14 +27,7 @@ class NumbaCompiles:
 
     def _kernels(self) -> list:
         """This kernel and the builds of it made so far (launch variants, numba's own)."""
-        kernels = [self]
-        variants = self.__dict__.get("_variant")
-        if variants:
-            kernels += variants.kernels()
-        plain = self.__dict__.get("_plain")
-        if plain is not None:
-            kernels.append(plain)
-        return kernels
+        return self.dispatch.forms() if self.dispatch is not None else [self]
 
     @property
     def stats(self):
@@ -86,7 +79,7 @@ class NumbaCompiles:
         """numba's `recompile()` (see the module doc)."""
         with self._lock:
             kernels = self._kernels()
-            plain = self.__dict__.get("_plain")
+            plain = self.dispatch.plain_made if self.dispatch is not None else None
             todo = [(kernel, list(kernel._launched_types())) for kernel in (self, plain)
                     if kernel is not None]
             counters = {}
@@ -107,7 +100,7 @@ class NumbaCompiles:
                             total[kernel._user(getattr(sig, "args", sig))] += n
             self._forget_builds()
             for kernel, argtypes in todo:
-                target = self if kernel is self else self._plain_kernel()
+                target = self if kernel is self else self.dispatch.plain()
                 numba = target._build()
                 if SIMULATOR:
                     continue
@@ -123,8 +116,9 @@ class NumbaCompiles:
         """Every build of this kernel made anew on its next use, from the function's names as
         they are then (the rewrite too: it may have used a global's value)."""
         self._numba_build.reset()
-        for name in ("_variant", "_plain", "_free", "_failed_types"):
-            self.__dict__.pop(name, None)
+        self.__dict__.pop("_failed_types", None)
+        if self.dispatch is not None:
+            self.dispatch.reset()
         if self.__dict__.get("_binary", getattr(type(self), "_binary", None)) is not None:
             from .launch import BinaryLauncher
 

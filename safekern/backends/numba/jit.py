@@ -1,14 +1,15 @@
 """`safekern.jit`: numba-cuda's `cuda.jit` with every indexed access checked.
 
-It accepts every form `numba.cuda.jit` does and returns a `CheckedKernel` or
-`CheckedDeviceFunction` (kernel.py); a function whose source cannot be found becomes numba's
-own, unchecked, with an UncheckedWarning (unchecked.py). With SAFEKERN_CHECKS=0 it *is*
+It accepts every form `numba.cuda.jit` does and returns a `CheckedKernel` (kernel.py) or a
+`CheckedDeviceFunction` (device_function.py); a function whose source cannot be found becomes
+numba's own, unchecked, with an UncheckedWarning (unchecked.py). With SAFEKERN_CHECKS=0 it *is*
 numba.cuda.jit.
 
 The numba backend, in the order a kernel meets it: jit -> kernel (the checked function) ->
 build (rewrite: frontend/python, resolver; compiled by numba with intrinsics or sim; the rewrite
-kept by stored) -> launch (the short path: keys, payload, marshal) or numba's own launch ->
-device (the failure buffer per CUDA context) -> runtime.sync().
+kept by stored) -> launching + dispatch (what a launch runs) -> launch (the short path: keys,
+payload, marshal) or numba's own launch -> device (the failure buffer per CUDA context) ->
+runtime.sync().
 """
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from ... import config
 from ...errors import user_error
 from ...frontend import python as pyfront
 from . import options as numba_options, sync as numba_sync
-from .kernel import CheckedDeviceFunction, CheckedKernel
+from .device_function import CheckedDeviceFunction
+from .kernel import CheckedKernel
 from .unchecked import UncheckedFunction, unchecked
 
 

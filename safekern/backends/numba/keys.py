@@ -221,14 +221,6 @@ def names_used(tree) -> tuple[set, set, list]:
 _MISSING = object()
 
 
-def _lookup(name, parsed):
-    if name in parsed.closure:
-        return parsed.closure[name]
-    if name in parsed.globals:
-        return parsed.globals[name]
-    return _MISSING
-
-
 def globals_fields(rewritten, depth: int = 0) -> dict:
     """Every global and closure variable the rewritten function reads, as key material."""
     parsed = rewritten.parsed
@@ -238,7 +230,7 @@ def globals_fields(rewritten, depth: int = 0) -> dict:
     for name in sorted(loads - bound):
         if name.startswith(RESERVED_PREFIX):
             continue                  # safekern's helpers (its version is in the key)
-        value = _lookup(name, parsed)
+        value = parsed.lookup(name, _MISSING, builtin=False)
         if value is _MISSING:
             out[name] = ("builtin",) if hasattr(builtins, name) else ("missing",)
         elif name == parsed.name and getattr(value, "parsed", None) is parsed:
@@ -249,7 +241,7 @@ def globals_fields(rewritten, depth: int = 0) -> dict:
     for root, attrs in chains:
         if root in bound or root.startswith(RESERVED_PREFIX):
             continue
-        value = _lookup(root, parsed)
+        value = parsed.lookup(root, _MISSING, builtin=False)
         path = root
         for attr in attrs:
             if not isinstance(value, pytypes.ModuleType):
@@ -361,7 +353,7 @@ def toolchain() -> dict:
                 "cuda_bindings": core[1], "toolkit": found,
                 "usr_local_cuda": os.path.realpath(cuda_link) if os.path.exists(cuda_link)
                 else None,
-                "conda_prefix": os.environ.get("CONDA_PREFIX"),
+                "conda_prefix": config.conda_prefix(),
             }
         return _toolchain
 

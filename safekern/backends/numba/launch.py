@@ -45,10 +45,12 @@ from collections import Counter
 from ... import runtime
 from ...cache.kernels import get_kernel_cache, get_or_build
 from ...cache.trust import warn_once
+from ...memo import BoundedMemo
 from .device import current_source, fast_source, load_driver
 from .keys import NotLaunchable, device_fields, key_fields, launch_obstacle
 from .marshal import Numba, argument_plan, argument_types, marshal
-from .options import compile_warnings, occupancy_warning, replay_warnings
+from .launching import occupancy_warning
+from .options import compile_warnings, replay_warnings
 from .payload import (Uncacheable, pack_kernel, rebuild_kernel, storable, types,
                       unpack_kernel)
 
@@ -64,8 +66,7 @@ LATER = "later"          # numba's dispatcher this time, the short path may take
 
 # -- launch configurations ----------------------------------------------------------------------
 
-_params: dict = {}
-_PARAMS_MAX = 512
+_params = BoundedMemo(512)
 
 
 def launch_params(launch_config):
@@ -79,9 +80,7 @@ def launch_params(launch_config):
     if params is None:
         params = _make_params(launch_config)
         if params is not None:
-            if len(_params) >= _PARAMS_MAX:
-                _params.clear()
-            _params[launch_config] = params
+            _params.put(launch_config, params)
     return params
 
 
@@ -213,10 +212,23 @@ class BinaryLauncher:
         through numba. (`source`: the current context's failure source, if known.)"""
         if source is None:
             source = fast_source()
-        spec = self._launchable(source, args)
-        if spec is NUMBA:
+        # (_launchable and launch_params inline: this runs at every launch)
+        table = self._tables.get(source)
+        try:
+            argtypes = argument_types(args)
+            spec = table.by_key.get(tuple(map(id, argtypes)))
+            params = _params.get(launch_config)
+        except Exception:            # noqa: BLE001 - no table yet, an odd argument or config
+            spec = None
+        if spec is None:
+            spec = self._launchable(source, args)
+            if spec is NUMBA:
+                return False
+            params = launch_params(launch_config)
+        elif spec is NUMBA:
             return False
-        params = launch_params(launch_config)
+        elif params is None:
+            params = launch_params(launch_config)
         if params is None:
             return False
         spec.run(args, params, source)

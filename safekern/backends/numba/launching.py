@@ -1,17 +1,23 @@
 """Launching a checked kernel: `kernel[griddim, blockdim, ...](*args)` and `forall`.
 
-Which kernel a launch runs: the checked kernel, the launch variant its predicates choose
-(predicates.py), or numba's own kernel of the function when that can record no failure and
-nothing is pending (plain.py); then the short path (launch.py) or numba's own launch.
+numba-cuda's shape: `kernel[config]` is a configured launch, its configuration checked (numba's
+errors) and warned about (numba's low-occupancy warning) there, as numba's
+`_LaunchConfiguration` does; calling it asks the kernel's dispatcher what to launch
+(`kernel.select(args, config)`, dispatch.py: race check -> launch variant -> plain launch) and
+launches that form (`form.launch`, kernel.py: the short path of launch.py, else numba's own
+launch, `launch_through_numba` here).
 """
 from __future__ import annotations
 
+import warnings
+
+from numba.cuda.core import config as _numba_config
+
 from ... import runtime
 from ...errors import SafekernError, for_user
+from ...memo import BoundedMemo
 from . import sync as numba_sync
 from .configured import LaunchConfigSurface
-from .device import current_source, launched as _launched
-from .plain import COMPILE_ERRORS
 from .surface import SIMULATOR, numba_errors_in_user_terms
 
 
@@ -20,80 +26,39 @@ class Launch(LaunchConfigSurface):
     and the user). `pre_launch_callbacks`: callables of (kernel, launch config) run just before
     each launch; such a launch is numba's own, which calls them."""
 
-    __slots__ = ("kernel", "config", "pre_launch_callbacks", "_normalised",
+    __slots__ = ("kernel", "config", "callbacks", "_normalised",
                  "_kernel_launch_config_sensitive")
 
     def __init__(self, kernel, config):
+        validate_launch_config(config)
+        occupancy_warning(config[0])
         self.kernel = kernel
         self.config = config
-        self.pre_launch_callbacks = []
+        self.callbacks = None         # the pre-launch callbacks, once asked for (numba's list)
         self._normalised = None
         self._kernel_launch_config_sensitive = None
+
+    @property
+    def pre_launch_callbacks(self) -> list:
+        callbacks = self.callbacks
+        if callbacks is None:
+            callbacks = self.callbacks = []
+        return callbacks
+
+    @pre_launch_callbacks.setter
+    def pre_launch_callbacks(self, callbacks) -> None:
+        self.callbacks = callbacks
 
     def __call__(self, *args):
         __tracebackhide__ = True      # noqa: F841 - pytest and IPython hide this frame
         try:                          # free in CPython 3.11+ while nothing is raised
-            main = self.kernel
-            args = main._arguments(args)
-            _launched[main] = None
-            races = main._races
-            # Before anything runs, so a proven race writes nothing.
-            if races is not None and isinstance(self.config, tuple) and len(self.config) >= 2:
-                races.check(args, self.config[0], self.config[1])
-            kernel = main if main._variant is False else main._for_launch(args, self.config)
-            if kernel._free is not False and not self.pre_launch_callbacks:
-                plain, source = main._plain_or(kernel)
-                if plain is not kernel:
-                    return _plain_first(main, lambda: self._run(main, plain, args, source),
-                                        lambda: self._run(main, kernel, args, None))
-            self._run(main, kernel, args, None)
+            form, args, source = self.kernel.select(args, self.config, self.callbacks)
+            form.launch(args, self, source)
         except SafekernError as exc:
             raise for_user(exc)       # a launch's error (a race): the message says where
 
-    def _run(self, main, kernel, args, source) -> None:
-        binary = kernel._binary
-        # Pre-launch callbacks and hooks on numba's compile take numba's launch (which runs
-        # them), as do launches the short path declines.
-        if binary is not None and not self.pre_launch_callbacks and \
-                "_compile_for_args" not in main.__dict__ and \
-                binary.launch(self.config, args, source):
-            return
-        numba_kernel = kernel._numba or kernel._build()
-        source = current_source()
-        if SIMULATOR:
-            launch = numba_kernel[self.config]
-            for callback in self.pre_launch_callbacks:     # the simulator's launch has none
-                callback(numba_kernel, self)
-        else:
-            def launch(*full_args):
-                # numba's dispatcher launches with this object as its configuration.
-                numba_kernel.call(full_args, self)
-        try:
-            _launch_through_numba(source, args, launch,
-                                  kernel._with_buffer(args, source.argument),
-                                  checked=kernel._checked, debug=bool(main._options.get("debug")))
-        except TypeError as err:
-            if not SIMULATOR and str(err).startswith("Ambiguous overloading"):
-                main._explain_ambiguous(args)      # raises numba's, in user's terms
-            raise
 
-
-def _plain_first(main, run_plain, run_checked) -> None:
-    """Launch numba's own kernel of `main`'s function; if numba cannot compile it (raised
-    before anything ran), the checked kernel. If that compiles, numba's own cannot for a reason
-    of safekern's making (recursion through checked functions with signatures): later launches
-    run safekern's. If it does not either, the error is the user's: numba's words for it."""
-    try:
-        run_plain()
-    except COMPILE_ERRORS as err:
-        try:
-            run_checked()
-        except COMPILE_ERRORS:
-            raise err from None
-        main._plain_failed(err)
-
-
-def _launch_through_numba(source, args, launch, launch_args, checked=True,
+def launch_through_numba(source, args, launch, launch_args, checked=True,
                           debug=False) -> None:
     """numba's own launch of a checked kernel, then safekern's after-launch steps (a kernel
     that can record no failure -- `checked` false -- leaves nothing to check). numba's launch
@@ -123,29 +88,78 @@ def _launch_numba(source, launch, launch_args) -> None:
 
 
 class ForAll:
+    """`kernel.forall(ntasks, tpb, stream, sharedmem)`: its dispatcher selects (no race check,
+    no launch variant: a forall's geometry is numba's choice) and the form launches."""
+
     def __init__(self, kernel, ntasks, tpb, stream, sharedmem):
+        if ntasks < 0:
+            raise ValueError("Can't create ForAll with negative task count: %s" % ntasks)
         self.kernel, self.args = kernel, (ntasks, tpb, stream, sharedmem)
 
     def __call__(self, *args):
-        main = self.kernel
-        args = main._arguments(args)
-        _launched[main] = None
-        kernel = main._plain_or(main)[0] if main._free is not False else main
-        if kernel is not main:
-            return _plain_first(main, lambda: self._run(kernel, args),
-                                lambda: self._run(main, args))
-        self._run(main, args)
+        form, args, _ = self.kernel.select(args, None)
+        form.forall_launch(self.args, args)
 
-    def _run(self, kernel, args) -> None:
-        binary = kernel._binary
-        if binary is not None and binary.forall(*self.args, args):
+
+# -- the configuration, checked and warned about as numba does ---------------------------------
+
+_validated = BoundedMemo(1024)
+
+
+def validate_launch_config(launch_config) -> None:
+    """numba's checks of `kernel[griddim, blockdim(, stream(, sharedmem))]`, with its errors,
+    at the subscript (as numba raises them), remembered per configuration."""
+    try:
+        if launch_config in _validated:
             return
-        numba_kernel = kernel._numba or kernel._build()
-        source = current_source()
-        _launch_through_numba(source, args, numba_kernel.forall(*self.args),
-                              kernel._with_buffer(args, source.argument),
-                              checked=kernel._checked,
-                              debug=bool(kernel._options.get("debug")))
+        hashable = True
+    except TypeError:                          # a list as a dimension
+        hashable = False
+    if not isinstance(launch_config, tuple) or len(launch_config) not in (2, 3, 4):
+        raise ValueError("must specify at least the griddim and blockdim")
+    from numba.cuda.errors import normalize_kernel_dimensions
+
+    normalize_kernel_dimensions(*launch_config[:2])
+    if hashable:
+        _validated.put(launch_config, True)
 
 
-__all__ = ["Launch", "ForAll"]
+_grid_sizes = BoundedMemo(1024)   # griddim as given -> blocks (a launch asks at every subscript)
+_occupancy_warnings: dict = {}   # blocks -> the warning (under 128 blocks: at most 127)
+
+
+def occupancy_warning(griddim) -> None:
+    """numba's NumbaPerformanceWarning for a grid of fewer than 128 blocks (read from numba's
+    config at each configuration, as numba does: tests and users switch it at run time)."""
+    if not _numba_config.CUDA_LOW_OCCUPANCY_WARNINGS or \
+            _numba_config.DISABLE_PERFORMANCE_WARNINGS or SIMULATOR:
+        return
+    try:
+        size = _grid_sizes.get(griddim)
+        hashable = True
+    except TypeError:                          # a list as a dimension
+        size, hashable = None, False
+    if size is None:
+        from numba.cuda.errors import normalize_kernel_dimensions
+
+        dims, _ = normalize_kernel_dimensions(griddim, 1)
+        size = dims[0] * dims[1] * dims[2]
+        if hashable:
+            _grid_sizes.put(griddim, size)
+    if size < 128:
+        from ..._stack import user_stacklevel
+
+        warning = _occupancy_warnings.get(size)
+        if warning is None:
+            # Made once per grid size: numba's warning highlights its text when made (colorama),
+            # which costs more than the launch itself.
+            from numba.cuda.core.errors import NumbaPerformanceWarning
+
+            warning = _occupancy_warnings[size] = NumbaPerformanceWarning(
+                f"Grid size {size} will likely result in GPU under-utilization due to low "
+                "occupancy.")
+        warnings.warn(warning, stacklevel=user_stacklevel())
+
+
+__all__ = ["Launch", "ForAll", "launch_through_numba", "validate_launch_config",
+           "occupancy_warning"]

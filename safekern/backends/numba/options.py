@@ -1,4 +1,4 @@
-"""numba's own checks of `cuda.jit`'s options and of launch configurations, where numba makes them.
+"""numba's own checks of `cuda.jit`'s options, where numba makes them.
 
 safekern builds numba's dispatcher lazily (on the first launch, or from the kernel cache without
 any dispatcher), so numba's decoration-time checks would come late or never: they are made
@@ -7,18 +7,16 @@ for word: an invalid `shared_memory_carveout`, `debug=True` with `opt=True`, `de
 `lineinfo`, `link` on a device function, ...). safekern's own later `cuda.jit` calls then keep
 those warnings quiet, so each decoration warns once, as numba's does.
 
-A launch configuration's low-occupancy NumbaPerformanceWarning comes at `kernel[grid, block]`,
-as numba's `_LaunchConfiguration` gives it, whichever path then launches the kernel. What
-numba's compile warns about is stored with a cached binary and said again when it is loaded.
+(A launch configuration's checks and its low-occupancy warning: launching.py.) What numba's
+compile warns about is stored with a cached binary and said again when it is loaded.
 """
 from __future__ import annotations
 
 import contextlib
 import warnings
 
-from numba.cuda.core import config as _numba_config
 
-SIMULATOR = bool(_numba_config.ENABLE_CUDASIM)
+from .surface import SIMULATOR
 
 
 def check_options(device: bool, options: dict) -> None:
@@ -39,45 +37,6 @@ def quiet_config_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumbaInvalidConfigWarning)
         yield
-
-
-_grid_sizes: dict = {}        # griddim as given -> blocks (a launch asks at every subscript)
-_occupancy_warnings: dict = {}   # blocks -> the warning (under 128 blocks: at most 127)
-
-
-def occupancy_warning(griddim) -> None:
-    """numba's NumbaPerformanceWarning for a grid of fewer than 128 blocks (read from numba's
-    config at each configuration, as numba does: tests and users switch it at run time)."""
-    if not _numba_config.CUDA_LOW_OCCUPANCY_WARNINGS or \
-            _numba_config.DISABLE_PERFORMANCE_WARNINGS or SIMULATOR:
-        return
-    try:
-        size = _grid_sizes.get(griddim)
-        hashable = True
-    except TypeError:                          # a list as a dimension
-        size, hashable = None, False
-    if size is None:
-        from numba.cuda.errors import normalize_kernel_dimensions
-
-        dims, _ = normalize_kernel_dimensions(griddim, 1)
-        size = dims[0] * dims[1] * dims[2]
-        if hashable:
-            if len(_grid_sizes) >= 1024:
-                _grid_sizes.clear()
-            _grid_sizes[griddim] = size
-    if size < 128:
-        from ..._stack import user_stacklevel
-
-        warning = _occupancy_warnings.get(size)
-        if warning is None:
-            # Made once per grid size: numba's warning highlights its text when made (colorama),
-            # which costs more than the launch itself.
-            from numba.cuda.core.errors import NumbaPerformanceWarning
-
-            warning = _occupancy_warnings[size] = NumbaPerformanceWarning(
-                f"Grid size {size} will likely result in GPU under-utilization due to low "
-                "occupancy.")
-        warnings.warn(warning, stacklevel=user_stacklevel())
 
 
 @contextlib.contextmanager
@@ -122,5 +81,4 @@ def replay_warnings(said) -> None:
             continue                  # a malformed entry: nothing to say
 
 
-__all__ = ["check_options", "quiet_config_warnings", "occupancy_warning", "compile_warnings",
-           "replay_warnings"]
+__all__ = ["check_options", "quiet_config_warnings", "compile_warnings", "replay_warnings"]

@@ -11,15 +11,14 @@ pending" argument). Such a launch runs numba's own kernel of the user's function
 `numba.cuda.jit` makes, with no hidden argument, no prelude, numba's debug information
 (SAFEKERN_PLAIN_LAUNCHES=0: never).
 
-`check_free(rewritten)` says whether a rewrite holds no check; `PlainBuild` is the Build of the
-plain kernel (what the kernel cache keys on, what numba compiles): the user's function as
-written, with the checked functions it calls swapped for numba's own builds of them (they are
+`check_free(rewritten)` (dispatch.py, which chooses plain launches) says whether a rewrite holds
+no check; `PlainBuild` is the Build of the plain kernel (what the kernel cache keys on, what
+numba compiles): the user's function as written, with the checked functions it calls swapped for numba's own builds of them (they are
 check-free, so nothing is lost).
 """
 from __future__ import annotations
 
 import ast
-import logging
 import types as pytypes
 import warnings
 
@@ -27,45 +26,22 @@ from numba import cuda
 from numba.core.errors import NumbaError as _CoreNumbaError
 from numba.cuda.core.errors import NumbaError
 
-from ... import check_kinds, config, runtime
 from ...errors import UncheckedWarning
-from ...frontend.python import names
 from ...frontend.python.pipeline import RewrittenFunction
 from .build import DerivedBuild, supported_options
-from .device import current_source, fast_source
 from .options import quiet_config_warnings
 from .resolver import device_function_of
 from .surface import SIMULATOR, numba_errors_in_user_terms
 from .unchecked import UncheckedFunction
 
-log = logging.getLogger("safekern.numba")
-
-# Calls of these record failures (a checked device function's call is looked into instead).
-_RECORDING = check_kinds.helpers("python")
+_EMPTY = object()
 
 
-def check_free(rewritten, _seen=None) -> bool:
-    """No call in `rewritten` can record a failure (see the module doc). A device function
-    specialised for function arguments (bound, resolver.py) is not looked into: not free."""
-    seen = set() if _seen is None else _seen
-    if id(rewritten) in seen:
-        return True                  # recursion: free if the rest of the cycle is
-    seen.add(id(rewritten))
-    if any(isinstance(node, ast.Assert) for node in ast.walk(rewritten.parsed.tree)):
-        return False                 # SAFEKERN_KERNEL_ASSERTS=0 compiled it away: not numba's
-    for node in ast.walk(rewritten.tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
-            continue
-        name = node.func.id
-        if name.startswith(names.DEVICE):
-            dev = rewritten.device_calls.get(name)
-            if dev is None or getattr(dev, "bound_from", None) is not None:
-                return False
-            if not check_free(dev._final_rewrite(), seen):
-                return False
-        elif name.startswith(_RECORDING):
-            return False
-    return True
+def _cell_value(cell, empty=None):
+    try:
+        return cell.cell_contents
+    except ValueError:           # an empty cell (a name the enclosing function binds later)
+        return empty
 
 
 def simulator_runs(py_func) -> bool:
@@ -76,16 +52,6 @@ def simulator_runs(py_func) -> bool:
         return True
     return not any(isinstance(_cell_value(c), pytypes.ModuleType)
                    for c in (py_func.__closure__ or ()))
-
-
-_EMPTY = object()
-
-
-def _cell_value(cell, empty=None):
-    try:
-        return cell.cell_contents
-    except ValueError:           # an empty cell (a name the enclosing function binds later)
-        return empty
 
 
 #: The exceptions of numba's compilation (typing, lowering): raised before anything runs.
@@ -182,7 +148,7 @@ class PlainBuild(DerivedBuild):
     def compilable_rewrite(self):
         return self.final_rewrite()
 
-    def jit_plain(self):
+    def compile(self):
         """numba's dispatcher of the user's function (module doc)."""
         options = supported_options(self.options)
         if options.get("extensions"):
@@ -201,115 +167,6 @@ class PlainBuild(DerivedBuild):
             return cuda.jit(**options)(fn)
 
 
-class PlainLaunches:
-    """What a checked kernel (kernel.py) does about plain launches: whether a launch may run
-    numba's own kernel of the function, that kernel (`plain_class`, made once), and numba's
-    inspect_* answers for the launches that ran it."""
-
-    _checked = True      # its launches may record failures (not numba's own kernel)
-    _free = None         # no check left in this kernel; None: not looked at yet
-    _plain = None        # numba's own kernel of the function (plain_class), once made
-    _plain_fixed = None  # what allows plain launches and never changes (_plain_allowed)
-    plain_class = None   # kernel.py's PlainKernel
-
-    def _check_free(self) -> bool:
-        free = self._free
-        if free is None:
-            free = self._free = check_free(self._numba_build.final_rewrite())
-        return free
-
-    def _plain_allowed(self) -> bool:
-        """Nothing but this kernel's own code decides what its launches run (no hook on
-        numba's compile, no extensions, not called with *args first) and the switch is on."""
-        fixed = self._plain_fixed
-        if fixed is None:
-            fixed = self._plain_fixed = (not self._options.get("extensions")
-                                         and not self._hidden_first
-                                         and simulator_runs(self.py_func))
-        return (fixed and config.get().plain_launches and not self._marks_hidden
-                and "_compile_for_args" not in self.__dict__)
-
-    def _plain_or(self, kernel):
-        """(numba's own kernel when `kernel` -- this one or a launch variant -- holds no check
-        and nothing is pending on the current device, else `kernel`; the current failure
-        source, or None when not looked up)."""
-        if not kernel._check_free() or not self._plain_allowed():
-            return kernel, None
-        source = current_source() if SIMULATOR else fast_source()
-        # With numba's cache=True the same arguments run the same build whatever ran before
-        # (numba's cache entries, with the globals compiled in, are per build: disk_cache.py):
-        # a failure that may be pending is waited for, and only one recorded keeps it checked.
-        if source.dirty and not (self._options.get("cache") and runtime.settle(source)):
-            return kernel, source
-        return self._plain_kernel(), source
-
-    def _eager_plain(self, build) -> bool:
-        """A kernel with no check, decorated with signatures: numba's own kernel, compiled now
-        (what its launches run while nothing is pending). False: compile the checked one."""
-        if build is not None or not self._plain_allowed() or not self._check_free():
-            return False
-        try:
-            self._plain_kernel()
-        except COMPILE_ERRORS as err:
-            self._plain = None
-            self._plain_failed(err)
-            return False
-        return True
-
-    def _plain_failed(self, err) -> None:
-        """numba could not compile the function as written (launching.py): no plain launches."""
-        log.debug("kernel %r: numba's own kernel of it does not compile (%s: %s); its launches "
-                  "run safekern's", self.__qualname__, type(err).__name__, err)
-        self._plain_fixed = False
-
-    def _plain_kernel(self):
-        plain = self._plain
-        if plain is None:
-            with self._lock:
-                plain = self._plain
-                if plain is None:
-                    plain = self._plain = self.plain_class(self)
-        return plain
-
-    def _inspected(self, full_args):
-        """The kernel whose code numba's inspect_* describe for these argument types (hidden
-        ones included): numba's own kernel when launches with them ran it -- or, for a kernel
-        with no check, would run it -- else this one."""
-        if not self._plain_allowed():
-            return self
-        if self._check_free():
-            return self._plain_kernel()
-        plain = self._plain
-        if plain is not None and \
-                self._user(getattr(full_args, "args", full_args)) in plain._launched_types():
-            return plain
-        return self
-
-    def _compiled(self):
-        dispatcher = super()._compiled()
-        plain = self._plain
-        if plain is not None:            # launches that ran numba's own kernel
-            for argtypes in plain._launched_types():
-                self._ensure_launched(dispatcher, self._full(argtypes))
-        return dispatcher
-
-    def _by_signature(self, method: str, signature=None, **kw):
-        if signature is not None:
-            target = self._inspected(self._full(signature))
-            if target is not self:
-                return target._by_signature(method, signature, **kw)
-            return super()._by_signature(method, signature, **kw)
-        answer = super()._by_signature(method, None, **kw)
-        if isinstance(answer, dict):
-            plain_answer = None
-            for user in list(answer):
-                target = self._inspected(self._full(user))
-                if target is not self:
-                    if plain_answer is None:
-                        plain_answer = target._by_signature(method, None, **kw)
-                    answer[user] = plain_answer.get(user, answer[user])
-        return answer
-
-
-__all__ = ["PlainLaunches", "check_free", "plain_function", "simulator_runs", "PlainBuild",
+__all__ = ["plain_function", "simulator_runs", "PlainBuild",
            "PlainUnavailable", "COMPILE_ERRORS"]
+

@@ -27,6 +27,7 @@ import numpy as np
 from ... import config
 from ..._stack import user_stacklevel
 from ...errors import RaceError, RaceWarning
+from ...memo import BoundedMemo
 from ...report import ReportEntry, Status
 from .race_pairs import FREE, MAYBE, PROVEN, PROVEN_ACROSS_BLOCKS, Launch, pair_verdict
 
@@ -149,7 +150,7 @@ class RaceChecker:
         # launch layout -> findings: the verdict depends only on the geometry, the arguments'
         # memory (Memory objects, by identity, held here so an identity is never reused) and
         # the integer scalars.
-        self._memo: dict = {}
+        self._memo = BoundedMemo(_MEMO_SIZE)
 
     @property
     def needed(self) -> bool:
@@ -209,9 +210,11 @@ class RaceChecker:
                     out.append(Finding(verdict, w, a, p, q))
         return out
 
-    def check(self, args, griddim, blockdim) -> None:
-        """Raise RaceError for a proven race; warn once for shared memory not proven free."""
-        mode = config.get().races
+    def check(self, args, griddim, blockdim, mode=None) -> None:
+        """Raise RaceError for a proven race; warn once for shared memory not proven free.
+        `mode`: SAFEKERN_RACES (the dispatcher read the settings already), else read here."""
+        if mode is None:
+            mode = config.get().races
         if mode == "off" or not self.written:
             return
         key = [griddim, blockdim]
@@ -236,9 +239,7 @@ class RaceChecker:
                 return             # not a launch configuration: numba's launch says so
             findings = self.findings(args, *geometry)
             if key is not None:
-                if len(self._memo) >= _MEMO_SIZE:
-                    self._memo.clear()
-                self._memo[key] = findings
+                self._memo.put(key, findings)
         if not findings:
             return
         for f in findings:

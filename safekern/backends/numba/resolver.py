@@ -22,7 +22,6 @@ an ordinary, checked call.
 from __future__ import annotations
 
 import ast
-import builtins
 
 from numba import cuda
 
@@ -62,10 +61,7 @@ class NumbaResolver:
     @staticmethod
     def resolve(expr, parsed):
         if isinstance(expr, ast.Name):
-            for scope in (parsed.closure, parsed.globals, vars(builtins)):
-                if expr.id in scope:
-                    return scope[expr.id]
-            return _MISSING
+            return parsed.lookup(expr.id, _MISSING)
         if isinstance(expr, ast.Attribute):
             base = NumbaResolver.resolve(expr.value, parsed)
             if base is _MISSING:

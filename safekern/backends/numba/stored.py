@@ -63,7 +63,7 @@ def _describe(value):
 
 
 def _names(tree) -> list[str]:
-    return sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)})
+    return sorted(pyfront.names_read(tree))
 
 
 def _scope(parsed) -> dict:

@@ -10,11 +10,12 @@ configurations and argument counts are checked where numba checks them, with num
 from __future__ import annotations
 
 import contextlib
-import inspect
 from collections import Counter
 
 from numba.cuda.core import config as _numba_config
 
+#: numba runs kernels on its CUDA simulator (NUMBA_ENABLE_CUDASIM=1): the numba backend's one
+#: reading of it.
 SIMULATOR = bool(_numba_config.ENABLE_CUDASIM)
 
 def hidden_types(device: bool) -> tuple:
@@ -30,7 +31,6 @@ class DispatcherSurface:
 
     device = False
     _specialized = False
-    _marks_hidden = False      # launches pass HiddenArgument (the kernel has extensions)
 
     # numba's dispatcher answers these for its function (numba's own code reads them of a
     # dispatcher it is handed, e.g. compile_subroutine, or jit of a jitted function).
@@ -66,9 +66,9 @@ class DispatcherSurface:
         launched = list(binary.compiled_types()) if binary is not None else []
         # A launch that ran the launch variant compiled the variant, not this kernel: numba's
         # answers (overloads, inspect_*) are for this kernel, for the same argument types.
-        variants = self.__dict__.get("_variant")
-        if variants:
-            for variant in variants.kernels():
+        dispatch = getattr(self, "dispatch", None)
+        if dispatch is not None and dispatch.variants:
+            for variant in dispatch.variants.kernels():
                 launched += variant._launched_types()
         for argtypes in launched:
             self._ensure_launched(dispatcher, argtypes)
@@ -193,20 +193,6 @@ class DispatcherSurface:
         return dict(self._build().targetoptions)
 
     @property
-    def extensions(self) -> list:
-        """The kernel's extensions, as numba's list: what a user appends applies to later
-        launches, which then take numba's launch path (the one that calls extensions). numba
-        hands every argument to them; the hidden one is kept from them (see UserExtensions)."""
-        self.__dict__["_binary"] = None
-        if not self.device:
-            self.__dict__["_variant"] = False   # one kernel the extensions apply to
-        numba_list = self._build().extensions
-        if SIMULATOR or self.device or numba_list is None:
-            return numba_list
-        self._marks_hidden = True
-        return UserExtensions.installed(numba_list).extensions
-
-    @property
     def lineinfo(self) -> bool:
         return bool(self._options.get("lineinfo", False))
 
@@ -271,16 +257,6 @@ class DispatcherSurface:
         dispatcher.typingctx.resolve_overload(self.py_func, sigs, argtypes, {},
                                               allow_ambiguous=False)
 
-    # -- launches: what numba checks before it runs anything -----------------------------------
-    def _arguments(self, args: tuple) -> tuple:
-        """The launch's arguments with defaults filled in, or numba's TypeError naming the
-        user's parameter (never a hidden one)."""
-        if len(args) == self._nparams:
-            return args
-        bound = _py_signature(self).bind(*args)        # raises TypeError as numba would
-        bound.apply_defaults()
-        return tuple(bound.args)
-
 
 # How numba's messages show a checked device function's hidden parameters (its str and repr).
 _HIDDEN_IN_MESSAGES = (
@@ -338,42 +314,5 @@ class UserExtensions:
         return ty, val
 
 
-def _py_signature(fn):
-    sig = fn.__dict__.get("_py_signature")
-    if sig is None:
-        sig = inspect.signature(fn.py_func)
-        fn.__dict__["_py_signature"] = sig
-    return sig
-
-
-_validated: dict = {}
-_VALIDATED_MAX = 1024
-
-
-def validate_launch_config(launch_config) -> None:
-    """numba's checks of `kernel[griddim, blockdim(, stream(, sharedmem))]`, with its errors,
-    at the subscript (as numba raises them), remembered per configuration."""
-    try:
-        if launch_config in _validated:
-            return
-        hashable = True
-    except TypeError:                          # a list as a dimension
-        hashable = False
-    if not isinstance(launch_config, tuple) or len(launch_config) not in (2, 3, 4):
-        raise ValueError("must specify at least the griddim and blockdim")
-    from numba.cuda.errors import normalize_kernel_dimensions
-
-    normalize_kernel_dimensions(*launch_config[:2])
-    if hashable:
-        if len(_validated) >= _VALIDATED_MAX:
-            _validated.clear()
-        _validated[launch_config] = True
-
-
-def validate_forall(ntasks) -> None:
-    if ntasks < 0:
-        raise ValueError("Can't create ForAll with negative task count: %s" % ntasks)
-
-
 __all__ = ["DispatcherSurface", "HiddenArgument", "UserExtensions", "numba_errors_in_user_terms",
-           "validate_launch_config", "validate_forall", "hidden_types"]
+           "hidden_types"]

@@ -17,12 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 from numba import cuda
-from numba.cuda.core import config as _numba_config
 
 from ... import runtime, sync_points
 from ...sync_points import NOT_A_SYNC_POINT, Hook
-
-_SIMULATOR = bool(_numba_config.ENABLE_CUDASIM)
+from .surface import SIMULATOR as _SIMULATOR
 
 
 def _context(args, kwargs):

@@ -25,6 +25,7 @@ import pyopencl.array as cla
 from ... import config, runtime
 from ...errors import CompilationError
 from ...failures import BUFFER_LEN, TABLE
+from ...memo import BoundedMemo
 from ...frontend.c.buildlog import map_build_log
 from ...frontend.c.edits import prelude_lines
 from ...frontend.c import opencl as frontend
@@ -159,10 +160,9 @@ def array_argument(arg, param_name: str, kernel: str):
 # its offset there). Keyed on the handle because PyOpenCL's Buffer objects cannot be weakly
 # referenced; the size in the key keeps a handle the driver reuses for a buffer of another size
 # from inheriting a stale entry.
-_buffer_roots: dict = {}
+_buffer_roots = BoundedMemo(4096)
 # id(pyopencl.array.Array) -> (weak reference, span): an array's buffer and offset are fixed.
-_array_spans: dict = {}
-_MEMO_LIMIT = 4096
+_array_spans = BoundedMemo(4096)
 
 
 def _buffer_root(ptr: int, size: int, buf) -> tuple[int, int]:
@@ -171,9 +171,7 @@ def _buffer_root(ptr: int, size: int, buf) -> tuple[int, int]:
     if hit is None:
         parent, offset = _parent_of(ptr)
         hit = (parent, offset) if parent else (ptr, 0)
-        if len(_buffer_roots) >= _MEMO_LIMIT:
-            _buffer_roots.clear()
-        _buffer_roots[key] = hit
+        _buffer_roots.put(key, hit)
     return hit
 
 
@@ -225,11 +223,9 @@ def memory_span(arg):
         if hit is not None and hit[0]() is arg:
             return hit[1]
         span = _array_span(arg)
-        if len(_array_spans) >= _MEMO_LIMIT:
-            _array_spans.clear()
         key = id(arg)
-        _array_spans[key] = (weakref.ref(arg, lambda _, key=key: _array_spans.pop(key, None)),
-                             span)
+        _array_spans.put(key, (weakref.ref(arg, lambda _, key=key: _array_spans.pop(key, None)),
+                               span))
         return span
     if isinstance(arg, cl.Buffer):
         size = arg.size

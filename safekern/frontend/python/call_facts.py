@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from . import names
 from .linear import Fact, Form
+from .parse import names_read
 
 
 @dataclass(frozen=True)
@@ -116,8 +117,7 @@ def index_form(lin, node):
     if isinstance(target, ast.BinOp) and isinstance(target.op, ast.Mod):
         divisor = lin.form(target.right)
         if divisor is not None and not divisor.terms and divisor.const > 0:
-            deps = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | \
-                {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+            deps = names_read(node, target)
             atom = lin.atoms.add(("index mod", ast.dump(target)), deps=deps, lower=0,
                                  upper=divisor.const - 1, integer=True, node=None)
             return Form(((atom, 1),)), True

@@ -17,7 +17,7 @@ from ...errors import UnsupportedError
 from ...failures import FailureSite, site_code
 from ..located import LocatedVisitor
 from . import names, nested, safety
-from .parse import ParsedFunction
+from .parse import ParsedFunction, hidden_first
 from .tuples import TupleValues
 
 # Atomic functions of numba.cuda.atomic whose second argument is an index.
@@ -433,14 +433,6 @@ class BoundsCheckRewriter(LocatedVisitor, ast.NodeTransformer):
         for sub, tmp in stores:
             out.append(self._store(sub, ast.Name(tmp, ast.Load()), stmt))
         return out
-
-
-def hidden_first(arguments: ast.arguments, device: bool) -> bool:
-    """Do the hidden parameters come before the user's? For *args (which takes every argument
-    after the named ones), and in device functions with defaults (a call omitting an argument
-    must not shift them into a user's parameter; the simulator's device functions take no
-    keywords)."""
-    return arguments.vararg is not None or (device and bool(arguments.defaults))
 
 
 def _pass_hidden(call: ast.Call, callee_args: ast.arguments) -> None:

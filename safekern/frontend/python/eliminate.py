@@ -38,6 +38,7 @@ from .index_forms import Linearizer
 from .invariants import Invariants
 from .launch import LaunchProver, worth_a_variant
 from .linear import Fact
+from .parse import names_read
 from .unchecked import (atomic_operands_may_fail, is_check_call, plain, plain_atomic_statement,
                         plain_store)
 from .versioning import LoopVersioner
@@ -127,7 +128,7 @@ class _Eliminator:
             after = []
             if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 name = stmt.targets[0].id
-                if name not in {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)} \
+                if name not in names_read(stmt.value) \
                         and not walrus_targets(stmt.value):
                     after = self.lin.equal(name, stmt.value, f"the assignment at {line}",
                                            scope=facts)

@@ -31,6 +31,7 @@ import ast
 
 from .bindings import pure
 from .linear import Fact, Form
+from .parse import names_read
 
 _KEEPS = (ast.Add, ast.Mult, ast.FloorDiv)
 
@@ -101,7 +102,7 @@ class Invariants:
         if lower_ok and low >= 0 and len(assigns) == 1 and \
                 all(op is ast.FloorDiv and not f.terms and f.const >= 1 for op, _, f in steps):
             value = assigns[0].value
-            used = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+            used = names_read(value)
             if pure(value, check_call) and not any(bindings.counts.get(u) for u in used):
                 upper = self._upper(value, v)
                 if upper is not None and lin.exact(value, []):

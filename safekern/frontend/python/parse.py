@@ -7,6 +7,7 @@ source to check (built by exec, typed at a prompt): the kernel then runs uncheck
 from __future__ import annotations
 
 import ast
+import builtins
 import inspect
 import linecache
 import textwrap
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from ...errors import CompilationError
 from ..located import char_column
 
+_BUILTINS = vars(builtins)
 
 @dataclass
 class ParsedFunction:
@@ -37,6 +39,19 @@ class ParsedFunction:
         name = getattr(self.pyfunc, "__name__", None)
         return name if isinstance(name, str) else self.tree.name
 
+    def hidden_first(self, device: bool) -> bool:
+        """Its rewrite takes the hidden parameters first (see hidden_first)."""
+        return hidden_first(self.tree.args, device)
+
+    def lookup(self, name: str, default=None, *, builtin: bool = True):
+        """What `name` means in the function, as Python looks it up: its closure, then its
+        module's globals, then (with `builtin`) the builtins; `default` if none has it."""
+        for scope in (self.closure, self.globals, _BUILTINS) if builtin else \
+                (self.closure, self.globals):
+            if name in scope:
+                return scope[name]
+        return default
+
     def source_line(self, lineno: int) -> str:
         return linecache.getline(self.filename, lineno)
 
@@ -44,6 +59,19 @@ class ParsedFunction:
         """The character column in the file's line `lineno` of a node's col_offset or
         end_col_offset (UTF-8 bytes of the dedented line; issue 29: `Σ_T` moved carets)."""
         return char_column(self.source_line(lineno), self.indent, offset)
+
+
+def hidden_first(arguments: ast.arguments, device: bool) -> bool:
+    """Do the hidden parameters come before the user's? For *args (which takes every argument
+    after the named ones), and in device functions with defaults (a call omitting an argument
+    must not shift them into a user's parameter; the simulator's device functions take no
+    keywords)."""
+    return arguments.vararg is not None or (device and bool(arguments.defaults))
+
+
+def names_read(*nodes) -> set:
+    """Every name a tree (or several) mentions: `x` in `a[x + 1]`, stored names too."""
+    return {n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
 class SourceNotFound(CompilationError):

@@ -17,7 +17,6 @@ with its context; what they register goes into the failure table like an access'
 from __future__ import annotations
 
 import ast
-import builtins
 
 import numpy as np
 
@@ -231,10 +230,7 @@ def resolver_lookup(resolver, parsed):
 
     def lookup(expr):
         if isinstance(expr, ast.Name):
-            for scope in (parsed.closure, parsed.globals, vars(builtins)):
-                if expr.id in scope:
-                    return scope[expr.id]
-            return None
+            return parsed.lookup(expr.id)
         if isinstance(expr, ast.Attribute):
             return getattr(lookup(expr.value), expr.attr, None)
         return None

@@ -35,6 +35,7 @@ from . import names
 from .bindings import assigned
 from .index_forms import COMPARE_EXACT, WIDE
 from .linear import Form
+from .parse import names_read
 from .unchecked import Unchecker, atomic_operands_may_fail, is_check_call
 
 LOOP_REASON = "checked once before the loop at line {line} (bounds at the first and last " \
@@ -48,10 +49,6 @@ def _substitute(expr, name, value):
                 return copy.deepcopy(value)
             return node
     return Sub().visit(copy.deepcopy(expr))
-
-
-def _names(node) -> set:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
 class LoopVersioner:
@@ -175,7 +172,7 @@ class LoopVersioner:
                 if test is None:
                     return None
                 conds.append(test)
-        if any(_names(c) & bound for c in conds):
+        if any(names_read(c) & bound for c in conds):
             return None       # a test would read a name before the loop assigns it
         return conds
 
