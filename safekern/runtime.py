@@ -178,12 +178,10 @@ def sync(target=None) -> None:
     """
     validate_target(target)     # TypeError for what no backend understands (safekern/_targets.py)
     if not config.get().checks:
-        for fn in list(_plain_syncs):
-            fn(target)
+        _wait_for(_plain_syncs, target)
         return None
     if _plain_launched:          # (a plain launch is waited for like a checked one)
-        for fn in list(_plain_launched):
-            fn(target)
+        _wait_for(_plain_launched, target)
         if target is None:
             _plain_launched.clear()
     if capturing and _capture_in_progress() and any(s.matches(target)
@@ -204,6 +202,18 @@ def sync(target=None) -> None:
         __tracebackhide__ = True      # noqa: F841 - pytest and IPython hide this frame
         raise for_user(first)         # the kernel's failure: the message says where
     return None
+
+
+def _wait_for(syncs, target) -> None:
+    """Call each backend's synchronise function; the library synchronisations they make are
+    not sync points meanwhile (they would call sync() again, without end)."""
+    outer = getattr(_checking, "active", False)
+    _checking.active = True
+    try:
+        for fn in list(syncs):
+            fn(target)
+    finally:
+        _checking.active = outer
 
 
 def _check_sources(target) -> list:
