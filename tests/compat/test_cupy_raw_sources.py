@@ -112,7 +112,7 @@ def test_rewritten_source_compiles(name):
                                 options=_options(opts), cubin=False,
                                 name_expressions=program.expressions(rw))
     assert b".entry" in out.ptx
-    if any(p.pointer for k in rw.kernels for p in k.params):
+    if any(p.is_pointer for k in rw.kernels for p in k.params):
         assert "__sk_bytes_" in rw.source      # checked: the hidden size parameters are there
 
 

@@ -214,7 +214,7 @@ def test_exit_test_goes_after_the_semicolon_past_a_conditional_operand(options):
 
     cl = pytest.importorskip("pyopencl")
     rw = opencl.rewrite(CONDITIONAL_OPERAND, filename="k.cl", options=options)
-    lines = rw.text[rw.text.index('#line 1 "k.cl"'):].split("\n")[1:]
+    lines = rw.source[rw.source.index('#line 1 "k.cl"'):].split("\n")[1:]
     assert lines[6].strip().startswith("; if (") and lines[12].strip().startswith("; if (")
     ctx = cl.Context([cl.get_platforms()[0].get_devices()[0]])
-    cl.Program(ctx, rw.text).build(options=options)
+    cl.Program(ctx, rw.source).build(options=options)

@@ -100,10 +100,10 @@ __kernel void k(__global int *out, __global const int *input, __local int *ldata
 
 def test_library_shapes_are_checked_not_refused():
     rw = opencl.rewrite(PROGRAM, filename="k.cl")
-    rows = [(e.lineno, e.status.value) for e in rw.report if e.kind == "bounds"]
+    rows = [(e.lineno, e.status.value) for e in rw.report() if e.kind == "bounds"]
     assert rows == [(7, "checked"), (11, "checked"), (13, "checked"), (13, "checked"),
                     (14, "checked")]
-    assert "written inside the expansion" not in " ".join(e.reason for e in rw.report)
+    assert "written inside the expansion" not in " ".join(e.reason for e in rw.report())
 
 
 def test_out_of_bounds_inside_a_macro_argument_is_caught_at_the_users_line(clenv):

@@ -39,7 +39,7 @@ def opencl_verdict(body):
                                                                           "__global float *")
     src = ("__kernel void k(__global float *a, __global float *b, int c, int n) {\n"
            f"    int i = get_global_id(0);\n    {body}\n}}\n")
-    report = opencl.rewrite(src, filename="k.cl").report
+    report = opencl.rewrite(src, filename="k.cl").report()
     return [(e.text, e.status, e.reason) for e in report if e.kind == "bounds"]
 
 
@@ -66,7 +66,7 @@ def test_only_the_names_of_the_memory_differ():
     cl = opencl.rewrite("__kernel void k(__global float *a, int c) {\n"
                         "    int i = get_global_id(0);\n    "
                         + body.replace("PTR", "__global float *") + "\n}\n",
-                        filename="k.cl").text
+                        filename="k.cl").source
     cu = cuda.rewrite('extern "C" __global__ void k(float *a, int c) {\n    int i = threadIdx.x;'
                       "\n    " + body.replace("PTR", "float *") + "\n}\n",
                       filename="k.cu").source
@@ -84,5 +84,5 @@ def test_the_address_of_a_variable_is_a_root_in_cuda_only():
     cl = opencl.rewrite("__kernel void k(__global float *out) {\n    float x = 0;\n"
                         "    float *q = &x;\n    q[get_global_id(0)] = 1.0f;\n"
                         "    out[0] = x;\n}\n", filename="k.cl")
-    entry, = [e for e in cl.report if e.text == "q[get_global_id(0)]"]
+    entry, = [e for e in cl.report() if e.text == "q[get_global_id(0)]"]
     assert entry.status == "unchecked" and "address of variable 'x'" in entry.reason

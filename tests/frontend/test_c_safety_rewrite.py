@@ -49,7 +49,7 @@ def test_each_case_checks_its_site_and_keeps_lines(name, dialect):
     case = K.CASES[name]
     src = case.opencl if dialect == "opencl" else case.cuda
     rw = ocl(src) if dialect == "opencl" else cu(src)
-    text, report = (rw.text, rw.report) if dialect == "opencl" else (rw.source, rw.report())
+    text, report = (rw.source, rw.report())
     line = K.site_line(case, dialect)
     assert [e.lineno for e in report if e.kind == case.kind and e.status == "checked"] == [line]
     body = user_lines(text, "k.cl" if dialect == "opencl" else "k.cu")
@@ -69,7 +69,7 @@ def test_messages_name_the_condition_the_expression_and_the_values():
     assert str(err).splitlines()[0] == "division by zero in `x[i] / d[i]`: `d[i]` is 0 " \
                                        "(dividend 50)"
     assert (err.lineno, err.col, err.end_col) == (4, 12, 23)      # the caret: `x[i] / d[i]`
-    assert rw.report and "^^^^^^^^^^^" in str(err)
+    assert rw.report() and "^^^^^^^^^^^" in str(err)
     rw = cu(K.CASES["assert_msg"].cuda)
     (entry,) = [s for s in rw.safety if s.kind == "assert"]
     err = message(entry.code, (37, 37, 255))
@@ -97,7 +97,7 @@ def test_division_sites_by_type_and_divisor():
     v = v / n;
     a[i] = (int)(sizeof(int) / 2) + v.x;
 }"""
-    got = rows(ocl(src).report)
+    got = rows(ocl(src).report())
     assert got == [
         (5, "i / 3", "safe", "non-zero constant divisor"),
         (5, "i % four", "safe", "non-zero constant divisor"),
@@ -107,7 +107,7 @@ def test_division_sites_by_type_and_divisor():
         (8, "v / n", "unchecked", "a vector division: its components are not checked"),
         (9, "sizeof(int) / 2", "safe", "non-zero constant divisor"),
     ]
-    body = user_lines(ocl(src).text, "k.cl")
+    body = user_lines(ocl(src).source, "k.cl")
     assert "__sk_mod_uint(u , (uint)n" in body[5] and "__sk_div_int(i , n" in body[4]
     assert "] / n;" in body[6] and "__sk_div" not in body[6]      # float: as it was
 
@@ -164,17 +164,17 @@ def test_assert_forms_and_constant_conditions():
     SAFEKERN_ASSERT_MSG(a[i] != 3, "no threes");
 }"""
     rw = ocl(src)
-    assert rows(rw.report, "assert") == [
+    assert rows(rw.report(), "assert") == [
         (3, "SAFEKERN_ASSERT(1)", "safe", "constant true condition"),
         (4, "SAFEKERN_ASSERT(i < n && a[i] >= 0)", "checked", ""),
         (5, 'SAFEKERN_ASSERT_MSG(a[i] != 3, "no threes")', "checked", ""),
     ]
-    body = user_lines(rw.text, "k.cl")
+    body = user_lines(rw.source, "k.cl")
     assert body[2].strip() == "__SK_ASSERT_OFF(1);"
     assert body[3].strip().startswith("(__SK_LIKELY((i < n && a[__sk_ix(")
     assert '"no threes"' not in body[4] and ", 0, 0, 0))" in body[4]
     # the accesses inside the condition are checked, in both dialects
-    assert [e.status for e in rw.report if e.kind == "bounds" and e.lineno == 4] == ["checked"]
+    assert [e.status for e in rw.report() if e.kind == "bounds" and e.lineno == 4] == ["checked"]
 
 
 @pytest.mark.parametrize("call, problem", [
@@ -206,8 +206,8 @@ __kernel void k(__global int *a, int n) {
     a[0] = 1;
 }"""
     rw = ocl(src)
-    assert [(e.lineno, e.status) for e in rw.report if e.kind == "assert"] == [(4, "checked")]
-    assert "__sk_afail(" in user_lines(rw.text, "k.cl")[3]
+    assert [(e.lineno, e.status) for e in rw.report() if e.kind == "assert"] == [(4, "checked")]
+    assert "__sk_afail(" in user_lines(rw.source, "k.cl")[3]
 
 
 def test_cuda_assert_through_a_macro():
@@ -238,11 +238,11 @@ def test_asserts_compiled_away_drop_their_accesses():
     a[i] = a[i] / n;
 }"""
     rw = ocl(src, kernel_asserts=False)
-    assert [(e.lineno, e.kind, e.status) for e in rw.report] == [
+    assert [(e.lineno, e.kind, e.status) for e in rw.report()] == [
         (3, "assert", "unchecked"), (4, "bounds", "checked"), (4, "zero_division", "checked"),
         (4, "bounds", "checked")]
-    assert user_lines(rw.text, "k.cl")[2].startswith("    __SK_ASSERT_OFF(a[i + 1] > 0,")
-    assert "__SK_ASSERT_OFF(...) ((void)0)" in rw.text
+    assert user_lines(rw.source, "k.cl")[2].startswith("    __SK_ASSERT_OFF(a[i + 1] > 0,")
+    assert "__SK_ASSERT_OFF(...) ((void)0)" in rw.source
 
 
 def test_checks_off_defines_safekern_assert_as_nothing():
@@ -264,7 +264,7 @@ __kernel void k(__global int *a, int n) {
     SAFEKERN_ASSERT(a[0] < n);
 }"""
     rw = ocl(src)
-    assert rows(rw.report, "assert") == [(5, "SAFEKERN_ASSERT(a[0] < n)", "checked", "")]
+    assert rows(rw.report(), "assert") == [(5, "SAFEKERN_ASSERT(a[0] < n)", "checked", "")]
 
 
 # -- OpenCL barriers and 32-bit codes -------------------------------------------------------------
@@ -279,7 +279,7 @@ def test_opencl_division_in_the_header_of_a_barrier_loop_stays_unchecked():
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }"""
-    got = rows(ocl(src).report)
+    got = rows(ocl(src).report())
     assert got == [
         (3, "n / tile", "unchecked", "in the header of a loop that holds a barrier: a failing "
                                      "work-item could leave the loop while its group waits"),
@@ -296,7 +296,7 @@ __kernel void k(__global float *a, int d) {
     __local float s[4];
     a[0] = helper(s, 4, d);
 }"""
-    (row,) = rows(ocl(src).report, "zero_division")
+    (row,) = rows(ocl(src).report(), "zero_division")
     assert row[:3] == (3, "n / d", "unchecked") and "not checked" in row[3]
     with pytest.raises(safekern.UnsupportedError, match="barrier in helper"):
         ocl(src.replace("(n / d)", "(n / d) + s[n]"))
@@ -304,9 +304,9 @@ __kernel void k(__global float *a, int d) {
 
 def test_opencl_without_64_bit_atomics_uses_31_bit_codes():
     rw = ocl(K.CASES["divide"].opencl, int64_atomics=False)
-    (entry,) = [e for e in rw.report if e.kind == "zero_division"]
+    (entry,) = [e for e in rw.report() if e.kind == "zero_division"]
     codes = [s.code for s in rw.failure_sites if s.kind == "zero_division"]
-    assert f"{failures.code32(codes[0]):#x}L" in rw.text and entry.status == "checked"
+    assert f"{failures.code32(codes[0]):#x}L" in rw.source and entry.status == "checked"
 
 
 # -- NVRTC ----------------------------------------------------------------------------------------

@@ -29,13 +29,13 @@ VADD_CU = r"""extern "C" __global__ void add(const float* a, float* out, int n) 
 
 def cl_report(src):
     rw = opencl.rewrite(src, filename="k.cl", launch_predicates=True)
-    return rw, {e.text: e for e in rw.report}
+    return rw, {e.text: e for e in rw.report()}
 
 
 def statuses(src, dialect="opencl"):
     if dialect == "opencl":
         rw = opencl.rewrite(src, filename="k.cl", launch_predicates=True)
-        return {e.text: (e.status, e.predicate) for e in rw.report}
+        return {e.text: (e.status, e.predicate) for e in rw.report()}
     rw = cuda.rewrite(src, filename="k.cu", launch_predicates=True)
     return {e.text: (e.status, e.predicate) for e in rw.report()}
 
@@ -45,12 +45,12 @@ def test_opencl_vector_add_is_proven_at_launch():
     assert by["out[i]"].status is Status.PROVEN_AT_LAUNCH
     assert by["out[i]"].predicate == "min(get_global_size(0) - 1, n - 1) < elements(out)"
     assert "launch" in by["a[i]"].reason
-    launch = rw.kernels["add"].launch
+    launch = rw.kernel("add").launch
     assert {f.kind for f in launch.facts} == {"scalar", "extent", "global"}
     # without launch_predicates (the rewrite's default): the checks as before
     plain = opencl.rewrite(VADD_CL, filename="k.cl")
-    assert {e.status for e in plain.report} == {Status.CHECKED}
-    assert not plain.kernels["add"].launch
+    assert {e.status for e in plain.report()} == {Status.CHECKED}
+    assert not plain.kernel("add").launch
 
 
 def test_cuda_vector_add_with_an_early_return():
@@ -133,11 +133,11 @@ def test_narrowing_and_unsigned_arithmetic_are_side_conditions():
     out[u - 1] = 2.0f;
 }
 """, filename="k.cl", launch_predicates=True)
-    launch = rw.kernels["k"].launch
+    launch = rw.kernel("k").launch
     mask, codes = compile_mask(launch, python_int=False)
     g, l = (8, 1, 1), (8, 1, 1)
     nb = [1024]                                       # 256 floats
-    by = {e.text: e for e in rw.report}
+    by = {e.text: e for e in rw.report()}
     bit = {next(i for i, c in enumerate(codes) if by[t].code in c): t
            for t in ("out[c]", "out[u - 1]")}
     held = mask([None, np.uint32(3)], nb, g, l)
@@ -152,11 +152,11 @@ def test_narrowing_and_unsigned_arithmetic_are_side_conditions():
 
 def test_assume_leaves_out_exactly_those_checks():
     rw = opencl.rewrite(VADD_CL, filename="k.cl", launch_predicates=True)
-    by = {e.text: e for e in rw.report}
+    by = {e.text: e for e in rw.report()}
     variant = opencl.rewrite(VADD_CL, filename="k.cl", assume={by["out[i]"].code})
-    assert f"{by['out[i]'].code:#x}" not in variant.text
-    assert f"{by['a[i]'].code:#x}" in variant.text
-    assert variant.text.count("\n") == rw.text.count("\n")          # lines kept
+    assert f"{by['out[i]'].code:#x}" not in variant.source
+    assert f"{by['a[i]'].code:#x}" in variant.source
+    assert variant.source.count("\n") == rw.source.count("\n")          # lines kept
     cu = cuda.rewrite(VADD_CU, filename="k.cu", launch_predicates=True)
     codes = {e.text: e.code for e in cu.report()}
     cu_variant = cuda.rewrite(VADD_CU, filename="k.cu", assume={codes["a[i]"]})
@@ -173,11 +173,11 @@ def test_scalars_count_only_as_the_kernel_reads_them():
             (False, 10, False),                  # PyOpenCL needs NumPy scalars
             (True, 10, True), (True, 2 ** 40, False), (False, np.float32(10), False),
             (False, True, False)]:
-        mask, _ = compile_mask(rw.kernels["add"].launch, python_int=python_int)
+        mask, _ = compile_mask(rw.kernel("add").launch, python_int=python_int)
         m = mask([None, None, value], [40, 40], (64, 1, 1), None)
         assert bool(m) == holds, (python_int, value)
     # The mask is memoized per launch: by the scalars' types too (10 == np.int16(10))
-    mask, _ = compile_mask(rw.kernels["add"].launch, python_int=False)
+    mask, _ = compile_mask(rw.kernel("add").launch, python_int=False)
     assert [bool(mask([None, None, v], [40, 40], (64, 1, 1), None)) for v in
             (np.int32(10), np.int16(10), 10, np.int32(10), np.int32(11))] == \
         [True, False, False, True, False]
@@ -198,7 +198,7 @@ def test_geometry():
 def test_variants_full_partial_and_none():
     rw = opencl.rewrite(VADD_CL, filename="k.cl", launch_predicates=True)
     made = []
-    variants = CLaunchVariants(rw.kernels["add"].launch,
+    variants = CLaunchVariants(rw.kernel("add").launch,
                                lambda codes: made.append(codes) or f"v{len(made)}",
                                python_int=False)
     args = [None, None, np.int32(64)]
@@ -216,7 +216,7 @@ def test_variants_full_partial_and_none():
 def test_host_cost_of_the_mask():
     """The launch-time cost (reported in the docs): a few integer operations per predicate."""
     rw = opencl.rewrite(VADD_CL, filename="k.cl", launch_predicates=True)
-    variants = CLaunchVariants(rw.kernels["add"].launch, lambda codes: "v",
+    variants = CLaunchVariants(rw.kernel("add").launch, lambda codes: "v",
                                python_int=False)
     args, nb = [None, None, np.int32(64)], [256, 256]
     variants.for_launch(args, nb, opencl_geometry, (64,), (16,))

@@ -79,7 +79,7 @@ extern "C" __global__ void read_only(const float* x, const float* y, float* unus
 
 def test_opencl_kernels_know_what_they_write():
     kernels = opencl.rewrite(OPENCL_WRITES, filename="w.cl").kernels
-    got = {name: (k.written, k.writes_unknown) for name, k in kernels.items()}
+    got = {k.name: (k.written, k.writes_unknown) for k in kernels}
     assert got == {
         "direct": (("y", "h", "z"), ""),
         "via_helper": (("y",), ""),

@@ -151,8 +151,8 @@ def check_pyopencl(names=None) -> list[CorpusResult]:
         except CompilationError as err:
             out.append(_refusal(name, err))
             continue
-        statuses = _statuses(rw.report)
-        err = build(rw.text)
+        statuses = _statuses(rw.report())
+        err = build(rw.source)
         out.append(CorpusResult(name, "broken" if err else "ok", err or "", statuses))
     return out
 

@@ -105,7 +105,7 @@ class RawKernel:
             return
         values, sizes, spans = [], [], []
         for i, (arg, param) in enumerate(zip(args, info.params)):
-            if param.pointer:
+            if param.is_pointer:
                 value, nbytes = hidden_argument(arg, param.name, info.name, i)
                 if nbytes < 0:
                     self._program.note_unchecked(info, param.name, i)

@@ -38,7 +38,7 @@ def kernel_arguments(cp, args, info) -> tuple:
         raise TypeError(f"kernel '{info.name}' takes {len(info.params)} arguments "
                         f"({names}), got {len(items)}")
     items = items[:len(info.params)]             # the driver reads no more than these
-    return tuple(_unbounded(cp, arg, param, info.name, i) if param.pointer else arg
+    return tuple(_unbounded(cp, arg, param, info.name, i) if param.is_pointer else arg
                  for i, (arg, param) in enumerate(zip(items, info.params)))
 
 

@@ -263,7 +263,7 @@ class Compiled(NamedTuple):
     module: object = None
 
 
-def compile_rewrite(rw: frontend.CudaRewrite, *, options, arch: str, cubin: bool,
+def compile_rewrite(rw: frontend.Rewrite, *, options, arch: str, cubin: bool,
                     name_expressions, device_fields: dict, log_stream=None, load=None):
     """NVRTC through the kernel cache (a hit compiles nothing): a Compiled, the Binary and
     what `load` (a function of the Binary, e.g. load_module; optional) returns.

@@ -48,7 +48,7 @@ _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _GLOBAL = re.compile(r"\b__global__\b")
 # Process-wide, so that constructing the same RawKernel again neither parses nor loads again
 # (each Program keeps its own forms in `_rewrites` / `_loaded` under the same keys).
-# (source, options, arch, checks, ..., assume, filename) -> CudaRewrite
+# (source, options, arch, checks, ..., assume, filename) -> Rewrite
 _REWRITES = BoundedMemo(256, lru=True)
 # (device, checks, ..., assume, source, options, ...) -> _Loaded
 _MODULES = BoundedMemo(256, lru=True)
@@ -82,7 +82,7 @@ class Program:
         self.backend = backend
         self.jitify = bool(jitify)
         self.cooperative = cooperative
-        self._rewrites: dict[tuple, frontend.CudaRewrite] = {}
+        self._rewrites: dict[tuple, frontend.Rewrite] = {}
         self._loaded: dict[tuple, _Loaded] = {}
         self._lock = threading.RLock()
         self.launch_notes: dict[tuple, object] = {}   # unchecked arguments seen at launches
@@ -294,7 +294,7 @@ class Program:
             if module is not None:
                 missing_function(module, name, message)
             raise ValueError(message)
-        shapes = {tuple(p.pointer for p in k.params) for k in infos}
+        shapes = {tuple(p.is_pointer for p in k.params) for k in infos}
         if len(shapes) > 1:
             raise ValueError(f"{name!r} names overloaded kernels with different pointer "
                              "parameters; use a name expression with the exact signature")
@@ -326,8 +326,8 @@ class Program:
             if key not in self._overlaps:
                 check = OverlapCheck(kernel=info.name, filename=self.filename,
                                      lineno=info.lineno,
-                                     params=[(i, p.name) for i, p in enumerate(info.params)
-                                             if p.pointer],
+                                     params=[(p.index, p.name) for p in info.params
+                                             if p.is_pointer],
                                      written=info.written, unknown=info.writes_unknown)
                 self._overlaps[key] = check if check.needed else None
             return self._overlaps[key]

@@ -3,7 +3,7 @@
     built = build_program(ctx, source, filename=..., options=[...], devices=None)
     built.program        # a built pyopencl.Program (of the checked source, or the user's own
                          # with SAFEKERN_CHECKS=0)
-    built.rewritten      # frontend.opencl.Rewritten, or None when checks are off
+    built.rewritten      # frontend.opencl.Rewrite, or None when checks are off
     source = failure_source(ctx, device)     # one failure buffer per context and device
     hidden_size(arg)     # bytes behind a kernel argument for a pointer parameter
 
@@ -256,7 +256,7 @@ def _array_span(arg):
 @dataclass
 class BuiltProgram:
     program: object                  # pyopencl.Program, built
-    rewritten: frontend.Rewritten | None
+    rewritten: frontend.Rewrite | None
     source: str
     filename: str
     options: tuple
@@ -394,14 +394,14 @@ def rewrite_program(ctx, source: str, *, filename: str, options: list, devices: 
                                      launch_predicates=config.get().launch_predicates and
                                      not assume and variants_possible(devices),
                                      assume=assume)
-    except frontend.ParseFailed as err:
+    except frontend.ParseError as err:
         # The driver has the last word on the user's own source (and its messages are the
         # ones users know); libclang's is the fallback.
         _driver_build(ctx, source, _driver_options(ctx, options)[0], devices, filename, 0,
                       source)
         raise CompilationError(
             f"safekern's parser (libclang) cannot analyse this program although the OpenCL "
-            f"driver builds it: {err.problem}", filename=filename, lineno=err.lineno,
+            f"driver builds it: {err.message}", filename=filename, lineno=err.lineno,
             source_line=err.source_line, col=err.col) from None
     # What the program's failure codes mean, for sync() to name them; the rewrite runs (and
     # registers nothing) whether the binary then comes from the cache or the driver.
@@ -427,10 +427,10 @@ def build_program(ctx, source: str, *, filename: str, options=None,
         return BuiltProgram(prg, None, source, filename, tuple(options))
     rewritten, int64 = rewrite_program(ctx, source, filename=filename, options=options,
                                        devices=devices, assume=assume)
-    n_prelude = prelude_lines(rewritten.text)
+    n_prelude = prelude_lines(rewritten.source)
     if assume:
         describe += f", launch variant without {len(assume)} check(s)"
-    prg = _cached_build(ctx, rewritten.text, options, devices, filename, n_prelude, describe,
+    prg = _cached_build(ctx, rewritten.source, options, devices, filename, n_prelude, describe,
                         source, assumed=assume)
     return BuiltProgram(prg, rewritten, source, filename, tuple(options), int64,
                         tuple(devices), frozenset(assume))

@@ -49,7 +49,7 @@ class Kernel(_cl.Kernel):
         owner = checked_program_of(program)
         built = owner._require_built()
         rewritten = built.rewritten
-        info = rewritten.kernels.get(name) if rewritten is not None else None
+        info = rewritten.kernel(name) if rewritten is not None else None
         # Set before PyOpenCL's __init__: PyOpenCL < 2025 makes its generic invoker there,
         # for `num_args` arguments.
         self._sk_owner = owner

@@ -36,7 +36,7 @@ def compile_checked(program, options, devices, headers):
             rewritten, int64 = backend.rewrite_program(
                 ctx, program.source_text, filename=program.filename, options=options,
                 devices=devs, parse_extra=["-I", folder] if folder else ())
-            text = rewritten.text
+            text = rewritten.source
             exported = exported_helpers(text, program.filename)
             if exported:
                 warnings.warn(UncheckedWarning(
@@ -90,16 +90,16 @@ def linked(raw, inputs, program_class):
     checked = [c for c in (checked_program_of(p) for p in inputs) if c is not None]
     if not checked:
         return None
-    kernels, report, rewritten = {}, [], None
+    kernels, report, rewritten = [], [], None
     for c in checked:
         r = c._built.rewritten
         if r is not None:
-            kernels.update(r.kernels)
-            report += r.report
+            kernels += r.kernels
+            report += r.entries
             rewritten = r
     first = checked[0]._built
     if rewritten is not None:
-        rewritten = type(rewritten)(text="", kernels=kernels, report=report)
+        rewritten = type(rewritten)(source="", kernels=kernels, entries=report)
     built = backend.BuiltProgram(cl.Program(raw), rewritten, "", checked[0].filename,
                                  first.options, first.int64_atomics, first.devices)
     prg = program_class(raw)

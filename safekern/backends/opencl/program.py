@@ -202,7 +202,7 @@ class Program(cl.Program):
     def checked_source(self) -> str:
         """The source the driver built: the rewritten program, or the user's with checks off."""
         built = self._require_built()
-        return built.rewritten.text if built.rewritten is not None else built.source
+        return built.rewritten.source if built.rewritten is not None else built.source
 
     def check_report(self):
         """Every access of the program: checked, proven safe, or unchecked with the reason."""
@@ -211,10 +211,10 @@ class Program(cl.Program):
         built = self._require_built()
         if built.rewritten is None:
             return CheckReport([], filename=self.filename, checks=False)
-        entries = list(built.rewritten.report)
+        entries = list(built.rewritten.entries)
         names = self._prg.get_info(cl.program_info.KERNEL_NAMES)
         for name in (n for n in names.split(";") if n):
-            if name not in built.rewritten.kernels:
+            if built.rewritten.kernel(name) is None:
                 entries.append(ReportEntry(name, 0, 0, f"kernel {name}", "", Status.UNCHECKED,
                                            "kernel defined outside the program's own source "
                                            "(an #include): not rewritten"))

@@ -1,15 +1,22 @@
 """The C front ends (CUDA C for CuPy, OpenCL C for PyOpenCL), on one libclang layer.
 
-Entries: `opencl.rewrite(source, ...)` and `cuda.rewrite(source, ...)` return the checked text,
-the kernels as the launch needs them, the report and the failure sites (which the backends
-register). Where things are, bottom up:
+Entries: `opencl.rewrite(source, ...)` and `cuda.rewrite(source, ...)` return one result type
+(rewrite_result.Rewrite): the checked source, the kernels as the launch needs them
+(kernel_info.KernelInfo, param_info.ParamInfo), the report and the failure sites (which the
+backends register); a source libclang cannot parse is parse_error.ParseError (a
+CompilationError) in both. Where things are, bottom up:
 
     parse        libclang: the translation unit, offsets <-> lines, tokens, macros, `located`
+    parse_error  the one parse error of both dialects
     macros       the source's own macro uses in function bodies, expanded in place (on their
                  lines) so what they hold is checked; both dialects parse the result
     edits        text edits that keep every line, `#line`, apply_edits
     buildlog     a driver's build log at the user's lines
-    model        the facts passes hand on: Access, Root/Unknown, ParamInfo, FunctionFacts, Dialect
+    model        the facts passes hand on: Access, Root/Unknown, FunctionFacts, Dialect (the
+                 dialect hooks), the check kinds (check_kinds.py's); param_info, kernel_info,
+                 rewrite_result: what a rewrite returns, the same for both dialects
+    prelude      the C text of the check helpers (__sk_ix, the failure record, ...): one
+                 generator, filled in with each dialect's words
     provenance   what a pointer points into -- one analysis for both dialects
     ranges       what a loop variable ranges over (OpenCL's proof that an index is in bounds)
     messages     the text of assert and division failure messages
@@ -18,15 +25,17 @@ register). Where things are, bottom up:
     launch       launch predicates: bounds of an index over launch facts (launch_vars: the
                  values of local variables at a use; launch_expr: the predicates as data,
                  which backends/c_launch.py evaluates at each launch)
-    checks       OpenCL: one function's accesses (analysis) and the edits that check them
+    checks       OpenCL: one function's accesses (analysis); opencl_edits: the edits that
+                 check them
     exits        OpenCL: where a failing work-item goes (barrier-safe jumps)
     uniformity   OpenCL: which `if` conditions a whole work-group, a failing work-item
                  included, evaluates alike (a barrier may sit under those)
-    opencl       OpenCL: the dialect, its prelude, `rewrite`; opencl_headers (what libclang's
+    opencl       OpenCL: the dialect, `rewrite`; opencl_headers (what libclang's
                  parse includes), opencl_safety (assert/division helpers), opencl_rewrite (the
                  program's rewrite)
-    cuda         CUDA: `rewrite`, parse_cuda; cuda_dialect (the dialect, the device prelude),
-                 cuda_headers (stand-ins for CUDA's headers), cuda_rewrite (the module's
-                 rewrite and its results), cuda_signatures (hidden parameters, prologue), cuda_access (one function's accesses), cuda_calls
-                 (barriers, atomics, calls)
+    cuda         CUDA: `rewrite`, parse_cuda; cuda_dialect (the dialect), cuda_headers
+                 (stand-ins for CUDA's headers), cuda_rewrite (the module's rewrite),
+                 cuda_signatures (hidden parameters, prologue), cuda_access (one function's
+                 accesses, each checked one with its check), cuda_calls (barriers, atomics,
+                 calls), cuda_edits (the edits that check the accesses)
 """

@@ -1,10 +1,10 @@
-"""Which accesses of a C kernel function are checked, and the edits that check them.
+"""Which accesses of an OpenCL C function are checked (analysis; opencl_edits.py rewrites).
 
 The OpenCL C front end's access analysis (CUDA C has its own walk, cuda_access.py); what a
 pointer points into is provenance.py's answer, the same for both dialects.
 
     facts = analyse_function(ps, fn, dialect, is_kernel=..., helpers={...})   # analysis only
-    edits = access_edits(ps, facts, codes)                                    # rewrite only
+    edits = opencl_edits.access_edits(ps, facts, codes)                       # rewrite only
 
 What an access is checked against:
 - arrays of constant size (private, __local/__shared__, program scope, struct members) and
@@ -16,19 +16,13 @@ What an access is checked against:
 - built-ins that access memory through a pointer (atomics, vloadN/vstoreN, math out-params):
   the elements they touch.
 
-The generated checks call functions the dialect's prelude defines:
-  __sk_ix(long i, long n, long code, int axis, FB, FP)        -> i, or 0 after recording
-                                   (__sk_ixu for a ulong index: it records that too)
-  __sk_ixb(long i, long off, long esz, long nbytes, long code, FB, FP)
-                            -> i when off + i*esz is in [0, nbytes - esz], else -(off/esz)
-so a failing access touches element 0 instead of leaving its buffer; the work-item then leaves
-at the end of the statement (see exits.py). FB and FP are `__sk_fb`, `__sk_fp`.
+The checks the edits generate: opencl_edits.py.
 """
 from __future__ import annotations
 
 from ...report import Status
-from .edits import insert_after, insert_before
-from .model import Access, FunctionFacts, HelperCall, ParamInfo, Root, Unknown
+from .model import Access, FunctionFacts, HelperCall, Root, Unknown
+from .param_info import params_of
 from .parse import (ParsedSource, binary_op, call_args, called_name, children, evaluate_int,
                     function_body, kinds, strip, unary_op, walk)
 from .provenance import Provenance
@@ -40,22 +34,6 @@ LONG_MAX = "0x7fffffffffffffffL"
 class _Unknown(Exception):
     """A pointer the rewriter cannot tie to a size; the message is the reason."""
 
-def param_infos(fn, dialect) -> list[ParamInfo]:
-    K = kinds()
-    out = []
-    for i, p in enumerate(c for c in fn.get_children() if c.kind == K.PARM_DECL):
-        t = p.type.get_canonical()
-        is_ptr = t.kind.name in ("POINTER", "INCOMPLETEARRAY", "CONSTANTARRAY")
-        info = ParamInfo(p.spelling, i, p, is_ptr)
-        if is_ptr:
-            pointee = t.get_pointee() if t.kind.name == "POINTER" else t.get_array_element_type()
-            info.pointee = pointee.spelling
-            info.address_space = dialect.address_space(pointee.spelling)
-            info.void = pointee.get_canonical().kind.name == "VOID"
-        out.append(info)
-    return out
-
-
 class _Analyser:
     def __init__(self, ps: ParsedSource, fn, dialect, is_kernel: bool, helpers: dict,
                  eliminate: bool = True):
@@ -66,7 +44,7 @@ class _Analyser:
         self.helpers = helpers          # name -> list[ParamInfo] of rewritten helpers
         self.eliminate = eliminate      # False: no access is 'safe' (SAFEKERN_ELIMINATE=0)
         self.K = kinds()
-        self.params = param_infos(fn, dialect)
+        self.params = params_of(fn, dialect)
         self.prov = None                # provenance.Provenance of the body (setup)
         self.ranges = None              # ranges.LoopRanges of the body (setup)
         self.accesses: list[Access] = []
@@ -408,7 +386,7 @@ def _pure(ps: ParsedSource, expr, dialect) -> bool:
     return True
 
 
-def _tokens_text(ps: ParsedSource, start: int, end: int) -> str:
+def tokens_text(ps: ParsedSource, start: int, end: int) -> str:
     """Source text rebuilt from tokens: no comments, no newlines."""
     return " ".join(t[2] for t in ps.tokens_between(start, end))
 
@@ -417,78 +395,16 @@ def _offset_expr(ps: ParsedSource, base: Root, pointer_expr) -> str:
     """C expression: byte offset of a pointer (None: the base itself) within base's memory."""
     if pointer_expr is None:
         return base.offset if base.offset != "0" else "0L"
-    p = _tokens_text(ps, *ps.offsets(pointer_expr))
-    return _offset_of(base, p)
+    p = tokens_text(ps, *ps.offsets(pointer_expr))
+    return offset_of(base, p)
 
 
-def _offset_of(base: Root, pointer_text: str) -> str:
+def offset_of(base: Root, pointer_text: str) -> str:
     space = f"{base.address_space} " if base.address_space else ""
     diff = (f"(long)((const {space}char *)({pointer_text}) - "
             f"(const {space}char *)({base.base}))")
     return diff if base.offset == "0" else f"({base.offset} + {diff})"
 
 
-# -- edits ------------------------------------------------------------------------------
-
-def access_edits(ps: ParsedSource, facts: FunctionFacts, codes: dict) -> list:
-    """Edits that wrap every checked access of `facts` in its check.
-
-    `codes` maps id(access) to the C literal of its failure code.
-    """
-    edits = []
-    fb = "__sk_fb, __sk_fp"
-    for a in facts.accesses:
-        if a.status != Status.CHECKED:
-            continue
-        code = codes[id(a)]
-        d = 1000 + a.depth
-        base = a.base
-        ix = "__sk_ixu" if a.extra.get("unsigned") else "__sk_ix"   # ulong: 2**63 and up
-        if base is None:   # constant-size array or vector axis
-            edits.append(insert_before(a.index_start, f"{ix}((long)(", d))
-            edits.append(insert_after(a.index_end, f"), {a.extent}L, {code}, {a.axis}, {fb})",
-                                      d))
-            continue
-        if a.pointer_start < 0 and not a.extra.get("wrap_pointer") and \
-                not a.extra.get("offset_arg") and base.kind == "param":
-            # The parameter itself: the index against the element count.
-            n = f"__sk_n_{base.name}"
-            edits.append(insert_before(a.index_start, f"{ix}((long)(", d))
-            edits.append(insert_after(a.index_end, f"), {n}, {code}, 0, {fb})", d))
-            continue
-        ptr = None if a.pointer_start < 0 else _tokens_text(ps, a.pointer_start,
-                                                              a.pointer_end)
-        off = base.offset if ptr is None else _offset_of(base, ptr)
-        if off == "0":
-            off = "0L"
-        target = ptr if ptr is not None else base.base
-        elem = f"(long)sizeof(*({target}))"
-        if a.extra.get("offset_arg"):
-            elem = f"{a.elems}L * {elem}"
-        tail = f", {off}, {elem}, {base.size}, {code}, {fb})"
-        if a.extra.get("wrap_pointer"):
-            edits.append(insert_before(a.pointer_start, "(", d))
-            edits.append(insert_after(a.pointer_end, f" + __sk_ixb(0L{tail})", d))
-        elif a.negate:
-            edits.append(insert_before(a.index_start, "(-__sk_ixb(-(long)(", d))
-            edits.append(insert_after(a.index_end, f"){tail})", d))
-        else:
-            edits.append(insert_before(a.index_start, "__sk_ixb((long)(", d))
-            edits.append(insert_after(a.index_end, f"){tail}", d))
-    return edits
-
-
-def call_edits(ps: ParsedSource, facts: FunctionFacts) -> list:
-    """Hidden arguments appended to every call of a rewritten helper."""
-    edits = []
-    for call in facts.calls:
-        parts = ["__sk_fb", "__sk_fp"]
-        for off, size in call.args:
-            parts += [off, size]
-        text = (", " if call.n_args else "") + ", ".join(parts)
-        edits.append(insert_before(call.close_paren, text, 10_000))
-    return edits
-
-
-__all__ = ["analyse_function", "find_accesses", "access_edits", "call_edits", "param_infos",
-           "FunctionFacts", "ParamInfo", "HelperCall", "LONG_MAX"]
+__all__ = ["analyse_function", "find_accesses", "FunctionFacts", "HelperCall", "LONG_MAX",
+           "offset_of", "tokens_text"]

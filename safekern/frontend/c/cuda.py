@@ -2,7 +2,7 @@
 
     rw = rewrite(source, filename="gather.cu", options=("-std=c++17",), arch="sm_90")
     rw.source            # compile this with NVRTC; line numbers are the user's (#line)
-    rw.kernels["gather"] # parameters, and the hidden arguments the launch must append
+    rw.kernel("gather")  # parameters, and the hidden arguments the launch must append
     rw.report()          # every access: checked / safe / unchecked (with the reason)
 
 What the rewrite does (each edit stays on its line):
@@ -35,21 +35,15 @@ from __future__ import annotations
 
 import re
 
-from ...errors import UnsupportedError
 from . import device_launch, macros, parse as C, unused_headers
 from .cuda_dialect import (ADDRESS_BUILTINS, ATOMICS, BACKEND, BARRIERS, CHECKS_OFF_PRELUDE,
                            DIALECT, CudaDialect, device_prelude)
 from .cuda_headers import PRELUDE_NAME, unknown_function_decl
-from .cuda_rewrite import CudaRewrite, KernelInfo, ModuleRewriter, ParamInfo
-
-
-class ParseError(UnsupportedError):
-    """libclang could not make sense of the source. The backend first compiles the user's own
-    source with NVRTC: if that fails too, NVRTC's error is the one to show."""
-
-    def __init__(self, problem, *, diagnostics=(), **kw):
-        self.diagnostics = list(diagnostics)
-        super().__init__(problem, **kw)
+from .cuda_rewrite import ModuleRewriter
+from .kernel_info import KernelInfo
+from .param_info import ParamInfo
+from .parse_error import ParseError
+from .rewrite_result import Rewrite
 
 
 # -- parsing -----------------------------------------------------------------------------------
@@ -108,11 +102,7 @@ def parse_cuda(source: str, *, filename: str, options=(), arch="sm_90", include_
         ps._lines = source.split("\n")
     main_errors = [d for d in ps.errors() if d.in_main]
     if main_errors:
-        first = main_errors[0]
-        raise ParseError(
-            f"safekern cannot analyse this source (libclang: {first.message})",
-            diagnostics=main_errors, filename=filename, lineno=first.lineno,
-            source_line=ps.source_line(first.lineno) if first.lineno else None, col=first.col)
+        raise ParseError.of(ps, main_errors)
     return ps
 
 
@@ -129,7 +119,7 @@ def _offset_of(ps, lineno, col):
 def rewrite(source: str, *, filename: str = "kernel.cu", options=(), arch="sm_90",
             include_dirs=(), checks: bool = True, kernel_asserts: bool = True,
             eliminate: bool = True, launch_predicates: bool = False,
-            assume=frozenset()) -> CudaRewrite:
+            assume=frozenset()) -> Rewrite:
     """Parse `source`, find every access, and return the checked source (or, with
     `checks=False`, the user's source with the kernel facts the launch needs).
     `kernel_asserts=False` compiles asserts away (SAFEKERN_KERNEL_ASSERTS=0);
@@ -146,6 +136,6 @@ def rewrite(source: str, *, filename: str = "kernel.cu", options=(), arch="sm_90
                           launch_predicates=launch_predicates, assume=assume).run()
 
 
-__all__ = ["CudaDialect", "DIALECT", "rewrite", "parse_cuda", "CudaRewrite", "KernelInfo",
+__all__ = ["CudaDialect", "DIALECT", "rewrite", "parse_cuda", "Rewrite", "KernelInfo",
            "ParamInfo", "ParseError", "device_prelude", "ATOMICS", "ADDRESS_BUILTINS", "BARRIERS",
            "BACKEND", "CHECKS_OFF_PRELUDE"]

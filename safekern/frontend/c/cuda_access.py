@@ -12,7 +12,7 @@ import dataclasses
 
 from ... import call_chains
 from ...report import Status
-from . import edits as E, parse as C
+from . import parse as C
 from .cuda_calls import CallRewriter
 from .cuda_dialect import BACKEND, DIALECT, _ASM_BARRIER
 from .model import Access, Unknown
@@ -41,6 +41,9 @@ class FunctionRewriter(CallRewriter):
                                 if is_pointer_type(p.type) or is_array_type(p.type)],
                                DIALECT, kernel=fn.kernel, fields=self.fields)
         self.at = None                      # the node being checked (visit)
+        #: the barriers to replace (cuda_calls.py): ("call", start, end, new name) or
+        #: ("group", start, object end, end, depth) for cooperative groups' block.sync()
+        self.barrier_sites: list = []
         self.checked = fn.rewritable
         self.uncheck_reason = "" if fn.rewritable else fn.why
         # asserts and divisions (safety.py); a constexpr function may run at compile time,
@@ -54,16 +57,11 @@ class FunctionRewriter(CallRewriter):
             t[2] for t in mod.ps.tokens_between(start, fn.cursor.location.offset)]
 
     def run(self):
+        """The walk: accesses (each checked one with its check), barriers
+        (`barrier_sites`), asserts and divisions (`self.safety`), the struct fields used;
+        cuda_edits.py turns them into edits."""
         self.visit(self.body, 0, {})
         self.fn.fields.update(self.fields.used)       # their extents: hidden parameters
-        self.mod.edits += self.safety.edits
-        self.mod.safety += self.safety.sites
-
-    def _code(self, a) -> str:
-        """The C text of an access's failure code: in a device function, XOR the call chain
-        it was reached through (call_chains.py)."""
-        code = a.extra["code"]
-        return f"{code:#x}ULL" if self.fn.kernel else call_chains.check_code(code)
 
     def _safety_ctx(self, ctx) -> str:
         """Why an assert or division here cannot record a failure ("" when it can)."""
@@ -306,11 +304,7 @@ class FunctionRewriter(CallRewriter):
             return
         a = self._record("subscript", Status.CHECKED, "", s, e, array=name, axis=axis,
                          index=(i0, i1), extent=const, launch=const)
-        if a.status != Status.CHECKED:
-            return
-        self.mod.edits.append(E.insert_before(i0, "__sk_ix(", depth))
-        self.mod.edits.append(E.insert_after(
-            i1, f", {extent}, {self._code(a)}, {axis}, __sk_fb)", depth))
+        a.extra["check"] = ("index", i0, i1, extent, axis, depth)
 
     def _pointer_subscript(self, c, base, index, depth, ctx):
         K = self.K
@@ -343,19 +337,12 @@ class FunctionRewriter(CallRewriter):
                 self.fn.count_params.add(i)
                 a = self._record("subscript", Status.CHECKED, "", s, e, array=name, axis=0,
                                  index=(i0, i1), launch=("param", i))
-                if a.status == Status.CHECKED:
-                    self.mod.edits.append(E.insert_before(i0, "__sk_ix(", depth))
-                    self.mod.edits.append(E.insert_after(
-                        i1, f", __sk_n_{i}, {self._code(a)}, 0, __sk_fb)", depth))
+                a.extra["check"] = ("index", i0, i1, f"__sk_n_{i}", 0, depth)
             else:
                 a = self._record("subscript", Status.CHECKED, "", s, e, array=label, axis=0,
                                  index=(i0, i1))
-                first = min(bs, i0)
-                self.mod.edits.append(E.insert_before(first, "(*__sk_ptr((", depth))
-                self.mod.edits.append(E.replace(open_tok[0], open_tok[1], ") + ("))
-                self.mod.edits.append(E.replace(
-                    close_tok[0], close_tok[1],
-                    f"), {root.base}, {root.size}, {self._code(a)}, __sk_fb))"))
+                a.extra["check"] = ("subscript", min(bs, i0), open_tok[:2], close_tok[:2],
+                                    root.base, root.size, depth)
         for ch in (base, index):
             self.visit(ch, depth + 1, ctx)
 
@@ -375,9 +362,7 @@ class FunctionRewriter(CallRewriter):
         else:
             label = name if root.name == name else f"{name} (in {root.name})"
             a = self._record(kind, Status.CHECKED, "", s, e, array=label, axis=0, index=(ps_, pe))
-            self.mod.edits.append(E.insert_before(ps_, "__sk_ptr(", depth))
-            self.mod.edits.append(E.insert_after(
-                pe, f", {root.base}, {root.size}, {self._code(a)}, __sk_fb)", depth))
+            a.extra["check"] = ("pointer", ps_, pe, root.base, root.size, depth)
 
     def deref(self, c, operand, depth, ctx):
         o = C.strip(operand)

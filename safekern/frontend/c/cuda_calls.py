@@ -24,7 +24,7 @@ from ...report import Status
 from . import device_launch, edits as E, parse as C
 from .cuda_dialect import (ADDRESS_BUILTINS, BACKEND, BARRIERS, NO_MEMORY_CALLS,
                            UNSAFE_BARRIER_CALLS)
-from .model import Unknown
+from .model import CALL, Unknown
 from .provenance import is_array_type, is_pointer_type, operator_call
 
 _SIDE_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
@@ -132,8 +132,7 @@ class CallRewriter:
             raise self._reject(c, "a block barrier inside a macro expansion cannot be "
                                "rewritten; call it directly")
         self.fn.barriers = True
-        self.mod.edits.append(E.insert_before(s, "__sk_cg_sync(", depth))
-        self.mod.edits.append(E.replace(oe, e, ")"))
+        self.barrier_sites.append(("group", s, oe, e, depth))    # cuda_edits.barrier_edits
         self.visit(obj, depth + 1, {})
         return True
 
@@ -143,7 +142,7 @@ class CallRewriter:
             raise self._reject(callee, "a block barrier inside a macro expansion cannot be "
                                "rewritten; call it directly")
         self.fn.barriers = True
-        self.mod.edits.append(E.replace(s, e, new_name))
+        self.barrier_sites.append(("call", s, e, new_name))      # cuda_edits.barrier_edits
 
     def _address_arg(self, call, arg, depth, ctx):
         K = self.K
@@ -181,7 +180,7 @@ class CallRewriter:
         code = site_code(BACKEND, self.ps.filename, lineno, col, self.fn.name, target.name,
                          "call")
         self.mod.failure_sites.append(FailureSite(
-            code=code, kind="call", kernel=self.fn.name, filename=self.ps.filename,
+            code=code, kind=CALL, kernel=self.fn.name, filename=self.ps.filename,
             lineno=lineno, source_line=self.ps.source_line(lineno), col=col,
             end_col=end_col if end_line == lineno and e > s else None, array=None, axis=None,
             callee=target.name, in_kernel=self.fn.kernel))

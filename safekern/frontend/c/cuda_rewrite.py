@@ -11,123 +11,26 @@ import hashlib
 from dataclasses import dataclass, field
 
 from ...errors import UnsupportedError
-from ...report import CheckReport, ReportEntry, Status
+from ...report import ReportEntry, Status
 from . import safety as c_safety, writes as c_writes
 from . import parse as C
 from . import edits as E
 from .cuda_access import FunctionRewriter
+from .cuda_edits import barrier_edits, check_edits
 from .cuda_signatures import signature_edits
 from .cuda_calls import call_name
-from .cuda_dialect import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, NO_MEMORY_CALLS,
-                           device_prelude, spelling)
+from .cuda_dialect import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, DIALECT,
+                           NO_MEMORY_CALLS, device_prelude, spelling)
 from .launch import kernel_predicates
 from .launch_expr import PROVEN_REASON
 from .module_state import module_state
-from . import device_launch
+from .kernel_info import KernelInfo
 from .plain import OwnChecks, kernel_codes
 from .loop_versions import version_loops
 from .model import Access
+from .param_info import ParamInfo
+from .rewrite_result import Rewrite
 from .provenance import is_pointer_type, operator_call
-
-
-# -- results: what the backend gets -----------------------------------------------------------
-
-@dataclass
-class ParamInfo:
-    name: str
-    type: str
-    pointer: bool
-
-
-@dataclass
-class KernelInfo:
-    """A `__global__` function as the launch sees it."""
-
-    name: str                 # as written
-    qualified: str            # with namespaces (ns::k)
-    extern_c: bool
-    template: bool
-    mangled: str              # the symbol of the unchecked kernel (libclang's mangling)
-    params: list[ParamInfo]
-    lineno: int
-    barriers: bool = False
-    checked: bool = True      # False: launched with the user's arguments only (see report)
-    written: tuple = ()       # pointer parameters the kernel stores through (writes.py)
-    writes_unknown: str = ""  # why any pointer parameter may be written
-    #: launch_expr.KernelPredicates: the checks launches may prove (None: none)
-    launch: object = None
-    #: the failure codes a launch must prove to run the user's own binary (plain.py;
-    #: empty: it can never fail; None: never)
-    codes: frozenset | None = None
-    #: struct_fields.FieldParam: pointer fields of by-value struct parameters whose extent in
-    #: bytes the launch passes after the pointer parameters' sizes (struct_args.py)
-    fields: tuple = ()
-
-    @property
-    def pointer_params(self) -> list[str]:
-        """The pointer parameters, in order: one hidden size argument each, then the buffer."""
-        return [p.name for p in self.params if p.pointer]
-
-
-@dataclass
-class CudaRewrite:
-    source: str               # what NVRTC compiles
-    original: str
-    filename: str
-    checked: bool
-    kernels: list[KernelInfo] = field(default_factory=list)
-    accesses: list[Access] = field(default_factory=list)
-    barriers: bool = False    # some kernel synchronises its block
-    includes: tuple = ()      # (path, sha256) of the real files the source includes
-    #: what each failure code of the module means: the backend registers them
-    failure_sites: list = field(default_factory=list)
-    safety: list = field(default_factory=list)   # c_safety.SafetySite: asserts, divisions
-    assumed: tuple = ()       # a launch variant: the failure codes of the checks it leaves out
-    state: tuple = ()         # module_state.StateVariable: one copy per loaded module
-
-    def find_kernels(self, name: str) -> list[KernelInfo]:
-        """Kernels a symbol, a name or a name expression (`ns::axpy<float>`) can mean."""
-        base = _strip_template_args(name).strip().lstrip("&").strip()
-        out = [k for k in self.kernels if name in (k.mangled, k.name, k.qualified)
-               or base in (k.name, k.qualified)]
-        return out
-
-    def report(self):
-        """Every access, asserts and divisions included, in source order: a
-        safekern.report.CheckReport (the same report as the other backends')."""
-        data = self.original.encode("utf-8")
-        entries = []
-        for a in self.accesses:
-            line_start = data.rfind(b"\n", 0, a.start) + 1
-            col = len(data[line_start:a.start].decode("utf-8", "replace"))
-            text = " ".join(data[a.start:a.end].decode("utf-8", "replace").split())
-            predicate = a.extra.get("predicate", "")
-            status, reason = a.status, a.reason
-            if predicate and status == Status.CHECKED:
-                status, reason = Status.PROVEN_AT_LAUNCH, PROVEN_REASON
-            entries.append((a.start, ReportEntry(a.function, a.extra.get("lineno") or 0, col,
-                                                 text, a.array, status, reason,
-                                                 code=a.extra.get("code"),
-                                                 predicate=predicate)))
-        entries += [(s.start, s.entry()) for s in self.safety]
-        entries = [e for _, e in sorted(entries, key=lambda pair: pair[0])]
-        return CheckReport(entries, filename=self.filename, checks=self.checked)
-
-    @property
-    def unchecked(self) -> list[Access]:
-        return [a for a in self.accesses if a.status == Status.UNCHECKED]
-
-
-def _strip_template_args(name: str) -> str:
-    depth, out = 0, []
-    for ch in name:
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth -= 1
-        elif depth == 0:
-            out.append(ch)
-    return "".join(out)
 
 
 # -- the rewrite -------------------------------------------------------------------------------
@@ -205,8 +108,7 @@ class ModuleRewriter:
                 self._collect(ch, namespaces, True)
             elif ch.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE):
                 attrs = {a.kind for a in ch.get_children()}
-                kernel = K.CUDAGLOBAL_ATTR in attrs or (    # or launched from device code
-                    K.ANNOTATE_ATTR in attrs and device_launch.marked(ch, K.ANNOTATE_ATTR))
+                kernel = DIALECT.is_kernel(ch)     # (also one launched from device code)
                 device = K.CUDADEVICE_ATTR in attrs
                 if not (kernel or device):
                     continue
@@ -297,7 +199,7 @@ class ModuleRewriter:
                                     "signature")
 
     # -- the module --------------------------------------------------------------------------
-    def run(self) -> CudaRewrite:
+    def run(self) -> Rewrite:
         self._collect(self.ps.tu.cursor)
         state = module_state(self.ps)   # a variant (a module of its own) would not share it
         if self.checks:
@@ -319,6 +221,11 @@ class ModuleRewriter:
                     with self._located(fn, lambda: rewriter.at if rewriter else None):
                         rewriter = FunctionRewriter(self, fn, body)
                         rewriter.run()
+                    # the rewrite of what the walk found: the checks, asserts and divisions
+                    self.edits += check_edits(self.accesses[first:], kernel=fn.kernel)
+                    self.edits += barrier_edits(rewriter.barrier_sites)
+                    self.edits += rewriter.safety.edits
+                    self.safety += rewriter.safety.sites
                     self.own[fn] = self._own_checks(first, first_safety)
                     with self._located(fn):     # loop_versions.py: checks out of loops
                         version_loops(self, fn, body, first_edit)
@@ -355,12 +262,31 @@ class ModuleRewriter:
         else:
             uses = "SAFEKERN_ASSERT" in self.ps.source
             text = E.apply_edits(self.ps, [], prelude=CHECKS_OFF_PRELUDE if uses else "")
-        return CudaRewrite(assumed=tuple(sorted(self.assume)), state=state,
-                           source=text, original=self.ps.user_text, filename=self.ps.filename,
-                           checked=self.checks, kernels=kernels, accesses=self.accesses,
-                           barriers=barriers, includes=self._includes(), safety=self.safety,
-                           failure_sites=self.failure_sites + [
-                               s.failure for s in self.safety if s.status == Status.CHECKED])
+        return Rewrite(assumed=tuple(sorted(self.assume)), state=state,
+                       source=text, original=self.ps.user_text, filename=self.ps.filename,
+                       checked=self.checks, kernels=kernels, accesses=self.accesses,
+                       entries=self._entries(), barriers=barriers, includes=self._includes(),
+                       safety=self.safety, failure_sites=self.failure_sites + [
+                           s.failure for s in self.safety if s.status == Status.CHECKED])
+
+    def _entries(self) -> list:
+        """The report: every access, asserts and divisions included, in source order."""
+        data = self.ps.user_text.encode("utf-8")
+        entries = []
+        for a in self.accesses:
+            line_start = data.rfind(b"\n", 0, a.start) + 1
+            col = len(data[line_start:a.start].decode("utf-8", "replace"))
+            text = " ".join(data[a.start:a.end].decode("utf-8", "replace").split())
+            predicate = a.extra.get("predicate", "")
+            status, reason = a.status, a.reason
+            if predicate and status == Status.CHECKED:
+                status, reason = Status.PROVEN_AT_LAUNCH, PROVEN_REASON
+            entries.append((a.start, ReportEntry(a.function, a.extra.get("lineno") or 0, col,
+                                                 text, a.array, status, reason,
+                                                 code=a.extra.get("code"),
+                                                 predicate=predicate)))
+        entries += [(s.start, s.entry()) for s in self.safety]
+        return [e for _, e in sorted(entries, key=lambda pair: pair[0])]
 
     def _own_checks(self, first: int, first_safety: int) -> OwnChecks:
         """What the function just walked records (plain.py): its accesses from `first`, its
@@ -439,8 +365,9 @@ class ModuleRewriter:
                     fn.barriers = changed = True
 
     def _kernel_info(self, fn: Function) -> KernelInfo:
-        params = [ParamInfo(p.spelling, p.type.spelling, is_pointer_type(p.type))
-                  for p in fn.params]
+        params = [ParamInfo.of(p, i, DIALECT) for i, p in enumerate(fn.params)]
+        for p in params:
+            p.cursor = None     # plain data only: a cursor would keep the parse alive
         mangled = ""
         if not fn.template:
             mangled = fn.name if fn.extern_c else (fn.cursor.mangled_name or fn.name)
@@ -449,8 +376,8 @@ class ModuleRewriter:
         return KernelInfo(name=fn.name, qualified=fn.qualified, extern_c=fn.extern_c,
                           template=fn.template, mangled=mangled, params=params, lineno=lineno,
                           barriers=fn.barriers, checked=self.checks and fn.rewritable,
-                          written=tuple(p.name for i, p in enumerate(params)
-                                        if p.pointer and i in stores.params),
+                          written=tuple(p.name for p in params
+                                        if p.is_pointer and p.index in stores.params),
                           writes_unknown=stores.unknown, launch=self.launch.get(fn),
                           codes=self.plain_codes.get(fn) if self.checks and fn.rewritable
                           else None,
@@ -486,4 +413,4 @@ class ModuleRewriter:
         self.edits += signature_edits(self, fn)
 
 
-__all__ = ["ModuleRewriter", "Function", "CudaRewrite", "KernelInfo", "ParamInfo"]
+__all__ = ["ModuleRewriter", "Function"]

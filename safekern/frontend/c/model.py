@@ -6,8 +6,9 @@
 - `Access`: one memory access of the user's source, how it is handled (checked, eliminated,
   unchecked with the reason) and the byte ranges an edit wraps; `Access.failure_site()` is
   its `FailureSite` (returned, not registered: the backend registers what a rewrite found).
-- `ParamInfo`, `HelperCall`, `FunctionFacts`: what the OpenCL access analysis (checks.py)
-  finds in one function, and what its rewrite (opencl_rewrite.py) reads.
+- `HelperCall`, `FunctionFacts`: what the OpenCL access analysis (checks.py) finds in one
+  function (its parameters: param_info.ParamInfo), and what its rewrite (opencl_rewrite.py)
+  reads.
 - `Dialect`: the base class of the language dialects (opencl.py, cuda_dialect.py): what
   differs between C kernel languages.
 
@@ -17,8 +18,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ... import check_kinds
 from ...failures import FailureSite, site_code
 from ...report import Status
+
+
+#: The check kinds the C front ends make sites of: check_kinds.py says, in one place, what
+#: each means (the exception a failure raises, its message, the report's label, the helpers).
+BOUNDS, ASSERT, ZERO_DIVISION, CALL = (check_kinds.KINDS[k].name
+                                       for k in ("bounds", "assert", "zero_division", "call"))
 
 
 @dataclass(frozen=True)
@@ -84,7 +92,7 @@ class Access:
             end_col = None
         return lineno, col, end_col
 
-    def failure_site(self, ps, backend: str, kind: str = "bounds") -> FailureSite:
+    def failure_site(self, ps, backend: str, kind: str = BOUNDS) -> FailureSite:
         """What a failure code of this access means. The rewrite only returns it (in its
         `failure_sites`); the backend registers it in failures.TABLE."""
         lineno, col, end_col = self.location(ps)
@@ -108,7 +116,7 @@ class Dialect:
                            evaluated twice by a check
     Hooks:
       parse_args(options) -> libclang arguments; headers() -> [(name, text)]
-      is_kernel(fn_cursor) -> bool
+      is_kernel(fn_cursor) -> bool; pointer_param(param_cursor) -> bool (gets a hidden size)
       address_space(type_spelling) -> "__global", "__local", ... or "" (used in the
                            `(const AS char *)` casts of byte-offset checks)
       pointer_builtin(name) -> (pointer arg, elements touched, offset arg or None) for
@@ -137,6 +145,11 @@ class Dialect:
     def is_kernel(self, fn) -> bool:
         raise NotImplementedError
 
+    def pointer_param(self, param) -> bool:
+        """A parameter (PARM_DECL) that gets a hidden size: a pointer or array."""
+        return param.type.get_canonical().kind.name in ("POINTER", "INCOMPLETEARRAY",
+                                                        "CONSTANTARRAY")
+
     def address_space(self, type_spelling: str) -> str:
         return ""
 
@@ -158,18 +171,6 @@ class Dialect:
     def scalar_root(self, decl, name: str) -> Root | Unknown:
         raise NotImplementedError
 
-
-
-@dataclass
-class ParamInfo:
-    name: str
-    index: int
-    cursor: object
-    is_pointer: bool
-    pointee: str = ""          # pointee type spelling, e.g. "const __global float"
-    address_space: str = ""
-    void: bool = False
-    moved: bool = False        # assigned, stepped or address-taken in the function
 
 
 @dataclass
@@ -201,4 +202,5 @@ class FunctionFacts:
 
 
 
-__all__ = ["Access", "Root", "Unknown", "Dialect", "ParamInfo", "HelperCall", "FunctionFacts"]
+__all__ = ["Access", "Root", "Unknown", "Dialect", "HelperCall", "FunctionFacts", "BOUNDS",
+           "ASSERT", "ZERO_DIVISION", "CALL"]

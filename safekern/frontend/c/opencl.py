@@ -1,9 +1,9 @@
 """OpenCL C: the dialect for the libclang layer, and the rewrite of a program's source.
 
     result = rewrite(source, filename="<opencl source>", options=[...], int64_atomics=True)
-    result.text          # the checked source for clBuildProgram (prelude + '#line 1' + user text)
-    result.kernels       # name -> KernelInfo: user parameters, hidden arguments appended
-    result.report        # every access: checked / safe / unchecked with the reason
+    result.source        # the checked source for clBuildProgram (prelude + '#line 1' + user text)
+    result.kernels       # KernelInfo of each kernel (result.kernel(name)): user parameters
+    result.report()      # every access: checked / safe / unchecked with the reason
 
 Every kernel gets hidden parameters after the user's: `__global long *__sk_fb` (the failure
 buffer) and `long __sk_nb_<p>` for each pointer parameter p (the size in bytes of the buffer or
@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import re
 
-from ...errors import CompilationError
 from ...failures import code32
-from . import edits as E, macros, opencl_safety, parse as C, safety as c_safety, writes as c_writes
+from . import (edits as E, macros, opencl_safety, parse as C, prelude, safety as c_safety,
+               writes as c_writes)
 from .model import Dialect, Root, Unknown
 from .opencl_headers import BASE_HEADER
-from .opencl_rewrite import KernelInfo, ProgramRewriter, Rewritten
+from .kernel_info import KernelInfo
+from .opencl_rewrite import ProgramRewriter
+from .parse_error import ParseError
+from .rewrite_result import Rewrite
 
 
 DEFAULT_FILENAME = "<opencl source>"
@@ -193,16 +196,8 @@ class OpenCLDialect(Dialect):
         return opencl_safety.spelling(self.code_literal)
 
     def prelude(self) -> str:
-        word = 0 if self.little_endian else 1
-        if self.int64_atomics:
-            cas = ("atom_cmpxchg((volatile __global long *)fb, 0L, code) == 0L")
-            inc = "atom_inc((volatile __global long *)(fb + 10))"
-            ext = "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n"
-        else:
-            cas = (f"atomic_cmpxchg((volatile __global int *)fb + {word}, 0, (int)code) == 0")
-            inc = f"atomic_inc((volatile __global int *)(fb + 10) + {word})"
-            ext = ""
-        return PRELUDE_TEMPLATE.format(ext=ext, cas=cas, inc=inc) + opencl_safety.PRELUDE
+        return prelude.opencl(int64_atomics=self.int64_atomics,
+                              little_endian=self.little_endian) + opencl_safety.PRELUDE
 
     def kernel_hidden_params(self, pointer_params) -> str:
         return ", ".join(["__global long *__sk_fb"] +
@@ -226,86 +221,11 @@ class OpenCLDialect(Dialect):
         return text
 
 
-PRELUDE_TEMPLATE = """\
-/* safekern: bounds-check helpers; the user's source follows */
-{ext}#ifdef __has_builtin
-#if __has_builtin(__builtin_expect)
-#define __SK_UNLIKELY(x) __builtin_expect((x) != 0, 0)
-#endif
-#endif
-#ifndef __SK_UNLIKELY
-#define __SK_UNLIKELY(x) (x)
-#endif
-#ifdef __has_attribute
-#if __has_attribute(noinline)
-#define __SK_COLD __attribute__((noinline))
-#endif
-#endif
-#ifndef __SK_COLD
-#define __SK_COLD
-#endif
-static int __sk_first_item(void) {{
-  return get_local_id(0) == 0 && get_local_id(1) == 0 && get_local_id(2) == 0;
-}}
-static int __sk_pending(__global long *fb) {{
-  if (*fb == 0) return 0;   /* plain, cacheable: the buffer as the launch found it */
-  if (__sk_first_item() && get_group_id(0) == 0 && get_group_id(1) == 0 &&
-      get_group_id(2) == 0) {inc};
-  return 1;
-}}
-static __SK_COLD void __sk_fail_bits(__global long *fb, long code, long index, long size,
-                                     long axis, long bits) {{
-  if ({cas}) {{
-    fb[1] = index; fb[2] = size; fb[3] = axis; fb[11] = bits;
-    fb[4] = get_local_id(0); fb[5] = get_local_id(1); fb[6] = get_local_id(2);
-    fb[7] = get_group_id(0); fb[8] = get_group_id(1); fb[9] = get_group_id(2);
-  }}
-}}
-static __SK_COLD void __sk_fail(__global long *fb, long code, long index, long size,
-                                long axis) {{
-  __sk_fail_bits(fb, code, index, size, axis, 0);
-}}
-static inline long __sk_ix(long i, long n, long code, int axis, __global long *fb,
-                           __private int *fp) {{
-  if (__SK_UNLIKELY((ulong)i >= (ulong)n)) {{
-    *fp = 1; __sk_fail(fb, code, i, n, axis); return 0;
-  }}
-  return i;
-}}
-/* An index of type ulong (size_t): slot 11 says so, so 2**63 and up read back as themselves
-   (failures.UNSIGNED), not as negative numbers. */
-static inline long __sk_ixu(long i, long n, long code, int axis, __global long *fb,
-                            __private int *fp) {{
-  if (__SK_UNLIKELY((ulong)i >= (ulong)n)) {{
-    *fp = 1; __sk_fail_bits(fb, code, i, n, axis, 1); return 0;
-  }}
-  return i;
-}}
-static inline long __sk_ixb(long i, long off, long esz, long nb, long code,
-                            __global long *fb, __private int *fp) {{
-  long pos = off + i * esz;
-  if (__SK_UNLIKELY(pos < 0 || pos > nb - esz)) {{
-    *fp = 1;
-    __sk_fail(fb, code, pos >= 0 ? pos / esz : -((esz - 1 - pos) / esz), nb / esz, 0);
-    return -(off / esz);
-  }}
-  return i;
-}}
-"""
-
-
-class ParseFailed(CompilationError):
-    """libclang could not parse the source; `diagnostics` holds its errors."""
-
-    def __init__(self, problem, diagnostics=(), **kw):
-        super().__init__(problem, **kw)
-        self.diagnostics = list(diagnostics)
-
 
 def rewrite(source: str, *, filename: str = DEFAULT_FILENAME, options=(),
             int64_atomics: bool = True, little_endian: bool = True,
             kernel_asserts: bool = True, eliminate: bool = True,
-            launch_predicates: bool = False, assume=frozenset()) -> Rewritten:
+            launch_predicates: bool = False, assume=frozenset()) -> Rewrite:
     """The checked form of an OpenCL C program (a pure function of its inputs).
     `kernel_asserts=False` compiles SAFEKERN_ASSERT away (SAFEKERN_KERNEL_ASSERTS=0);
     `eliminate=False` checks accesses proven in bounds too (SAFEKERN_ELIMINATE=0).
@@ -316,10 +236,7 @@ def rewrite(source: str, *, filename: str = DEFAULT_FILENAME, options=(),
                  headers=dialect.headers())
     errors = ps.errors()
     if errors:
-        first = next((d for d in errors if d.in_main), errors[0])
-        raise ParseFailed(first.message, errors, filename=filename, lineno=first.lineno,
-                          source_line=ps.source_line(first.lineno) if first.lineno else None,
-                          col=first.col)
+        raise ParseError.of(ps, errors)
     ps = macros.with_expansions(ps, lambda text: C.parse(
         text, filename=filename, args=dialect.parse_args(options), headers=dialect.headers()))
     return ProgramRewriter(ps, dialect, kernel_asserts, eliminate, launch_predicates,
@@ -335,5 +252,5 @@ def checks_off_source(source: str, filename: str = DEFAULT_FILENAME) -> str:
     return f"{opencl_safety.CHECKS_OFF_PRELUDE}{E.line_directive(1, filename)}\n{source}"
 
 
-__all__ = ["OpenCLDialect", "rewrite", "Rewritten", "KernelInfo", "ParseFailed",
+__all__ = ["OpenCLDialect", "rewrite", "Rewrite", "KernelInfo", "ParseError",
            "BASE_HEADER", "DEFAULT_FILENAME", "checks_off_source"]

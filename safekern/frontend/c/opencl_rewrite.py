@@ -13,44 +13,16 @@ from dataclasses import dataclass, field, replace
 from ...errors import UnsupportedError
 from ...report import ReportEntry, Status
 from . import edits as E, parse as C, safety as c_safety, writes as c_writes
-from .checks import access_edits, analyse_function, call_edits, param_infos
+from .checks import analyse_function
 from .exits import ControlPlan, find_anchor
 from .launch import kernel_predicates
+from .opencl_edits import access_edits, call_edits
+from .kernel_info import KernelInfo
 from .launch_expr import PROVEN_REASON
+from .param_info import params_of
+from .rewrite_result import Rewrite
 from .module_state import program_state
 from .plain import OwnChecks, kernel_codes
-
-
-@dataclass
-class KernelInfo:
-    name: str
-    n_user_args: int
-    params: list                      # ParamInfo of every user parameter
-    pointer_params: list              # those that get a hidden size argument, in order
-    barriers: bool = False
-    written: tuple = ()               # pointer parameters the kernel stores through
-    writes_unknown: str = ""          # why any pointer parameter may be written
-    lineno: int = 0                   # the line of the kernel's name
-    #: launch_expr.KernelPredicates: the checks launches may prove (empty: none)
-    launch: object = None
-    #: the failure codes a launch must prove to run the user's own binary (plain.py;
-    #: empty: it can never fail; None: never)
-    codes: frozenset | None = None
-
-    @property
-    def n_args(self) -> int:
-        return self.n_user_args + 1 + len(self.pointer_params)
-
-
-@dataclass
-class Rewritten:
-    text: str
-    kernels: dict
-    report: list = field(default_factory=list)
-    #: what each failure code of the program means: the backend registers them
-    failure_sites: list = field(default_factory=list)
-    #: module_state.StateVariable: program-scope state (one copy per built program)
-    state: tuple = ()
 
 
 @dataclass
@@ -58,7 +30,8 @@ class _Output:
     """What the functions' rewrites add up to."""
 
     edits: list = field(default_factory=list)
-    kernels: dict = field(default_factory=dict)
+    kernels: list = field(default_factory=list)
+    accesses: list = field(default_factory=list)
     sites: list = field(default_factory=list)
     report: list = field(default_factory=list)
 
@@ -76,10 +49,10 @@ class ProgramRewriter:
         self.own: dict = {}                  # function name -> plain.OwnChecks
         self.fns = C.functions(ps)
         self.kernel_names = {f.spelling for f in self.fns if dialect.is_kernel(f)}
-        self.helpers = {f.spelling: param_infos(f, dialect) for f in self.fns
+        self.helpers = {f.spelling: params_of(f, dialect) for f in self.fns
                         if f.spelling not in self.kernel_names}
 
-    def run(self) -> Rewritten:
+    def run(self) -> Rewrite:
         ps = self.ps
         # The analysis of each function runs located (checks.analyse_function); so does each
         # later pass over a function (self._located): an unexpected exception names it.
@@ -108,10 +81,14 @@ class ProgramRewriter:
                                        barrier_helpers, failing, out)
         calls = {name: [c.callee for c in fa.calls if c.callee in self.helpers]
                  for name, fa in facts.items()}
-        for name, codes in kernel_codes(list(out.kernels), self.own, calls.get).items():
-            out.kernels[name].codes = codes
+        by_name = {k.name: k for k in out.kernels}
+        for name, codes in kernel_codes(list(by_name), self.own, calls.get).items():
+            by_name[name].codes = codes
         text = E.apply_edits(ps, out.edits, prelude=self.dialect.prelude())
-        return Rewritten(text, out.kernels, out.report, out.sites, program_state(ps))
+        return Rewrite(text, ps.user_text, ps.filename, kernels=out.kernels,
+                       accesses=out.accesses, entries=out.report, failure_sites=out.sites,
+                       barriers=any(k.barriers for k in out.kernels),
+                       state=program_state(ps))
 
     def _launch_predicates(self, f, fa):
         """The launch predicates of a kernel's checks (launch.py); in a variant (`assume`),
@@ -165,6 +142,7 @@ class ProgramRewriter:
         failure_offsets += [s.start for s in checks.checked]
         out.edits += control + checks.edits
         out.sites += checks.failure_sites
+        out.accesses += fa.accesses
         out.report.extend(sorted(self._report(fa, site_codes) +
                                  [s.entry() for s in checks.sites],
                                  key=lambda r: (r.lineno, r.col)))
@@ -178,12 +156,11 @@ class ProgramRewriter:
             # Plain data only: libclang cursors would keep the whole parse alive.
             params = [replace(p, cursor=None) for p in fa.params]
             stores = writes[f.spelling]
-            out.kernels[f.spelling] = KernelInfo(
-                f.spelling, len(params), params, [p for p in params if p.is_pointer],
-                plan.barrier_mode,
-                tuple(p.name for p in params if p.is_pointer and p.index in stores.params),
-                stores.unknown, ps.line_col(f.location.offset)[0],
-                self.launch.get(f.spelling))
+            out.kernels.append(KernelInfo(
+                f.spelling, params, ps.line_col(f.location.offset)[0], plan.barrier_mode,
+                written=tuple(p.name for p in params
+                              if p.is_pointer and p.index in stores.params),
+                writes_unknown=stores.unknown, launch=self.launch.get(f.spelling)))
 
     def _writes(self, facts) -> dict:
         """Name -> c_writes.Writes: the pointer parameters each function stores through,
@@ -368,4 +345,4 @@ class ProgramRewriter:
 
 
 
-__all__ = ["ProgramRewriter", "Rewritten", "KernelInfo"]
+__all__ = ["ProgramRewriter"]

@@ -6,9 +6,9 @@ bottom up:
     parse       (this module) the translation unit, byte offsets <-> lines, tokens, macros
     edits       text edits that keep every line, `#line`, apply_edits
     buildlog    a driver's build log at the user's lines
-    model       the facts passes hand on: Access, Base, ParamInfo, FunctionFacts, Dialect
+    model       the facts passes hand on: Access, Root, FunctionFacts, Dialect
     provenance  what a pointer points into (both dialects)
-    checks      which accesses of an OpenCL C function are checked, and the edits that check them
+    checks      which accesses of an OpenCL C function are checked (opencl_edits: the edits)
     safety      asserts and integer division; writes: which pointer parameters are stored through
     exits       where a failing OpenCL work-item goes (barrier-safe jumps)
     opencl*     the OpenCL C dialect and its rewrite; cuda*: the CUDA C dialect and its rewrite

@@ -32,6 +32,7 @@ from ...failures import FailureSite, site_code
 from ...report import ReportEntry, Status
 from . import edits as E, parse as C
 from .messages import STRING_TOKEN, c_string, collapse, literal, printf_template
+from .model import ASSERT, ZERO_DIVISION
 
 ASSERT_MACROS = ("SAFEKERN_ASSERT", "SAFEKERN_ASSERT_MSG")
 MAX_VALUES = 3        # failures.ARGS
@@ -74,7 +75,7 @@ class SafetySite:
     """One assert or division of the user's source and what safekern does with it."""
 
     function: str
-    kind: str                  # "assert" or "zero_division"
+    kind: str                  # ASSERT or ZERO_DIVISION (model.py: check_kinds.py's)
     status: Status             # CHECKED, ELIMINATED (no check needed), UNCHECKED
     reason: str
     start: int                 # the construct's bytes
@@ -129,7 +130,7 @@ class SafetyRewriter:
         safe here); True if there was one."""
         found = False
         for site in self.sites:
-            if site.kind == "zero_division" and site.status == Status.CHECKED:
+            if site.kind == ZERO_DIVISION and site.status == Status.CHECKED:
                 site.status, site.reason, site.edits = Status.UNCHECKED, reason, []
                 site.failure = None
                 found = True
@@ -154,14 +155,14 @@ class SafetyRewriter:
                 raise ps.error(f"{name} written through a macro: safekern cannot give it a "
                                "failure site; call it directly in the function body", s, e,
                                kernel=self.function, cls=UnsupportedError)
-            self._site("assert", Status.UNCHECKED, "written through a macro: compiled as CUDA's "
+            self._site(ASSERT, Status.UNCHECKED, "written through a macro: compiled as CUDA's "
                        "own assert (a failure traps and ends the CUDA context)", s, e)
             return True
         name_tok, close = parts
         ndebug = name == "assert" and self.ndebug_from is not None and s >= self.ndebug_from
         if not self.asserts or ndebug:
             self.removed.append((s, e))
-            site = self._site("assert", Status.UNCHECKED, "compiled away (NDEBUG is defined)"
+            site = self._site(ASSERT, Status.UNCHECKED, "compiled away (NDEBUG is defined)"
                               if ndebug else "compiled away (SAFEKERN_KERNEL_ASSERTS=0)", s, e)
             site.edits.append(E.replace(name_tok[0], name_tok[1], "__SK_ASSERT_OFF"))
             return False
@@ -173,7 +174,7 @@ class SafetyRewriter:
                 raise ps.error(f"{name} here cannot reach safekern's failure buffer "
                                f"({unusable})", s, e, kernel=self.function,
                                cls=UnsupportedError)
-            site = self._site("assert", Status.UNCHECKED, f"{unusable}: compiled as CUDA's own "
+            site = self._site(ASSERT, Status.UNCHECKED, f"{unusable}: compiled as CUDA's own "
                               "assert (a failure traps)", s, e)
             if native != name:
                 site.edits.append(E.replace(name_tok[0], name_tok[1], native))
@@ -192,11 +193,11 @@ class SafetyRewriter:
             values, removed = [], []
         value = _evaluate(cond)
         if value is not None and value != 0:
-            site = self._site("assert", Status.ELIMINATED, "constant true condition", s, e,
+            site = self._site(ASSERT, Status.ELIMINATED, "constant true condition", s, e,
                               caret=(cs, ce))
             site.edits.append(E.replace(name_tok[0], name_tok[1], "__SK_ASSERT_OFF"))
             return True
-        site = self._site("assert", Status.CHECKED, "", s, e, caret=(cs, ce), message=message)
+        site = self._site(ASSERT, Status.CHECKED, "", s, e, caret=(cs, ce), message=message)
         code = self.spelling.code_literal(site.code)
         sp = self.spelling
         edits = site.edits
@@ -278,22 +279,22 @@ class SafetyRewriter:
             if not all(_type_kind_of(_element(t)) in _INTEGER_KINDS
                        for t in (expr.type, lhs.type)):
                 return
-            self._site("zero_division", Status.UNCHECKED, "a vector division: its components are "
+            self._site(ZERO_DIVISION, Status.UNCHECKED, "a vector division: its components are "
                        "not checked", s, e)
             return
         divisor = _evaluate(rhs)
         if divisor is not None and divisor != 0:
-            self._site("zero_division", Status.ELIMINATED, "non-zero constant divisor", s, e)
+            self._site(ZERO_DIVISION, Status.ELIMINATED, "non-zero constant divisor", s, e)
             return
         if divisor is None and _constant_tree(lhs) and _constant_tree(rhs):
-            self._site("zero_division", Status.UNCHECKED, "a constant expression (left to the "
+            self._site(ZERO_DIVISION, Status.UNCHECKED, "a constant expression (left to the "
                        "compiler)", s, e)
             return
         if unusable:
-            self._site("zero_division", Status.UNCHECKED, unusable, s, e)
+            self._site(ZERO_DIVISION, Status.UNCHECKED, unusable, s, e)
             return
         if dependent and (compound or not self.spelling.generic):
-            self._site("zero_division", Status.UNCHECKED, "the operand types are template-"
+            self._site(ZERO_DIVISION, Status.UNCHECKED, "the operand types are template-"
                        "dependent: write `a = a / b` to have it checked", s, e)
             return
         if compound:
@@ -307,12 +308,12 @@ class SafetyRewriter:
         rs, re_ = ps.offsets(rhs)
         tok = ps.next_token(le)
         if fn is None:
-            self._site("zero_division", Status.UNCHECKED, f"a division of type "
+            self._site(ZERO_DIVISION, Status.UNCHECKED, f"a division of type "
                        f"{expr.type.spelling} is not checked", s, e)
             return
         if tok is None or tok[2] != op or tok[1] > rs or le <= ls or re_ <= rs or \
                 ps.macro_at(ls, tok[0], re_) or ps.macro_containing(s, e):
-            self._site("zero_division", Status.UNCHECKED, "written inside a macro expansion", s, e)
+            self._site(ZERO_DIVISION, Status.UNCHECKED, "written inside a macro expansion", s, e)
             return
         shown = literal(collapse(ps.slice(s, e)))
         divisor_text = literal(collapse(ps.slice(rs, re_)))
@@ -326,7 +327,7 @@ class SafetyRewriter:
                     target.referenced.kind in (C.kinds().VAR_DECL, C.kinds().PARM_DECL):
                 dividend = ps.slice(*ps.offsets(target))
                 message += " (dividend {0})"
-        site = self._site("zero_division", Status.CHECKED, "", s, e, message=message)
+        site = self._site(ZERO_DIVISION, Status.CHECKED, "", s, e, message=message)
         code = self.spelling.code_literal(site.code)
         if compound:
             site.edits += [E.insert_before(rs, f"{fn}(", depth),
