@@ -256,10 +256,18 @@ def _captured_sources(paths) -> None:
 def main() -> int:
     args = sys.argv[1:]
     captured_files = []
+    usage = ("usage: python tools/extract_cupyx_corpus.py <cupy checkout or git dir> <out dir> "
+             "[--captured captured.json ...]")
     while "--captured" in args:
         i = args.index("--captured")
+        if i + 1 >= len(args):
+            print(f"--captured needs a file\n{usage}", file=sys.stderr)
+            return 2
         captured_files.append(args[i + 1])
         del args[i:i + 2]
+    if len(args) != 2 or args[0] in ("-h", "--help"):
+        print(usage, file=sys.stderr)
+        return 0 if args[:1] in (["-h"], ["--help"]) else 2
     src, out = args[0], args[1]
     tmp = tempfile.mkdtemp(prefix="cupyx-")
     if os.path.isdir(os.path.join(src, "cupyx")):
