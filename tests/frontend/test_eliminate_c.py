@@ -18,7 +18,7 @@ pytestmark = pytest.mark.timeout(120, method="thread")
 
 def statuses(source, **kw):
     rw = cl_front.rewrite(source, filename="k.cl", **kw)
-    return {entry.text: (entry.status, entry.reason) for entry in rw.report}
+    return {entry.text: (entry.status, entry.reason) for entry in rw.report()}
 
 
 def kernel(loop, body):
