@@ -215,18 +215,8 @@ class CallRewriter:
                                f"'{target.name}' (inside a macro expansion?)")
         hidden = ["__sk_fb", self._call_site(callee, target)]
         for i in target.pointer_indexes:
-            arg = args[i] if i < len(args) else None
-            root = self.prov.root_of(arg, c.extent.start.offset) if arg is not None else None
-            reason = self._unchecked_ctx(ctx)
-            if reason or root is None or isinstance(root, Unknown):
-                why = reason or (root.reason if root is not None else
-                                 "no array is passed (default argument or null)")
-                s, e = self.ps.offsets(arg if arg is not None else c)
-                pname = target.params[i].spelling if i < len(target.params) else str(i)
-                self._record("argument", Status.UNCHECKED,
-                             f"accesses through parameter '{pname}' of '{target.name}' are "
-                             f"not checked for this call: {why}", s, e,
-                             array=self.ps.text(arg) if arg is not None else pname)
+            root = self._argument_root(c, target, args, i, ctx)
+            if root is None:
                 hidden += ["nullptr", "-1LL"]
             else:
                 hidden += [f"(const volatile void*)({root.base})", f"(long long)({root.size})"]
@@ -235,9 +225,9 @@ class CallRewriter:
         self.mod.call_edits.append((target, E.insert_after(tok[1], text, 0)))
 
 
-    def _pointer_argument(self, c, target, args, i, ctx):
-        """(argument, base, bytes) of the parent's array a pointer argument points into; None
-        (recorded unchecked) when the parent does not know it."""
+    def _argument_root(self, c, target, args, i, ctx):
+        """The root (base, size) of the array pointer argument `i` of a call points into; None,
+        recorded unchecked with the reason, when the caller does not know it."""
         arg = args[i] if i < len(args) else None
         root = self.prov.root_of(arg, c.extent.start.offset) if arg is not None else None
         reason = self._unchecked_ctx(ctx)
@@ -251,7 +241,15 @@ class CallRewriter:
                          f"not checked for this call: {why}", s, e,
                          array=self.ps.text(arg) if arg is not None else pname)
             return None
-        text = self.ps.text(arg)
+        return root
+
+    def _pointer_argument(self, c, target, args, i, ctx):
+        """(argument, base, bytes) of the parent's array a pointer argument points into; None
+        (recorded unchecked) when the parent does not know it."""
+        root = self._argument_root(c, target, args, i, ctx)
+        if root is None:
+            return None
+        text = self.ps.text(args[i])
         if _SIDE_EFFECT.search(text):      # the bytes' computation evaluates it once more
             raise self._reject(arg, f"launching '{target.name}' from device code with an "
                                "argument that has side effects: compute it into a variable "
