@@ -20,7 +20,7 @@ from ...report import CheckReport, ReportEntry
 from .build import Build
 from .pickling import reduce_function
 from .surface import SIMULATOR, DispatcherSurface, UserExtensions
-from .unchecked import unchecked
+from .unchecked import take_identity, unchecked
 
 
 class CheckedFunction(DispatcherSurface):
@@ -33,13 +33,7 @@ class CheckedFunction(DispatcherSurface):
     device = False
 
     def __init__(self, pyfunc, sigs, options, parsed=None, specialized=False, build=None):
-        self.py_func = pyfunc
-        # inspect.getsource(kernel), inspect.signature(kernel) and functools' helpers follow it.
-        self.__wrapped__ = pyfunc
-        self.__name__ = getattr(pyfunc, "__name__", "kernel")
-        self.__qualname__ = getattr(pyfunc, "__qualname__", self.__name__)
-        self.__doc__ = getattr(pyfunc, "__doc__", None)
-        self.__module__ = getattr(pyfunc, "__module__", None)
+        take_identity(self, pyfunc)
         self._sigs = sigs
         self._options = options
         self._specialized = specialized

@@ -19,6 +19,17 @@ from .options import quiet_config_warnings
 from .pickling import reduce_function
 
 
+def take_identity(obj, pyfunc) -> None:
+    """`obj` (a checked or unchecked function) stands for the user's `pyfunc`: inspect.getsource,
+    inspect.signature and functools' helpers follow `__wrapped__`."""
+    obj.py_func = pyfunc
+    obj.__wrapped__ = pyfunc
+    obj.__name__ = getattr(pyfunc, "__name__", "kernel")
+    obj.__qualname__ = getattr(pyfunc, "__qualname__", obj.__name__)
+    obj.__doc__ = getattr(pyfunc, "__doc__", None)
+    obj.__module__ = getattr(pyfunc, "__module__", None)
+
+
 class UncheckedFunction:
     """numba's dispatcher for a function safekern could not check, with safekern's surface.
 
@@ -27,12 +38,7 @@ class UncheckedFunction:
 
     def __init__(self, pyfunc, sigs, options, device: bool, reason: str, specialized=False,
                  rebuild_as=None):
-        self.py_func = pyfunc
-        self.__wrapped__ = pyfunc
-        self.__name__ = getattr(pyfunc, "__name__", "kernel")
-        self.__qualname__ = getattr(pyfunc, "__qualname__", self.__name__)
-        self.__doc__ = getattr(pyfunc, "__doc__", None)
-        self.__module__ = getattr(pyfunc, "__module__", None)
+        take_identity(self, pyfunc)
         self.device = device
         self.reason = reason
         self._pickled = (sigs, dict(options), specialized)
