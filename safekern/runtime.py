@@ -207,13 +207,9 @@ def sync(target=None) -> None:
 def _wait_for(syncs, target) -> None:
     """Call each backend's synchronise function; the library synchronisations they make are
     not sync points meanwhile (they would call sync() again, without end)."""
-    outer = getattr(_checking, "active", False)
-    _checking.active = True
-    try:
+    with _not_sync_points():
         for fn in list(syncs):
             fn(target)
-    finally:
-        _checking.active = outer
 
 
 def _check_sources(target) -> list:
@@ -230,13 +226,19 @@ def _check_sources(target) -> list:
 def _reading_buffers():
     """One thread at a time reads buffers; the library calls that reading makes (a copy to the
     host) are not sync points meanwhile."""
-    with _check_lock:
-        outer = getattr(_checking, "active", False)
-        _checking.active = True
-        try:
-            yield
-        finally:
-            _checking.active = outer
+    with _check_lock, _not_sync_points():
+        yield
+
+
+@contextlib.contextmanager
+def _not_sync_points():
+    """The library synchronisations safekern itself makes meanwhile are not sync points."""
+    outer = getattr(_checking, "active", False)
+    _checking.active = True
+    try:
+        yield
+    finally:
+        _checking.active = outer
 
 
 def _check_one(source: FailureSource):
