@@ -224,7 +224,6 @@ class CallRewriter:
         # added once the module knows whether `target` takes hidden parameters at all
         self.mod.call_edits.append((target, E.insert_after(tok[1], text, 0)))
 
-
     def _argument_root(self, c, target, args, i, ctx):
         """The root (base, size) of the array pointer argument `i` of a call points into; None,
         recorded unchecked with the reason, when the caller does not know it."""
@@ -251,7 +250,7 @@ class CallRewriter:
             return None
         text = self.ps.text(args[i])
         if _SIDE_EFFECT.search(text):      # the bytes' computation evaluates it once more
-            raise self._reject(arg, f"launching '{target.name}' from device code with an "
+            raise self._reject(args[i], f"launching '{target.name}' from device code with an "
                                "argument that has side effects: compute it into a variable "
                                "first")
         return text, root.base, root.size
