@@ -26,7 +26,7 @@ from .launch_expr import PROVEN_REASON
 from .module_state import module_state
 from .kernel_info import KernelInfo
 from .plain import OwnChecks, kernel_codes
-from .loop_versions import version_loops
+from .loop_versions import WORDS as LOOP_WORDS, version_loops
 from .model import Access
 from .param_info import ParamInfo
 from .rewrite_result import Rewrite
@@ -222,13 +222,19 @@ class ModuleRewriter:
                         rewriter = FunctionRewriter(self, fn, body)
                         rewriter.run()
                     # the rewrite of what the walk found: the checks, asserts and divisions
-                    self.edits += check_edits(self.accesses[first:], kernel=fn.kernel)
+                    checks, indexes = check_edits(self.accesses[first:], kernel=fn.kernel)
+                    self.edits += checks
                     self.edits += barrier_edits(rewriter.barrier_sites)
                     self.edits += rewriter.safety.edits
                     self.safety += rewriter.safety.sites
                     self.own[fn] = self._own_checks(first, first_safety)
-                    with self._located(fn):     # loop_versions.py: checks out of loops
-                        version_loops(self, fn, body, first_edit)
+                    if self.eliminate:      # loop_versions.py: checks out of loops
+                        with self._located(fn):
+                            versioned = version_loops(self.ps, body, self.edits[first_edit:],
+                                                      indexes, LOOP_WORDS["cuda"])
+                        self.edits += versioned.edits
+                        for a, why in versioned.hoisted:
+                            a.extra["hoisted"] = why       # the report says so (_entries)
                     if self.launch_predicates and not state and fn.kernel and not fn.template:
                         with self._located(fn):     # launch.py: what launches may prove
                             self.launch[fn] = kernel_predicates(self.ps, fn.cursor, "cuda", [
@@ -281,6 +287,8 @@ class ModuleRewriter:
             status, reason = a.status, a.reason
             if predicate and status == Status.CHECKED:
                 status, reason = Status.PROVEN_AT_LAUNCH, PROVEN_REASON
+            elif status == Status.CHECKED and a.extra.get("hoisted"):
+                status, reason = Status.HOISTED, a.extra["hoisted"]
             entries.append((a.start, ReportEntry(a.function, a.extra.get("lineno") or 0, col,
                                                  text, a.array, status, reason,
                                                  code=a.extra.get("code"),
