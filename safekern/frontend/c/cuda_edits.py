@@ -74,4 +74,11 @@ def barrier_edits(sites) -> list:
     return out
 
 
-__all__ = ["check_edits", "barrier_edits", "code_text"]
+def hidden_argument_edits(calls) -> list:
+    """The hidden arguments of the calls of the source's own functions (model.HiddenArguments,
+    cuda_calls.py finds them), of the targets that take hidden parameters at all."""
+    return [(E.insert_before if c.launch else E.insert_after)(c.at, c.text, 0)
+            for c in calls if c.target.needs_hidden]
+
+
+__all__ = ["check_edits", "barrier_edits", "hidden_argument_edits", "code_text"]

@@ -16,7 +16,7 @@ from . import safety as c_safety, writes as c_writes
 from . import parse as C
 from . import edits as E
 from .cuda_access import FunctionRewriter
-from .cuda_edits import barrier_edits, check_edits
+from .cuda_edits import barrier_edits, check_edits, hidden_argument_edits
 from .cuda_signatures import signature_edits
 from .cuda_calls import call_name
 from .cuda_dialect import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, DIALECT,
@@ -85,7 +85,7 @@ class ModuleRewriter:
         self.spelling = spelling()
         self.K = C.kinds()
         self.edits: list[E.Edit] = []
-        self.call_edits: list = []             # (target Function, Edit): hidden arguments
+        self.hidden_args: list = []            # model.HiddenArguments of the calls
         self.accesses: list[Access] = []
         self.safety: list = []                 # c_safety.SafetySite: asserts and divisions
         self.failure_sites: list = []          # of the checked accesses (FunctionRewriter)
@@ -251,7 +251,7 @@ class ModuleRewriter:
             self._propagate_needs()
             self.plain_codes = kernel_codes([f for f in self.functions if f.kernel],
                                             self.own, lambda f: f.calls)
-            self.edits += [e for target, e in self.call_edits if target.needs_hidden]
+            self.edits += hidden_argument_edits(self.hidden_args)
             c_writes.solve(self.writes)
             for fn in self.functions:
                 with self._located(fn):
