@@ -107,6 +107,24 @@ def test_a_loop_that_is_not_a_statement_of_a_block_is_kept():
     assert "__sk_lo" not in _body(frontend.rewrite(src).source)
 
 
+TILED = """#define TILE 4
+#define LIMIT (n - r)
+__kernel void rowsum(__global const float *x, __global float *out, int n) {
+    int r = get_global_id(0);
+    float acc = 0.0f, other = 0.0f;
+    for (int i = 0; i < TILE; i++) acc += x[r * TILE + i];
+    for (int i = 0; i < LIMIT; i++) other += x[r + i];
+    out[r] = acc + other;
+}
+"""
+
+
+def test_a_macro_for_a_constant_may_be_in_the_loop_another_macro_not():
+    text = _body(frontend.rewrite(TILED, filename="tiled.cl").source)
+    assert text.count("__sk_vok(") == 1                  # the first loop only
+    assert "x [ r * TILE + i ]" in text
+
+
 def test_eliminate_off_leaves_loops_alone():
     assert "__sk_vst" not in _body(frontend.rewrite(SPMV, eliminate=False).source)
 
@@ -166,6 +184,25 @@ def test_a_versioned_loop_reports_what_the_checked_loop_reports(clenv, monkeypat
     checked = _failure(clenv, monkeypatch, False, **bad)
     assert versioned == checked
     assert versioned[0] == 8
+
+
+def test_a_loop_over_a_macro_constant_runs_and_reports(clenv):
+    safekern.sync()
+    prg = skcl.Program(clenv.ctx, TILED, filename="tiled.cl").build()
+    q = clenv.queue
+    x = cla.to_device(q, np.arange(4 * N, dtype=np.float32))
+    out = cla.zeros(q, N, np.float32)
+    prg.rowsum(q, (N,), (LSZ,), x.data, out.data, np.int32(N))
+    safekern.sync()
+    xs = np.arange(4 * N)
+    np.testing.assert_array_equal(out.get(), xs.reshape(N, 4).sum(axis=1) +
+                                  [xs[r:N].sum() for r in range(N)])
+    # one row short: the last work-item's loop runs past x, in the checked copy
+    short = cla.to_device(q, np.arange(4 * N - 1, dtype=np.float32))
+    prg.rowsum(q, (N,), (LSZ,), short.data, out.data, np.int32(N))
+    assert_bounds_error(filename="tiled.cl", kernel="rowsum", lineno=6, array="x",
+                        index=4 * N - 1, size=4 * N - 1, thread=(LSZ - 1, 0, 0),
+                        block=(N // LSZ - 1, 0, 0))
 
 
 def test_a_grid_stride_loop_in_a_kernel_with_a_barrier(clenv):

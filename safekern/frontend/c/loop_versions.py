@@ -160,6 +160,18 @@ def _tokens(ps, start, end, *, inserts=(), replaces=(), rename=None) -> str:
     return " ".join(pieces)
 
 
+def _only_constant_macros(ps, cursor, ls, le) -> bool:
+    """Every macro used in the loop is a name for an integer literal (`#define TILE 16`): the
+    fast copy, written from the loop's tokens, spells it again, and it means the same there
+    (no directive comes between); any other macro may hide what the loop does."""
+    used = [(s, e) for s, e, _ in ps.macro_ranges() if not (e <= ls or s >= le)]
+    if not used:
+        return True
+    K = C.kinds()
+    literals = {ps.offsets(c) for c, _ in C.walk(cursor) if c.kind == K.INTEGER_LITERAL}
+    return all(r in literals for r in used)
+
+
 def _statement_end(ps, cursor) -> int:
     """Just after a statement: its extent, and a ';' after it (libclang's extent of a
     statement ending in an expression stops before its ';'; after a '}' a ';' is an empty
@@ -189,8 +201,7 @@ def _version(ps, cursor, edits, checks, words, out):
     loop = CountedLoop(ps, cursor, words.invariant)
     ls = ps.offsets(cursor)[0]
     le = _statement_end(ps, cursor)
-    if any(not (e <= ls or s >= le) for s, e, _ in ps.macro_ranges()) or \
-            "#" in ps.slice(ls, le):
+    if "#" in ps.slice(ls, le) or not _only_constant_macros(ps, cursor, ls, le):
         raise NoVersion("a macro or a directive in the loop")
     bs = ps.offsets(loop.body)[0]
     every = list(edits) + out.edits
