@@ -221,3 +221,40 @@ def test_a_grid_stride_loop_in_a_kernel_with_a_barrier(clenv):
     prg.total(q, (N,), (LSZ,), x.data, out.data, np.int32(4 * N + 1))
     assert_bounds_error(filename="stride.cl", kernel="total", lineno=5, array="x",
                         index=4 * N, size=4 * N)
+
+
+#: a versioned loop between barriers, inside a loop that holds them (the tiled matmul's shape)
+BETWEEN = """#define T 4
+__kernel void tiles(__global const float *a, __global float *out, int off) {
+    __local float s[T][T];
+    int tx = get_local_id(0), ty = get_local_id(1);
+    float acc = 0.0f;
+    for (int t = 0; t < 2; t++) {
+        s[ty][tx] = a[(t * T + ty) * T + tx];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int i = 0; i < T; i++) acc += s[ty][i + off];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    out[ty * T + tx] = acc;
+}
+"""
+
+
+@pytest.mark.parametrize("eliminate", [True, False])
+def test_a_versioned_loop_between_barriers(clenv, monkeypatch, eliminate):
+    set_safekern(monkeypatch, ELIMINATE="1" if eliminate else "0")
+    assert ("__sk_vok(" in _body(frontend.rewrite(BETWEEN, eliminate=eliminate).source)) == \
+        eliminate
+    safekern.sync()
+    prg = skcl.Program(clenv.ctx, BETWEEN, filename="tiles.cl").build()
+    q = clenv.queue
+    a = np.arange(32, dtype=np.float32)
+    out = cla.zeros(q, 16, np.float32)
+    prg.tiles(q, (4, 4), (4, 4), cla.to_device(q, a).data, out.data, np.int32(0))
+    safekern.sync()
+    tiles = a.reshape(2, 4, 4)
+    np.testing.assert_array_equal(out.get(), np.repeat(tiles.sum(axis=(0, 2)), 4))
+    # one past the row: every work-item fails in the checked copy; the group leaves together
+    prg.tiles(q, (4, 4), (4, 4), cla.to_device(q, a).data, out.data, np.int32(1))
+    assert_bounds_error(filename="tiles.cl", kernel="tiles", lineno=9, array="s", axis=1,
+                        index=4, size=4)
