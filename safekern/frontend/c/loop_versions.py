@@ -274,7 +274,8 @@ def _version(ps, cursor, edits, checks, words, out):
     if words.enclose:
         pre = (f"{{ {bounds} if ({cond}) {{ {declare}{fast} {' else '.join(report)} }} "
                "else ")
-        out.edits.append(E.insert_after(le, " }", _DEPTH))
+        # (the comment names the block it closes, which may end on a line of its own)
+        out.edits.append(E.insert_after(le, f" }} /* {lo} */", _DEPTH))
     else:
         done = f"__sk_vdone{v}"
         pre = (f"{bounds} int {done} = 0; if ({cond}) {{ {declare}{fast} "
