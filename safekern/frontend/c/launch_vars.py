@@ -163,7 +163,10 @@ class VariableValues:
         """The value of a definition's expression. Its variables that never change once
         defined (`int index = cols * y + x;` with `y`, `x` single definitions) hold the same
         value at the use: they are looked up there, where guards on them (`if (y < rows)`)
-        narrow them too."""
+        narrow them too. Where that is known it is the answer: each variable's interval at
+        the use lies within its interval at the definition, and mixing in the definition's
+        bounds would bring their side conditions along (`0 <= y` of an unguarded product,
+        which a halo breaks: hotspot's `grid_cols * yidx + xidx`)."""
         saved = self._lookup_at
         self._lookup_at = use
         try:
@@ -175,9 +178,14 @@ class VariableValues:
             return at_def
         if not at_def.known:
             return at_use
-        b = self.b          # both hold: the tighter of each bound (each side's conditions)
-        return Iv(b.max(at_def.lo, at_use.lo), b.min(at_def.hi, at_use.hi),
-                  at_def.conds | at_use.conds, at_def.lim)
+        # Both hold where their own side conditions do, and neither is always the tighter
+        # (a guard inside the definition, `i > 3 ? i - 3 : 0`, narrows only the latter):
+        # each bound is the tightest of those whose conditions hold at the launch.
+        b = self.b
+        alts = [(tuple(sorted(iv.conds)), iv) for iv in (at_def, at_use)]
+        return Iv(b.pick("max", [(c, iv.lo) for c, iv in alts]),
+                  b.pick("min", [(c, iv.hi) for c, iv in alts]),
+                  {c for c in [b.any_of([c for c, _ in alts])] if c is not True}, at_def.lim)
 
     def single_definition(self, decl) -> bool:
         """A local declared with a value and never written again."""
@@ -381,11 +389,9 @@ class VariableValues:
         v = self.value(bound)
         b = self.b
         if op in ("<", "<=", "==") and v.hi is not None:
-            guards.caps.append(b.sub(v.hi, 1) if op == "<" else v.hi)
-            guards.conds |= v.conds
+            guards.caps.append((v.conds, b.sub(v.hi, 1) if op == "<" else v.hi))
         if op in (">", ">=", "==") and v.lo is not None:
-            guards.floors.append(b.add(v.lo, 1) if op == ">" else v.lo)
-            guards.conds |= v.conds
+            guards.floors.append((v.conds, b.add(v.lo, 1) if op == ">" else v.lo))
 
     def _is_decl(self, e, decl, exact: bool = False) -> bool:
         """`e` is `decl` itself, through parentheses and conversions that keep every value
@@ -421,29 +427,58 @@ class VariableValues:
             if c.kind != K.DECL_REF_EXPR or c.referenced is None or \
                     c.referenced.hash != decl.hash:
                 continue
-            up = [p for p in parents if p.kind != K.PAREN_EXPR]
-            if not up or up[-1].kind != K.UNEXPOSED_EXPR:
+            # A read is an lvalue-to-rvalue conversion (libclang: unexposed) above the
+            # reference, through parentheses and, in C++, the branches of a conditional
+            # whose result is an lvalue (`S = S > m ? m : S;` converts the whole `?:`);
+            # assigning to or binding that lvalue is a write.
+            k = len(parents) - 1
+            while k >= 0 and parents[k].kind in (K.PAREN_EXPR, K.CONDITIONAL_OPERATOR):
+                k -= 1
+            if k < 0 or parents[k].kind != K.UNEXPOSED_EXPR:
                 return True
         return False
 
 
 
 class _Guards:
-    """Bounds the guards between a definition and a use put on the variable."""
+    """Bounds the guards between a definition and a use put on the variable: (the side
+    conditions it rests on, value) each."""
 
     def __init__(self):
-        self.floors, self.caps, self.conds = [], [], set()
+        self.floors, self.caps = [], []
 
     def apply(self, an, iv: Iv, lim) -> Iv:
-        b = an.b
-        lo = iv.lo if not self.floors else b.max(*([iv.lo] if iv.lo is not None else []),
-                                                    *self.floors)
-        hi = iv.hi if not self.caps else b.min(*([iv.hi] if iv.hi is not None else []),
-                                                  *self.caps)
         if iv.lo is None and iv.hi is None and iv.lim is None and not (self.floors or
                                                                        self.caps):
             return _UNKNOWN
-        return Iv(lo, hi, iv.conds | self.conds, lim)
+        conds = set()
+        lo = _tightest(an.b, "max", ([(iv.conds, iv.lo)] if iv.lo is not None else []) +
+                       self.floors, conds)
+        hi = _tightest(an.b, "min", ([(iv.conds, iv.hi)] if iv.hi is not None else []) +
+                       self.caps, conds)
+        return Iv(lo, hi, conds, lim)
+
+
+def _tightest(b, which, alternatives, conds):
+    """The tightest (`which`: "max" for a lower bound) of bounds (conditions, value) of one
+    value, each valid where its own conditions hold; adds to `conds` what the result needs.
+    Bounds resting on the same conditions combine directly; otherwise the bound is the
+    tightest of those whose conditions hold at the launch -- a guard whose bound breaks at a
+    launch does not take the others with it."""
+    groups: dict = {}
+    for c, v in alternatives:
+        if isinstance(v, (int, str)):
+            groups.setdefault(tuple(sorted(c)), []).append(v)
+    if not groups:
+        return None
+    alts = [(c, b.max(*vs) if which == "max" else b.min(*vs)) for c, vs in groups.items()]
+    if len(alts) == 1:
+        conds.update(alts[0][0])
+        return alts[0][1]
+    any_ = b.any_of([c for c, _ in alts])
+    if any_ is not True:
+        conds.add(any_)
+    return b.pick(which, alts)
 
 
 __all__ = ["Iv", "VariableValues"]
