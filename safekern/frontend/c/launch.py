@@ -37,6 +37,8 @@ take lies in it:
 from __future__ import annotations
 
 from .launch_expr import Builder, LaunchFact, LaunchPredicate
+from .launch_loops import LoopValues
+from .launch_relations import Relations
 from .launch_vars import _UNKNOWN, Iv, VariableValues, _key
 from .parse import children, evaluate_int, function_body, kinds, strip, walk
 from .ranges import integer_limits
@@ -49,7 +51,7 @@ _ELEMENT_KINDS = {"CHAR_S", "SCHAR", "UCHAR", "CHAR_U", "SHORT", "USHORT", "INT"
                   "FLOAT16"}
 
 
-class LaunchAnalysis(VariableValues):
+class LaunchAnalysis(LoopValues, Relations, VariableValues):
     """The launch predicates of one kernel's checks (see the module doc).
 
     `dialect`: "cuda" or "opencl". `predicate(code, index_cursor, extent)` with extent an int
@@ -262,7 +264,11 @@ class LaunchAnalysis(VariableValues):
         if op == "+":
             return self._fit(Iv(b.add(x.lo, y.lo), b.add(x.hi, y.hi), conds), lim)
         if op == "-":
-            return self._fit(Iv(b.sub(x.lo, y.hi), b.sub(x.hi, y.lo), conds), lim)
+            iv = self._fit(Iv(b.sub(x.lo, y.hi), b.sub(x.hi, y.lo), conds), lim)
+            floor = self.relational_floor(left, right, left) if iv.known else None
+            if floor is not None:               # a guard `left >= right` (launch_relations)
+                iv = Iv(b.max(iv.lo, floor), iv.hi, iv.conds, iv.lim)
+            return iv
         if op == "*":
             return self._fit(self._mul(x, y, const_x, const_y, conds), lim)
         if op == "<<" and const_y is not None and 0 <= const_y < 64:

@@ -295,57 +295,6 @@ class VariableValues:
         vs = children(init)
         return len(vs) == 1 and vs[0].hash == decl.hash
 
-    def _induction(self, parts, decl, lim, guards) -> Iv:
-        """`for (T k = A; k < B; k += S)`: k in [A.lo, B.hi - 1] in the body (module doc)."""
-        init, cond, inc, body = parts
-        if self._writes(body, decl) or self._writes(cond, decl):
-            return _UNKNOWN
-        ch = children(children(init)[0])
-        if not ch or not ch[-1].kind.is_expression():
-            return _UNKNOWN
-        start = self.value(ch[-1])
-        step = self._step(inc, decl)
-        c = strip(cond)
-        if c.kind != self.K.BINARY_OPERATOR or step is None:
-            return _UNKNOWN
-        op = self._bop(c)
-        left, right = children(c)
-        if self._is_decl(left, decl):
-            bound = right
-        elif self._is_decl(right, decl):
-            bound, op = left, _FLIP.get(op, "")
-        else:
-            return _UNKNOWN
-        if op not in ("<", "<="):
-            return _UNKNOWN
-        end = self.value(bound)
-        if start.lo is None or end.hi is None or not step.known:
-            return _UNKNOWN
-        b = self.b
-        hi = b.sub(end.hi, 1) if op == "<" else end.hi
-        need = [(1, step.lo), (b.add(hi, step.hi), lim[1])]
-        if step.lim is not None and step.lim[0] >= 0 and lim[0] < 0:
-            need.append((0, start.lo))          # k converted to S's unsigned type
-        conds = set(start.conds | end.conds | step.conds)
-        for x, y in need:
-            c = b.le(x, y)
-            if c is False:
-                return _UNKNOWN
-            if c is not True:
-                conds.add(c)
-        return guards.apply(self, Iv(start.lo, hi, conds, lim), lim)
-
-    def _step(self, inc, decl):
-        K = self.K
-        if inc.kind == K.UNARY_OPERATOR and self._uop(inc) in ("++", "post++") and \
-                self._is_decl(children(inc)[0], decl, exact=True):
-            return Iv(1, 1, lim=None)
-        if inc.kind == K.COMPOUND_ASSIGNMENT_OPERATOR and self._bop(inc) == "+=":
-            target, step = children(inc)
-            if self._is_decl(target, decl, exact=True) and not self._writes(step, decl):
-                return self.value(step)
-        return None
-
     # -- guards --------------------------------------------------------------------------------
     def _inner_guard(self, p, c, decl, guards):
         """Facts from the part of an expression evaluated before `c`: `x && c`, `x ? c : _`."""
