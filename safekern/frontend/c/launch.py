@@ -192,6 +192,9 @@ class LaunchAnalysis(LoopValues, Relations, VariableValues):
         if kind == K.MEMBER_REF_EXPR:
             return self._fit(self._cuda_builtin(e, ch), lim)
         if kind == K.CALL_EXPR:
+            clamp = self._min_max(e, ch, lim)
+            if clamp is not None:
+                return clamp
             return self._fit(self._cl_builtin(e, ch), lim)
         if kind == K.BINARY_OPERATOR and len(ch) == 2:
             return self._binary(self._bop(e), ch[0], ch[1], lim)
@@ -316,6 +319,41 @@ class LaunchAnalysis(LoopValues, Relations, VariableValues):
             if c is not True:
                 conds.add(c)
         return self._fit(Iv(iv.lo, iv.hi, conds), lim)
+
+    def _min_max(self, e, ch, lim) -> Iv | None:
+        """Integer `min(a, b)`, `max(a, b)` (CUDA's, OpenCL's) and `clamp(x, lo, hi)`
+        (OpenCL's: min(max(x, lo), hi), which OpenCL defines only where lo <= hi -- a side
+        condition). Only the built-ins -- declared outside the user's text (CUDA) or
+        declared where used and defined nowhere (OpenCL) -- and only where every argument
+        has the call's type, so each compares and returns values unchanged."""
+        callee = strip(ch[0]) if ch else None
+        if callee is None or callee.kind != self.K.DECL_REF_EXPR or \
+                callee.spelling not in ("min", "max", "clamp"):
+            return None
+        ref = callee.referenced
+        if ref is None or ref.get_definition() is not None and self.dialect == "opencl" or \
+                self.dialect == "cuda" and self.ps.in_main_file(ref):
+            return None
+        args = ch[1:]
+        if len(args) != (3 if callee.spelling == "clamp" else 2) or \
+                any(integer_limits(a.type) != lim for a in args):
+            return None
+        vs = [self.value(a) for a in args]
+        if not all(v.known for v in vs):
+            return None
+        b = self.b
+        conds = frozenset().union(*(v.conds for v in vs))
+        if callee.spelling == "min":
+            return Iv(b.min(vs[0].lo, vs[1].lo), b.min(vs[0].hi, vs[1].hi), conds, lim)
+        if callee.spelling == "max":
+            return Iv(b.max(vs[0].lo, vs[1].lo), b.max(vs[0].hi, vs[1].hi), conds, lim)
+        x, lo, hi = vs
+        c = b.le(lo.hi, hi.lo)
+        if c is False:
+            return None
+        conds = conds | ({c} if c is not True else set())
+        return Iv(b.min(b.max(x.lo, lo.lo), hi.lo), b.min(b.max(x.hi, lo.hi), hi.hi),
+                  conds, lim)
 
     # -- launch dimensions --------------------------------------------------------------------
     def _dim(self, kind: str, axis: int):
