@@ -183,3 +183,22 @@ def test_the_benchmark_shapes_run_plain():
                 assert row[4] == 0 and row[5], (lang, name, row)
         (row,) = probe(lang, "hotspot", quick=True)
         assert row[4] <= 1, row
+
+
+def test_only_the_built_in_min_is_trusted(tmp_path):
+    # a `min` of the user's own (here one that returns the larger) bounds nothing
+    (tmp_path / "mine.h").write_text(
+        "__device__ inline int min(int a, int b) { return a > b ? a : b; }\n")
+    src = r"""#include "mine.h"
+extern "C" __global__ void k(float* out, int n) {
+    int i = (int)threadIdx.x;
+    out[min(i, n - 1)] = 1.0f;
+}
+"""
+    rw = cuda.rewrite(src, filename=str(tmp_path / "k.cu"), launch_predicates=True,
+                      include_dirs=(str(tmp_path),))
+    (e,) = [e for e in rw.report() if e.text.startswith("out[")]
+    assert e.status is Status.CHECKED, e
+    builtin = proven(src.replace('#include "mine.h"\n', ""), "cuda",
+                     [None, np.int32(4)], [16], (1, 1, 1), (64, 1, 1))
+    assert builtin["out[min(i, n - 1)]"]

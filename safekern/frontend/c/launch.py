@@ -36,6 +36,9 @@ take lies in it:
 """
 from __future__ import annotations
 
+import os
+
+from .cuda_headers import PRELUDE_NAME
 from .launch_expr import Builder, LaunchFact, LaunchPredicate
 from .launch_loops import LoopValues
 from .launch_relations import Relations
@@ -332,7 +335,7 @@ class LaunchAnalysis(LoopValues, Relations, VariableValues):
             return None
         ref = callee.referenced
         if ref is None or ref.get_definition() is not None and self.dialect == "opencl" or \
-                self.dialect == "cuda" and self.ps.in_main_file(ref):
+                self.dialect == "cuda" and not _stand_in(ref):
             return None
         args = ch[1:]
         if len(args) != (3 if callee.spelling == "clamp" else 2) or \
@@ -403,6 +406,13 @@ class LaunchAnalysis(LoopValues, Relations, VariableValues):
         if name == "get_local_size":          # the last group may be smaller (OpenCL 2)
             return Iv(1, dim, lim=lim)
         return Iv(dim, dim, lim=lim)
+
+def _stand_in(ref) -> bool:
+    """Declared by safekern's stand-in for CUDA's headers (cuda_headers.py): CUDA's own
+    `min`/`max`, not one of a header the user includes."""
+    f = ref.location.file
+    return f is not None and os.path.basename(f.name) == PRELUDE_NAME
+
 
 def kernel_predicates(ps, fn, dialect: str, sites) -> object:
     """The launch predicates of one kernel: `sites` are (access, failure code, extent) of its
