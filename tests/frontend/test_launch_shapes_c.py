@@ -111,6 +111,9 @@ def kernel_cl(body, tile=64):
     ("int d = n; if (!(t >= d)) acc += sm[t - d];", 3, 0, "the negated guard: sm[-3]"),
     ("int d = n; int e = t; if (e >= d) acc += sm[t - n - 1];", 3, 0,
      "other operands: t = 3 reads sm[-1]"),
+    ("long j = t; if (j < (long)(u - 5u)) acc += sm[j + 10];", 0, 3,
+     "u - 5u wraps to 2**32 - 2: the guard's bound -3 rests on `0 <= u - 5`, which fails; "
+     "j + 10 reaches 73"),
     ("acc += sm[clamp(t, 0, n - 1)];", 0, 0, "clamp(t, 0, -1)"),
     ("acc += sm[clamp(t, n, 5)];", 100, 0, "clamp with lo > hi: undefined in OpenCL"),
     ("acc += sm[min(t, n) - 1];", 0, 0, "min reaches n - 1 = -1"),
