@@ -24,7 +24,7 @@ Sound because:
 """
 from __future__ import annotations
 
-from .launch_vars import _FLIP, _NEGATE, _key
+from .launch_vars import _FLIP, _NEGATE, _key, _same
 from .parse import children, strip
 from .ranges import integer_limits
 
@@ -48,18 +48,18 @@ class Relations:
             p, c = chain[i - 1], chain[i]
             ch = children(p)
             cond = truth = None
-            if p.kind == K.IF_STMT and len(ch) in (2, 3) and _key(c) != _key(ch[0]):
-                cond, truth = ch[0], _key(c) == _key(ch[1])
-            elif p.kind in (K.WHILE_STMT,) and len(ch) == 2 and _key(c) == _key(ch[1]):
+            if p.kind == K.IF_STMT and len(ch) in (2, 3) and not _same(c, ch[0]):
+                cond, truth = ch[0], _same(c, ch[1])
+            elif p.kind in (K.WHILE_STMT,) and len(ch) == 2 and _same(c, ch[1]):
                 cond, truth = ch[0], True
-            elif p.kind == K.FOR_STMT and len(ch) == 4 and _key(c) == _key(ch[3]):
+            elif p.kind == K.FOR_STMT and len(ch) == 4 and _same(c, ch[3]):
                 cond, truth = ch[1], True
-            elif p.kind == K.BINARY_OPERATOR and len(ch) == 2 and _key(c) == _key(ch[1]) \
+            elif p.kind == K.BINARY_OPERATOR and len(ch) == 2 and _same(c, ch[1]) \
                     and self._bop(p) in ("&&", "||"):
                 cond, truth = ch[0], self._bop(p) == "&&"
             elif p.kind == K.CONDITIONAL_OPERATOR and len(ch) == 3 and \
-                    _key(c) != _key(ch[0]):
-                cond, truth = ch[0], _key(c) == _key(ch[1])
+                    not _same(c, ch[0]):
+                cond, truth = ch[0], _same(c, ch[1])
             if cond is None or self._writes(p, dl) or self._writes(p, dr):
                 continue
             floor = self._compares(cond, truth, dl, dr)

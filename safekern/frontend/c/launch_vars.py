@@ -68,6 +68,11 @@ def _key(c):
     return (c.hash, c.extent.start.offset, c.extent.end.offset)
 
 
+def _same(a, b) -> bool:
+    """The same cursor (the hash first: reading extents costs libclang calls)."""
+    return a.hash == b.hash and _key(a) == _key(b)
+
+
 class VariableValues:
     """Mixin of launch.LaunchAnalysis: needs ps, fn, K, b, body, params, parents,
     value(), and the memo dicts _vars and _writes_memo."""
@@ -113,21 +118,21 @@ class VariableValues:
                 ch = children(p)
                 if len(ch) not in (2, 3) or self._writes(ch[0], decl):
                     return _UNKNOWN
-                if _key(c) != _key(ch[0]):
-                    self._facts(ch[0], _key(c) == _key(ch[1]), decl, guards)
+                if not _same(c, ch[0]):
+                    self._facts(ch[0], _same(c, ch[1]), decl, guards)
             elif kind == K.FOR_STMT:
                 ch = children(p)
-                if len(ch) == 4 and _key(c) == _key(ch[3]) and self._declares(ch[0], decl):
+                if len(ch) == 4 and _same(c, ch[3]) and self._declares(ch[0], decl):
                     return self._induction(ch, decl, lim, guards)
                 if self._writes(p, decl):
                     return _UNKNOWN
-                if len(ch) == 4 and _key(c) == _key(ch[3]):
+                if len(ch) == 4 and _same(c, ch[3]):
                     self._facts(ch[1], True, decl, guards)
             elif kind == K.WHILE_STMT:
                 ch = children(p)
                 if self._writes(p, decl) or len(ch) != 2:
                     return _UNKNOWN
-                if _key(c) == _key(ch[1]):
+                if _same(c, ch[1]):
                     self._facts(ch[0], True, decl, guards)
             elif kind == K.DO_STMT:
                 if self._writes(p, decl):
@@ -238,7 +243,7 @@ class VariableValues:
         None to go on outward."""
         K = self.K
         sibs = children(block)
-        at = next((i for i, s in enumerate(sibs) if _key(s) == _key(child)), None)
+        at = next((i for i, s in enumerate(sibs) if _same(s, child)), None)
         if at is None:
             return _UNKNOWN
         for s in reversed(sibs[:at]):
@@ -300,14 +305,14 @@ class VariableValues:
         """Facts from the part of an expression evaluated before `c`: `x && c`, `x ? c : _`."""
         K = self.K
         ch = children(p)
-        if p.kind == K.BINARY_OPERATOR and len(ch) == 2 and _key(c) == _key(ch[1]):
+        if p.kind == K.BINARY_OPERATOR and len(ch) == 2 and _same(c, ch[1]):
             op = self._bop(p)
             if op in ("&&", "||"):
                 self._facts(ch[0], op == "&&", decl, guards)
         elif p.kind == K.CONDITIONAL_OPERATOR and len(ch) == 3:
-            if _key(c) == _key(ch[1]):
+            if _same(c, ch[1]):
                 self._facts(ch[0], True, decl, guards)
-            elif _key(c) == _key(ch[2]):
+            elif _same(c, ch[2]):
                 self._facts(ch[0], False, decl, guards)
 
     def _facts(self, cond, truth: bool, decl, guards):
@@ -367,25 +372,32 @@ class VariableValues:
         key = (_key(node), decl.hash)
         hit = self._writes_memo.get(key)
         if hit is None:
-            hit = self._writes_memo[key] = self._scan_writes(node, decl)
+            s, e = self.ps.offsets(node)
+            hit = self._writes_memo[key] = any(
+                s <= at < e for at in self._write_sites().get(decl.hash, ()))
         return hit
 
-    def _scan_writes(self, node, decl) -> bool:
-        K = self.K
-        for c, parents in walk(node):
-            if c.kind != K.DECL_REF_EXPR or c.referenced is None or \
-                    c.referenced.hash != decl.hash:
-                continue
-            # A read is an lvalue-to-rvalue conversion (libclang: unexposed) above the
-            # reference, through parentheses and, in C++, the branches of a conditional
-            # whose result is an lvalue (`S = S > m ? m : S;` converts the whole `?:`);
-            # assigning to or binding that lvalue is a write.
-            k = len(parents) - 1
-            while k >= 0 and parents[k].kind in (K.PAREN_EXPR, K.CONDITIONAL_OPERATOR):
-                k -= 1
-            if k < 0 or parents[k].kind != K.UNEXPOSED_EXPR:
-                return True
-        return False
+    def _write_sites(self) -> dict:
+        """decl hash -> where the kernel's body may change it (the start of each reference
+        that is not a read), found in one walk: every `_writes` question is then which of
+        them lie inside a node."""
+        sites = self.__dict__.get("_sites")
+        if sites is None:
+            sites = self.__dict__["_sites"] = {}
+            K = self.K
+            for c, parents in walk(self.body, (self.fn,)):
+                if c.kind != K.DECL_REF_EXPR or c.referenced is None:
+                    continue
+                # A read is an lvalue-to-rvalue conversion (libclang: unexposed) above the
+                # reference, through parentheses and, in C++, the branches of a conditional
+                # whose result is an lvalue (`S = S > m ? m : S;` converts the whole `?:`);
+                # assigning to or binding that lvalue is a write.
+                k = len(parents) - 1
+                while k >= 0 and parents[k].kind in (K.PAREN_EXPR, K.CONDITIONAL_OPERATOR):
+                    k -= 1
+                if k < 0 or parents[k].kind != K.UNEXPOSED_EXPR:
+                    sites.setdefault(c.referenced.hash, []).append(self.ps.offsets(c)[0])
+        return sites
 
 
 
