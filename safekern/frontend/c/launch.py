@@ -28,7 +28,12 @@ take lies in it:
   guards on the way (`if (i < n)`, `&&`, `?:`, `while`/`for` conditions, `if (i >= n)
   return;` before it);
 - the variable of `for (T k = A; k < B; k += S)` (k not written in the body or condition,
-  S >= 1): [A.lo, B.hi - 1], with `B.hi - 1 + S.hi` within T (k never wraps);
+  S >= 1): [A.lo, B.hi - 1], with `B.hi - 1 + S.hi` within T (k never wraps); doubling and
+  halving loops (`k *= 2`, `k >>= 1`) likewise (launch_loops.py);
+- a difference `x - y` under a guard `x >= y` is not negative (launch_relations.py);
+- integer `min`, `max`, `clamp` of the built-ins bound their result by their arguments';
+- where bounds rest on different side conditions (a definition's and a guard's), the bound is
+  the tightest of those whose conditions hold at the launch (Builder.pick);
 - arithmetic (+ - * / % & << >>, casts) where the result provably fits its C type: each such
   fit is a side condition of the predicate, evaluated at the launch with the real values. A
   value whose interval is not known (a load, a float) makes the predicate impossible, never
