@@ -433,7 +433,11 @@ def _tightest(b, which, alternatives, conds):
     if not groups:
         return None
     alts = [(c, b.max(*vs) if which == "max" else b.min(*vs)) for c, vs in groups.items()]
-    if len(alts) == 1:
+    sure = next((v for c, v in alts if not c and isinstance(v, int)), None)
+    if sure is not None:            # a constant bound that always holds: a conditional
+        alts = [(c, v) for c, v in alts if not c or not isinstance(v, int) or (   # one that
+            v > sure if which == "max" else v < sure)]                          # is no tighter
+    if len(alts) == 1:                                                          # adds nothing
         conds.update(alts[0][0])
         return alts[0][1]
     any_ = b.any_of([c for c, _ in alts])
