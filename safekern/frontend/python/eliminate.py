@@ -37,8 +37,10 @@ from .casts import IntegerCasts
 from .index_forms import Linearizer
 from .invariants import Invariants
 from .launch import LaunchProver, worth_a_variant
+from .loop_loads import LoopLoads
 from .linear import Fact
 from .parse import names_read
+from .value_cases import by_values, guards
 from .unchecked import (atomic_operands_may_fail, is_check_call, plain, plain_atomic_statement,
                         plain_store)
 from .versioning import LoopVersioner
@@ -105,6 +107,9 @@ class _Eliminator:
             stmt.test = self.expr(stmt.test, facts)
             yes = self.facts(stmt.test, f"the guard at {line}", facts)
             no = self.facts(stmt.test, f"the guard at {line}", facts, negate=True)
+            if self.launch is not None:     # (read again per value of a loop variable)
+                yes += guards(self.lin, stmt.test, f"the guard at {line}", False, facts)
+                no += guards(self.lin, stmt.test, f"the guard at {line}", True, facts)
             body_exits, else_exits = _exits(stmt.body), _exits(stmt.orelse)
             stmt.body = self.block(stmt.body, facts + yes)
             stmt.orelse = self.block(stmt.orelse, facts + no)
@@ -132,6 +137,9 @@ class _Eliminator:
                         and not walrus_targets(stmt.value):
                     after = self.lin.equal(name, stmt.value, f"the assignment at {line}",
                                            scope=facts)
+                    if self.launch is not None:
+                        after += guards(self.lin, stmt.value, f"the assignment at {line}",
+                                        False, facts, target=name)
             return [stmt], after
         if isinstance(stmt, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef, ast.Try)):
             return [stmt], []
@@ -384,18 +392,31 @@ class _Eliminator:
         for axis, comp in comps:
             index, exact = index_form(self.lin, comp)
             extent = self.lin.shape_extent(array, axis)
-            if index is None or extent is None or not (
-                    exact or self.lin.exact(comp, facts, index=True)):
-                return
-            for goal in (index, (extent - index).plus(-1)):
+            axis_found, axis_used = [], []
+            goals = (index, (extent - index).plus(-1)) if index is not None and \
+                extent is not None and (exact or self.lin.exact(comp, facts, index=True)) \
+                else (None,)
+            for goal in goals:
+                if goal is None:
+                    break
                 proof = self.lin.prove(goal, facts)
                 if proof is not None:
-                    used += [f.origin for f in proof if f.origin and f.origin not in used]
+                    axis_used += [f.origin for f in proof if f.origin]
                     continue
                 predicates = self.launch.predicates(goal, facts)
                 if predicates is None:
-                    return
-                found += [p for p in predicates if p not in found]
+                    break
+                axis_found += predicates
+            else:
+                found += [p for p in axis_found if p not in found]
+                used += [u for u in axis_used if u not in used]
+                continue
+            values = by_values(self.lin, self.launch, array, axis, comp, facts,
+                               self.launch_codes)
+            if not values:
+                return
+            found += [p for p in values[0] if p not in found]
+            used += [values[1]]
         code = call.args[-3]
         if found and isinstance(code, ast.Constant) and code.value in self.sites:
             self.launch_codes[code.value] = found
@@ -419,32 +440,6 @@ class _Eliminator:
         code = call.args[-3]
         if isinstance(code, ast.Constant) and code.value in self.sites:
             self.verdicts[code.value] = (status, reason)
-
-
-class _LoopLoads(ast.NodeTransformer):
-    """Checked loads in innermost `for` loops (not the checked copies of versioned loops)
-    become `_sk_loadv`: the load does not wait behind its check's branch, so the loads of
-    successive iterations stay in flight together (CSR SpMV's x[indices[k]])."""
-
-    def __init__(self, checked_copies: set):
-        self.depth_inner = 0
-        self.checked_copies = checked_copies       # id()s of the versioner's checked loops
-
-    def visit_For(self, node):
-        innermost = not any(isinstance(n, (ast.For, ast.While)) for s in node.body
-                            for n in ast.walk(s))
-        if innermost and id(node) not in self.checked_copies:
-            self.depth_inner += 1
-            self.generic_visit(node)
-            self.depth_inner -= 1
-            return node
-        return self.generic_visit(node)
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        if self.depth_inner and isinstance(node.func, ast.Name) and node.func.id == names.LOAD:
-            node.func = ast.copy_location(ast.Name(names.LOADV, ast.Load()), node.func)
-        return node
 
 
 @dataclass
@@ -485,7 +480,7 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
             break
         excluded |= broken
     body = tree
-    loads = _LoopLoads(eliminator.versioner.checked_copies)
+    loads = LoopLoads(eliminator.versioner.checked_copies)
     launch_codes = eliminator.launch_verdicts()
     return Elimination([loads.visit(stmt) for stmt in body], eliminator.verdicts, launch_codes,
                        eliminator.call_facts)

@@ -1,0 +1,172 @@
+"""Launch proofs by the values of a small loop variable (analysis only; for eliminate.py).
+
+backprop's shared tree reduction (Rodinia), in a 16 x 16 tile with 16 x 16 threads:
+
+    for i in range(1, 5):
+        power_two = 1 << i
+        if ty % power_two == 0:
+            tile[ty + power_two // 2, tx] ...
+
+No linear fact ties `ty`, `1 << i` and the tile's 16 rows: the access is in bounds because `ty`
+is a multiple of `power_two`. Proved per value of `i` it is linear: with `i` the constant 1,
+`1 << i` is 2, the guard says `ty % 2 == 0`, so `ty` (at most 15 where `blockDim.y <= 16`)
+is at most 14 (linear.py rounds the bounds of a multiple), and `ty + 1 <= 15`. So where a launch
+proof fails and the index reads an integer loop variable that the facts at the access bound to
+at most MAX_VALUES values, the proof is tried again for each value, the variable being that
+constant: the index, the extent, and the guards in scope that read the variable (`Guard`, kept
+with the facts for this: their facts are read again with the constant), together with
+`variable == value`. Every value must be proven; the check is then proven at launch by the
+predicates of all of them.
+
+The bound of `ty` needs `blockDim.y <= 16`; a launch proof finds only linear predicates, and
+`ty + 1 <= 15` alone would ask `blockDim.y <= 15`. So the per-value proofs may also *assume* the
+bounds on launch dimensions that other checks of the kernel are proven at launch with (the
+shared tiles' `blockDim.y <= 16`): a check proven with them lists them among its predicates, so
+its check is left out only in launches where they hold.
+"""
+from __future__ import annotations
+
+import ast
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from .call_facts import index_form
+from .launch import _AXES, _single_dimension_bound
+from .linear import Fact, Form
+
+MAX_VALUES = 16            # values of a loop variable tried one by one (else: no case split)
+
+
+@dataclass(frozen=True)
+class Guard(Fact):
+    """A condition that holds here, or an assignment in force here (`target = test`), that
+    reads a loop variable (module doc): no fact of its own (`0 >= 0`), read again where the
+    variable is a constant."""
+
+    test: object = None
+    negate: bool = False
+    target: str | None = None
+
+
+def guard_names(lin, node, bound=None) -> set:
+    """The variables `node`'s value depends on: those it reads and those their definitions
+    (`lin.defs`, and `bound`: {name: value} of the assignments in force) read."""
+    bound = bound or {}
+    seen, todo = set(), [node]
+    while todo:
+        for n in ast.walk(todo.pop()):
+            if isinstance(n, ast.Name) and n.id not in seen:
+                seen.add(n.id)
+                if n.id in lin.defs:
+                    todo.append(lin.defs[n.id])
+                if n.id in bound:
+                    todo.append(bound[n.id])
+    return seen
+
+
+def _bound(facts) -> dict:
+    return {g.target: g.test for g in facts if isinstance(g, Guard) and g.target is not None}
+
+
+def guards(lin, test, origin: str, negate: bool, facts=(), target=None) -> list:
+    """[Guard] of the condition `test` (negated: where it is false), or of the assignment
+    `target = test`, if it reads a loop variable (`facts`: those in scope)."""
+    deps = guard_names(lin, test, _bound(facts))
+    if not deps & set(lin.range_vars):
+        return []
+    if target is not None:
+        deps.add(target)
+    return [Guard(Form(), frozenset(deps), origin, False, test, negate, target)]
+
+
+@contextmanager
+def constants(lin, values: dict):
+    """The names of `values` are those constants in the forms made meanwhile (the exactness
+    of substituted definitions is decided again: `1 << i` is exact for a constant `i`)."""
+    saved_defs, saved = lin._exact_defs, dict(lin.constants)
+    lin._exact_defs = {}
+    lin.constants.update(values)
+    try:
+        yield
+    finally:
+        lin._exact_defs = saved_defs
+        lin.constants.clear()
+        lin.constants.update(saved)
+
+
+def _small_variable(lin, comp, facts):
+    """(name, lo, hi) of an integer loop variable `comp` reads (through definitions) that the
+    facts bound to at most MAX_VALUES values, or None."""
+    local = lin.local_bounds([f for f in facts if not isinstance(f, Guard)])
+    for name in sorted(guard_names(lin, comp, _bound(facts)) & set(lin.range_vars)):
+        if name not in lin.integers or name in lin.constants:
+            continue
+        atom = lin.name_atom(name)
+        lo, hi = lin.atoms.bound(atom, local, False), lin.atoms.bound(atom, local, True)
+        if lo is not None and hi is not None and 0 <= hi - lo < MAX_VALUES:
+            return name, lo, hi
+    return None
+
+
+def assumed_bounds(lin, launch_codes: dict) -> list:
+    """[(Fact, predicate)]: `blockDim.k <= c` (gridDim) of the predicates found so far."""
+    out = []
+    for predicates in launch_codes.values():
+        for p in predicates:
+            dim = _single_dimension_bound(p)
+            if dim is None or p in [q for _, q in out]:
+                continue
+            kind = "blockDim" if dim[0] == "block" else "gridDim"
+            atom = lin.atoms.add(("cuda", kind, _AXES[dim[1][0]]), lower=1,
+                                 upper=1024 if kind == "blockDim" else 2 ** 31 - 1,
+                                 integer=True)
+            form = Form.of({atom: -1}, p.const)
+            out.append((Fact(form, frozenset(), "the launch's " + p.text()), p))
+    return out
+
+
+def by_values(lin, launch, array: str, axis: int, comp, facts, launch_codes):
+    """The launch predicates proving `0 <= comp < array.shape[axis]` value by value (module
+    doc), or None."""
+    small = _small_variable(lin, comp, facts)
+    if small is None:
+        return None
+    name, lo, hi = small
+    plain = [f for f in facts if not isinstance(f, Guard)]
+    assumed = assumed_bounds(lin, launch_codes)
+    found = []
+    for value in range(lo, hi + 1):
+        known = plain + lin.equal(name, ast.Constant(value), f"{name} = {value}")
+        with constants(lin, {name: value}):
+            for g in facts:
+                if not isinstance(g, Guard):
+                    continue
+                if g.target is None:
+                    known += lin.facts(g.test, g.origin, negate=g.negate, scope=known)
+                    continue
+                # (an assignment in force: a constant with this value, `power_two = 1 << i`)
+                form = lin.form(g.test)
+                if form is not None and not form.terms and lin.exact(g.test, known):
+                    lin.constants[g.target] = form.const
+            index, exact = index_form(lin, comp)
+            extent = lin.shape_extent(array, axis)
+            if index is None or extent is None or not (
+                    exact or lin.exact(comp, known, index=True)):
+                return None
+            known += launch.thread_facts([index, extent] + [f.form for f in known])
+            for goal in (index, (extent - index).plus(-1)):
+                if lin.prove(goal, known) is not None:
+                    continue
+                with_assumed = known + [f for f, _ in assumed]
+                if lin.prove(goal, with_assumed) is not None:
+                    predicates = [p for _, p in assumed]
+                else:
+                    predicates = launch.predicates(goal, with_assumed)
+                    if predicates is None:
+                        return None
+                    predicates = predicates + [p for _, p in assumed]
+                found += [p for p in predicates if p not in found]
+    return found, f"each value of {name} from {lo} to {hi}"
+
+
+__all__ = ["Guard", "guards", "by_values", "assumed_bounds", "MAX_VALUES"]
