@@ -166,7 +166,17 @@ def by_values(lin, launch, array: str, axis: int, comp, facts, launch_codes):
                         return None
                     predicates = predicates + [p for _, p in assumed]
                 found += [p for p in predicates if p not in found]
-    return found, f"each value of {name} from {lo} to {hi}"
+    return _strongest(found), f"each value of {name} from {lo} to {hi}"
+
+
+def _strongest(predicates) -> list:
+    """Of predicates over the same terms (`x.shape[0] >= gridsize + 1`, `... + 2`, one per
+    value), the one with the least constant: it implies the others."""
+    best: dict = {}
+    for p in predicates:
+        if p.terms not in best or p.const < best[p.terms].const:
+            best[p.terms] = p
+    return list(best.values())
 
 
 __all__ = ["Guard", "guards", "by_values", "assumed_bounds", "MAX_VALUES"]
