@@ -814,6 +814,7 @@ class _Generator:
             stride = "cuda.blockDim.x * cuda.blockDim.y"
         self.emit(1, f"src = {r.choice(['idx', 'c'])}")
         self.emit(1, f"dst = {r.choice(['o1', 'o2'])}")
+        self._swapped()
         self.emit(1, "acc = 0")
         for v in self.locals:
             self.emit(1, f"{v} = {self.expr(scope) if self.chance(0.5) else '0'}")
@@ -845,6 +846,19 @@ class _Generator:
                                                               if s.name == p) for p in params]
         return FuzzKernel(self.seed, "\n".join(self.lines) + "\n", kernel, self.griddim,
                           self.blockdim, specs)
+
+    def _swapped(self):
+        """`src` or `dst` bound to the other parameter too, under a condition: an alias that
+        aliases.py proves at launch where the two have equal shapes (draws from self.r4)."""
+        r = self.r4
+        for name, pair in (("src", ("idx", "c")), ("dst", ("o1", "o2"))):
+            if r.random() < 0.25:
+                first = next(ln for ln in self.lines if ln.strip().startswith(f"{name} = "))
+                other = pair[1] if first.strip().endswith(pair[0]) else pair[0]
+                self.emit(1, f"if {r.choice(['t0 % 2 == 0', 'n > 3', 'm == 0'])}:")
+                self.emit(2, f"{name} = {other}")
+                if r.random() < 0.6:        # mostly equal shapes: the predicates hold
+                    self.arrays[pair[1]].shape = self.arrays[pair[0]].shape
 
     def shared(self, indent, linear, stride):
         r = self.r

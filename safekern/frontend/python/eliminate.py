@@ -32,6 +32,7 @@ from .call_facts import (CallSiteFacts, array_root, common_facts, demands, entry
                          index_form, plain_array)
 from .divisions import proven_division
 from .exits import contains_barrier
+from .aliases import by_equal_shapes
 from .bindings import FunctionBindings, assigned, is_range, pure, walrus_targets
 from .casts import IntegerCasts
 from .index_forms import Linearizer
@@ -460,29 +461,36 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
     with the verdicts. `device`: the function is a device function (it may be entered with
     the flag set; it has no launch). `launch`: look for launch predicates (launch.py).
     `param_facts`: what every caller of this specialisation passes (call_facts.py)."""
-    excluded: set = set()
-    while True:
-        # (Again without the bounds of a variable whose update might wrap: invariants.py.)
-        tree = copy.deepcopy(body)      # the eliminator edits nodes in place: its own copy
-        bindings = FunctionBindings(fn, tree, parsed, is_cuda, is_check_call)
-        lin = Linearizer(defs=bindings.defs, constants=bindings.constants,
-                         shapes=bindings.shapes, integers=bindings.integers, is_cuda=is_cuda,
-                         choices=bindings.choices, range_vars=bindings.range_vars,
-                         casts=IntegerCasts(ctx.lookup))
-        invariants = Invariants(tree, bindings, lin, is_check_call, excluded)
-        flag_tested = device or contains_barrier(tree, resolver, parsed)
-        eliminator = _Eliminator(bindings, lin, ctx, sites, resolver, parsed,
-                                 flag_tested=flag_tested, launch=launch and not device,
-                                 invariants=invariants)
-        tree = eliminator.block(tree, invariants.facts + entry_facts(lin, param_facts))
-        broken = invariants.broken()
-        if not broken:
-            break
-        excluded |= broken
-    body = tree
+    def run(aliases=None):
+        excluded: set = set()
+        while True:
+            # (Again without the bounds of a variable whose update might wrap: invariants.py.)
+            tree = copy.deepcopy(body)      # the eliminator edits nodes in place: its own copy
+            bindings = FunctionBindings(fn, tree, parsed, is_cuda, is_check_call)
+            lin = Linearizer(defs=bindings.defs, constants=bindings.constants,
+                             shapes=bindings.shapes, integers=bindings.integers,
+                             is_cuda=is_cuda, choices=bindings.choices,
+                             range_vars=bindings.range_vars, len_builtin=bindings.len_builtin,
+                             casts=IntegerCasts(ctx.lookup), aliases=aliases)
+            invariants = Invariants(tree, bindings, lin, is_check_call, excluded)
+            flag_tested = device or contains_barrier(tree, resolver, parsed)
+            eliminator = _Eliminator(bindings, lin, ctx, sites, resolver, parsed,
+                                     flag_tested=flag_tested, launch=launch and not device,
+                                     invariants=invariants)
+            tree = eliminator.block(tree, invariants.facts + entry_facts(lin, param_facts))
+            broken = invariants.broken()
+            if not broken:
+                return tree, eliminator, bindings
+            excluded |= broken
+
+    tree, eliminator, bindings = run()
     loads = LoopLoads(eliminator.versioner.checked_copies)
     launch_codes = eliminator.launch_verdicts()
-    return Elimination([loads.visit(stmt) for stmt in body], eliminator.verdicts, launch_codes,
+    verdicts = eliminator.verdicts
+    if launch and not device:       # arrays chosen among parameters (aliases.py)
+        verdicts, launch_codes = by_equal_shapes(lambda reps: run(reps)[1], body, bindings,
+                                                 sites, verdicts, launch_codes)
+    return Elimination([loads.visit(stmt) for stmt in tree], verdicts, launch_codes,
                        eliminator.call_facts)
 
 

@@ -28,7 +28,7 @@ from . import names
 from .bindings import is_grid_call, walrus_targets
 from .bits import bits_form, bits_interval
 from .casts import IntegerCasts
-from .idioms import GRID_MAX, grid_idiom
+from .idioms import CUDA_BOUNDS as _CUDA_BOUNDS, GRID_MAX, grid_idiom
 from .choices import choice_form, choice_interval, choice_parts, typed_only
 from .linear import Atoms, Fact, Form, Prover
 from .loop_bounds import exact_limit, range_var_bounds
@@ -37,15 +37,6 @@ from .not_equal import not_equal_facts
 WIDE = 2 ** 62               # |intermediate| below this: int64 arithmetic cannot wrap
 COMPARE_EXACT = 2 ** 53      # numba's float64 comparison of uint64 with int64 is exact below this
 SHAPE_MAX = 2 ** 53 - 1      # assumed: no axis has more elements
-# cuda.<attr>.<axis>: what every CUDA GPU guarantees (blocks of at most (1024, 1024, 64)
-# threads, grids of at most (2**31 - 1, 65535, 65535) blocks).
-_CUDA_BOUNDS = {
-    ("threadIdx", "x"): (0, 1023), ("threadIdx", "y"): (0, 1023), ("threadIdx", "z"): (0, 63),
-    ("blockDim", "x"): (1, 1024), ("blockDim", "y"): (1, 1024), ("blockDim", "z"): (1, 64),
-    ("blockIdx", "x"): (0, 2 ** 31 - 2), ("blockIdx", "y"): (0, 65534),
-    ("blockIdx", "z"): (0, 65534),
-    ("gridDim", "x"): (1, 2 ** 31 - 1), ("gridDim", "y"): (1, 65535), ("gridDim", "z"): (1, 65535),
-}
 _NEGATE = {ast.Lt: ast.GtE, ast.LtE: ast.Gt, ast.Gt: ast.LtE, ast.GtE: ast.Lt, ast.NotEq: ast.Eq,
            ast.Eq: ast.NotEq}
 _FLIP = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.Eq: ast.Eq}
@@ -63,8 +54,11 @@ class Linearizer:
     numba.cuda module."""
 
     def __init__(self, *, defs, constants, shapes, integers, is_cuda, choices=frozenset(),
-                 range_vars=None, casts=None):
+                 range_vars=None, casts=None, len_builtin=False, aliases=None):
         self.defs = defs
+        # {alias: parameter}: shapes read as the parameter's, the axes kept (aliases.py)
+        self.aliases, self.alias_axes = aliases or {}, set()
+        self.len_builtin = len_builtin      # `len(a)` is `a.shape[0]`
         self.casts = casts or IntegerCasts(None)    # `types.uint32(0)` is the constant 0
         self.range_vars = range_vars or {}
         # Which of `min`, `max` (the builtins) and `x if c else y` get choice atoms
@@ -91,6 +85,9 @@ class Linearizer:
 
     def shape_extent(self, array: str, axis: int):
         """The extent of axis `axis` of the array named `array`, as a Form."""
+        if array in self.aliases:
+            self.alias_axes.add((array, axis))
+            array = self.aliases[array]
         shape = self.shapes.get(array)
         if shape is not None:
             return Form((), shape[axis]) if axis < len(shape) else None
@@ -133,7 +130,8 @@ class Linearizer:
         checked `//` or `%` whose divisor is a positive constant -- so it may be evaluated
         again (or not at all)."""
         return self._warpsize(node) or self._cuda_atom(node) is not None or \
-            self._constant_division(node) is not None
+            self._constant_division(node) is not None or \
+            (isinstance(node, ast.Call) and self._shape_subscript(node) is not None)
 
     def _constant_division(self, node):
         """`_sk_div_floordiv(x, TILE, ...)` (the division check of `x // TILE`) with a positive
@@ -149,6 +147,10 @@ class Linearizer:
         return ast.copy_location(ast.BinOp(node.args[0], op(), node.args[1]), node)
 
     def _shape_subscript(self, node):
+        if self.len_builtin and isinstance(node, ast.Call) and \
+                isinstance(node.func, ast.Name) and node.func.id == "len" and \
+                len(node.args) == 1 and isinstance(node.args[0], ast.Name) and not node.keywords:
+            return self.shape_extent(node.args[0].id, 0)        # an array's len: its rows
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and \
                 node.value.attr == "shape" and isinstance(node.value.value, ast.Name) and \
                 isinstance(node.slice, ast.Constant) and type(node.slice.value) is int and \

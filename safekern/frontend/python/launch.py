@@ -217,8 +217,9 @@ class LaunchProver:
             if found is None:
                 continue
             seen = weakest.get(found[0].terms)
-            if seen is None or found[0].const > seen[0].const:     # the same bound, weaker
-                weakest[found[0].terms] = found
+            if seen is None or found[0].const > seen[0].const or (
+                    found[0].const == seen[0].const and found[1] and not seen[1]):
+                weakest[found[0].terms] = found     # the same bound, weaker (or as weak, pure)
         for predicate, pure in weakest.values():
             rank = (not pure, sum(f.kind in ("block", "grid", "gridsize")
                                   for _, f in predicate.terms),
