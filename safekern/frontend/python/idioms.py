@@ -6,6 +6,8 @@ position on axis k, which `cuda.grid` gives: its atom, bounded by the launch's `
 """
 from __future__ import annotations
 
+import ast
+
 from .linear import Form
 
 GRID_MAX = 2 ** 41           # gridDim.x * blockDim.x <= (2**31 - 1) * 1024
@@ -48,4 +50,13 @@ def grid_idiom(atoms, form: Form) -> Form:
     return form
 
 
-__all__ = ["grid_idiom", "GRID_MAX", "CUDA_BOUNDS"]
+def len_of(node):
+    """The array name `x` of `len(x)`, else None (the caller knows `len` is the builtin)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+            node.func.id == "len" and len(node.args) == 1 and \
+            isinstance(node.args[0], ast.Name) and not node.keywords:
+        return node.args[0].id
+    return None
+
+
+__all__ = ["grid_idiom", "len_of", "GRID_MAX", "CUDA_BOUNDS"]

@@ -28,7 +28,7 @@ from . import names
 from .bindings import is_grid_call, walrus_targets
 from .bits import bits_form, bits_interval
 from .casts import IntegerCasts
-from .idioms import CUDA_BOUNDS as _CUDA_BOUNDS, GRID_MAX, grid_idiom
+from .idioms import CUDA_BOUNDS as _CUDA_BOUNDS, GRID_MAX, grid_idiom, len_of
 from .choices import choice_form, choice_interval, choice_parts, typed_only
 from .linear import Atoms, Fact, Form, Prover
 from .loop_bounds import exact_limit, range_var_bounds
@@ -56,8 +56,7 @@ class Linearizer:
     def __init__(self, *, defs, constants, shapes, integers, is_cuda, choices=frozenset(),
                  range_vars=None, casts=None, len_builtin=False, aliases=None):
         self.defs = defs
-        # {alias: parameter}: shapes read as the parameter's, the axes kept (aliases.py)
-        self.aliases, self.alias_axes = aliases or {}, set()
+        self.aliases, self.alias_axes = aliases or {}, set()    # (aliases.py)
         self.len_builtin = len_builtin      # `len(a)` is `a.shape[0]`
         self.casts = casts or IntegerCasts(None)    # `types.uint32(0)` is the constant 0
         self.range_vars = range_vars or {}
@@ -147,10 +146,8 @@ class Linearizer:
         return ast.copy_location(ast.BinOp(node.args[0], op(), node.args[1]), node)
 
     def _shape_subscript(self, node):
-        if self.len_builtin and isinstance(node, ast.Call) and \
-                isinstance(node.func, ast.Name) and node.func.id == "len" and \
-                len(node.args) == 1 and isinstance(node.args[0], ast.Name) and not node.keywords:
-            return self.shape_extent(node.args[0].id, 0)        # an array's len: its rows
+        if self.len_builtin and len_of(node) is not None:     # an array's len: its rows
+            return self.shape_extent(len_of(node), 0)
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and \
                 node.value.attr == "shape" and isinstance(node.value.value, ast.Name) and \
                 isinstance(node.slice, ast.Constant) and type(node.slice.value) is int and \
