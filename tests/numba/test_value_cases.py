@@ -107,3 +107,51 @@ def test_where_the_rule_does_not_apply_the_access_is_checked(kernel, text, index
     assert status in ("checked", "hoisted")
     kernel[1, (W, H)](cuda.to_device(np.zeros((H, W), np.float32)))
     assert_bounds_error(array="tile", index=index, size=H, kernel=kernel.__name__)
+
+
+@safekern.jit
+def south(a, out):
+    """srad's neighbour: the row below, except in the tile's last row."""
+    tile = cuda.shared.array((H, W), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    tile[ty, tx] = a[ty, tx]
+    cuda.syncthreads()
+    if ty == H - 1:
+        out[ty, tx] = 0.0
+    else:
+        out[ty, tx] = tile[ty + 1, tx]
+
+
+@safekern.jit
+def south_off_by_one(a, out):
+    """The test names the wrong row: ty = 15 reads row 16."""
+    tile = cuda.shared.array((H, W), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    tile[ty, tx] = a[ty, tx]
+    cuda.syncthreads()
+    if ty == H - 2:
+        out[ty, tx] = 0.0
+    else:
+        out[ty, tx] = tile[ty + 1, tx]
+
+
+def test_the_neighbour_below_is_proven_with_the_tiles_block_bound():
+    status, predicate = _status(south, "tile[ty + 1, tx]")
+    assert status == "proven at launch"
+    assert set(predicate.split(" and ")) == {"blockDim.y <= 16", "blockDim.x <= 4"}
+    a = np.arange(H * W, dtype=np.float32).reshape(H, W)
+    out = cuda.to_device(np.zeros((H, W), np.float32))
+    south[1, (W, H)](cuda.to_device(a), out)
+    expected = np.zeros((H, W), np.float32)
+    expected[:-1] = a[1:]
+    np.testing.assert_array_equal(out.copy_to_host(), expected)
+
+
+def test_the_wrong_row_excepted_is_checked():
+    status, _ = _status(south_off_by_one, "tile[ty + 1, tx]")
+    assert status == "checked"
+    south_off_by_one[1, (W, H)](cuda.to_device(np.zeros((H, W), np.float32)),
+                                cuda.to_device(np.zeros((H, W), np.float32)))
+    assert_bounds_error(array="tile", index=H, size=H, kernel="south_off_by_one")

@@ -41,7 +41,7 @@ from .launch import LaunchProver, worth_a_variant
 from .loop_loads import LoopLoads
 from .linear import Fact
 from .parse import names_read
-from .value_cases import by_values, guards
+from .value_cases import axis_proof, guards
 from .unchecked import (atomic_operands_may_fail, is_check_call, plain, plain_atomic_statement,
                         plain_store)
 from .versioning import LoopVersioner
@@ -391,33 +391,12 @@ class _Eliminator:
         array, comps = root
         found, used = [], []
         for axis, comp in comps:
-            index, exact = index_form(self.lin, comp)
-            extent = self.lin.shape_extent(array, axis)
-            axis_found, axis_used = [], []
-            goals = (index, (extent - index).plus(-1)) if index is not None and \
-                extent is not None and (exact or self.lin.exact(comp, facts, index=True)) \
-                else (None,)
-            for goal in goals:
-                if goal is None:
-                    break
-                proof = self.lin.prove(goal, facts)
-                if proof is not None:
-                    axis_used += [f.origin for f in proof if f.origin]
-                    continue
-                predicates = self.launch.predicates(goal, facts)
-                if predicates is None:
-                    break
-                axis_found += predicates
-            else:
-                found += [p for p in axis_found if p not in found]
-                used += [u for u in axis_used if u not in used]
-                continue
-            values = by_values(self.lin, self.launch, array, axis, comp, facts,
+            proof = axis_proof(self.lin, self.launch, array, axis, comp, facts,
                                self.launch_codes)
-            if not values:
+            if proof is None:
                 return
-            found += [p for p in values[0] if p not in found]
-            used += [values[1]]
+            found += [p for p in proof[0] if p not in found]
+            used += [u for u in proof[1] if u not in used]
         code = call.args[-3]
         if found and isinstance(code, ast.Constant) and code.value in self.sites:
             self.launch_codes[code.value] = found

@@ -72,11 +72,18 @@ def guards(lin, test, origin: str, negate: bool, facts=(), target=None) -> list:
     """[Guard] of the condition `test` (negated: where it is false), or of the assignment
     `target = test`, if it reads a loop variable (`facts`: those in scope)."""
     deps = guard_names(lin, test, _bound(facts))
-    if not deps & set(lin.range_vars):
+    if not deps & set(lin.range_vars) and (target is not None or not _equality(test)):
         return []
     if target is not None:
         deps.add(target)
     return [Guard(Form(), frozenset(deps), origin, False, test, negate, target)]
+
+
+def _equality(test) -> bool:
+    """Does `test` compare with `==` or `!=`? (Its `!=` facts need the bounds in scope: srad's
+    `else` of `if ty == 15` says `ty <= 14` only where `ty <= 15` is known.)"""
+    return any(isinstance(op, (ast.Eq, ast.NotEq)) for n in ast.walk(test)
+               if isinstance(n, ast.Compare) for op in n.ops)
 
 
 @contextmanager
@@ -125,48 +132,110 @@ def assumed_bounds(lin, launch_codes: dict) -> list:
     return out
 
 
+def axis_proof(lin, launch, array: str, axis: int, comp, facts, launch_codes):
+    """([predicate], [origin]) proving `0 <= comp < array.shape[axis]` at launch where `facts`
+    hold, or None: by the launch prover; where it fails, or finds only a block bound tighter
+    than the kernel's others (`blockDim.y <= 15` beside a tile's `<= 16`: never kept,
+    launch.worth_a_variant), value by value with those bounds assumed (by_values)."""
+    index, exact = index_form(lin, comp)
+    extent = lin.shape_extent(array, axis)
+    first = None           # (predicates, origins) of the launch prover, where it found some
+    if index is not None and extent is not None and \
+            (exact or lin.exact(comp, facts, index=True)):
+        found, used = [], []
+        for goal in (index, (extent - index).plus(-1)):
+            proof = lin.prove(goal, facts)
+            if proof is not None:
+                used += [f.origin for f in proof if f.origin]
+                continue
+            predicates = launch.predicates(goal, facts)
+            if predicates is None:
+                break
+            found += predicates
+        else:
+            first = found, used
+            if not _tighter(found, launch_codes):
+                return first
+    values = by_values(lin, launch, array, axis, comp, facts, launch_codes)
+    return first if values is None else (values[0], [values[1]])
+
+
+def _tighter(predicates, launch_codes) -> bool:
+    """Is one of `predicates` a block bound tighter than one other checks are proven with?"""
+    loosest = {}
+    for p in (p for ps in launch_codes.values() for p in ps):
+        dim = _single_dimension_bound(p)
+        if dim is not None:
+            loosest[dim] = max(loosest.get(dim, p.const), p.const)
+    return any(_single_dimension_bound(p) in loosest and
+               p.const < loosest[_single_dimension_bound(p)] for p in predicates)
+
+
 def by_values(lin, launch, array: str, axis: int, comp, facts, launch_codes):
-    """The launch predicates proving `0 <= comp < array.shape[axis]` value by value (module
-    doc), or None."""
+    """The launch predicates proving `0 <= comp < array.shape[axis]` value by value, with the
+    launch dimensions' bounds assumed (module doc), and a text for the reason, or None."""
     small = _small_variable(lin, comp, facts)
-    if small is None:
-        return None
-    name, lo, hi = small
-    plain = [f for f in facts if not isinstance(f, Guard)]
     assumed = assumed_bounds(lin, launch_codes)
+    if small is None and not assumed:
+        return None
+    name, lo, hi = small if small is not None else (None, 0, 0)
+    plain = [f for f in facts if not isinstance(f, Guard)]
     found = []
     for value in range(lo, hi + 1):
-        known = plain + lin.equal(name, ast.Constant(value), f"{name} = {value}")
-        with constants(lin, {name: value}):
-            for g in facts:
-                if not isinstance(g, Guard):
-                    continue
-                if g.target is None:
-                    known += lin.facts(g.test, g.origin, negate=g.negate, scope=known)
-                    continue
-                # (an assignment in force: a constant with this value, `power_two = 1 << i`)
-                form = lin.form(g.test)
-                if form is not None and not form.terms and lin.exact(g.test, known):
-                    lin.constants[g.target] = form.const
+        known = plain if name is None else \
+            plain + lin.equal(name, ast.Constant(value), f"{name} = {value}")
+        with constants(lin, {} if name is None else {name: value}):
+            for g in facts:            # (an assignment in force: a constant with this value)
+                if isinstance(g, Guard) and g.target is not None:
+                    form = lin.form(g.test)
+                    if form is not None and not form.terms and lin.exact(g.test, known):
+                        lin.constants[g.target] = form.const
             index, exact = index_form(lin, comp)
             extent = lin.shape_extent(array, axis)
             if index is None or extent is None or not (
                     exact or lin.exact(comp, known, index=True)):
                 return None
-            known += launch.thread_facts([index, extent] + [f.form for f in known])
-            for goal in (index, (extent - index).plus(-1)):
-                if lin.prove(goal, known) is not None:
-                    continue
-                with_assumed = known + [f for f, _ in assumed]
-                if lin.prove(goal, with_assumed) is not None:
-                    predicates = [p for _, p in assumed]
-                else:
-                    predicates = launch.predicates(goal, with_assumed)
-                    if predicates is None:
-                        return None
-                    predicates = predicates + [p for _, p in assumed]
-                found += [p for p in predicates if p not in found]
-    return _strongest(found), f"each value of {name} from {lo} to {hi}"
+            proofs = _value_proofs(lin, launch, index, extent, facts, known, assumed)
+            if proofs is None:
+                return None
+            found += [p for p in proofs if p not in found]
+    text = "the launch's block bounds" if name is None else \
+        f"each value of {name} from {lo} to {hi}"
+    return _strongest(found), text
+
+
+def _value_proofs(lin, launch, index, extent, facts, known, assumed):
+    """The predicates of both ends of one value's bounds, or None: proven with the facts and
+    the guards read again; else also with the assumed bounds in scope (the guards read again
+    with them too), which join the predicates."""
+    forms = [index, extent]
+    bare = known + _guard_facts(lin, facts, known)
+    bare += launch.thread_facts(forms + [f.form for f in bare])
+    extra = [f for f, _ in assumed]
+    scoped = known + extra + launch.thread_facts(forms + [f.form for f in known + extra])
+    scoped += _guard_facts(lin, facts, scoped)
+    found = []
+    for goal in (index, (extent - index).plus(-1)):
+        if lin.prove(goal, bare) is not None:
+            continue
+        if not assumed:
+            return None
+        if lin.prove(goal, scoped) is None:
+            predicates = launch.predicates(goal, scoped)
+            if predicates is None:
+                return None
+            found += predicates
+        found += [p for _, p in assumed]
+    return found
+
+
+def _guard_facts(lin, facts, scope) -> list:
+    """The facts of the conditions (Guard) in `facts`, read where `scope` holds."""
+    out = []
+    for g in facts:
+        if isinstance(g, Guard) and g.target is None:
+            out += lin.facts(g.test, g.origin, negate=g.negate, scope=scope + out)
+    return out
 
 
 def _strongest(predicates) -> list:
@@ -179,4 +248,4 @@ def _strongest(predicates) -> list:
     return list(best.values())
 
 
-__all__ = ["Guard", "guards", "by_values", "assumed_bounds", "MAX_VALUES"]
+__all__ = ["Guard", "guards", "axis_proof", "by_values", "assumed_bounds", "MAX_VALUES"]
