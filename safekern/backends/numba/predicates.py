@@ -26,6 +26,14 @@ def _int(value) -> int:
     raise TypeError("not an integer")
 
 
+def _pyint(value) -> int:
+    """A scalar argument passed as a Python int (not bool): numba types it int64 and the
+    simulator computes with it exactly, as the prover's assumed scalars need."""
+    if type(value) is int:
+        return value
+    raise TypeError("not a Python int")
+
+
 def _dim3(dim) -> tuple:
     if type(dim) is int:
         return (dim, 1, 1)
@@ -45,7 +53,7 @@ def compile_mask(predicates):
                   "    except Exception:", "        pass"]
     lines.append("    return m")
     source = "\n".join(lines) + "\n"
-    namespace = {"_int": _int}
+    namespace = {"_int": _int, "_pyint": _pyint}
     exec(compile(source, "<safekern launch predicates>", "exec"), namespace)
     test = namespace["mask"]
 

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import ast
 
+from .index_forms import SCALAR_MAX
 from .launch import LaunchFact, LaunchPredicate
+from .unchecked import is_check_call
 
 _ACCESS_KINDS = ("load", "store", "atomic")
 
@@ -67,32 +69,75 @@ def shape_equalities(aliases: dict, axes, launch_params: dict) -> list:
     return out
 
 
-def by_equal_shapes(rerun, tree, bindings, sites, verdicts: dict, launch_codes: dict):
-    """(verdicts, launch codes) with the checks the second run proves (module doc):
-    `rerun(representatives)` -> that run's _Eliminator."""
-    aliases = array_aliases(tree, bindings)
-    if not aliases:
-        return verdicts, launch_codes
-    second = rerun({name: params[0] for name, params in aliases.items()})
+def _arrays(tree) -> set:
+    """Names used as arrays: subscripted, an attribute's base (`a.shape`), a check's array,
+    `len`'s argument (a scalar parameter is none of these)."""
+    out = set()
+    for n in (n for stmt in tree for n in ast.walk(stmt)):
+        if isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.value, ast.Name):
+            out.add(n.value.id)
+        elif isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Name) and \
+                isinstance(n.func, ast.Name) and (n.func.id == "len" or is_check_call(n)):
+            out.add(n.args[0].id)
+    return out
+
+
+def _improved(second, open_sites: list, assumed: list, verdicts: dict, launch_codes: dict):
+    """The open checks the run `second` proves, proven at launch (with `assumed`); those
+    leave `open_sites`."""
     second_codes = second.launch_verdicts()
-    equalities = shape_equalities(aliases, second.lin.alias_axes, bindings.launch_params)
-    if not equalities:
-        return verdicts, launch_codes
-    kinds = {s.code: s.kind for s in sites}
-    verdicts, launch_codes = dict(verdicts), dict(launch_codes)
-    text = " and ".join(p.text() for p in equalities)
-    for code, (status, reason) in second.verdicts.items():
-        if status not in ("eliminated", "proven at launch") or \
-                kinds.get(code) not in _ACCESS_KINDS or \
-                verdicts.get(code, ("checked",))[0] == "eliminated":
+    text = " and ".join(p.text() for p in assumed)
+    for code in list(open_sites):
+        status, reason = second.verdicts.get(code, ("checked", ""))
+        if status not in ("eliminated", "proven at launch"):
             continue
-        predicates = list(second_codes.get(code, ())) + equalities
+        open_sites.remove(code)
         before = verdicts.get(code)
-        launch_codes[code] = list(dict.fromkeys(predicates))
+        launch_codes[code] = list(dict.fromkeys(list(second_codes.get(code, ())) + assumed))
         shown = reason[3:] if status == "proven at launch" else reason
         verdicts[code] = ("proven at launch", f"if {text}, {shown}" + (
             f"; else {before[1]}" if before and before[0] == "hoisted" else ""))
+
+
+def scalar_bounds(scalars, launch_params: dict) -> list:
+    """`-SCALAR_MAX <= s <= SCALAR_MAX`, `s` a Python int, for each scalar read."""
+    out = []
+    for name in sorted(scalars):
+        fact = LaunchFact("pyint", launch_params[name], name, ())
+        out += [LaunchPredicate(((1, fact),), SCALAR_MAX),
+                LaunchPredicate(((-1, fact),), SCALAR_MAX)]
+    return out
+
+
+def by_assumptions(rerun, tree, bindings, sites, first, verdicts: dict, launch_codes: dict):
+    """(verdicts, launch codes) with the checks the second run proves (module doc):
+    `rerun(representatives, scalars)` -> that run's _Eliminator; `first`: the first run's."""
+    kinds = {s.code: s.kind for s in sites}
+    # (Equal shapes may replace predicates of the first run: there, an alias's shape is an
+    # atom no launch fact bounds, whose predicates -- `timesteps <= -1` -- hardly ever hold.)
+    open_sites = [c for c, k in kinds.items() if k in _ACCESS_KINDS and
+                  verdicts.get(c, ("checked",))[0] != "eliminated"]
+    if not open_sites:
+        return verdicts, launch_codes
+    aliases = array_aliases(tree, bindings)
+    scalars = {a[1] for a in first.lin.atoms.info if a[0] == "name" and
+               a[1] in bindings.launch_params and a[1] not in first.lin.integers} - \
+        _arrays(tree) - {p for params in aliases.values() for p in params}
+    if not aliases and not scalars:
+        return verdicts, launch_codes
+    reps = {name: params[0] for name, params in aliases.items()}
+    verdicts, launch_codes = dict(verdicts), dict(launch_codes)
+    # Equal shapes first; then, for what is still open, bounded scalars too: a check proven
+    # without the scalars' predicates does not take them.
+    for stage in ([(reps, set())] if reps else []) + ([(reps, scalars)] if scalars else []):
+        if stage[1]:                # bounded scalars: only for checks still checked
+            open_sites[:] = [c for c in open_sites if c not in launch_codes]
+        second = rerun(*stage)
+        assumed = shape_equalities(aliases, second.lin.alias_axes, bindings.launch_params) + \
+            scalar_bounds(second.lin.scalars_read, bindings.launch_params)
+        if assumed:
+            _improved(second, open_sites, assumed, verdicts, launch_codes)
     return verdicts, launch_codes
 
 
-__all__ = ["array_aliases", "shape_equalities", "by_equal_shapes"]
+__all__ = ["array_aliases", "shape_equalities", "scalar_bounds", "by_assumptions"]

@@ -32,7 +32,7 @@ from .call_facts import (CallSiteFacts, array_root, common_facts, demands, entry
                          index_form, plain_array)
 from .divisions import proven_division
 from .exits import contains_barrier
-from .aliases import by_equal_shapes
+from .aliases import by_assumptions
 from .bindings import FunctionBindings, assigned, is_range, pure, walrus_targets
 from .casts import IntegerCasts
 from .index_forms import Linearizer
@@ -440,7 +440,7 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
     with the verdicts. `device`: the function is a device function (it may be entered with
     the flag set; it has no launch). `launch`: look for launch predicates (launch.py).
     `param_facts`: what every caller of this specialisation passes (call_facts.py)."""
-    def run(aliases=None):
+    def run(aliases=None, scalars=()):
         excluded: set = set()
         while True:
             # (Again without the bounds of a variable whose update might wrap: invariants.py.)
@@ -450,7 +450,8 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
                              shapes=bindings.shapes, integers=bindings.integers,
                              is_cuda=is_cuda, choices=bindings.choices,
                              range_vars=bindings.range_vars, len_builtin=bindings.len_builtin,
-                             casts=IntegerCasts(ctx.lookup), aliases=aliases)
+                             casts=IntegerCasts(ctx.lookup), aliases=aliases,
+                             scalars=scalars)
             invariants = Invariants(tree, bindings, lin, is_check_call, excluded)
             flag_tested = device or contains_barrier(tree, resolver, parsed)
             eliminator = _Eliminator(bindings, lin, ctx, sites, resolver, parsed,
@@ -466,9 +467,9 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
     loads = LoopLoads(eliminator.versioner.checked_copies)
     launch_codes = eliminator.launch_verdicts()
     verdicts = eliminator.verdicts
-    if launch and not device:       # arrays chosen among parameters (aliases.py)
-        verdicts, launch_codes = by_equal_shapes(lambda reps: run(reps)[1], body, bindings,
-                                                 sites, verdicts, launch_codes)
+    if launch and not device:       # equal shapes, bounded scalars (aliases.py)
+        verdicts, launch_codes = by_assumptions(lambda *a: run(*a)[1], body, bindings, sites,
+                                                eliminator, verdicts, launch_codes)
     return Elimination([loads.visit(stmt) for stmt in tree], verdicts, launch_codes,
                        eliminator.call_facts)
 

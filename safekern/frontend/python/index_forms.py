@@ -22,7 +22,6 @@ checked (docs/checks.md): an array axis has fewer than 2**53 elements. `<<`, `>>
 from __future__ import annotations
 
 import ast
-import copy
 
 from . import names
 from .bindings import is_grid_call, walrus_targets
@@ -33,10 +32,12 @@ from .choices import choice_form, choice_interval, choice_parts, typed_only
 from .linear import Atoms, Fact, Form, Prover
 from .loop_bounds import exact_limit, range_var_bounds
 from .not_equal import not_equal_facts
+from .form_exprs import FormExpressions
 
 WIDE = 2 ** 62               # |intermediate| below this: int64 arithmetic cannot wrap
 COMPARE_EXACT = 2 ** 53      # numba's float64 comparison of uint64 with int64 is exact below this
 SHAPE_MAX = 2 ** 53 - 1      # assumed: no axis has more elements
+SCALAR_MAX = 2 ** 24         # scalar parameters assumed within (aliases.py: checked at launch)
 _NEGATE = {ast.Lt: ast.GtE, ast.LtE: ast.Gt, ast.Gt: ast.LtE, ast.GtE: ast.Lt, ast.NotEq: ast.Eq,
            ast.Eq: ast.NotEq}
 _FLIP = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.Eq: ast.Eq}
@@ -47,15 +48,19 @@ def _scale(interval, k):
     return (lo, hi) if k >= 0 else (hi, lo)
 
 
-class Linearizer:
+class Linearizer(FormExpressions):
     """Index expressions -> Forms, given what the function's names are (bindings.py):
     `defs` are substituted (when exact), `constants` folded, `shapes` of shared and local arrays
     are constants, `integers` are names whose values are integers, `is_cuda` recognises the
     numba.cuda module."""
 
     def __init__(self, *, defs, constants, shapes, integers, is_cuda, choices=frozenset(),
-                 range_vars=None, casts=None, len_builtin=False, aliases=None):
+                 range_vars=None, casts=None, len_builtin=False, aliases=None, scalars=()):
         self.defs = defs
+        # Parameters read as integers in [-SCALAR_MAX, SCALAR_MAX] (assumed, aliases.py), and
+        # those of them the forms read.
+        self.scalars, self.scalars_read = frozenset(scalars), set()
+        integers = set(integers) | self.scalars
         self.aliases, self.alias_axes = aliases or {}, set()    # (aliases.py)
         self.len_builtin = len_builtin      # `len(a)` is `a.shape[0]`
         self.casts = casts or IntegerCasts(None)    # `types.uint32(0)` is the constant 0
@@ -75,6 +80,10 @@ class Linearizer:
     # -- atoms --------------------------------------------------------------------------------
     def name_atom(self, name) -> int:
         key = ("name", name)
+        if name in self.scalars:
+            self.scalars_read.add(name)
+            return self.atoms.add(key, deps=(name,), integer=True, lower=-SCALAR_MAX,
+                                  upper=SCALAR_MAX, node=ast.Name(name, ast.Load()))
         if key in self.atoms.info or name not in self.range_vars:
             return self.atoms.add(key, deps=(name,), integer=name in self.integers,
                                   node=ast.Name(name, ast.Load()))
@@ -463,37 +472,5 @@ class Linearizer:
     def in_bounds(self, index: Form, extent: Form, facts):
         return self.prover.in_bounds(index, extent, facts)
 
-    # -- forms back to expressions (versioning's tests) ----------------------------------------
-    def to_expr(self, form: Form):
-        """An expression computing `form` (atoms by the expressions they came from)."""
-        out = None
-        for atom, c in form.terms:
-            term = copy.deepcopy(self.atoms[atom].node)
-            if term is None:
-                return None
-            if abs(c) != 1:
-                term = ast.BinOp(ast.Constant(abs(c)), ast.Mult(), term)
-            if out is None:
-                out = term if c > 0 else ast.UnaryOp(ast.USub(), term)
-            else:
-                out = ast.BinOp(out, ast.Add() if c > 0 else ast.Sub(), term)
-        if out is None:
-            return ast.Constant(form.const)
-        if form.const:
-            out = ast.BinOp(out, ast.Add() if form.const > 0 else ast.Sub(),
-                            ast.Constant(abs(form.const)))
-        return out
 
-    def magnitude(self, form: Form, local):
-        """An upper bound of |every partial sum| of `form` as to_expr computes it, or None."""
-        total = abs(form.const)
-        for atom, c in form.terms:
-            lo = self.atoms.bound(atom, local, False)
-            hi = self.atoms.bound(atom, local, True)
-            if lo is None or hi is None:
-                return None
-            total += abs(c) * max(abs(lo), abs(hi))
-        return total
-
-
-__all__ = ["Linearizer", "WIDE", "SHAPE_MAX", "COMPARE_EXACT"]
+__all__ = ["Linearizer", "WIDE", "SHAPE_MAX", "SCALAR_MAX", "COMPARE_EXACT"]
