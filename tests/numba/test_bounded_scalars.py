@@ -64,3 +64,15 @@ def test_a_window_one_short_is_checked_and_reported():
     assert str(entry.status) != "eliminated" and "blockDim.x <= 31" in entry.predicate
     window_short[1, 32](cuda.to_device(np.arange(31.0)), cuda.to_device(np.zeros(32)), 0, 0)
     assert_bounds_error(array="a", index=31, size=31, kernel="window_short")
+
+
+def test_numpy_signed_scalars_count_on_a_gpu_only(monkeypatch):
+    from safekern.backends.numba import predicates
+    predicates_of = window._numba_build.final_rewrite().launch_predicates
+    args = (np.zeros(100), np.zeros(100), np.int32(32), np.int64(0))
+    holds = lambda: compile_mask(predicates_of)(args, (3, 32)) == (1 << len(predicates_of)) - 1  # noqa: E731
+    assert not holds()                      # the simulator: NumPy's int32 may wrap
+    monkeypatch.setattr(predicates.numba_config, "ENABLE_CUDASIM", 0)
+    assert holds()
+    args = (np.zeros(100), np.zeros(100), np.uint64(32), 0)
+    assert compile_mask(predicates_of)(args, (3, 32)) != (1 << len(predicates_of)) - 1
