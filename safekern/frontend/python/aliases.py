@@ -111,7 +111,8 @@ def scalar_bounds(scalars, launch_params: dict) -> list:
 
 def by_assumptions(rerun, tree, bindings, sites, first, verdicts: dict, launch_codes: dict):
     """(verdicts, launch codes) with the checks the second run proves (module doc):
-    `rerun(representatives, scalars)` -> that run's _Eliminator; `first`: the first run's."""
+    `rerun(representatives, scalars, codes)` -> that run's _Eliminator, proving only `codes`;
+    `first`: the first run's."""
     kinds = {s.code: s.kind for s in sites}
     # (Equal shapes may replace predicates of the first run: there, an alias's shape is an
     # atom no launch fact bounds, whose predicates -- `timesteps <= -1` -- hardly ever hold.)
@@ -132,7 +133,7 @@ def by_assumptions(rerun, tree, bindings, sites, first, verdicts: dict, launch_c
     for stage in ([(reps, set())] if reps else []) + ([(reps, scalars)] if scalars else []):
         if stage[1]:                # bounded scalars: only for checks still checked
             open_sites[:] = [c for c in open_sites if c not in launch_codes]
-        second = rerun(*stage)
+        second = rerun(*stage, set(open_sites))
         assumed = shape_equalities(aliases, second.lin.alias_axes, bindings.launch_params) + \
             scalar_bounds(second.lin.scalars_read, bindings.launch_params)
         if assumed:

@@ -69,6 +69,7 @@ class _Eliminator:
         self.call_sites = CallSiteFacts(lin, self.launch)
         self.call_facts: dict[str, tuple] = {}
         self.flag_tested = flag_tested
+        self.only = None        # failure codes to prove (aliases.py's runs), else all
         self.versioner = LoopVersioner(lin, bindings, resolver, parsed,
                                        components=self._components, mark=self._mark,
                                        flag_tested=flag_tested)
@@ -182,6 +183,8 @@ class _Eliminator:
         loop.body = self.block(loop.body, inner)
         loop.orelse = self.block(loop.orelse, facts)
         if rng is None:
+            return before + [loop]
+        if self.only is not None:       # (a run for verdicts only: no versioned copies)
             return before + [loop]
         return before + [self.versioner.version(loop, rng, inner)]
 
@@ -358,7 +361,14 @@ class _Eliminator:
             out.append((pos + root[1], comp))
         return root[0], out
 
+    def _skipped(self, call) -> bool:
+        code = call.args[-3]
+        return self.only is not None and not (isinstance(code, ast.Constant) and
+                                              code.value in self.only)
+
     def _proof(self, call, facts) -> str | None:
+        if self._skipped(call):
+            return None
         found = self._root_components(call)
         if found is None:
             return None
@@ -383,7 +393,7 @@ class _Eliminator:
     def _launch_proof(self, call, facts) -> None:
         """Record the launch predicates that prove `call`'s check, if there are such (the
         check stays in this tree: the checked variant runs when a predicate fails)."""
-        if self.launch is None or not plain_array(call.args[0]):
+        if self.launch is None or not plain_array(call.args[0]) or self._skipped(call):
             return
         root = self._root_components(call)
         if root is None:
@@ -440,7 +450,7 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
     with the verdicts. `device`: the function is a device function (it may be entered with
     the flag set; it has no launch). `launch`: look for launch predicates (launch.py).
     `param_facts`: what every caller of this specialisation passes (call_facts.py)."""
-    def run(aliases=None, scalars=()):
+    def run(aliases=None, scalars=(), only=None):
         excluded: set = set()
         while True:
             # (Again without the bounds of a variable whose update might wrap: invariants.py.)
@@ -457,6 +467,7 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
             eliminator = _Eliminator(bindings, lin, ctx, sites, resolver, parsed,
                                      flag_tested=flag_tested, launch=launch and not device,
                                      invariants=invariants)
+            eliminator.only = only
             tree = eliminator.block(tree, invariants.facts + entry_facts(lin, param_facts))
             broken = invariants.broken()
             if not broken:
