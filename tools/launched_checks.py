@@ -9,7 +9,8 @@ real-world set), with the case's own arguments and launch configuration:
 - `preds`: how many of the kernel's launch predicates hold / how many it has;
 - `plain` / `launched`: PTX instructions of numba's own kernel and of the kernel the launch runs
   (numba's own when it holds no check, plain.py; else the launch variant when every predicate
-  holds, else the checked kernel), and `setp` / `bra`:
+  holds, else the checked kernel -- where only some hold, the dispatcher runs a partial variant
+  between the two, which this count does not make), and `setp` / `bra`:
   the compares and branches the launched kernel adds over plain numba.
 
     NUMBA_ENABLE_CUDASIM=0 python -m tools.launched_checks [--sites] [CASE ...]
