@@ -1,0 +1,325 @@
+"""Where the benchmark's "compile time of the first launch" goes, checked vs plain numba, on a CPU.
+
+The benchmark (benchmarks/overhead.py) times, per case, decorating its kernels and running
+one step, fresh (SAFEKERN_CACHE=off), checked and plain numba. Without a GPU the step cannot
+run compiled, so this tool takes it in two parts:
+
+1. the step on the CUDA simulator (a subprocess), checked, recording every build a launch
+   compiles (`Build.compile`: the checked kernel, a launch variant and its subset of the
+   predicates, numba's own kernel of the function -- a plain launch -- and checked device
+   functions): what a GPU's first step compiles, since the choice of form is the same code;
+2. here (NUMBA_ENABLE_CUDASIM=0), for each case: the decoration (the front end: module import
+   for the real-world set), then each recorded kernel build compiled for the step's argument
+   types the way a launch compiles it (`Build.dispatcher().compile(argtypes)`), split into
+   numba's passes (typing, lowering, the rest), NVVM (LLVM IR to PTX) and ptxas (PTX to cubin,
+   numba's linker: what the launch's bind() does before loading the module); plain numba the
+   same way (`safekern.jit` under SAFEKERN_CHECKS=0, numba's dispatcher compiled).
+
+    NUMBA_ENABLE_CUDASIM=0 SAFEKERN_BENCH_REALWORLD=.realworld \\
+        python -m tools.first_launch_profile [--reps N] [--json FILE] [CASE ...]
+
+Seconds of this machine's CPU, best of `--reps`: compare them with each other, not with a GPU
+run's (a GPU run adds module loading and the driver's own ptxas, not timed here).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+import types
+
+os.environ["SAFEKERN_CACHE"] = "off"
+CC = (9, 0, "a")
+STAGES = ("front", "typing", "lowering", "passes", "nvvm", "ptxas", "other")
+
+
+# -- 1. what the first step compiles (simulator) -------------------------------------------------
+
+def _fresh(fn):
+    if not isinstance(fn, types.FunctionType):
+        return fn
+    copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
+    copy.__qualname__ = fn.__qualname__
+    return copy
+
+
+def _kind(build) -> tuple:
+    from safekern.backends.numba.build import LaunchVariantBuild
+    from safekern.backends.numba.plain import PlainBuild
+
+    if isinstance(build, PlainBuild):
+        return "plain", None
+    if isinstance(build, LaunchVariantBuild):
+        if build.subset is None:
+            return "variant", None
+        preds = build.main.final_rewrite().launch_predicates
+        return "variant", sorted(i for i, p in enumerate(preds) if p in build.subset)
+    return ("device" if build.device else "checked"), None
+
+
+def record(names) -> dict:
+    """{case: [(kernel name, kind, subset)]} of the builds its first checked step compiles."""
+    from benchmarks import cases, modes
+    from benchmarks.harness import run_step
+    from numba import cuda
+    from safekern.backends.numba.build import Build
+    from safekern.backends.numba.plain import PlainBuild
+
+    seen = []
+    originals = {cls: cls.__dict__["compile"] for cls in (Build, PlainBuild)}
+
+    def hooked(original):
+        def compile(self):
+            seen.append((self.name, *_kind(self)))
+            return original(self)
+        return compile
+
+    for cls, original in originals.items():
+        cls.compile = hooked(original)
+    out = {}
+    try:
+        for name in names:
+            case = cases.build(name, True)
+            seen.clear()
+            with modes.active(modes.CHECKED, SAFEKERN_CACHE="off"):
+                built = {k: modes.decorate(modes.CHECKED, _fresh(fn))
+                         for k, fn in case.kernels.items()}
+                dev = {k: cuda.to_device(v) for k, v in case.arrays.items()}
+                run_step(built, case.plan(dev))
+                modes.app_sync(modes.CHECKED)
+            out[name] = list(seen)
+    finally:
+        for cls, original in originals.items():
+            cls.compile = original
+    return out
+
+
+def recorded(names) -> dict:
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    cmd = [sys.executable, "-m", "tools.first_launch_profile", "--record", *names]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise SystemExit(f"the simulator run failed:\n{done.stderr[-4000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# -- 2. timing each part (no simulator) -----------------------------------------------------------
+
+class Timers:
+    """numba's compile, NVVM and ptxas timed (the outermost compile_cuda only: device functions
+    compile inside their caller's typing)."""
+
+    def __init__(self):
+        self.t = dict.fromkeys(STAGES, 0.0)
+        self.depth = 0
+
+    def install(self):
+        import numba.cuda.dispatcher as disp
+        from numba.cuda.cudadrv import nvvm
+
+        timers = self
+        compile_cuda, compile_ir = disp.compile_cuda, nvvm.compile_ir
+
+        def timed_compile_cuda(*a, **kw):
+            timers.depth += 1
+            try:
+                cres = compile_cuda(*a, **kw)
+            finally:
+                timers.depth -= 1
+            if timers.depth == 0:
+                timers.add_passes(cres)
+            return cres
+
+        def timed_compile_ir(*a, **kw):
+            t0 = time.perf_counter()
+            try:
+                return compile_ir(*a, **kw)
+            finally:
+                timers.t["nvvm"] += time.perf_counter() - t0
+
+        # Without a GPU, "the current device" is an sm_90a (an H100's).
+        from numba.cuda.codegen import CUDACodeLibrary
+        ensure_cc = CUDACodeLibrary._ensure_cc
+
+        # A compile binds the kernel (its cubin: ptxas, then loading it, which needs a GPU):
+        # the cubin made here, timed, not loaded.
+        bind = disp._Kernel.bind
+
+        def timed_bind(kernel):
+            t0 = time.perf_counter()
+            try:
+                kernel._codelibrary.get_cubin(cc=CC)
+            finally:
+                timers.t["ptxas"] += time.perf_counter() - t0
+
+        disp.compile_cuda, nvvm.compile_ir = timed_compile_cuda, timed_compile_ir
+        CUDACodeLibrary._ensure_cc = lambda self, cc: CC if cc is None else cc
+        disp._Kernel.bind = timed_bind
+        return lambda: (setattr(disp, "compile_cuda", compile_cuda),
+                        setattr(nvvm, "compile_ir", compile_ir),
+                        setattr(CUDACodeLibrary, "_ensure_cc", ensure_cc),
+                        setattr(disp._Kernel, "bind", bind))
+
+    def add_passes(self, cres):
+        """numba's per-pass times of a compile and of the device functions compiled in it."""
+        for pipeline in (cres.metadata or {}).get("pipeline_times", {}).values():
+            for name, t in pipeline.items():
+                s = t.init + t.run + t.finalize
+                stage = ("typing" if "type_inference" in name else
+                         "lowering" if "lowering" in name else "passes")
+                self.t[stage] += s
+
+
+def _signature(args) -> tuple:
+    import numba
+
+    return tuple(numba.typeof(a) for a in args)
+
+
+def _compile(timers, dispatcher, argtypes) -> None:
+    """One launch's compile of `dispatcher` for `argtypes`, its PTX through ptxas."""
+    from safekern.backends.numba.build import assume_device
+
+    t0 = time.perf_counter()
+    before = sum(timers.t.values())
+    with assume_device((9, 0)):
+        kernel = dispatcher.compile(argtypes)
+    total = time.perf_counter() - t0
+    timers.t["other"] += total - (sum(timers.t.values()) - before)
+
+
+def _argtypes(build, user) -> tuple:
+    from numba import types as nt
+
+    if not build.hidden:
+        return user
+    return (nt.int64, *user) if build.hidden_first else (*user, nt.int64)
+
+
+def _builds(kernel, compiles):
+    """The Builds of `kernel` that the recorded step compiled."""
+    from safekern.backends.numba.build import LaunchVariantBuild
+    from safekern.backends.numba.plain import PlainBuild
+
+    main = kernel._numba_build
+    for name, kind, subset in compiles:
+        if name != main.name or kind == "device":
+            continue
+        if kind == "checked":
+            yield main
+        elif kind == "plain":
+            yield PlainBuild(main)
+        else:
+            preds = main.final_rewrite().launch_predicates
+            yield LaunchVariantBuild(main, None if subset is None
+                                     else frozenset(preds[i] for i in subset))
+
+
+def measure_case(name, compiles, mode_name) -> dict:
+    """Stage seconds of one fresh first step of case `name` in mode `mode_name`."""
+    from benchmarks import cases, modes
+
+    mode = modes.MODES[mode_name]
+    case = cases.build(name, True)
+    plan = case.plan(case.arrays)
+    timers = Timers()
+    restore = timers.install()
+    try:
+        with modes.active(mode, SAFEKERN_CACHE="off"):
+            t0 = time.perf_counter()
+            built = {k: modes.decorate(mode, _fresh(fn)) for k, fn in case.kernels.items()}
+            timers.t["front"] += time.perf_counter() - t0
+            done = set()
+            for kname, _, _, args in plan:
+                if kname in done:
+                    continue
+                done.add(kname)
+                k, user = built[kname], _signature(args)
+                if not mode.checked:
+                    _compile(timers, getattr(k, "_numba", k), user)
+                    continue
+                for build in _builds(k, compiles):
+                    t0 = time.perf_counter()
+                    before = sum(timers.t.values())
+                    disp = build.dispatcher()           # the rewrite as Python, numba's jit
+                    timers.t["front"] += time.perf_counter() - t0 - (
+                        sum(timers.t.values()) - before)
+                    _compile(timers, disp, _argtypes(build, user))
+    finally:
+        restore()
+    return timers.t
+
+
+def measure(names, reps) -> dict:
+    from safekern import config
+
+    config.reload()
+    plan = recorded(names)
+    rows = {}
+    warm = names[0]
+    for mode in ("unchecked", "checked"):     # one-off costs (imports, NVVM, libdevice) first
+        measure_case(warm, plan[warm], mode)
+    for name in names:
+        row = {"compiles": plan[name]}
+        for mode in ("unchecked", "checked"):
+            runs = [measure_case(name, plan[name], mode) for _ in range(reps)]
+            row[mode] = min(runs, key=lambda r: sum(r.values()))
+        rows[name] = row
+    return rows
+
+
+def _line(label, t, width=24):
+    return f"{label[:width]:{width}s}" + "".join(f"{t.get(s, 0.0):8.3f}" for s in STAGES) + \
+        f"{sum(t.get(s, 0.0) for s in STAGES):9.3f}"
+
+
+def report(rows) -> str:
+    head = f"{'case':24s}" + "".join(f"{s:>8s}" for s in STAGES) + f"{'total':>9s}"
+    lines = [head]
+    ratios, sums = [], {m: dict.fromkeys(STAGES, 0.0) for m in ("unchecked", "checked")}
+    for name, row in rows.items():
+        u, c = row["unchecked"], row["checked"]
+        ratio = sum(c.values()) / max(sum(u.values()), 1e-9)
+        ratios.append(ratio)
+        kinds = ",".join(f"{k}{'' if s is None else s}" for _, k, s in row["compiles"]
+                         if k != "device") or "-"
+        lines.append(_line(name + " plain", u))
+        lines.append(_line(name + " checked", c) + f"  {ratio:.2f}x  [{kinds}]")
+        for m in sums:
+            for s in STAGES:
+                sums[m][s] += row[m][s]
+    lines.append(_line("TOTAL plain", sums["unchecked"]))
+    lines.append(_line("TOTAL checked", sums["checked"]))
+    geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else float("nan")
+    lines.append(f"geomean checked/plain over {len(ratios)} cases: {geo:.3f}; ratio of totals "
+                 f"{sum(sums['checked'].values()) / max(sum(sums['unchecked'].values()), 1e-9):.3f}")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("cases", nargs="*")
+    p.add_argument("--record", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--reps", type=int, default=1)
+    p.add_argument("--json", help="write the rows here too")
+    args = p.parse_args(argv)
+    from benchmarks import cases
+
+    names = args.cases or [n for n in cases.CASES if cases.CASES[n] is not None]
+    if args.record:
+        print(json.dumps(record(names)))
+        return
+    rows = measure(names, args.reps)
+    print(report(rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
