@@ -2,24 +2,22 @@
 
 The benchmark (benchmarks/overhead.py) times, per case, decorating its kernels and running
 one step, fresh (SAFEKERN_CACHE=off), checked and plain numba. Without a GPU the step cannot
-run compiled, so this tool takes it in two parts:
+run, so here, for each case, with numba compiling for an sm_90a (an H100) and nothing loaded:
 
-1. the step on the CUDA simulator (a subprocess), checked, recording every build a launch
-   compiles (`Build.compile`: the checked kernel, a launch variant and its subset of the
-   predicates, numba's own kernel of the function -- a plain launch -- and checked device
-   functions): what a GPU's first step compiles, since the choice of form is the same code;
-2. here (NUMBA_ENABLE_CUDASIM=0), for each case: the decoration (the front end: module import
-   for the real-world set), then each recorded kernel build compiled for the step's argument
-   types the way a launch compiles it (`Build.dispatcher().compile(argtypes)`), split into
-   numba's passes (typing, lowering, the rest), NVVM (LLVM IR to PTX) and ptxas (PTX to cubin,
-   numba's linker: what the launch's bind() does before loading the module); plain numba the
-   same way (`safekern.jit` under SAFEKERN_CHECKS=0, numba's dispatcher compiled).
+1. the decoration (the front end; module import for the real-world set);
+2. the forms the step's launches choose, by each kernel's own launch dispatcher (the launch
+   variant of the predicates that hold, numba's own kernel when that form holds no check and
+   nothing can be pending: `step_forms`), each compiled for the step's argument types as a
+   launch compiles it (`Build.dispatcher().compile(argtypes)`), split into numba's passes
+   (typing, lowering, the rest), NVVM (LLVM IR to PTX) and ptxas (PTX to cubin by numba's
+   linker: what the launch's bind() does before it loads the module);
+3. plain numba the same way (`safekern.jit` under SAFEKERN_CHECKS=0: numba's dispatcher).
 
     NUMBA_ENABLE_CUDASIM=0 SAFEKERN_BENCH_REALWORLD=.realworld \\
         python -m tools.first_launch_profile [--reps N] [--json FILE] [CASE ...]
 
-Seconds of this machine's CPU, best of `--reps`: compare them with each other, not with a GPU
-run's (a GPU run adds module loading and the driver's own ptxas, not timed here).
+CPU seconds of this process (time.process_time: NVVM and ptxas run in it), best of `--reps`: compare them with each other, not with a GPU
+run's (a GPU run adds loading the modules, not timed here).
 """
 from __future__ import annotations
 
@@ -27,8 +25,6 @@ import argparse
 import json
 import math
 import os
-import subprocess
-import sys
 import time
 import types
 
@@ -37,7 +33,7 @@ CC = (9, 0, "a")
 STAGES = ("front", "typing", "lowering", "passes", "nvvm", "ptxas", "other")
 
 
-# -- 1. what the first step compiles (simulator) -------------------------------------------------
+# -- 1. what the first step compiles ------------------------------------------------------------
 
 def _fresh(fn):
     if not isinstance(fn, types.FunctionType):
@@ -48,67 +44,46 @@ def _fresh(fn):
     return copy
 
 
-def _kind(build) -> tuple:
+def step_forms(built, plan) -> list:
+    """[(kernel name, form, its Build, argument types)] that one first step compiles, in order,
+    chosen by each kernel's own launch dispatcher (dispatch.py) as its launches would: the
+    launch variant of the predicates that hold (or the checked kernel), then numba's own kernel
+    when that form holds no check and no launch before it in the step could have left a
+    failure pending (the device's failure source is dirty after a launch of a form with a
+    check). Each (form, argument types) once."""
+    dirty, seen, out = False, set(), []
+    for kname, grid, block, args in plan:
+        kernel = built[kname]
+        dispatch = kernel.dispatch
+        user = _signature(args)
+        form = dispatch.variant_for(args, (grid, block)) if dispatch.variants is not False \
+            else kernel
+        free = dispatch._check_free(form)
+        if free and not dirty and dispatch.plain_allowed():
+            form = dispatch.plain()
+        dirty = dirty or not free
+        key = (id(form), user)
+        if key not in seen:
+            seen.add(key)
+            out.append((kname, form, form._numba_build, user))
+    return out
+
+
+def _kind(build) -> str:
     from safekern.backends.numba.build import LaunchVariantBuild
     from safekern.backends.numba.plain import PlainBuild
 
     if isinstance(build, PlainBuild):
-        return "plain", None
+        return "plain"
     if isinstance(build, LaunchVariantBuild):
         if build.subset is None:
-            return "variant", None
+            return "variant"
         preds = build.main.final_rewrite().launch_predicates
-        return "variant", sorted(i for i, p in enumerate(preds) if p in build.subset)
-    return ("device" if build.device else "checked"), None
+        return f"variant{sorted(i for i, p in enumerate(preds) if p in build.subset)}"
+    return "checked"
 
 
-def record(names) -> dict:
-    """{case: [(kernel name, kind, subset)]} of the builds its first checked step compiles."""
-    from benchmarks import cases, modes
-    from benchmarks.harness import run_step
-    from numba import cuda
-    from safekern.backends.numba.build import Build
-    from safekern.backends.numba.plain import PlainBuild
-
-    seen = []
-    originals = {cls: cls.__dict__["compile"] for cls in (Build, PlainBuild)}
-
-    def hooked(original):
-        def compile(self):
-            seen.append((self.name, *_kind(self)))
-            return original(self)
-        return compile
-
-    for cls, original in originals.items():
-        cls.compile = hooked(original)
-    out = {}
-    try:
-        for name in names:
-            case = cases.build(name, True)
-            seen.clear()
-            with modes.active(modes.CHECKED, SAFEKERN_CACHE="off"):
-                built = {k: modes.decorate(modes.CHECKED, _fresh(fn))
-                         for k, fn in case.kernels.items()}
-                dev = {k: cuda.to_device(v) for k, v in case.arrays.items()}
-                run_step(built, case.plan(dev))
-                modes.app_sync(modes.CHECKED)
-            out[name] = list(seen)
-    finally:
-        for cls, original in originals.items():
-            cls.compile = original
-    return out
-
-
-def recorded(names) -> dict:
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    cmd = [sys.executable, "-m", "tools.first_launch_profile", "--record", *names]
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
-    if done.returncode:
-        raise SystemExit(f"the simulator run failed:\n{done.stderr[-4000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-# -- 2. timing each part (no simulator) -----------------------------------------------------------
+# -- 2. timing each part ---------------------------------------------------------------------------
 
 class Timers:
     """numba's compile, NVVM and ptxas timed (the outermost compile_cuda only: device functions
@@ -136,11 +111,11 @@ class Timers:
             return cres
 
         def timed_compile_ir(*a, **kw):
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             try:
                 return compile_ir(*a, **kw)
             finally:
-                timers.t["nvvm"] += time.perf_counter() - t0
+                timers.t["nvvm"] += time.process_time() - t0
 
         # Without a GPU, "the current device" is an sm_90a (an H100's).
         from numba.cuda.codegen import CUDACodeLibrary
@@ -151,11 +126,11 @@ class Timers:
         bind = disp._Kernel.bind
 
         def timed_bind(kernel):
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             try:
                 kernel._codelibrary.get_cubin(cc=CC)
             finally:
-                timers.t["ptxas"] += time.perf_counter() - t0
+                timers.t["ptxas"] += time.process_time() - t0
 
         disp.compile_cuda, nvvm.compile_ir = timed_compile_cuda, timed_compile_ir
         CUDACodeLibrary._ensure_cc = lambda self, cc: CC if cc is None else cc
@@ -185,11 +160,11 @@ def _compile(timers, dispatcher, argtypes) -> None:
     """One launch's compile of `dispatcher` for `argtypes`, its PTX through ptxas."""
     from safekern.backends.numba.build import assume_device
 
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     before = sum(timers.t.values())
     with assume_device((9, 0)):
         kernel = dispatcher.compile(argtypes)
-    total = time.perf_counter() - t0
+    total = time.process_time() - t0
     timers.t["other"] += total - (sum(timers.t.values()) - before)
 
 
@@ -201,26 +176,7 @@ def _argtypes(build, user) -> tuple:
     return (nt.int64, *user) if build.hidden_first else (*user, nt.int64)
 
 
-def _builds(kernel, compiles):
-    """The Builds of `kernel` that the recorded step compiled."""
-    from safekern.backends.numba.build import LaunchVariantBuild
-    from safekern.backends.numba.plain import PlainBuild
-
-    main = kernel._numba_build
-    for name, kind, subset in compiles:
-        if name != main.name or kind == "device":
-            continue
-        if kind == "checked":
-            yield main
-        elif kind == "plain":
-            yield PlainBuild(main)
-        else:
-            preds = main.final_rewrite().launch_predicates
-            yield LaunchVariantBuild(main, None if subset is None
-                                     else frozenset(preds[i] for i in subset))
-
-
-def measure_case(name, compiles, mode_name) -> dict:
+def measure_case(name, mode_name) -> dict:
     """Stage seconds of one fresh first step of case `name` in mode `mode_name`."""
     from benchmarks import cases, modes
 
@@ -231,44 +187,44 @@ def measure_case(name, compiles, mode_name) -> dict:
     restore = timers.install()
     try:
         with modes.active(mode, SAFEKERN_CACHE="off"):
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             built = {k: modes.decorate(mode, _fresh(fn)) for k, fn in case.kernels.items()}
-            timers.t["front"] += time.perf_counter() - t0
-            done = set()
-            for kname, _, _, args in plan:
-                if kname in done:
-                    continue
-                done.add(kname)
-                k, user = built[kname], _signature(args)
-                if not mode.checked:
-                    _compile(timers, getattr(k, "_numba", k), user)
-                    continue
-                for build in _builds(k, compiles):
-                    t0 = time.perf_counter()
-                    before = sum(timers.t.values())
-                    disp = build.dispatcher()           # the rewrite as Python, numba's jit
-                    timers.t["front"] += time.perf_counter() - t0 - (
-                        sum(timers.t.values()) - before)
-                    _compile(timers, disp, _argtypes(build, user))
+            timers.t["front"] += time.process_time() - t0
+            if not mode.checked:
+                done = set()
+                for kname, _, _, args in plan:
+                    k, user = built[kname], _signature(args)
+                    if (kname, user) not in done:
+                        done.add((kname, user))
+                        _compile(timers, getattr(k, "_numba", k), user)
+                return timers.t, []
+            t0 = time.process_time()
+            forms = step_forms(built, plan)
+            timers.t["front"] += time.process_time() - t0
+            for kname, form, build, user in forms:
+                t0 = time.process_time()
+                before = sum(timers.t.values())
+                disp = build.dispatcher()     # the variant's rewrite, the Python of it, numba's jit
+                timers.t["front"] += time.process_time() - t0 - (
+                    sum(timers.t.values()) - before)
+                _compile(timers, disp, _argtypes(build, user))
     finally:
         restore()
-    return timers.t
+    return timers.t, [f"{kname}:{_kind(build)}" for kname, _, build, _ in forms]
 
 
 def measure(names, reps) -> dict:
     from safekern import config
 
     config.reload()
-    plan = recorded(names)
     rows = {}
-    warm = names[0]
     for mode in ("unchecked", "checked"):     # one-off costs (imports, NVVM, libdevice) first
-        measure_case(warm, plan[warm], mode)
+        measure_case(names[0], mode)
     for name in names:
-        row = {"compiles": plan[name]}
+        row = {}
         for mode in ("unchecked", "checked"):
-            runs = [measure_case(name, plan[name], mode) for _ in range(reps)]
-            row[mode] = min(runs, key=lambda r: sum(r.values()))
+            runs = [measure_case(name, mode) for _ in range(reps)]
+            row[mode], row["compiles"] = min(runs, key=lambda r: sum(r[0].values()))
         rows[name] = row
     return rows
 
@@ -286,8 +242,7 @@ def report(rows) -> str:
         u, c = row["unchecked"], row["checked"]
         ratio = sum(c.values()) / max(sum(u.values()), 1e-9)
         ratios.append(ratio)
-        kinds = ",".join(f"{k}{'' if s is None else s}" for _, k, s in row["compiles"]
-                         if k != "device") or "-"
+        kinds = ",".join(row["compiles"]) or "-"
         lines.append(_line(name + " plain", u))
         lines.append(_line(name + " checked", c) + f"  {ratio:.2f}x  [{kinds}]")
         for m in sums:
@@ -304,16 +259,12 @@ def report(rows) -> str:
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("cases", nargs="*")
-    p.add_argument("--record", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--reps", type=int, default=1)
     p.add_argument("--json", help="write the rows here too")
     args = p.parse_args(argv)
     from benchmarks import cases
 
     names = args.cases or [n for n in cases.CASES if cases.CASES[n] is not None]
-    if args.record:
-        print(json.dumps(record(names)))
-        return
     rows = measure(names, args.reps)
     print(report(rows))
     if args.json:
