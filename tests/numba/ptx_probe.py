@@ -16,6 +16,7 @@ CASES = {
     "guarded_copy": "void(float32[::1], float32[::1])",
     "row_sums": "void(float32[::1], float32[:, ::1], int64)",
     "window_sum": "void(float32[::1], float32[::1], int64, int64)",
+    "add2d": "void(float32[:, ::1], float32[:, ::1], int64, int64)",
 }
 
 
@@ -24,6 +25,7 @@ def summarize(ptx: str) -> dict:
     return {
         "local": ".local" in body,
         "cas64": "atom.global.cas.b64" in body,
+        "cas64_count": body.count("atom.global.cas.b64"),
         "barrier_or": bool(re.search(r"bar\.red\.or\.pred|barrier\.red\.or|bar\.red\.popc", body)),
         "plain_bar_sync": bool(re.search(r"\bbar\.sync\b|barrier\.sync", body)),
         "calls": len(re.findall(r"\bcall(\.uni)?\b", body)),

@@ -67,7 +67,8 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
     compare-and-swap on slot 0) writes its index, size, axis, thread and block. `code`,
     `index`, `size` and `axis` are i64 values; bit k of `unsigned_bits` (a constant) says the
     k-th of index, size, axis came from an unsigned type, so that the host reads a uint64
-    >= 2**63 back as itself, not as a negative number (failures.UNSIGNED)."""
+    >= 2**63 back as itself, not as a negative number (failures.UNSIGNED); an i64 value
+    instead of a constant is stored as it is."""
     i64 = ir.IntType(64)
     flag_ary = context.make_array(flag_ty)(context, builder, flag)
     builder.store(ir.Constant(flag_ary.data.type.pointee, 1), flag_ary.data)
@@ -79,7 +80,10 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
         for value in (index, size, axis):
             builder.store(value, builder.gep(data, [ir.Constant(i64, slot)]))
             slot += 1
-        if unsigned_bits:
+        if isinstance(unsigned_bits, ir.Value):    # chosen at run time (emit_records)
+            builder.store(unsigned_bits,
+                          builder.gep(data, [ir.Constant(i64, failures.UNSIGNED)]))
+        elif unsigned_bits:
             builder.store(ir.Constant(i64, unsigned_bits),
                           builder.gep(data, [ir.Constant(i64, failures.UNSIGNED)]))
         # One register read, one store: a few registers at most, even on this path.
@@ -113,14 +117,50 @@ def _compare(builder, context, arr_ty, idx_ty, shapes, idx):
 
 
 def emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty):
-    """The cold branches: record each failing component. -> i1 ok (no component failed)"""
-    ok = cgutils.true_bit
+    """The cold side: the components tested in order, each failing one branching to one
+    record for the access, which records the first that fails (a later failing component
+    would lose the compare-and-swap to it anyway). One record per access, whatever its number
+    of components: less code for numba to lower and for NVVM and ptxas to compile.
+    -> i1 ok (no component failed)"""
+    if not compared:
+        return cgutils.true_bit
     i64 = ir.IntType(64)
+    record = builder.append_basic_block("sk_record")
+    sources = []
     for pos, axis, value, size, unsigned, bad in compared:
-        with builder.if_then(bad, likely=False):
-            emit_record(context, builder, fb_ty, flag_ty, fb, flag,
-                         builder.add(code, ir.Constant(i64, pos)), value, size,
-                         ir.Constant(i64, axis), unsigned_bits=int(unsigned))
+        passed = builder.append_basic_block("sk_in_bounds")
+        builder.cbranch(bad, record, passed).set_weights([1, 99])
+        sources.append((builder.basic_block, pos, value, size, axis, int(unsigned)))
+        builder.position_at_end(passed)
+    done = builder.append_basic_block("sk_checked")
+    builder.branch(done)
+    builder.position_at_end(record)
+    fields = []
+    for k in range(4):                   # code offset (position), index, size, axis
+        if len(sources) == 1:
+            fields.append(sources[0][1 + k] if k in (1, 2) else
+                          ir.Constant(i64, sources[0][1 + k]))
+            continue
+        phi = builder.phi(i64)
+        for src in sources:
+            value = src[1 + k]
+            phi.add_incoming(value if k in (1, 2) else ir.Constant(i64, value), src[0])
+        fields.append(phi)
+    unsigned = {src[5] for src in sources}
+    if len(unsigned) == 1:
+        unsigned = unsigned.pop()                    # the same for every component
+    else:
+        phi = builder.phi(i64)
+        for src in sources:
+            phi.add_incoming(ir.Constant(i64, src[5]), src[0])
+        unsigned = phi
+    pos, value, size, axis = fields
+    emit_record(context, builder, fb_ty, flag_ty, fb, flag, builder.add(code, pos), value,
+                size, axis, unsigned_bits=unsigned)
+    builder.branch(done)
+    builder.position_at_end(done)
+    ok = cgutils.true_bit
+    for *_, bad in compared:
         ok = builder.and_(ok, builder.not_(bad))
     return ok
 
