@@ -20,6 +20,17 @@ CASES = {
 }
 
 
+def instructions(body: str) -> int:
+    """PTX instructions (inline asm's included), not directives, labels or comments."""
+    n = 0
+    for line in body.splitlines():
+        for piece in line.split("//")[0].split(";")[:-1]:
+            piece = piece.strip().lstrip("{").strip()
+            if piece and not piece.startswith((".", "$")):
+                n += 1
+    return n
+
+
 def summarize(ptx: str) -> dict:
     body = ptx[ptx.find(".entry"):]
     return {
@@ -30,6 +41,7 @@ def summarize(ptx: str) -> dict:
         "plain_bar_sync": bool(re.search(r"\bbar\.sync\b|barrier\.sync", body)),
         "calls": len(re.findall(r"\bcall(\.uni)?\b", body)),
         "lines": body.count("\n"),
+        "instructions": instructions(body),
     }
 
 

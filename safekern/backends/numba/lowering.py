@@ -61,6 +61,23 @@ def special_register(builder, name):
     return builder.zext(builder.call(asm, []), ir.IntType(64))
 
 
+_IDS = ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z")
+
+
+def store_thread_and_block(builder, data, slot: int) -> None:
+    """The thread and block indices into slots `slot`.. of the failure buffer at `data`: one
+    inline asm (a register read and a 32-bit store each: one register, even on this path, and
+    a tenth of the LLVM IR that separate reads, extensions and stores would be). A 32-bit store
+    writes the slot's low half (little-endian); the high half of these slots is never written
+    otherwise, so it stays the zero the buffer was allocated with."""
+    stores = " ".join(f"mov.u32 %sk_id, %{reg}; st.u32 [$0+{8 * (slot + k)}], %sk_id;"
+                      for k, reg in enumerate(_IDS))
+    fnty = ir.FunctionType(ir.VoidType(), [data.type])
+    asm = ir.InlineAsm(fnty, "{ .reg .u32 %sk_id; " + stores + " }", "l,~{memory}",
+                       side_effect=True)
+    builder.call(asm, [data])
+
+
 def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, axis,
                 unsigned_bits: int = 0):
     """The cold path: set the thread's flag; the first failure on the device (a 64-bit
@@ -86,11 +103,7 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
         elif unsigned_bits:
             builder.store(ir.Constant(i64, unsigned_bits),
                           builder.gep(data, [ir.Constant(i64, failures.UNSIGNED)]))
-        # One register read, one store: a few registers at most, even on this path.
-        for reg in ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"):
-            builder.store(special_register(builder, reg),
-                          builder.gep(data, [ir.Constant(i64, slot)]))
-            slot += 1
+        store_thread_and_block(builder, data, slot)
 
 
 def _shapes(context, builder, arr_ty, arr):
@@ -223,5 +236,5 @@ def flag_clear(context, builder, flag_ty, flag):
     return builder.icmp_signed("==", value, ir.Constant(value.type, 0))
 
 
-__all__ = ["components", "plan", "special_register", "emit_record", "emit_records",
+__all__ = ["components", "plan", "special_register", "store_thread_and_block", "emit_record", "emit_records",
            "emit_checks", "select_load", "selectable", "flag_clear"]
