@@ -138,6 +138,13 @@ def emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty):
     if not compared:
         return cgutils.true_bit
     i64 = ir.IntType(64)
+    if len(compared) == 1:               # (the common case: no blocks to join)
+        pos, axis, value, size, unsigned, bad = compared[0]
+        with builder.if_then(bad, likely=False):
+            emit_record(context, builder, fb_ty, flag_ty, fb, flag,
+                        builder.add(code, ir.Constant(i64, pos)), value, size,
+                        ir.Constant(i64, axis), unsigned_bits=int(unsigned))
+        return builder.not_(bad)
     record = builder.append_basic_block("sk_record")
     sources = []
     for pos, axis, value, size, unsigned, bad in compared:
@@ -150,10 +157,6 @@ def emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty):
     builder.position_at_end(record)
     fields = []
     for k in range(4):                   # code offset (position), index, size, axis
-        if len(sources) == 1:
-            fields.append(sources[0][1 + k] if k in (1, 2) else
-                          ir.Constant(i64, sources[0][1 + k]))
-            continue
         phi = builder.phi(i64)
         for src in sources:
             value = src[1 + k]
