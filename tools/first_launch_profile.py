@@ -27,7 +27,8 @@ import math
 import os
 import sys
 import time
-import types
+
+from tools.fresh_function import fresh
 
 os.environ["SAFEKERN_CACHE"] = "off"
 CC = (9, 0, "a")
@@ -35,14 +36,6 @@ STAGES = ("front", "typing", "lowering", "passes", "nvvm", "ptxas", "other")
 
 
 # -- 1. what the first step compiles ------------------------------------------------------------
-
-def _fresh(fn):
-    if not isinstance(fn, types.FunctionType):
-        return fn
-    copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
-                              fn.__closure__)
-    copy.__qualname__ = fn.__qualname__
-    return copy
 
 
 def step_forms(built, plan) -> list:
@@ -197,7 +190,7 @@ def measure_case(name, mode_name) -> dict:
             t0 = time.process_time()
             before = sum(timers.t.values())
             with assume_device((9, 0)):         # (numba compiles at once with signatures)
-                built = {k: modes.decorate(mode, _fresh(fn)) for k, fn in case.kernels.items()}
+                built = {k: modes.decorate(mode, fresh(fn)) for k, fn in case.kernels.items()}
             timers.t["front"] += time.process_time() - t0 - (sum(timers.t.values()) - before)
             if not mode.checked:
                 done = set()
