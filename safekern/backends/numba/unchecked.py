@@ -50,6 +50,10 @@ class UncheckedFunction:
                 self._numba = cuda.jit(sigs if not specialized else sigs[0], device=device,
                                        **options)(pyfunc)
 
+    def numba_dispatcher(self):
+        """numba's dispatcher of the function (what a checked caller's build calls)."""
+        return self._numba
+
     @property
     def __code__(self):
         return self.py_func.__code__
