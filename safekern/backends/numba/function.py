@@ -136,16 +136,6 @@ class CheckedFunction:
                 for s in self.rewritten.sites]
 
     # -- numba's dispatcher's surface, in the user's terms (surface.py) -------------------------
-    # (numba's own code reads __code__ and __defaults__ of a dispatcher it is handed:
-    # compile_subroutine, jit of a jitted function.)
-    @property
-    def __code__(self):
-        return self.py_func.__code__
-
-    @property
-    def __defaults__(self):
-        return self.py_func.__defaults__
-
     def inspect_llvm(self, signature=None):
         return self.surface.ask("inspect_llvm", signature)
 
