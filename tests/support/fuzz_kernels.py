@@ -114,6 +114,8 @@ class _Generator:
         # Device calls given views and local arrays, device functions reading constant indices
         # (call_facts.py): a stream of their own too.
         self.r3 = random.Random(seed * 7919 + 29)
+        # Steps made of a small loop variable and multiples of them (_aligned): their own too.
+        self.r4 = random.Random(seed * 7919 + 43)
 
     # -- helpers ------------------------------------------------------------------------------
     def chance(self, p: float) -> bool:
@@ -297,6 +299,8 @@ class _Generator:
             self._choice(scope, indent, depth)
         elif roll < 0.17 and depth < self.MAX_DEPTH:
             self._scan(scope, indent, depth)
+        elif roll > 0.94 and depth < self.MAX_DEPTH:
+            self._aligned(scope, indent, depth)
         choices = [("assign", 3), ("acc", 2), ("store", 2), ("priv", 1.5), ("atomic", 1),
                    ("guarded", 4), ("exit_then_access", 2),
                    ("loop_over", 3 if depth < self.MAX_DEPTH else 0), ("walrus", 0.15),
@@ -355,6 +359,38 @@ class _Generator:
             self.emit(indent, f"cuda.atomic.add(hist, ({', '.join(comps)},), 1)")
         else:
             self.emit(indent, f"acc += {target}")
+
+    def _aligned(self, scope, indent, depth):
+        """A loop over a few values of `k`, a step made of it (`1 << k`, `2 * k + 1`), a guard
+        that an index is a multiple of the step (or not), and an access a fraction of the step
+        further on: backprop's tree reduction, which value_cases.py proves value by value, and
+        near misses of it -- a step that does not divide the extent, a negated guard, a step
+        rebound after the test's (draws from self.r4 only)."""
+        r = self.r4
+        name = r.choice(self.readable + self.writable + self.shared_names + self.local_names)
+        k, p = self.fresh("kv"), self.fresh("pv")
+        lo = r.randint(0, 2)
+        var = r.choice(scope.ints) if scope.ints else "0"
+        step = r.choice([f"1 << {k}", f"1 << {k}", f"2 * {k} + 1", f"3 << {k}", f"{k} + 1",
+                         f"1 << ({k} + 1)"])
+        test = r.choice([f"{var} % {p} == 0", f"{var} % {p} == 0", f"{var} % {p} != 0",
+                         f"{var} % {p} == 1", f"{var} >= 0 and {var} % {p} == 0",
+                         f"{var} % {p} == 0 and {var} < {self.extent(name, 0)}"])
+        index = r.choice([f"{var} + {p} // 2", f"{var} + {p} // 2", f"{var} + {p} - 1",
+                          f"{var} + {p} // 2 + 1", f"{var} + {p}", f"{var} - {p} // 2"])
+        self.emit(indent, f"for {k} in range({lo}, {lo + r.randint(1, 4)}):")
+        self.emit(indent + 1, f"{p} = {step}")
+        if r.random() < 0.15:
+            self.emit(indent + 1, f"{p} = {p} + {r.choice(['1', k])}")
+        self.emit(indent + 1, f"if {test}:")
+        comps = [index] + ["0"] * (self.ndim(name) - 1)
+        target = self.access(name, comps)
+        if name in self.writable:
+            self.emit(indent + 2, f"{target} = 1")
+        elif name == "hist":
+            self.emit(indent + 2, f"cuda.atomic.add(hist, ({', '.join(comps)},), 1)")
+        else:
+            self.emit(indent + 2, f"acc += {target}")
 
     def _scan(self, scope, indent, depth):
         """A loop whose variable only grows (`d *= 2`, `off += 3`) or halves (`s //= 2`),
@@ -778,6 +814,7 @@ class _Generator:
             stride = "cuda.blockDim.x * cuda.blockDim.y"
         self.emit(1, f"src = {r.choice(['idx', 'c'])}")
         self.emit(1, f"dst = {r.choice(['o1', 'o2'])}")
+        self._swapped()
         self.emit(1, "acc = 0")
         for v in self.locals:
             self.emit(1, f"{v} = {self.expr(scope) if self.chance(0.5) else '0'}")
@@ -809,6 +846,19 @@ class _Generator:
                                                               if s.name == p) for p in params]
         return FuzzKernel(self.seed, "\n".join(self.lines) + "\n", kernel, self.griddim,
                           self.blockdim, specs)
+
+    def _swapped(self):
+        """`src` or `dst` bound to the other parameter too, under a condition: an alias that
+        aliases.py proves at launch where the two have equal shapes (draws from self.r4)."""
+        r = self.r4
+        for name, pair in (("src", ("idx", "c")), ("dst", ("o1", "o2"))):
+            if r.random() < 0.25:
+                first = next(ln for ln in self.lines if ln.strip().startswith(f"{name} = "))
+                other = pair[1] if first.strip().endswith(pair[0]) else pair[0]
+                self.emit(1, f"if {r.choice(['t0 % 2 == 0', 'n > 3', 'm == 0'])}:")
+                self.emit(2, f"{name} = {other}")
+                if r.random() < 0.6:        # mostly equal shapes: the predicates hold
+                    self.arrays[pair[1]].shape = self.arrays[pair[0]].shape
 
     def shared(self, indent, linear, stride):
         r = self.r

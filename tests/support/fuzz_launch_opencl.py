@@ -4,8 +4,9 @@ A launch predicate lets a launch run a variant without checks it proves; a wrong
 an out-of-bounds access through. `generate(seed)` writes kernels whose indices are what the
 prover reasons about -- work-item ids and sizes, scalar parameters (int, and uint/ulong with
 values near their limits), locals defined once or reassigned, `for` loops with constant,
-scalar and work-size bounds and steps, guards (`if`, `&&`, `?:`, early `return`), + - * / %
-& >> and casts to narrow types (wrapping) -- into global buffers, a `__local` and a private
+scalar and work-size bounds and steps (adding, doubling, halving), guards (`if`, `&&`, `?:`,
+early `return`), differences under a guard (`if (x >= y) t[x - y]` and near misses), clamps
+(min/max/clamp, `?:`), + - * / % & >> and casts to narrow types (wrapping) -- into global buffers, a `__local` and a private
 array; and a few launches each: global/local sizes, buffer sizes and scalar values, some for
 which the predicates hold, some that break them (small buffers, large scalars, large groups).
 
@@ -117,8 +118,13 @@ class _Gen:
             return f"({a} >> {r.randint(0, 4)})"
         if roll < 0.91:
             return f"(({r.choice(_TYPES)})({a}))"
-        if roll < 0.95:             # operators inside macro expansions
+        if roll < 0.93:             # operators inside macro expansions
             return r.choice([f"TWICE({a})", f"SUM({a}, {b})", "GID2"])
+        if roll < 0.97:             # clamps (built-ins; clamp's lo <= hi always)
+            return r.choice([f"min(max((int)({a}), 0), n - 1)", f"min((int)({a}), (int)({b}))",
+                             f"max((int)({a}), (int)({b}))", f"clamp((int)({a}), 0, 15)",
+                             f"clamp((int)({a}), -2, n > 0 ? n : -2)",
+                             f"(({a}) < 0 ? 0 : ({a}) > 15 ? 15 : ({a}))"])
         return f"({self.cond()} ? {a} : {b})"
 
     def cond(self):
@@ -191,21 +197,57 @@ class _Gen:
                 self.emit(f"if ({self.cond()}) return;")
             elif roll < 0.9 and self.depth < 3:
                 self.loop()
+            elif roll < 0.95 and len(self.vars) >= 2:
+                self.difference()
             else:
                 self.access()
         self.vars = saved
+
+    def difference(self):
+        """`if (x >= y) ... [x - y]`: a difference a guard makes non-negative, and shapes
+        that look like it but are not (the wrong direction, `||`, a write under the guard,
+        a difference of other operands)."""
+        r = self.r
+        (x, _), (y, _) = r.sample(self.vars, 2)
+        op = r.choice([">=", ">=", ">", "<=", "!="])
+        guard = f"{x} {op} {y}"
+        if self.chance(0.15):
+            guard = f"{guard} || n > 2"
+        elif self.chance(0.15):
+            guard = f"!({guard})"
+        elif self.chance(0.2):
+            guard = f"{guard} && {self.cond()}"
+        index = r.choice([f"{x} - {y}", f"{x} - {y}", f"{x} - {y} - 1", f"{x} - {y} + 1",
+                          f"{y} - {x}"])
+        write = f"{y} += 1; " if self.chance(0.15) else ""
+        target = r.choice([f"acc += tile[{index}] & 0;", f"out[{index}] = 4;",
+                           f"acc += a[{index}];", f"acc += priv[{index}];"])
+        self.emit(f"if ({guard}) {{ {write}{target} }}")
 
     def loop(self):
         r = self.r
         self.loops += 1
         k = f"k{self.loops}"
         t = r.choice(["int", "int", "uint", "long", "uchar", "short"])
-        start = r.choice(["0", "1", "get_local_id(0)", "get_global_id(0)", "n", "(int)u"])
-        bound = r.choice(["n", "16", "get_local_size(0)", "get_global_size(0)", "(n + 3)",
-                          "u", "200", "300"])
-        step = r.choice([f"{k}++", f"++{k}", f"{k} += 2", f"{k} += get_local_size(0)",
-                         f"{k} += get_global_size(0)", f"{k} += 100"])
-        op = r.choice(["<", "<", "<="])
+        shape = r.random()
+        if shape < 0.2:         # doubling (from small starts: no overflow in 12 turns)
+            start = r.choice(["0", "1", "1", "2", "get_local_id(0) + 1", "n"])
+            bound = r.choice(["n", "16", "get_local_size(0)", "200", "300", "u"])
+            step = r.choice([f"{k} *= 2", f"{k} <<= 1", f"{k} *= 3", f"{k} <<= 2"])
+            op = r.choice(["<", "<", "<="])
+        elif shape < 0.35:      # halving
+            start = r.choice(["n", "get_local_size(0)", "get_local_size(0) / 2", "(int)u",
+                              "get_global_id(0)", "(n - 100)", "300"])
+            bound = r.choice(["0", "0", "-1", "1", "(n - 150)", "0u"])
+            step = r.choice([f"{k} /= 2", f"{k} >>= 1", f"{k} /= 3"])
+            op = r.choice([">", ">", ">="])
+        else:
+            start = r.choice(["0", "1", "get_local_id(0)", "get_global_id(0)", "n", "(int)u"])
+            bound = r.choice(["n", "16", "get_local_size(0)", "get_global_size(0)", "(n + 3)",
+                              "u", "200", "300"])
+            step = r.choice([f"{k}++", f"++{k}", f"{k} += 2", f"{k} += get_local_size(0)",
+                             f"{k} += get_global_size(0)", f"{k} += 100"])
+            op = r.choice(["<", "<", "<="])
         self.emit(f"for ({t} {k} = {start}; {k} {op} {bound}; {step}) {{")
         self.depth += 1
         self.emit("if (++guard > 12) break;")

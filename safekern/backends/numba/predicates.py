@@ -13,6 +13,7 @@ the predicates compare (a few attribute reads and integer compares), paid at eve
 from __future__ import annotations
 
 import numpy as np
+from numba import config as numba_config
 
 from ..variants import PARTIAL_VARIANTS, VariantTable
 
@@ -24,6 +25,18 @@ def _int(value) -> int:
     if isinstance(value, np.integer):
         return int(value)
     raise TypeError("not an integer")
+
+
+def _pyint(value) -> int:
+    """A scalar argument the prover may assume an exact integer (frontend/python/aliases.py):
+    a Python int (not bool), which numba types int64 and the simulator computes with exactly;
+    on a GPU also a NumPy signed integer, whose arithmetic numba does in int64 (the simulator
+    keeps NumPy's width: `np.int32 * blockIdx.x` could wrap there)."""
+    if type(value) is int:
+        return value
+    if isinstance(value, np.signedinteger) and not numba_config.ENABLE_CUDASIM:
+        return int(value)
+    raise TypeError("not an exact integer here")
 
 
 def _dim3(dim) -> tuple:
@@ -45,7 +58,7 @@ def compile_mask(predicates):
                   "    except Exception:", "        pass"]
     lines.append("    return m")
     source = "\n".join(lines) + "\n"
-    namespace = {"_int": _int}
+    namespace = {"_int": _int, "_pyint": _pyint}
     exec(compile(source, "<safekern launch predicates>", "exec"), namespace)
     test = namespace["mask"]
 

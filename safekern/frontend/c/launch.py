@@ -28,7 +28,12 @@ take lies in it:
   guards on the way (`if (i < n)`, `&&`, `?:`, `while`/`for` conditions, `if (i >= n)
   return;` before it);
 - the variable of `for (T k = A; k < B; k += S)` (k not written in the body or condition,
-  S >= 1): [A.lo, B.hi - 1], with `B.hi - 1 + S.hi` within T (k never wraps);
+  S >= 1): [A.lo, B.hi - 1], with `B.hi - 1 + S.hi` within T (k never wraps); doubling and
+  halving loops (`k *= 2`, `k >>= 1`) likewise (launch_loops.py);
+- a difference `x - y` under a guard `x >= y` is not negative (launch_relations.py);
+- integer `min`, `max`, `clamp` of the built-ins bound their result by their arguments';
+- where bounds rest on different side conditions (a definition's and a guard's), the bound is
+  the tightest of those whose conditions hold at the launch (Builder.pick);
 - arithmetic (+ - * / % & << >>, casts) where the result provably fits its C type: each such
   fit is a side condition of the predicate, evaluated at the launch with the real values. A
   value whose interval is not known (a load, a float) makes the predicate impossible, never
@@ -36,7 +41,12 @@ take lies in it:
 """
 from __future__ import annotations
 
+import os
+
+from .cuda_headers import PRELUDE_NAME
 from .launch_expr import Builder, LaunchFact, LaunchPredicate
+from .launch_loops import LoopValues
+from .launch_relations import Relations
 from .launch_vars import _UNKNOWN, Iv, VariableValues, _key
 from .parse import children, evaluate_int, function_body, kinds, strip, walk
 from .ranges import integer_limits
@@ -49,7 +59,7 @@ _ELEMENT_KINDS = {"CHAR_S", "SCHAR", "UCHAR", "CHAR_U", "SHORT", "USHORT", "INT"
                   "FLOAT16"}
 
 
-class LaunchAnalysis(VariableValues):
+class LaunchAnalysis(LoopValues, Relations, VariableValues):
     """The launch predicates of one kernel's checks (see the module doc).
 
     `dialect`: "cuda" or "opencl". `predicate(code, index_cursor, extent)` with extent an int
@@ -190,6 +200,9 @@ class LaunchAnalysis(VariableValues):
         if kind == K.MEMBER_REF_EXPR:
             return self._fit(self._cuda_builtin(e, ch), lim)
         if kind == K.CALL_EXPR:
+            clamp = self._min_max(e, ch, lim)
+            if clamp is not None:
+                return clamp
             return self._fit(self._cl_builtin(e, ch), lim)
         if kind == K.BINARY_OPERATOR and len(ch) == 2:
             return self._binary(self._bop(e), ch[0], ch[1], lim)
@@ -262,7 +275,11 @@ class LaunchAnalysis(VariableValues):
         if op == "+":
             return self._fit(Iv(b.add(x.lo, y.lo), b.add(x.hi, y.hi), conds), lim)
         if op == "-":
-            return self._fit(Iv(b.sub(x.lo, y.hi), b.sub(x.hi, y.lo), conds), lim)
+            iv = self._fit(Iv(b.sub(x.lo, y.hi), b.sub(x.hi, y.lo), conds), lim)
+            floor = self.relational_floor(left, right, left) if iv.known else None
+            if floor is not None:               # a guard `left >= right` (launch_relations)
+                iv = Iv(b.max(iv.lo, floor), iv.hi, iv.conds, iv.lim)
+            return iv
         if op == "*":
             return self._fit(self._mul(x, y, const_x, const_y, conds), lim)
         if op == "<<" and const_y is not None and 0 <= const_y < 64:
@@ -310,6 +327,41 @@ class LaunchAnalysis(VariableValues):
             if c is not True:
                 conds.add(c)
         return self._fit(Iv(iv.lo, iv.hi, conds), lim)
+
+    def _min_max(self, e, ch, lim) -> Iv | None:
+        """Integer `min(a, b)`, `max(a, b)` (CUDA's, OpenCL's) and `clamp(x, lo, hi)`
+        (OpenCL's: min(max(x, lo), hi), which OpenCL defines only where lo <= hi -- a side
+        condition). Only the built-ins -- declared outside the user's text (CUDA) or
+        declared where used and defined nowhere (OpenCL) -- and only where every argument
+        has the call's type, so each compares and returns values unchanged."""
+        callee = strip(ch[0]) if ch else None
+        if callee is None or callee.kind != self.K.DECL_REF_EXPR or \
+                callee.spelling not in ("min", "max", "clamp"):
+            return None
+        ref = callee.referenced
+        if ref is None or ref.get_definition() is not None and self.dialect == "opencl" or \
+                self.dialect == "cuda" and not _stand_in(ref):
+            return None
+        args = ch[1:]
+        if len(args) != (3 if callee.spelling == "clamp" else 2) or \
+                any(integer_limits(a.type) != lim for a in args):
+            return None
+        vs = [self.value(a) for a in args]
+        if not all(v.known for v in vs):
+            return None
+        b = self.b
+        conds = frozenset().union(*(v.conds for v in vs))
+        if callee.spelling == "min":
+            return Iv(b.min(vs[0].lo, vs[1].lo), b.min(vs[0].hi, vs[1].hi), conds, lim)
+        if callee.spelling == "max":
+            return Iv(b.max(vs[0].lo, vs[1].lo), b.max(vs[0].hi, vs[1].hi), conds, lim)
+        x, lo, hi = vs
+        c = b.le(lo.hi, hi.lo)
+        if c is False:
+            return None
+        conds = conds | ({c} if c is not True else set())
+        return Iv(b.min(b.max(x.lo, lo.lo), hi.lo), b.min(b.max(x.hi, lo.hi), hi.hi),
+                  conds, lim)
 
     # -- launch dimensions --------------------------------------------------------------------
     def _dim(self, kind: str, axis: int):
@@ -359,6 +411,13 @@ class LaunchAnalysis(VariableValues):
         if name == "get_local_size":          # the last group may be smaller (OpenCL 2)
             return Iv(1, dim, lim=lim)
         return Iv(dim, dim, lim=lim)
+
+def _stand_in(ref) -> bool:
+    """Declared by safekern's stand-in for CUDA's headers (cuda_headers.py): CUDA's own
+    `min`/`max`, not one of a header the user includes."""
+    f = ref.location.file
+    return f is not None and os.path.basename(f.name) == PRELUDE_NAME
+
 
 def kernel_predicates(ps, fn, dialect: str, sites) -> object:
     """The launch predicates of one kernel: `sites` are (access, failure code, extent) of its

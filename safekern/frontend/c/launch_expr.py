@@ -177,6 +177,25 @@ class Builder:
         return self.temp(f"{which}({', '.join(map(str, rest))})",
                          f"{which}({', '.join(self.text(v) for v in rest)})")
 
+    def pick(self, which, alternatives):
+        """The `which` ("max"/"min") of the values of `alternatives` -- (conditions, value)
+        pairs -- whose conditions all hold at the launch (none holding: no value)."""
+        alts = list(dict.fromkeys(alternatives))
+        if len({v for _, v in alts}) == 1:
+            return alts[0][1]
+        pairs = ", ".join(f"({' and '.join(c) or 'True'}, {v})" for c, v in alts)
+        return self.temp(f"{which}(v for ok, v in ({pairs},) if ok)",
+                         f"{which}({', '.join(self.text(v) for _, v in alts)})")
+
+    def any_of(self, condition_sets):
+        """A condition: every condition of some set holds."""
+        sets = [tuple(c) for c in dict.fromkeys(tuple(c) for c in condition_sets)]
+        if any(not c for c in sets):
+            return True
+        expr = " or ".join(f"({' and '.join(c)})" for c in sets)
+        return self.temp(expr, " or ".join(
+            "(" + " and ".join(self.texts[n] for n in c) + ")" for c in sets))
+
     def le(self, a, b):
         """A condition: a <= b (True / False when both are constants)."""
         if isinstance(a, int) and isinstance(b, int):

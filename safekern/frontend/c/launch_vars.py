@@ -68,6 +68,11 @@ def _key(c):
     return (c.hash, c.extent.start.offset, c.extent.end.offset)
 
 
+def _same(a, b) -> bool:
+    """The same cursor (the hash first: reading extents costs libclang calls)."""
+    return a.hash == b.hash and _key(a) == _key(b)
+
+
 class VariableValues:
     """Mixin of launch.LaunchAnalysis: needs ps, fn, K, b, body, params, parents,
     value(), and the memo dicts _vars and _writes_memo."""
@@ -113,21 +118,21 @@ class VariableValues:
                 ch = children(p)
                 if len(ch) not in (2, 3) or self._writes(ch[0], decl):
                     return _UNKNOWN
-                if _key(c) != _key(ch[0]):
-                    self._facts(ch[0], _key(c) == _key(ch[1]), decl, guards)
+                if not _same(c, ch[0]):
+                    self._facts(ch[0], _same(c, ch[1]), decl, guards)
             elif kind == K.FOR_STMT:
                 ch = children(p)
-                if len(ch) == 4 and _key(c) == _key(ch[3]) and self._declares(ch[0], decl):
+                if len(ch) == 4 and _same(c, ch[3]) and self._declares(ch[0], decl):
                     return self._induction(ch, decl, lim, guards)
                 if self._writes(p, decl):
                     return _UNKNOWN
-                if len(ch) == 4 and _key(c) == _key(ch[3]):
+                if len(ch) == 4 and _same(c, ch[3]):
                     self._facts(ch[1], True, decl, guards)
             elif kind == K.WHILE_STMT:
                 ch = children(p)
                 if self._writes(p, decl) or len(ch) != 2:
                     return _UNKNOWN
-                if _key(c) == _key(ch[1]):
+                if _same(c, ch[1]):
                     self._facts(ch[0], True, decl, guards)
             elif kind == K.DO_STMT:
                 if self._writes(p, decl):
@@ -163,7 +168,10 @@ class VariableValues:
         """The value of a definition's expression. Its variables that never change once
         defined (`int index = cols * y + x;` with `y`, `x` single definitions) hold the same
         value at the use: they are looked up there, where guards on them (`if (y < rows)`)
-        narrow them too."""
+        narrow them too. Where that is known it is the answer: each variable's interval at
+        the use lies within its interval at the definition, and mixing in the definition's
+        bounds would bring their side conditions along (`0 <= y` of an unguarded product,
+        which a halo breaks: hotspot's `grid_cols * yidx + xidx`)."""
         saved = self._lookup_at
         self._lookup_at = use
         try:
@@ -175,9 +183,14 @@ class VariableValues:
             return at_def
         if not at_def.known:
             return at_use
-        b = self.b          # both hold: the tighter of each bound (each side's conditions)
-        return Iv(b.max(at_def.lo, at_use.lo), b.min(at_def.hi, at_use.hi),
-                  at_def.conds | at_use.conds, at_def.lim)
+        # Both hold where their own side conditions do, and neither is always the tighter
+        # (a guard inside the definition, `i > 3 ? i - 3 : 0`, narrows only the latter):
+        # each bound is the tightest of those whose conditions hold at the launch.
+        b = self.b
+        alts = [(tuple(sorted(iv.conds)), iv) for iv in (at_def, at_use)]
+        return Iv(b.pick("max", [(c, iv.lo) for c, iv in alts]),
+                  b.pick("min", [(c, iv.hi) for c, iv in alts]),
+                  {c for c in [b.any_of([c for c, _ in alts])] if c is not True}, at_def.lim)
 
     def single_definition(self, decl) -> bool:
         """A local declared with a value and never written again."""
@@ -230,7 +243,7 @@ class VariableValues:
         None to go on outward."""
         K = self.K
         sibs = children(block)
-        at = next((i for i, s in enumerate(sibs) if _key(s) == _key(child)), None)
+        at = next((i for i, s in enumerate(sibs) if _same(s, child)), None)
         if at is None:
             return _UNKNOWN
         for s in reversed(sibs[:at]):
@@ -287,70 +300,19 @@ class VariableValues:
         vs = children(init)
         return len(vs) == 1 and vs[0].hash == decl.hash
 
-    def _induction(self, parts, decl, lim, guards) -> Iv:
-        """`for (T k = A; k < B; k += S)`: k in [A.lo, B.hi - 1] in the body (module doc)."""
-        init, cond, inc, body = parts
-        if self._writes(body, decl) or self._writes(cond, decl):
-            return _UNKNOWN
-        ch = children(children(init)[0])
-        if not ch or not ch[-1].kind.is_expression():
-            return _UNKNOWN
-        start = self.value(ch[-1])
-        step = self._step(inc, decl)
-        c = strip(cond)
-        if c.kind != self.K.BINARY_OPERATOR or step is None:
-            return _UNKNOWN
-        op = self._bop(c)
-        left, right = children(c)
-        if self._is_decl(left, decl):
-            bound = right
-        elif self._is_decl(right, decl):
-            bound, op = left, _FLIP.get(op, "")
-        else:
-            return _UNKNOWN
-        if op not in ("<", "<="):
-            return _UNKNOWN
-        end = self.value(bound)
-        if start.lo is None or end.hi is None or not step.known:
-            return _UNKNOWN
-        b = self.b
-        hi = b.sub(end.hi, 1) if op == "<" else end.hi
-        need = [(1, step.lo), (b.add(hi, step.hi), lim[1])]
-        if step.lim is not None and step.lim[0] >= 0 and lim[0] < 0:
-            need.append((0, start.lo))          # k converted to S's unsigned type
-        conds = set(start.conds | end.conds | step.conds)
-        for x, y in need:
-            c = b.le(x, y)
-            if c is False:
-                return _UNKNOWN
-            if c is not True:
-                conds.add(c)
-        return guards.apply(self, Iv(start.lo, hi, conds, lim), lim)
-
-    def _step(self, inc, decl):
-        K = self.K
-        if inc.kind == K.UNARY_OPERATOR and self._uop(inc) in ("++", "post++") and \
-                self._is_decl(children(inc)[0], decl, exact=True):
-            return Iv(1, 1, lim=None)
-        if inc.kind == K.COMPOUND_ASSIGNMENT_OPERATOR and self._bop(inc) == "+=":
-            target, step = children(inc)
-            if self._is_decl(target, decl, exact=True) and not self._writes(step, decl):
-                return self.value(step)
-        return None
-
     # -- guards --------------------------------------------------------------------------------
     def _inner_guard(self, p, c, decl, guards):
         """Facts from the part of an expression evaluated before `c`: `x && c`, `x ? c : _`."""
         K = self.K
         ch = children(p)
-        if p.kind == K.BINARY_OPERATOR and len(ch) == 2 and _key(c) == _key(ch[1]):
+        if p.kind == K.BINARY_OPERATOR and len(ch) == 2 and _same(c, ch[1]):
             op = self._bop(p)
             if op in ("&&", "||"):
                 self._facts(ch[0], op == "&&", decl, guards)
         elif p.kind == K.CONDITIONAL_OPERATOR and len(ch) == 3:
-            if _key(c) == _key(ch[1]):
+            if _same(c, ch[1]):
                 self._facts(ch[0], True, decl, guards)
-            elif _key(c) == _key(ch[2]):
+            elif _same(c, ch[2]):
                 self._facts(ch[0], False, decl, guards)
 
     def _facts(self, cond, truth: bool, decl, guards):
@@ -381,11 +343,9 @@ class VariableValues:
         v = self.value(bound)
         b = self.b
         if op in ("<", "<=", "==") and v.hi is not None:
-            guards.caps.append(b.sub(v.hi, 1) if op == "<" else v.hi)
-            guards.conds |= v.conds
+            guards.caps.append((v.conds, b.sub(v.hi, 1) if op == "<" else v.hi))
         if op in (">", ">=", "==") and v.lo is not None:
-            guards.floors.append(b.add(v.lo, 1) if op == ">" else v.lo)
-            guards.conds |= v.conds
+            guards.floors.append((v.conds, b.add(v.lo, 1) if op == ">" else v.lo))
 
     def _is_decl(self, e, decl, exact: bool = False) -> bool:
         """`e` is `decl` itself, through parentheses and conversions that keep every value
@@ -412,38 +372,78 @@ class VariableValues:
         key = (_key(node), decl.hash)
         hit = self._writes_memo.get(key)
         if hit is None:
-            hit = self._writes_memo[key] = self._scan_writes(node, decl)
+            s, e = self.ps.offsets(node)
+            hit = self._writes_memo[key] = any(
+                s <= at < e for at in self._write_sites().get(decl.hash, ()))
         return hit
 
-    def _scan_writes(self, node, decl) -> bool:
-        K = self.K
-        for c, parents in walk(node):
-            if c.kind != K.DECL_REF_EXPR or c.referenced is None or \
-                    c.referenced.hash != decl.hash:
-                continue
-            up = [p for p in parents if p.kind != K.PAREN_EXPR]
-            if not up or up[-1].kind != K.UNEXPOSED_EXPR:
-                return True
-        return False
+    def _write_sites(self) -> dict:
+        """decl hash -> where the kernel's body may change it (the start of each reference
+        that is not a read), found in one walk: every `_writes` question is then which of
+        them lie inside a node."""
+        sites = self.__dict__.get("_sites")
+        if sites is None:
+            sites = self.__dict__["_sites"] = {}
+            K = self.K
+            for c, parents in walk(self.body, (self.fn,)):
+                if c.kind != K.DECL_REF_EXPR or c.referenced is None:
+                    continue
+                # A read is an lvalue-to-rvalue conversion (libclang: unexposed) above the
+                # reference, through parentheses and, in C++, the branches of a conditional
+                # whose result is an lvalue (`S = S > m ? m : S;` converts the whole `?:`);
+                # assigning to or binding that lvalue is a write.
+                k = len(parents) - 1
+                while k >= 0 and parents[k].kind in (K.PAREN_EXPR, K.CONDITIONAL_OPERATOR):
+                    k -= 1
+                if k < 0 or parents[k].kind != K.UNEXPOSED_EXPR:
+                    sites.setdefault(c.referenced.hash, []).append(self.ps.offsets(c)[0])
+        return sites
 
 
 
 class _Guards:
-    """Bounds the guards between a definition and a use put on the variable."""
+    """Bounds the guards between a definition and a use put on the variable: (the side
+    conditions it rests on, value) each."""
 
     def __init__(self):
-        self.floors, self.caps, self.conds = [], [], set()
+        self.floors, self.caps = [], []
 
     def apply(self, an, iv: Iv, lim) -> Iv:
-        b = an.b
-        lo = iv.lo if not self.floors else b.max(*([iv.lo] if iv.lo is not None else []),
-                                                    *self.floors)
-        hi = iv.hi if not self.caps else b.min(*([iv.hi] if iv.hi is not None else []),
-                                                  *self.caps)
         if iv.lo is None and iv.hi is None and iv.lim is None and not (self.floors or
                                                                        self.caps):
             return _UNKNOWN
-        return Iv(lo, hi, iv.conds | self.conds, lim)
+        conds = set()
+        lo = _tightest(an.b, "max", ([(iv.conds, iv.lo)] if iv.lo is not None else []) +
+                       self.floors, conds)
+        hi = _tightest(an.b, "min", ([(iv.conds, iv.hi)] if iv.hi is not None else []) +
+                       self.caps, conds)
+        return Iv(lo, hi, conds, lim)
+
+
+def _tightest(b, which, alternatives, conds):
+    """The tightest (`which`: "max" for a lower bound) of bounds (conditions, value) of one
+    value, each valid where its own conditions hold; adds to `conds` what the result needs.
+    Bounds resting on the same conditions combine directly; otherwise the bound is the
+    tightest of those whose conditions hold at the launch -- a guard whose bound breaks at a
+    launch does not take the others with it."""
+    groups: dict = {}
+    for c, v in alternatives:
+        if isinstance(v, (int, str)):
+            groups.setdefault(tuple(sorted(c)), []).append(v)
+    if not groups:
+        return None
+    alts = [(c, b.max(*vs) if which == "max" else b.min(*vs)) for c, vs in groups.items()]
+    sure = next((v for c, v in alts if not c and isinstance(v, int)), None)
+    if sure is not None:            # a constant bound that always holds: a conditional
+        alts = [(c, v) for c, v in alts if not c or not isinstance(v, int) or (   # one that
+            v > sure if which == "max" else v < sure)]                          # is no tighter
+    if len(alts) == 1:                                                          # adds nothing
+        conds.update(alts[0][0])
+        return alts[0][1]
+    any_ = b.any_of([c for c, _ in alts])
+    if any_ is not True:
+        conds.add(any_)
+    return b.pick(which, alts)
 
 
 __all__ = ["Iv", "VariableValues"]

@@ -150,6 +150,9 @@ class FunctionBindings:
         # global or closure variable), and conditional expressions: choice atoms (choices.py).
         self.choices = {n for n in ("min", "max") if n not in counts and n not in params and
                         scope.get(n, getattr(builtins, n)) is getattr(builtins, n)} | {"if"}
+        # `len(a)` is `a.shape[0]` where `len` is the builtin (index_forms.py).
+        self.len_builtin = "len" not in counts and "len" not in params and \
+            scope.get("len", builtins.len) is builtins.len
         never = lambda n: n not in counts      # noqa: E731  (params and globals)
         self.defs: dict[str, ast.expr] = {}
         changed = True

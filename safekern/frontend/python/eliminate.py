@@ -32,13 +32,16 @@ from .call_facts import (CallSiteFacts, array_root, common_facts, demands, entry
                          index_form, plain_array)
 from .divisions import proven_division
 from .exits import contains_barrier
+from .aliases import by_assumptions
 from .bindings import FunctionBindings, assigned, is_range, pure, walrus_targets
 from .casts import IntegerCasts
 from .index_forms import Linearizer
 from .invariants import Invariants
 from .launch import LaunchProver, worth_a_variant
+from .loop_loads import LoopLoads
 from .linear import Fact
 from .parse import names_read
+from .value_cases import axis_proof, guards
 from .unchecked import (atomic_operands_may_fail, is_check_call, plain, plain_atomic_statement,
                         plain_store)
 from .versioning import LoopVersioner
@@ -66,6 +69,7 @@ class _Eliminator:
         self.call_sites = CallSiteFacts(lin, self.launch)
         self.call_facts: dict[str, tuple] = {}
         self.flag_tested = flag_tested
+        self.only = None        # failure codes to prove (aliases.py's runs), else all
         self.versioner = LoopVersioner(lin, bindings, resolver, parsed,
                                        components=self._components, mark=self._mark,
                                        flag_tested=flag_tested)
@@ -105,6 +109,9 @@ class _Eliminator:
             stmt.test = self.expr(stmt.test, facts)
             yes = self.facts(stmt.test, f"the guard at {line}", facts)
             no = self.facts(stmt.test, f"the guard at {line}", facts, negate=True)
+            if self.launch is not None:     # (read again per value of a loop variable)
+                yes += guards(self.lin, stmt.test, f"the guard at {line}", False, facts)
+                no += guards(self.lin, stmt.test, f"the guard at {line}", True, facts)
             body_exits, else_exits = _exits(stmt.body), _exits(stmt.orelse)
             stmt.body = self.block(stmt.body, facts + yes)
             stmt.orelse = self.block(stmt.orelse, facts + no)
@@ -132,6 +139,9 @@ class _Eliminator:
                         and not walrus_targets(stmt.value):
                     after = self.lin.equal(name, stmt.value, f"the assignment at {line}",
                                            scope=facts)
+                    if self.launch is not None:
+                        after += guards(self.lin, stmt.value, f"the assignment at {line}",
+                                        False, facts, target=name)
             return [stmt], after
         if isinstance(stmt, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef, ast.Try)):
             return [stmt], []
@@ -173,6 +183,8 @@ class _Eliminator:
         loop.body = self.block(loop.body, inner)
         loop.orelse = self.block(loop.orelse, facts)
         if rng is None:
+            return before + [loop]
+        if self.only is not None:       # (a run for verdicts only: no versioned copies)
             return before + [loop]
         return before + [self.versioner.version(loop, rng, inner)]
 
@@ -349,7 +361,14 @@ class _Eliminator:
             out.append((pos + root[1], comp))
         return root[0], out
 
+    def _skipped(self, call) -> bool:
+        code = call.args[-3]
+        return self.only is not None and not (isinstance(code, ast.Constant) and
+                                              code.value in self.only)
+
     def _proof(self, call, facts) -> str | None:
+        if self._skipped(call):
+            return None
         found = self._root_components(call)
         if found is None:
             return None
@@ -374,7 +393,7 @@ class _Eliminator:
     def _launch_proof(self, call, facts) -> None:
         """Record the launch predicates that prove `call`'s check, if there are such (the
         check stays in this tree: the checked variant runs when a predicate fails)."""
-        if self.launch is None or not plain_array(call.args[0]):
+        if self.launch is None or not plain_array(call.args[0]) or self._skipped(call):
             return
         root = self._root_components(call)
         if root is None:
@@ -382,20 +401,12 @@ class _Eliminator:
         array, comps = root
         found, used = [], []
         for axis, comp in comps:
-            index, exact = index_form(self.lin, comp)
-            extent = self.lin.shape_extent(array, axis)
-            if index is None or extent is None or not (
-                    exact or self.lin.exact(comp, facts, index=True)):
+            proof = axis_proof(self.lin, self.launch, array, axis, comp, facts,
+                               self.launch_codes)
+            if proof is None:
                 return
-            for goal in (index, (extent - index).plus(-1)):
-                proof = self.lin.prove(goal, facts)
-                if proof is not None:
-                    used += [f.origin for f in proof if f.origin and f.origin not in used]
-                    continue
-                predicates = self.launch.predicates(goal, facts)
-                if predicates is None:
-                    return
-                found += [p for p in predicates if p not in found]
+            found += [p for p in proof[0] if p not in found]
+            used += [u for u in proof[1] if u not in used]
         code = call.args[-3]
         if found and isinstance(code, ast.Constant) and code.value in self.sites:
             self.launch_codes[code.value] = found
@@ -421,32 +432,6 @@ class _Eliminator:
             self.verdicts[code.value] = (status, reason)
 
 
-class _LoopLoads(ast.NodeTransformer):
-    """Checked loads in innermost `for` loops (not the checked copies of versioned loops)
-    become `_sk_loadv`: the load does not wait behind its check's branch, so the loads of
-    successive iterations stay in flight together (CSR SpMV's x[indices[k]])."""
-
-    def __init__(self, checked_copies: set):
-        self.depth_inner = 0
-        self.checked_copies = checked_copies       # id()s of the versioner's checked loops
-
-    def visit_For(self, node):
-        innermost = not any(isinstance(n, (ast.For, ast.While)) for s in node.body
-                            for n in ast.walk(s))
-        if innermost and id(node) not in self.checked_copies:
-            self.depth_inner += 1
-            self.generic_visit(node)
-            self.depth_inner -= 1
-            return node
-        return self.generic_visit(node)
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        if self.depth_inner and isinstance(node.func, ast.Name) and node.func.id == names.LOAD:
-            node.func = ast.copy_location(ast.Name(names.LOADV, ast.Load()), node.func)
-        return node
-
-
 @dataclass
 class Elimination:
     """What eliminate_checks found and made."""
@@ -465,29 +450,38 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
     with the verdicts. `device`: the function is a device function (it may be entered with
     the flag set; it has no launch). `launch`: look for launch predicates (launch.py).
     `param_facts`: what every caller of this specialisation passes (call_facts.py)."""
-    excluded: set = set()
-    while True:
-        # (Again without the bounds of a variable whose update might wrap: invariants.py.)
-        tree = copy.deepcopy(body)      # the eliminator edits nodes in place: its own copy
-        bindings = FunctionBindings(fn, tree, parsed, is_cuda, is_check_call)
-        lin = Linearizer(defs=bindings.defs, constants=bindings.constants,
-                         shapes=bindings.shapes, integers=bindings.integers, is_cuda=is_cuda,
-                         choices=bindings.choices, range_vars=bindings.range_vars,
-                         casts=IntegerCasts(ctx.lookup))
-        invariants = Invariants(tree, bindings, lin, is_check_call, excluded)
-        flag_tested = device or contains_barrier(tree, resolver, parsed)
-        eliminator = _Eliminator(bindings, lin, ctx, sites, resolver, parsed,
-                                 flag_tested=flag_tested, launch=launch and not device,
-                                 invariants=invariants)
-        tree = eliminator.block(tree, invariants.facts + entry_facts(lin, param_facts))
-        broken = invariants.broken()
-        if not broken:
-            break
-        excluded |= broken
-    body = tree
-    loads = _LoopLoads(eliminator.versioner.checked_copies)
+    def run(aliases=None, scalars=(), only=None):
+        excluded: set = set()
+        while True:
+            # (Again without the bounds of a variable whose update might wrap: invariants.py.)
+            tree = copy.deepcopy(body)      # the eliminator edits nodes in place: its own copy
+            bindings = FunctionBindings(fn, tree, parsed, is_cuda, is_check_call)
+            lin = Linearizer(defs=bindings.defs, constants=bindings.constants,
+                             shapes=bindings.shapes, integers=bindings.integers,
+                             is_cuda=is_cuda, choices=bindings.choices,
+                             range_vars=bindings.range_vars, len_builtin=bindings.len_builtin,
+                             casts=IntegerCasts(ctx.lookup), aliases=aliases,
+                             scalars=scalars)
+            invariants = Invariants(tree, bindings, lin, is_check_call, excluded)
+            flag_tested = device or contains_barrier(tree, resolver, parsed)
+            eliminator = _Eliminator(bindings, lin, ctx, sites, resolver, parsed,
+                                     flag_tested=flag_tested, launch=launch and not device,
+                                     invariants=invariants)
+            eliminator.only = only
+            tree = eliminator.block(tree, invariants.facts + entry_facts(lin, param_facts))
+            broken = invariants.broken()
+            if not broken:
+                return tree, eliminator, bindings
+            excluded |= broken
+
+    tree, eliminator, bindings = run()
+    loads = LoopLoads(eliminator.versioner.checked_copies)
     launch_codes = eliminator.launch_verdicts()
-    return Elimination([loads.visit(stmt) for stmt in body], eliminator.verdicts, launch_codes,
+    verdicts = eliminator.verdicts
+    if launch and not device:       # equal shapes, bounded scalars (aliases.py)
+        verdicts, launch_codes = by_assumptions(lambda *a: run(*a)[1], body, bindings, sites,
+                                                eliminator, verdicts, launch_codes)
+    return Elimination([loads.visit(stmt) for stmt in tree], verdicts, launch_codes,
                        eliminator.call_facts)
 
 

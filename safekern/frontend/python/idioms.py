@@ -6,9 +6,20 @@ position on axis k, which `cuda.grid` gives: its atom, bounded by the launch's `
 """
 from __future__ import annotations
 
+import ast
+
 from .linear import Form
 
 GRID_MAX = 2 ** 41           # gridDim.x * blockDim.x <= (2**31 - 1) * 1024
+# cuda.<attr>.<axis>: what every CUDA GPU guarantees (blocks of at most (1024, 1024, 64)
+# threads, grids of at most (2**31 - 1, 65535, 65535) blocks).
+CUDA_BOUNDS = {
+    ("threadIdx", "x"): (0, 1023), ("threadIdx", "y"): (0, 1023), ("threadIdx", "z"): (0, 63),
+    ("blockDim", "x"): (1, 1024), ("blockDim", "y"): (1, 1024), ("blockDim", "z"): (1, 64),
+    ("blockIdx", "x"): (0, 2 ** 31 - 2), ("blockIdx", "y"): (0, 65534),
+    ("blockIdx", "z"): (0, 65534),
+    ("gridDim", "x"): (1, 2 ** 31 - 1), ("gridDim", "y"): (1, 65535), ("gridDim", "z"): (1, 65535),
+}
 
 
 def _single_cuda(form: Form):
@@ -39,4 +50,13 @@ def grid_idiom(atoms, form: Form) -> Form:
     return form
 
 
-__all__ = ["grid_idiom", "GRID_MAX"]
+def len_of(node):
+    """The array name `x` of `len(x)`, else None (the caller knows `len` is the builtin)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+            node.func.id == "len" and len(node.args) == 1 and \
+            isinstance(node.args[0], ast.Name) and not node.keywords:
+        return node.args[0].id
+    return None
+
+
+__all__ = ["grid_idiom", "len_of", "GRID_MAX", "CUDA_BOUNDS"]

@@ -22,30 +22,22 @@ checked (docs/checks.md): an array axis has fewer than 2**53 elements. `<<`, `>>
 from __future__ import annotations
 
 import ast
-import copy
 
 from . import names
 from .bindings import is_grid_call, walrus_targets
 from .bits import bits_form, bits_interval
 from .casts import IntegerCasts
-from .idioms import GRID_MAX, grid_idiom
+from .idioms import CUDA_BOUNDS as _CUDA_BOUNDS, GRID_MAX, grid_idiom, len_of
 from .choices import choice_form, choice_interval, choice_parts, typed_only
 from .linear import Atoms, Fact, Form, Prover
 from .loop_bounds import exact_limit, range_var_bounds
 from .not_equal import not_equal_facts
+from .form_exprs import FormExpressions
 
 WIDE = 2 ** 62               # |intermediate| below this: int64 arithmetic cannot wrap
 COMPARE_EXACT = 2 ** 53      # numba's float64 comparison of uint64 with int64 is exact below this
 SHAPE_MAX = 2 ** 53 - 1      # assumed: no axis has more elements
-# cuda.<attr>.<axis>: what every CUDA GPU guarantees (blocks of at most (1024, 1024, 64)
-# threads, grids of at most (2**31 - 1, 65535, 65535) blocks).
-_CUDA_BOUNDS = {
-    ("threadIdx", "x"): (0, 1023), ("threadIdx", "y"): (0, 1023), ("threadIdx", "z"): (0, 63),
-    ("blockDim", "x"): (1, 1024), ("blockDim", "y"): (1, 1024), ("blockDim", "z"): (1, 64),
-    ("blockIdx", "x"): (0, 2 ** 31 - 2), ("blockIdx", "y"): (0, 65534),
-    ("blockIdx", "z"): (0, 65534),
-    ("gridDim", "x"): (1, 2 ** 31 - 1), ("gridDim", "y"): (1, 65535), ("gridDim", "z"): (1, 65535),
-}
+SCALAR_MAX = 2 ** 24         # scalar parameters assumed within (aliases.py: checked at launch)
 _NEGATE = {ast.Lt: ast.GtE, ast.LtE: ast.Gt, ast.Gt: ast.LtE, ast.GtE: ast.Lt, ast.NotEq: ast.Eq,
            ast.Eq: ast.NotEq}
 _FLIP = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.Eq: ast.Eq}
@@ -56,15 +48,21 @@ def _scale(interval, k):
     return (lo, hi) if k >= 0 else (hi, lo)
 
 
-class Linearizer:
+class Linearizer(FormExpressions):
     """Index expressions -> Forms, given what the function's names are (bindings.py):
     `defs` are substituted (when exact), `constants` folded, `shapes` of shared and local arrays
     are constants, `integers` are names whose values are integers, `is_cuda` recognises the
     numba.cuda module."""
 
     def __init__(self, *, defs, constants, shapes, integers, is_cuda, choices=frozenset(),
-                 range_vars=None, casts=None):
+                 range_vars=None, casts=None, len_builtin=False, aliases=None, scalars=()):
         self.defs = defs
+        # Parameters read as integers in [-SCALAR_MAX, SCALAR_MAX] (assumed, aliases.py), and
+        # those of them the forms read.
+        self.scalars, self.scalars_read = frozenset(scalars), set()
+        integers = set(integers) | self.scalars
+        self.aliases, self.alias_axes = aliases or {}, set()    # (aliases.py)
+        self.len_builtin = len_builtin      # `len(a)` is `a.shape[0]`
         self.casts = casts or IntegerCasts(None)    # `types.uint32(0)` is the constant 0
         self.range_vars = range_vars or {}
         # Which of `min`, `max` (the builtins) and `x if c else y` get choice atoms
@@ -82,6 +80,10 @@ class Linearizer:
     # -- atoms --------------------------------------------------------------------------------
     def name_atom(self, name) -> int:
         key = ("name", name)
+        if name in self.scalars:
+            self.scalars_read.add(name)
+            return self.atoms.add(key, deps=(name,), integer=True, lower=-SCALAR_MAX,
+                                  upper=SCALAR_MAX, node=ast.Name(name, ast.Load()))
         if key in self.atoms.info or name not in self.range_vars:
             return self.atoms.add(key, deps=(name,), integer=name in self.integers,
                                   node=ast.Name(name, ast.Load()))
@@ -91,6 +93,9 @@ class Linearizer:
 
     def shape_extent(self, array: str, axis: int):
         """The extent of axis `axis` of the array named `array`, as a Form."""
+        if array in self.aliases:
+            self.alias_axes.add((array, axis))
+            array = self.aliases[array]
         shape = self.shapes.get(array)
         if shape is not None:
             return Form((), shape[axis]) if axis < len(shape) else None
@@ -133,7 +138,8 @@ class Linearizer:
         checked `//` or `%` whose divisor is a positive constant -- so it may be evaluated
         again (or not at all)."""
         return self._warpsize(node) or self._cuda_atom(node) is not None or \
-            self._constant_division(node) is not None
+            self._constant_division(node) is not None or \
+            (isinstance(node, ast.Call) and self._shape_subscript(node) is not None)
 
     def _constant_division(self, node):
         """`_sk_div_floordiv(x, TILE, ...)` (the division check of `x // TILE`) with a positive
@@ -149,6 +155,8 @@ class Linearizer:
         return ast.copy_location(ast.BinOp(node.args[0], op(), node.args[1]), node)
 
     def _shape_subscript(self, node):
+        if self.len_builtin and len_of(node) is not None:     # an array's len: its rows
+            return self.shape_extent(len_of(node), 0)
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and \
                 node.value.attr == "shape" and isinstance(node.value.value, ast.Name) and \
                 isinstance(node.slice, ast.Constant) and type(node.slice.value) is int and \
@@ -464,37 +472,5 @@ class Linearizer:
     def in_bounds(self, index: Form, extent: Form, facts):
         return self.prover.in_bounds(index, extent, facts)
 
-    # -- forms back to expressions (versioning's tests) ----------------------------------------
-    def to_expr(self, form: Form):
-        """An expression computing `form` (atoms by the expressions they came from)."""
-        out = None
-        for atom, c in form.terms:
-            term = copy.deepcopy(self.atoms[atom].node)
-            if term is None:
-                return None
-            if abs(c) != 1:
-                term = ast.BinOp(ast.Constant(abs(c)), ast.Mult(), term)
-            if out is None:
-                out = term if c > 0 else ast.UnaryOp(ast.USub(), term)
-            else:
-                out = ast.BinOp(out, ast.Add() if c > 0 else ast.Sub(), term)
-        if out is None:
-            return ast.Constant(form.const)
-        if form.const:
-            out = ast.BinOp(out, ast.Add() if form.const > 0 else ast.Sub(),
-                            ast.Constant(abs(form.const)))
-        return out
 
-    def magnitude(self, form: Form, local):
-        """An upper bound of |every partial sum| of `form` as to_expr computes it, or None."""
-        total = abs(form.const)
-        for atom, c in form.terms:
-            lo = self.atoms.bound(atom, local, False)
-            hi = self.atoms.bound(atom, local, True)
-            if lo is None or hi is None:
-                return None
-            total += abs(c) * max(abs(lo), abs(hi))
-        return total
-
-
-__all__ = ["Linearizer", "WIDE", "SHAPE_MAX", "COMPARE_EXACT"]
+__all__ = ["Linearizer", "WIDE", "SHAPE_MAX", "SCALAR_MAX", "COMPARE_EXACT"]

@@ -45,7 +45,7 @@ _MAX_OPTIONS = 4             # options of a choice's case split tried for launch
 class LaunchFact:
     """One value the host knows at a launch."""
 
-    kind: str              # "shape" | "scalar" | "block" | "grid" | "gridsize"
+    kind: str              # "shape" | "scalar" | "pyint" | "block" | "grid" | "gridsize"
     param: int | None      # the parameter's position (shape, scalar)
     name: str              # the parameter's name ("" for launch dimensions)
     axis: tuple            # (k,) for shape/block/grid; (ndim, k) for gridsize; () for scalar
@@ -53,7 +53,7 @@ class LaunchFact:
     def text(self) -> str:
         if self.kind == "shape":
             return f"{self.name}.shape[{self.axis[0]}]"
-        if self.kind == "scalar":
+        if self.kind in ("scalar", "pyint"):
             return self.name
         if self.kind in ("block", "grid"):
             return f"{'blockDim' if self.kind == 'block' else 'gridDim'}.{_AXES[self.axis[0]]}"
@@ -66,6 +66,8 @@ class LaunchFact:
             return f"args[{self.param}].shape[{self.axis[0]}]"
         if self.kind == "scalar":
             return f"_int(args[{self.param}])"
+        if self.kind == "pyint":             # a Python int only (aliases.py)
+            return f"_pyint(args[{self.param}])"
         if self.kind == "block":
             return f"block[{self.axis[0]}]"
         if self.kind == "grid":
@@ -217,8 +219,9 @@ class LaunchProver:
             if found is None:
                 continue
             seen = weakest.get(found[0].terms)
-            if seen is None or found[0].const > seen[0].const:     # the same bound, weaker
-                weakest[found[0].terms] = found
+            if seen is None or found[0].const > seen[0].const or (
+                    found[0].const == seen[0].const and found[1] and not seen[1]):
+                weakest[found[0].terms] = found     # the same bound, weaker (or as weak, pure)
         for predicate, pure in weakest.values():
             rank = (not pure, sum(f.kind in ("block", "grid", "gridsize")
                                   for _, f in predicate.terms),

@@ -189,9 +189,34 @@ def local_bounds(atoms: Atoms, facts) -> dict:
                     if hi is None or new < hi:
                         bounds[atom] = (lo, new)
                         changed = True
+        changed = _aligned(atoms, bounds) or changed
         if not changed:
             break
     return bounds
+
+
+def _aligned(atoms: Atoms, bounds: dict) -> bool:
+    """Where the facts make `x % c` zero (`if ty % 2 == 0`; index_forms.py's atom of `x % c`,
+    c > 0 a constant, x an integer atom), x is a multiple of c: its bounds round inwards to
+    multiples of c (ty <= 15 becomes ty <= 14). Python's and numba's `%` is x - c * (x // c),
+    zero exactly for multiples of c, negative ones included. Whether a bound changed."""
+    changed = False
+    for atom, (lo, hi) in list(bounds.items()):
+        if not (type(atom) is tuple and len(atom) == 4 and atom[:2] == ("term", "Mod")
+                and hi is not None and hi <= 0):
+            continue
+        left, right = atom[2], atom[3]
+        if right.terms or right.const <= 0 or left.const or len(left.terms) != 1 or \
+                left.terms[0][1] != 1 or not atoms[left.terms[0][0]].integer:
+            continue
+        x, c = left.terms[0][0], right.const
+        x_lo, x_hi = atoms.bound(x, bounds, False), atoms.bound(x, bounds, True)
+        new_lo = None if x_lo is None else -((-x_lo) // c) * c
+        new_hi = None if x_hi is None else (x_hi // c) * c
+        if (new_lo, new_hi) != (x_lo, x_hi):
+            bounds[x] = (new_lo, new_hi)
+            changed = True
+    return changed
 
 
 _MAX_SCALE = 1 << 20
