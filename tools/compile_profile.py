@@ -22,19 +22,12 @@ import os
 import pstats
 import sys
 import time
-import types
+
+from tools.fresh_function import fresh
 
 os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "0")
 os.environ["SAFEKERN_CACHE"] = "off"
 
-
-def _fresh(fn):
-    if not isinstance(fn, types.FunctionType):
-        return fn
-    copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
-                              fn.__closure__)
-    copy.__qualname__ = fn.__qualname__
-    return copy
 
 
 def _signature(args):
@@ -61,7 +54,7 @@ def _decorate(fn):
 
     if hasattr(fn, "build_for_mode"):
         return fn.build_for_mode()          # its module imported anew: decorated there
-    return safekern.jit(_fresh(fn))
+    return safekern.jit(fresh(fn))
 
 
 def measure(names, profiler=None) -> list:

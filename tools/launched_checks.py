@@ -23,7 +23,8 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import types
+
+from tools.fresh_function import fresh
 
 os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "0")
 os.environ["SAFEKERN_CACHE"] = "off"
@@ -48,14 +49,6 @@ def ptx_counts(ptx: str) -> dict:
     return counts
 
 
-def _fresh(fn):
-    if not isinstance(fn, types.FunctionType):
-        return fn
-    copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
-                              fn.__closure__)
-    copy.__qualname__ = fn.__qualname__
-    return copy
-
 
 def _launches(names):
     """(case, kernel name, function, grid, block, args): each kernel's first launch."""
@@ -75,7 +68,7 @@ def _decorate(fn):
 
     if hasattr(fn, "build_for_mode"):
         return fn.build_for_mode()
-    return safekern.jit(_fresh(fn))
+    return safekern.jit(fresh(fn))
 
 
 def measure(names, sites=False) -> list:

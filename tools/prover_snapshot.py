@@ -18,19 +18,12 @@ import json
 import os
 import re
 import sys
-import types
+
+from tools.fresh_function import fresh
 
 os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 os.environ["SAFEKERN_CACHE"] = "off"
 
-
-def _fresh(fn):
-    if not isinstance(fn, types.FunctionType):
-        return fn
-    copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
-                              fn.__closure__)
-    copy.__qualname__ = fn.__qualname__
-    return copy
 
 
 def _codes_numbered(source):
@@ -65,7 +58,7 @@ def snapshot(names=None) -> dict:
         case = cases.build(name, quick=True)
         for kname, fn in case.kernels.items():
             kernel = fn.build_for_mode() if hasattr(fn, "build_for_mode") else \
-                safekern.jit(_fresh(fn))
+                safekern.jit(fresh(fn))
             out[f"{name}.{kname}"] = kernel_snapshot(kernel)
     return out
 

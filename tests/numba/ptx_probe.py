@@ -16,7 +16,19 @@ CASES = {
     "guarded_copy": "void(float32[::1], float32[::1])",
     "row_sums": "void(float32[::1], float32[:, ::1], int64)",
     "window_sum": "void(float32[::1], float32[::1], int64, int64)",
+    "add2d": "void(float32[:, ::1], float32[:, ::1], int64, int64)",
 }
+
+
+def instructions(body: str) -> int:
+    """PTX instructions (inline asm's included), not directives, labels or comments."""
+    n = 0
+    for line in body.splitlines():
+        for piece in line.split("//")[0].split(";")[:-1]:
+            piece = piece.strip().lstrip("{").strip()
+            if piece and not piece.startswith((".", "$")):
+                n += 1
+    return n
 
 
 def summarize(ptx: str) -> dict:
@@ -24,10 +36,12 @@ def summarize(ptx: str) -> dict:
     return {
         "local": ".local" in body,
         "cas64": "atom.global.cas.b64" in body,
+        "cas64_count": body.count("atom.global.cas.b64"),
         "barrier_or": bool(re.search(r"bar\.red\.or\.pred|barrier\.red\.or|bar\.red\.popc", body)),
         "plain_bar_sync": bool(re.search(r"\bbar\.sync\b|barrier\.sync", body)),
         "calls": len(re.findall(r"\bcall(\.uni)?\b", body)),
         "lines": body.count("\n"),
+        "instructions": instructions(body),
     }
 
 

@@ -61,13 +61,31 @@ def special_register(builder, name):
     return builder.zext(builder.call(asm, []), ir.IntType(64))
 
 
+_IDS = ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z")
+
+
+def store_thread_and_block(builder, data, slot: int) -> None:
+    """The thread and block indices into slots `slot`.. of the failure buffer at `data`: one
+    inline asm (a register read and a 32-bit store each: one register, even on this path, and
+    a tenth of the LLVM IR that separate reads, extensions and stores would be). A 32-bit store
+    writes the slot's low half (little-endian); the high half of these slots is never written
+    otherwise, so it stays the zero the buffer was allocated with."""
+    stores = " ".join(f"mov.u32 %sk_id, %{reg}; st.u32 [$0+{8 * (slot + k)}], %sk_id;"
+                      for k, reg in enumerate(_IDS))
+    fnty = ir.FunctionType(ir.VoidType(), [data.type])
+    asm = ir.InlineAsm(fnty, "{ .reg .u32 %sk_id; " + stores + " }", "l,~{memory}",
+                       side_effect=True)
+    builder.call(asm, [data])
+
+
 def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, axis,
                 unsigned_bits: int = 0):
     """The cold path: set the thread's flag; the first failure on the device (a 64-bit
     compare-and-swap on slot 0) writes its index, size, axis, thread and block. `code`,
     `index`, `size` and `axis` are i64 values; bit k of `unsigned_bits` (a constant) says the
     k-th of index, size, axis came from an unsigned type, so that the host reads a uint64
-    >= 2**63 back as itself, not as a negative number (failures.UNSIGNED)."""
+    >= 2**63 back as itself, not as a negative number (failures.UNSIGNED); an i64 value
+    instead of a constant is stored as it is."""
     i64 = ir.IntType(64)
     flag_ary = context.make_array(flag_ty)(context, builder, flag)
     builder.store(ir.Constant(flag_ary.data.type.pointee, 1), flag_ary.data)
@@ -79,14 +97,13 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
         for value in (index, size, axis):
             builder.store(value, builder.gep(data, [ir.Constant(i64, slot)]))
             slot += 1
-        if unsigned_bits:
+        if isinstance(unsigned_bits, ir.Value):    # chosen at run time (emit_records)
+            builder.store(unsigned_bits,
+                          builder.gep(data, [ir.Constant(i64, failures.UNSIGNED)]))
+        elif unsigned_bits:
             builder.store(ir.Constant(i64, unsigned_bits),
                           builder.gep(data, [ir.Constant(i64, failures.UNSIGNED)]))
-        # One register read, one store: a few registers at most, even on this path.
-        for reg in ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"):
-            builder.store(special_register(builder, reg),
-                          builder.gep(data, [ir.Constant(i64, slot)]))
-            slot += 1
+        store_thread_and_block(builder, data, slot)
 
 
 def _shapes(context, builder, arr_ty, arr):
@@ -113,14 +130,53 @@ def _compare(builder, context, arr_ty, idx_ty, shapes, idx):
 
 
 def emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty):
-    """The cold branches: record each failing component. -> i1 ok (no component failed)"""
-    ok = cgutils.true_bit
+    """The cold side: the components tested in order, each failing one branching to one
+    record for the access, which records the first that fails (a later failing component
+    would lose the compare-and-swap to it anyway). One record per access, whatever its number
+    of components: less code for numba to lower and for NVVM and ptxas to compile.
+    -> i1 ok (no component failed)"""
+    if not compared:
+        return cgutils.true_bit
     i64 = ir.IntType(64)
-    for pos, axis, value, size, unsigned, bad in compared:
+    if len(compared) == 1:               # (the common case: no blocks to join)
+        pos, axis, value, size, unsigned, bad = compared[0]
         with builder.if_then(bad, likely=False):
             emit_record(context, builder, fb_ty, flag_ty, fb, flag,
-                         builder.add(code, ir.Constant(i64, pos)), value, size,
-                         ir.Constant(i64, axis), unsigned_bits=int(unsigned))
+                        builder.add(code, ir.Constant(i64, pos)), value, size,
+                        ir.Constant(i64, axis), unsigned_bits=int(unsigned))
+        return builder.not_(bad)
+    record = builder.append_basic_block("sk_record")
+    sources = []
+    for pos, axis, value, size, unsigned, bad in compared:
+        passed = builder.append_basic_block("sk_in_bounds")
+        builder.cbranch(bad, record, passed).set_weights([1, 99])
+        sources.append((builder.basic_block, pos, value, size, axis, int(unsigned)))
+        builder.position_at_end(passed)
+    done = builder.append_basic_block("sk_checked")
+    builder.branch(done)
+    builder.position_at_end(record)
+    fields = []
+    for k in range(4):                   # code offset (position), index, size, axis
+        phi = builder.phi(i64)
+        for src in sources:
+            value = src[1 + k]
+            phi.add_incoming(value if k in (1, 2) else ir.Constant(i64, value), src[0])
+        fields.append(phi)
+    unsigned = {src[5] for src in sources}
+    if len(unsigned) == 1:
+        unsigned = unsigned.pop()                    # the same for every component
+    else:
+        phi = builder.phi(i64)
+        for src in sources:
+            phi.add_incoming(ir.Constant(i64, src[5]), src[0])
+        unsigned = phi
+    pos, value, size, axis = fields
+    emit_record(context, builder, fb_ty, flag_ty, fb, flag, builder.add(code, pos), value,
+                size, axis, unsigned_bits=unsigned)
+    builder.branch(done)
+    builder.position_at_end(done)
+    ok = cgutils.true_bit
+    for *_, bad in compared:
         ok = builder.and_(ok, builder.not_(bad))
     return ok
 
@@ -183,5 +239,5 @@ def flag_clear(context, builder, flag_ty, flag):
     return builder.icmp_signed("==", value, ir.Constant(value.type, 0))
 
 
-__all__ = ["components", "plan", "special_register", "emit_record", "emit_records",
+__all__ = ["components", "plan", "special_register", "store_thread_and_block", "emit_record", "emit_records",
            "emit_checks", "select_load", "selectable", "flag_clear"]
