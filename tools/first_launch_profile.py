@@ -52,7 +52,7 @@ def step_forms(built, plan) -> list:
         user = _signature(args)
         form = dispatch.variant_for(args, (grid, block)) if dispatch.variants is not False \
             else kernel
-        free = dispatch._check_free(form)
+        free = dispatch.free(form)
         if free and not dirty and dispatch.plain_allowed():
             form = dispatch.plain()
         dirty = dirty or not free
