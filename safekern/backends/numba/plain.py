@@ -83,14 +83,14 @@ class PlainUnavailable(NumbaError):
 def _numba_own(value):
     """What numba's own kernel of the function calls where the user's names a safekern
     function: numba's build of its Python function (checked device functions have
-    `_plain_dispatcher`; a kernel called as a device function, its device function's)."""
+    `plain_dispatcher()`; a kernel called as a device function, its device function's)."""
     if isinstance(value, UncheckedFunction):
-        return value._numba
+        return value.numba_dispatcher()
     dev = device_function_of(value)
     if dev is None:
         return value
     try:
-        return dev._plain_dispatcher()
+        return dev.plain_dispatcher()
     except PlainUnavailable:
         return value
 
