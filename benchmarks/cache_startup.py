@@ -93,7 +93,7 @@ def child(variant: str, n: int, m: int, blocks: int) -> dict:
 
         info["stats"] = dict(numba_binary.STATS)
     if variant in ("cold", "warm"):
-        info["built"] = sum(k._numba is not None for k in kernels.values())
+        info["built"] = sum(k.build.numba is not None for k in kernels.values())
     return info
 
 

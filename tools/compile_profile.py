@@ -73,7 +73,7 @@ def measure(names, profiler=None) -> list:
             t0 = time.perf_counter()
             k = _decorate(fn)
             row["decorate"] = time.perf_counter() - t0
-            build = k._numba_build
+            build = k.build
             t0 = time.perf_counter()
             build.rewrite()
             row["rewrite"] = time.perf_counter() - t0
@@ -92,7 +92,7 @@ def measure(names, profiler=None) -> list:
                 from safekern.backends.numba.build import LaunchVariantBuild
                 from safekern.backends.numba.kernel import CheckedKernel
 
-                vk = CheckedKernel(k.py_func, k._sigs, k._options, parsed=k.parsed,
+                vk = CheckedKernel(k.py_func, k.sigs, k.options, parsed=k.parsed,
                                    build=LaunchVariantBuild(build))
                 t0 = time.perf_counter()
                 vk.compile_ptx(sig, cc=(9, 0))

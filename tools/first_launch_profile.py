@@ -52,14 +52,14 @@ def step_forms(built, plan) -> list:
         user = _signature(args)
         form = dispatch.variant_for(args, (grid, block)) if dispatch.variants is not False \
             else kernel
-        free = dispatch._check_free(form)
+        free = dispatch.free(form)
         if free and not dirty and dispatch.plain_allowed():
             form = dispatch.plain()
         dirty = dirty or not free
         key = (id(form), user)
         if key not in seen:
             seen.add(key)
-            out.append((kname, form, form._numba_build, user))
+            out.append((kname, form, form.build, user))
     return out
 
 

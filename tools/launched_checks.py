@@ -84,7 +84,7 @@ def measure(names, sites=False) -> list:
     rows = []
     for case, kname, fn, grid, block, args in _launches(names):
         k = _decorate(fn)
-        build = k._numba_build
+        build = k.build
         final = build.final_rewrite()
         preds = list(final.launch_predicates)
         mask = compile_mask(preds)(args, (grid, block)) if preds else 0
@@ -98,7 +98,7 @@ def measure(names, sites=False) -> list:
             plain = ptx_counts(cuda.compile_ptx(k.py_func, sig, cc=(9, 0))[0])
         run, rewrite = k, final
         if preds and mask == (1 << len(preds)) - 1 and final.launch_variant is not None:
-            run = CheckedKernel(k.py_func, k._sigs, k._options, parsed=k.parsed,
+            run = CheckedKernel(k.py_func, k.sigs, k.options, parsed=k.parsed,
                                 build=LaunchVariantBuild(build))
             rewrite = final.launch_variant
         # A launch whose kernel holds no check runs numba's own kernel (plain.py).

@@ -38,7 +38,7 @@ def _codes_numbered(source):
 
 def kernel_snapshot(kernel) -> dict:
     """The prover's decisions for one checked kernel (see the module doc)."""
-    rewritten = kernel._numba_build.final_rewrite()
+    rewritten = kernel.build.final_rewrite()
     variant = rewritten.launch_variant
     return {
         "sites": sorted([e.function, e.lineno, e.col, e.text, str(e.status), e.reason or "",

@@ -1,6 +1,8 @@
 """Run without the simulator: every numba kernel of the benchmark suite, checked (safekern.jit)
 and plain (numba.cuda.compile_ptx), compiled to PTX for sm_90 with the argument types of its
-launches (no GPU needed); prints {kernel: {"checked": PTX lines, "plain": PTX lines}} as JSON.
+launches (no GPU needed); prints {kernel: {"checked": PTX lines, "plain": PTX lines, "records":
+the checked PTX's failure records (64-bit compare-and-swaps on the failure buffer), "sites": the
+sites the checked build checks (checked, hoisted or proven only at launch)}} as JSON.
 
     python -m tests.bench.benchmarks_ptx_probe [CASE ...]
 """
@@ -28,9 +30,13 @@ def main(names):
             if kernel in out:
                 continue
             fn, sig = case.kernels[kernel], signature(args)
-            checked = safekern.jit(fn).compile_ptx(sig, cc=(9, 0))
+            kern = safekern.jit(fn)
+            checked = kern.compile_ptx(sig, cc=(9, 0))
+            sites = sum(e.status in ("checked", "hoisted", "proven at launch")
+                        for e in kern.check_report())
             plain, _ = cuda.compile_ptx(fn, sig, cc=(9, 0))
-            out[kernel] = {"checked": checked.count("\n"), "plain": plain.count("\n")}
+            out[kernel] = {"checked": checked.count("\n"), "plain": plain.count("\n"),
+                           "records": checked.count("atom.global.cas.b64"), "sites": sites}
     json.dump(out, sys.stdout)
 
 

@@ -228,7 +228,13 @@ def test_every_numba_kernel_compiles_to_ptx_checked_and_plain():
     lines = json.loads(proc.stdout)
     every = {k for name in cases.SUITE for k in cases.build(name, quick=True).kernels}
     assert set(lines) == every and len(every) == 29
-    assert all(x["checked"] > x["plain"] > 0 for x in lines.values()), lines
+    # A kernel whose report has sites the checked build checks has failure records in its PTX,
+    # one with none has none (prefix_scan's scan_block_sums: every access proven). PTX lengths
+    # say nothing here: NVVM unrolls a checked loop differently (srad_reduce's checked PTX is
+    # shorter than numba's).
+    assert all(x["checked"] > 0 and x["plain"] > 0 and (x["records"] > 0) == (x["sites"] > 0)
+               for x in lines.values()), lines
+    assert sum(x["sites"] > 0 for x in lines.values()) >= 20, lines
 
 
 def test_unknown_kernel_or_mode_is_a_clear_usage_error():

@@ -65,9 +65,9 @@ def llvm_calls(kernel, sig) -> int:
 
     from safekern.backends.numba import build as nc
 
-    kernel._build()
-    rewritten = kernel._final_rewrite()
-    fn = nc.compile_rewritten(rewritten, {n: d._build()
+    kernel.numba_dispatcher()
+    rewritten = kernel.build.final_rewrite()
+    fn = nc.compile_rewritten(rewritten, {n: d.numba_dispatcher()
                                            for n, d in rewritten.device_calls.items()})
     with nc.assume_device((9, 0)):
         cres = compiler.compile_cuda(fn, types.void, tuple(sig) + (types.int64,), cc=(9, 0))

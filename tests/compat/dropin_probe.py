@@ -47,7 +47,7 @@ def config_warning_once_per_decoration():
         @safekern.jit(debug=True, opt=True)
         def k(a):
             a[0] = 1
-        k._build()              # safekern's own cuda.jit of the rewrite stays quiet
+        k.numba_dispatcher()      # safekern's own cuda.jit of the rewrite stays quiet
     got = warned(NumbaInvalidConfigWarning, decorate_and_build)
     assert len(got) == 1, got
 
@@ -105,7 +105,7 @@ def user_name_in_numbas_output():
     # (numba's rewrites match it; cache=True files are named by the user's function and the
     # checked builds' entries keyed apart: backends/numba/disk_cache.py)
     for kernel in (named, cached):
-        fn = kernel._build().py_func
+        fn = kernel.numba_dispatcher().py_func
         assert fn.__qualname__ == kernel.__qualname__, fn.__qualname__
 
 
@@ -119,7 +119,7 @@ def inspect_types_in_user_types():
         entry_name = "_Z3foo"
         _type_annotation = "annotated"
     full = (types.float32, types.int32, types.int64)
-    foo._compiled = lambda: type("D", (), {"overloads": {full: Kernel()}})()
+    foo.surface.dispatcher = lambda: type("D", (), {"overloads": {full: Kernel()}})()
     out = io.StringIO()
     foo.inspect_types(file=out)
     assert "_Z3foo (float32, int32)\n" in out.getvalue(), out.getvalue()
@@ -140,7 +140,7 @@ def ambiguous_overloading_in_user_terms():
     ctx.refresh()
     from numba.cuda.typing.typeof import Purpose, typeof
 
-    kernel._build = lambda: type("D", (), {
+    kernel.surface.dispatcher = lambda: type("D", (), {
         "nopython_signatures": sigs, "typingctx": ctx,
         "typeof_pyval": staticmethod(lambda v: typeof(v, Purpose.argument))})()
     try:
@@ -225,7 +225,7 @@ def users_local_array_keeps_numbas_name():
     def f(loc):
         local_array = cuda.local.array(shape=(2, 3), dtype=np.uint8, alignment=16)
         loc[0] = local_array.ctypes.data
-    fn = nc.compile_rewritten(f._final_rewrite(), {})
+    fn = nc.compile_rewritten(f.build.final_rewrite(), {})
     with nc.assume_device((9, 0)):
         cres = compiler.compile_cuda(fn, types.void, (types.uint64[::1], types.int64),
                                      cc=(9, 0))
@@ -247,7 +247,7 @@ def slice_of_c_array_stays_c():
         i = cuda.grid(1)
         y = x[i:]
         out[0] = y[0]
-    fn = nc.compile_rewritten(view._final_rewrite(), {})
+    fn = nc.compile_rewritten(view.build.final_rewrite(), {})
     with nc.assume_device((9, 0)):
         cres = compiler.compile_cuda(fn, types.void, (types.int32[::1], types.int32[::1],
                                                        types.int64), cc=(9, 0))

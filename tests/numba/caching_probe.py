@@ -38,7 +38,7 @@ def numbas(kernel):
 
 @check
 def checked_build_named_as_numba_names_the_function():
-    ours, theirs = K.gather._build()._cache, numbas(K.gather)._cache
+    ours, theirs = K.gather.numba_dispatcher()._cache, numbas(K.gather)._cache
     assert ours._impl.filename_base == theirs._impl.filename_base, \
         (ours._impl.filename_base, theirs._impl.filename_base)
     assert ours.cache_path == theirs.cache_path
@@ -46,7 +46,7 @@ def checked_build_named_as_numba_names_the_function():
 
 @check
 def numbas_own_build_shares_numbas_key():
-    plain = K.add_z.dispatch.plain()._build()
+    plain = K.add_z.dispatch.plain().numba_dispatcher()
     user = (A, A)
     assert key(plain, user) == key(numbas(K.add_z), user)
     assert plain._cache._impl.filename_base == numbas(K.add_z)._cache._impl.filename_base
@@ -55,7 +55,7 @@ def numbas_own_build_shares_numbas_key():
 @check
 def checked_build_keyed_apart_from_numbas():
     full = SIG + (types.int64,)
-    ours = key(K.gather._build(), full)
+    ours = key(K.gather.numba_dispatcher(), full)
     assert ours[-1][0] == "safekern", ours
     assert ours != key(numbas(K.gather), full)
 
@@ -63,7 +63,7 @@ def checked_build_keyed_apart_from_numbas():
 @check
 def closures_keyed_by_their_values():
     full = SIG + (types.int64,)
-    assert key(K.closure3._build(), full) != key(K.closure5._build(), full)
+    assert key(K.closure3.numba_dispatcher(), full) != key(K.closure5.numba_dispatcher(), full)
 
 
 @check
@@ -71,15 +71,15 @@ def launch_variant_keyed_apart_from_the_checked_kernel():
     from safekern.backends.numba.build import LaunchVariantBuild
     from safekern.backends.numba.kernel import CheckedKernel
 
-    variant = CheckedKernel(K.gather.py_func, None, K.gather._options, parsed=K.gather.parsed,
-                            build=LaunchVariantBuild(K.gather._numba_build))
+    variant = CheckedKernel(K.gather.py_func, None, K.gather.options, parsed=K.gather.parsed,
+                            build=LaunchVariantBuild(K.gather.build))
     full = SIG + (types.int64,)
-    assert key(variant._build(), full) != key(K.gather._build(), full)
+    assert key(variant.numba_dispatcher(), full) != key(K.gather.numba_dispatcher(), full)
 
 
 @check
 def launch_config_specializations_keyed_as_their_build():
-    disp = K.gather._build()
+    disp = K.gather.numba_dispatcher()
     config = ((1, 1, 1), (32, 1, 1), 0)
     made = disp._get_launch_config_specialization(config)
     assert disp._get_launch_config_specialization(config) is made

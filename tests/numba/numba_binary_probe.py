@@ -36,7 +36,7 @@ def compile_kernel(checked, argtypes):
     from numba.cuda.codegen import CUDACodeLibrary
     from numba.cuda.dispatcher import _Kernel
 
-    dispatcher = checked._build()
+    dispatcher = checked.numba_dispatcher()
     saved = CUDACodeLibrary._ensure_cc
     CUDACodeLibrary._ensure_cc = lambda self, cc: cc if cc is not None else nb.cc_triple(CC)
     try:

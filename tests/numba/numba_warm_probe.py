@@ -81,7 +81,7 @@ def main():
     out["stats"] = dict(numba_binary.STATS)
     out["built"] = sorted(name for name in ("gather", "calls_device", "tree_reduce",
                                             "with_signature")
-                          if getattr(K, name)._numba is not None)
+                          if getattr(K, name).build.numba is not None)
     json.dump(out, sys.stdout)
 
 

@@ -52,7 +52,7 @@ def test_the_window_is_proven_with_bounded_scalars_and_copies():
 @pytest.mark.parametrize("width, holds", [(32, True), (2 ** 30, False),
                                           (np.int64(32), False), (32.0, False)])
 def test_the_bounds_hold_for_small_python_ints_only(width, holds):
-    predicates = window._numba_build.final_rewrite().launch_predicates
+    predicates = window.build.final_rewrite().launch_predicates
     args = (np.zeros(100), np.zeros(100), width, 0)
     mask = compile_mask(predicates)(args, (3, 32))
     bits = [p.text() for i, p in enumerate(predicates) if mask >> i & 1]
@@ -68,7 +68,7 @@ def test_a_window_one_short_is_checked_and_reported():
 
 def test_numpy_signed_scalars_count_on_a_gpu_only(monkeypatch):
     from safekern.backends.numba import predicates
-    predicates_of = window._numba_build.final_rewrite().launch_predicates
+    predicates_of = window.build.final_rewrite().launch_predicates
     args = (np.zeros(100), np.zeros(100), np.int32(32), np.int64(0))
     holds = lambda: compile_mask(predicates_of)(args, (3, 32)) == (1 << len(predicates_of)) - 1  # noqa: E731
     assert not holds()                      # the simulator: NumPy's int32 may wrap

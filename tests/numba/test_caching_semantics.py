@@ -95,4 +95,4 @@ def test_cache_true_kernel_runs_one_build_whatever_is_pending(kernel_module):
     mod.add_one[1, 1](r, x)
     assert r.copy_to_host()[()] == 2
     assert mod.add_one.dispatch.plain_made is not None      # numba's own build ran
-    assert mod.add_one._numba_build.numba is None              # the checked one never did
+    assert mod.add_one.build.numba is None     # the checked one never did

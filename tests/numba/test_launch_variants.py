@@ -19,8 +19,8 @@ def ran_variant(kernel) -> bool:
     variant's launches run while nothing is pending (plain.py)."""
     variants = kernel.dispatch.variants
     plain = kernel.dispatch.plain_made
-    return bool(variants) and (any(v._numba is not None for v in variants.kernels())
-                               or (plain is not None and plain._numba is not None))
+    return bool(variants) and (any(v.build.numba is not None for v in variants.kernels())
+                               or (plain is not None and plain.build.numba is not None))
 
 
 def holds(kernel):
@@ -103,7 +103,7 @@ def test_a_launch_where_some_predicates_hold_runs_a_variant_for_those():
         safekern.sync()
     assert info.value.array == "x" and info.value.index >= 12
     [partial] = variants.kernels()
-    assert partial._numba_build.subset == frozenset(
+    assert partial.build.subset == frozenset(
         p for p in variants.predicates if p.text() == "a.shape[0] >= out.shape[0]")
     source = partial.rewritten.source
     assert "_sk_load(a," not in source and "_sk_load(x," in source
@@ -184,7 +184,7 @@ def test_numba_cache_never_confuses_the_checked_kernel_with_its_variant():
     from safekern.backends.numba.build import compile_rewritten
     from safekern.backends.numba.disk_cache import rewrite_tag
 
-    main = K.scale_into._numba_build.compilable_rewrite()
+    main = K.scale_into.build.compilable_rewrite()
     assert rewrite_tag(main) != rewrite_tag(main.launch_variant)
     names = {compile_rewritten(main, {}).__qualname__,
              compile_rewritten(main.launch_variant, {}).__qualname__}

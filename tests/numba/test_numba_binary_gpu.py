@@ -322,7 +322,7 @@ def test_cache_off_and_numba_path_kernels(tmp_path, monkeypatch, no_launch_predi
         safekern.sync()
         np.testing.assert_array_equal(out.copy_to_host(), a * 5)
     assert ext.calls > 0           # numba's own launch ran the extension
-    assert mod.scale._numba is not None and mod.scale._binary is not None
+    assert mod.scale.build.numba is not None and mod.scale._binary is not None
     bad = cuda.to_device(np.zeros(16, np.float32))
     mod.scale[1, 32](bad, cuda.to_device(a[:8]), 1.0)
     with pytest.raises(safekern.BoundsError) as info:

@@ -68,8 +68,8 @@ def test_a_build_compiles_a_fresh_rewrite_with_line_numbers(tmp_path):
 
     first = _load(tmp_path, "rw_build")
     again = safekern.jit(first.k.py_func)
-    assert numba_rewrites.is_stored(again._final_rewrite())
-    again._build()
+    assert numba_rewrites.is_stored(again.build.final_rewrite())
+    again.numba_dispatcher()
     assert not numba_rewrites.is_stored(again.rewritten)
     assert again.rewritten.source == first.k.rewritten.source
     assert again.rewritten.tree.body[0].lineno == first.k.rewritten.tree.body[0].lineno > 1
@@ -77,17 +77,17 @@ def test_a_build_compiles_a_fresh_rewrite_with_line_numbers(tmp_path):
 
 def test_what_the_rewrite_depends_on_is_in_its_key(tmp_path, monkeypatch):
     base = _load(tmp_path, "rw_key_a")
-    key = kernel_key(numba_rewrites.key_fields(base.k._numba_build))
-    assert kernel_key(numba_rewrites.key_fields(base.k._numba_build)) == key
+    key = kernel_key(numba_rewrites.key_fields(base.k.build))
+    assert kernel_key(numba_rewrites.key_fields(base.k.build)) == key
     other = _load(tmp_path, "rw_key_b", n=16)            # a global constant changed
-    assert kernel_key(numba_rewrites.key_fields(other.k._numba_build)) != key
+    assert kernel_key(numba_rewrites.key_fields(other.k.build)) != key
     assert not numba_rewrites.is_stored(other.k.rewritten)
     monkeypatch.setattr(numba_rewrites, "_front_end", "0" * 64)   # safekern's front end changed
-    assert kernel_key(numba_rewrites.key_fields(base.k._numba_build)) != key
+    assert kernel_key(numba_rewrites.key_fields(base.k.build)) != key
     monkeypatch.undo()
     base.get = object()          # a name the function uses now means something unknown
     with pytest.raises(numba_rewrites._NotStorable):
-        numba_rewrites.key_fields(base.k._numba_build)
+        numba_rewrites.key_fields(base.k.build)
 
 
 def test_a_damaged_stored_rewrite_is_rewritten(tmp_path):
@@ -95,7 +95,7 @@ def test_a_damaged_stored_rewrite_is_rewritten(tmp_path):
 
     first = _load(tmp_path, "rw_damaged")
     kc = get_kernel_cache()
-    key = kernel_key(numba_rewrites.key_fields(first.k._numba_build))
+    key = kernel_key(numba_rewrites.key_fields(first.k.build))
     data = json.loads(kc.store.get(key))
     data["device_calls"] = {"_sk_dev0": "N"}             # no longer a device function
     assert kc.store.put(key, json.dumps(data).encode())

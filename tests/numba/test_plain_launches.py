@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.cudasim, pytest.mark.timeout(120)]
 
 def ran_plain(kernel) -> bool:
     plain = kernel.dispatch.plain_made
-    return plain is not None and plain._numba is not None
+    return plain is not None and plain.build.numba is not None
 
 
 def test_a_kernel_without_checks_runs_numbas_own_kernel():

@@ -57,7 +57,7 @@ def compile_rewritten(rewritten, device_impls: dict, namespace=None):
     namespace.update(parsed.closure)
     for name, value in namespace.items():
         if isinstance(value, UncheckedFunction):      # numba calls numba's own dispatcher
-            namespace[name] = value._numba
+            namespace[name] = value.numba_dispatcher()
     namespace.update(helpers_namespace())
     namespace.update(device_impls)
     code = compile(rewritten.tree, parsed.filename, "exec")

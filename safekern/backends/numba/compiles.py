@@ -14,6 +14,10 @@ checked kernel answers the same questions about every build its launches ran:
   no build keeps a binary (nor the short path a loaded kernel) from before;
 - `_launch_config_specializations`: numba's per-launch-configuration dispatchers of
   launch-configuration-sensitive kernels (numba.cuda.launchconfig), of every build.
+
+A CheckedKernel (kernel.py) has a `Compiles` and answers those names through it; the Compiles
+reads the kernel's public parts only: its forms (`forms()`), each form's Build (`build.numba`:
+numba's dispatcher, if built), surface (`surface.user`) and `launched_types()`.
 """
 from __future__ import annotations
 
@@ -22,89 +26,97 @@ from collections import Counter
 from .surface import SIMULATOR
 
 
-class NumbaCompiles:
-    """Mixin of CheckedKernel (kernel.py): see the module doc."""
+def _by_user_types(total: Counter, counts, form) -> None:
+    """numba's per-signature `counts` of `form` added to `total`, keyed by the user's types."""
+    for sig, n in counts.items():
+        total[form.surface.user(getattr(sig, "args", sig))] += n
 
-    def _kernels(self) -> list:
-        """This kernel and the builds of it made so far (launch variants, numba's own)."""
-        return self.dispatch.forms() if self.dispatch is not None else [self]
 
-    @property
+class Compiles:
+    """numba's compile record for one checked kernel and its forms (see the module doc)."""
+
+    __slots__ = ("kernel", "retired")
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+        #: (hits, misses) of launch variants a recompile dropped (made again when needed)
+        self.retired = None
+
     def stats(self):
+        kernel = self.kernel
         if SIMULATOR:
-            return self._build().stats           # (the simulator's has none: numba's error)
+            return kernel.numba_dispatcher().stats    # (the simulator's has none: numba's error)
         from numba.cuda.dispatcher import _CompileStats
 
-        retired = self.__dict__.get("_retired_stats")
+        retired = self.retired
         hits = Counter(retired[0]) if retired else Counter()
         misses = Counter(retired[1]) if retired else Counter()
-        for kernel in self._kernels():
-            numba = kernel._numba
+        for form in kernel.forms():
+            numba = form.build.numba
             if numba is None:
                 continue
-            for total, counts in ((hits, numba._cache_hits), (misses, numba._cache_misses)):
-                for sig, n in counts.items():
-                    total[kernel._user(getattr(sig, "args", sig))] += n
-        return _CompileStats(cache_path=self._build()._cache.cache_path, cache_hits=hits,
-                             cache_misses=misses)
+            _by_user_types(hits, numba._cache_hits, form)
+            _by_user_types(misses, numba._cache_misses, form)
+        return _CompileStats(cache_path=kernel.numba_dispatcher()._cache.cache_path,
+                             cache_hits=hits, cache_misses=misses)
 
-    @property
     def signatures(self) -> list:
+        kernel = self.kernel
         if SIMULATOR:
-            return list(self.overloads)
+            return list(kernel.overloads)
         found = []
-        for kernel in self._kernels():
-            for argtypes in kernel._launched_types():
-                user = kernel._user(getattr(argtypes, "args", argtypes))
-                if user not in found and argtypes not in self.__dict__.get("_failed_types", ()):
+        failed = kernel.surface.failed_types
+        for form in kernel.forms():
+            for argtypes in form.launched_types():
+                user = form.surface.user(getattr(argtypes, "args", argtypes))
+                if user not in found and argtypes not in failed:
                     found.append(user)
-        dev = self.__dict__.get("_device_function")
-        if dev is not None and dev._numba is not None:
-            for key in dev._numba.overloads:
-                user = dev._user(key)
+        dev = kernel.device_function_made
+        if dev is not None and dev.build.numba is not None:
+            for key in dev.build.numba.overloads:
+                user = dev.surface.user(key)
                 if user not in found:
                     found.append(user)
         return found
 
-    @property
-    def _launch_config_specializations(self) -> dict:
+    def launch_config_specializations(self) -> dict:
         found = {}
-        for kernel in self._kernels():
-            numba = kernel._numba
+        for form in self.kernel.forms():
+            numba = form.build.numba
             if numba is not None and not SIMULATOR:
                 found.update(numba._launch_config_specializations)
         return found
 
-    def recompile(self):
+    def recompile(self) -> None:
         """numba's `recompile()` (see the module doc)."""
-        with self._lock:
-            kernels = self._kernels()
-            plain = self.dispatch.plain_made if self.dispatch is not None else None
-            todo = [(kernel, list(kernel._launched_types())) for kernel in (self, plain)
-                    if kernel is not None]
+        kernel = self.kernel
+        with kernel.build.lock:
+            forms = kernel.forms()
+            plain = kernel.dispatch.plain_made if kernel.dispatch is not None else None
+            todo = [(form, list(form.launched_types())) for form in (kernel, plain)
+                    if form is not None]
             counters = {}
-            retired = self.__dict__.setdefault("_retired_stats", (Counter(), Counter()))
-            for kernel in kernels:
-                numba = kernel._numba
+            if self.retired is None:
+                self.retired = (Counter(), Counter())
+            for form in forms:
+                numba = form.build.numba
                 if numba is None or SIMULATOR:
                     continue
                 # numba's on-disk entries go first (the builds share numba's index file).
                 numba._cache.flush()
-                if kernel is self or kernel is plain:
-                    counters[kernel is self] = (numba._cache_hits, numba._cache_misses,
+                if form is kernel or form is plain:
+                    counters[form is kernel] = (numba._cache_hits, numba._cache_misses,
                                                 numba.targetoptions.get("extensions"))
                 else:                           # a launch variant: made again when needed
-                    for total, counts in zip(retired, (numba._cache_hits,
-                                                       numba._cache_misses)):
-                        for sig, n in counts.items():
-                            total[kernel._user(getattr(sig, "args", sig))] += n
-            self._forget_builds()
-            for kernel, argtypes in todo:
-                target = self if kernel is self else self.dispatch.plain()
-                numba = target._build()
+                    _by_user_types(self.retired[0], numba._cache_hits, form)
+                    _by_user_types(self.retired[1], numba._cache_misses, form)
+            kernel.forget_builds()
+            for form, argtypes in todo:
+                target = kernel if form is kernel else kernel.dispatch.plain()
+                numba = target.numba_dispatcher()
                 if SIMULATOR:
                     continue
-                kept = counters.get(kernel is self)
+                kept = counters.get(form is kernel)
                 if kept is not None:
                     numba._cache_hits, numba._cache_misses = kept[0], kept[1]
                     if kept[2]:                 # extensions the user added to numba's list
@@ -112,17 +124,5 @@ class NumbaCompiles:
                 for types in argtypes:
                     numba.compile(tuple(getattr(types, "args", types)))
 
-    def _forget_builds(self) -> None:
-        """Every build of this kernel made anew on its next use, from the function's names as
-        they are then (the rewrite too: it may have used a global's value)."""
-        self._numba_build.reset()
-        self.__dict__.pop("_failed_types", None)
-        if self.dispatch is not None:
-            self.dispatch.reset()
-        if self.__dict__.get("_binary", getattr(type(self), "_binary", None)) is not None:
-            from .launch import BinaryLauncher
 
-            self._binary = BinaryLauncher(self._numba_build)
-
-
-__all__ = ["NumbaCompiles"]
+__all__ = ["Compiles"]

@@ -40,12 +40,12 @@ class CheckedDeviceFunction(CheckedFunction):
         """This function with parameters bound to functions ((name, function), ...): the
         parameters are gone, the names mean the functions (see resolver.py)."""
         key = tuple((name, id(value)) for name, value in params)
-        with self._lock:
+        with self.build.lock:
             cache = self.__dict__.setdefault("_bound", {})
             hit = cache.get(key)
             if hit is None:
                 parsed = _bind_parameters(self.parsed, params)
-                bound = CheckedDeviceFunction(self.py_func, None, self._options, parsed=parsed)
+                bound = CheckedDeviceFunction(self.py_func, None, self.options, parsed=parsed)
                 bound.bound_from = self
                 hit = (bound, params)   # the functions are held: their ids stay theirs
                 cache[key] = hit
@@ -65,10 +65,12 @@ class CheckedDeviceFunction(CheckedFunction):
         # (numba's vectorize, cuda.compile or declare_device of a plain function, a plain
         # numba kernel): numba's own dispatcher of the user's function (rewritten callers
         # call the checked build by another name, see resolver.py).
-        return self._plain_dispatcher()._numba_type_
+        return self.plain_dispatcher()._numba_type_
 
-    def _plain_dispatcher(self):
-        with self._lock:
+    def plain_dispatcher(self):
+        """numba's own build of the user's function (made once), for numba's code that calls
+        it: plain.py's plain kernels, vectorize, declare_device."""
+        with self.build.lock:
             plain = self.__dict__.get("_plain")
             if plain is None:
                 if self.__dict__.get("_plain_making"):
@@ -85,19 +87,19 @@ class CheckedDeviceFunction(CheckedFunction):
         # one is known, so recursion finds it; with signatures numba compiles at once: before).
         # A check-free function loses nothing there: no warning.
         fn, swap = plain_function(self.py_func, deferred=True)
-        eager = self._sigs is not None and not SIMULATOR
+        eager = self.sigs is not None and not SIMULATOR
         if eager:
             swap()
         plain = self.__dict__["_plain"] = plain_build(
-            fn, self.__qualname__, self._sigs, supported_options(self._options), SIMULATOR,
-            warn=not check_free(self._final_rewrite()))
+            fn, self.__qualname__, self.sigs, supported_options(self.options), SIMULATOR,
+            warn=not check_free(self.build.final_rewrite()))
         if not eager:
             swap()
         return plain
 
     def _host_dispatcher(self):
         if not SIMULATOR:
-            return self._build()
+            return self.numba_dispatcher()
         host = self.__dict__.get("_host")
         if host is None:
             host = self.__dict__["_host"] = cuda.jit(device=True)(self.py_func)

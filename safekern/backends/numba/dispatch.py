@@ -172,10 +172,11 @@ class LaunchDispatch:
         free = self._free[form] = check_free(self._builds[form].final_rewrite())
         return free
 
-    def free(self) -> bool:
-        """The kernel itself holds no check."""
-        free = self._free.get(self.kernel)
-        return self._check_free(self.kernel) if free is None else free
+    def free(self, form=None) -> bool:
+        """`form` (a form of the kernel; the kernel itself by default) holds no check."""
+        form = self.kernel if form is None else form
+        free = self._free.get(form)
+        return self._check_free(form) if free is None else free
 
     def plain_allowed(self) -> bool:
         """Nothing but this kernel's own code decides what its launches run (no hook on

@@ -16,7 +16,7 @@ from __future__ import annotations
 from numba import cuda
 
 from ...report import CheckReport
-from .compiles import NumbaCompiles
+from .compiles import Compiles
 from .configured import compile_for_args, mark_launch_config_sensitive
 from .device import current_source
 from .device_function import CheckedDeviceFunction
@@ -25,24 +25,31 @@ from .function import CheckedFunction
 from .launch import BinaryLauncher
 from .launching import ForAll, Launch, launch_through_numba
 from .plain import COMPILE_ERRORS, PlainBuild
-from .surface import SIMULATOR, HiddenArgument, UserExtensions
+from .surface import SIMULATOR, DispatcherSurface, HiddenArgument, UserExtensions, hidden_types
 
 
-class CheckedKernel(NumbaCompiles, CheckedFunction):
+class CheckedKernel(CheckedFunction):
+    """A checked kernel (see the module doc). It has a launch dispatcher (`dispatch`), a
+    surface for numba's questions (`surface`, function.py) and the record of its compiles
+    (`compiles`, compiles.py: stats, signatures, recompile)."""
+
     _binary = None       # launch.BinaryLauncher: cached cubins, launched directly
     _checked = True      # its launches may record failures (not numba's own kernel)
-    #: The launch dispatcher (dispatch.py) of a kernel the user holds; None for the other forms
-    #: of one (a launch variant, numba's own kernel), which `main` names.
-    dispatch = None
+    _marks_hidden = False     # launches pass HiddenArgument (the kernel has extensions)
+    _device_function = None   # this kernel as a device function, once a kernel called it
+    #: The kernel the user holds, for the other forms of one (a launch variant, numba's own).
     main = None
 
     def __init__(self, pyfunc, sigs, options, parsed=None, specialized=False, build=None):
         super().__init__(pyfunc, sigs, options, parsed, specialized, build)
+        self._nparams = len(self.parsed.tree.args.args)
+        # A kernel with *args takes the buffer first (numba launches it).
+        self._hidden_first = self.build.hidden_first
         if not SIMULATOR and not self._hidden_first:
-            self._binary = BinaryLauncher(self._numba_build)
+            self._binary = BinaryLauncher(self.build)
         if build is None:
             self.dispatch = LaunchDispatch(
-                self, self._numba_build, self.__dict__, make_kernel=self._form,
+                self, self.build, self.__dict__, make_kernel=self._form,
                 make_plain=lambda: PlainKernel(self), hidden_first=self._hidden_first,
                 nparams=self._nparams)
             # kernel.select(args, config): what a launch runs (dispatch.py).
@@ -54,7 +61,23 @@ class CheckedKernel(NumbaCompiles, CheckedFunction):
             eager_plain = build is None and self.dispatch.eager_plain()
             if not eager_plain and (self._binary is None or
                                     not self._binary.prepare_signatures()):
-                self._build()
+                self.numba_dispatcher()
+
+    def make_surface(self) -> DispatcherSurface:
+        return DispatcherSurface(self.numba_dispatcher, hidden=hidden_types(False),
+                                 device=False, launched=self._question_types,
+                                 route=self._route)
+
+    _compiles = None
+
+    @property
+    def compiles(self) -> Compiles:
+        """What numba's dispatcher says of the kernel's compiles (compiles.py), made when first
+        asked."""
+        compiles = self._compiles
+        if compiles is None:
+            compiles = self._compiles = Compiles(self)
+        return compiles
 
     def __safekern_device_function__(self):
         return self.device_function()
@@ -62,27 +85,40 @@ class CheckedKernel(NumbaCompiles, CheckedFunction):
     _hooks = True
     _hooked = None            # the numba dispatcher the kernel's hooks are on
 
-    def _build(self):
+    def numba_dispatcher(self):
         """numba's dispatcher of the kernel (its Build builds it), with the kernel's hooks on
         it: a launch numba compiles calls the kernel's own _compile_for_args (a hook the user
         sets on the kernel sees it), and decoration's extensions apply to the user's
         arguments only."""
-        numba = self._numba_build.dispatcher()
+        numba = self.build.dispatcher()
         if numba is not None and self._hooked is not numba and self._hooks and not SIMULATOR:
             self._hooked = numba
             kernel = self
             numba._compile_for_args = lambda *a, **kw: kernel._compile_for_args(*a, **kw)
-            if self._options.get("extensions"):
+            if self.options.get("extensions"):
                 self._mark_hidden()
                 UserExtensions.installed(numba.extensions)
         return numba
 
     def _form(self, build) -> "CheckedKernel":
         """Another form of this kernel (a launch variant): `build` compiled."""
-        form = CheckedKernel(self.py_func, self._sigs, self._options, parsed=self.parsed,
-                             specialized=self._specialized, build=build)
+        form = CheckedKernel(self.py_func, self.sigs, self.options, parsed=self.parsed,
+                             specialized=self.specialized, build=build)
         form.main = self
         return form
+
+    def forms(self) -> list:
+        """This kernel and the forms of it made so far (launch variants, numba's own)."""
+        return self.dispatch.forms() if self.dispatch is not None else [self]
+
+    def launched_types(self) -> list:
+        """The argument type tuples (hidden ones included) this form was compiled for."""
+        binary = self._binary
+        found = list(binary.compiled_types()) if binary is not None else []
+        numba = self.build.numba
+        if numba is not None and not SIMULATOR:
+            found += [k for k in numba.overloads if k not in found]
+        return found
 
     # -- launching the form the dispatcher selected --------------------------------------------
     def launch(self, args: tuple, launch, source=None) -> None:
@@ -96,9 +132,9 @@ class CheckedKernel(NumbaCompiles, CheckedFunction):
                 "_compile_for_args" not in (self.main or self).__dict__ and \
                 binary.launch(launch.config, args, source):
             return
-        numba_kernel = self._numba_build.numba
+        numba_kernel = self.build.numba
         if numba_kernel is None or (self._hooked is not numba_kernel and not SIMULATOR):
-            numba_kernel = self._build()
+            numba_kernel = self.numba_dispatcher()
         source = current_source()
         if SIMULATOR:
             run = numba_kernel[launch.config]
@@ -110,7 +146,7 @@ class CheckedKernel(NumbaCompiles, CheckedFunction):
                 numba_kernel.call(full_args, launch)
         try:
             launch_through_numba(source, args, run, self._with_buffer(args, source.argument),
-                                 checked=self._checked, debug=bool(self._options.get("debug")))
+                                 checked=self._checked, debug=bool(self.options.get("debug")))
         except TypeError as err:
             if not SIMULATOR and str(err).startswith("Ambiguous overloading"):
                 self._explain_ambiguous(args)      # raises numba's, in user's terms
@@ -121,85 +157,144 @@ class CheckedKernel(NumbaCompiles, CheckedFunction):
         binary = self._binary
         if binary is not None and binary.forall(*forall, args):
             return
-        numba_kernel = self._build()
+        numba_kernel = self.numba_dispatcher()
         source = current_source()
         launch_through_numba(source, args, numba_kernel.forall(*forall),
                              self._with_buffer(args, source.argument), checked=self._checked,
-                             debug=bool(self._options.get("debug")))
+                             debug=bool(self.options.get("debug")))
 
-    def _numba_path_only(self) -> None:
+    @property
+    def extensions(self) -> list:
+        """The kernel's extensions, as numba's list: what a user appends applies to later
+        launches, which then take numba's launch path (the one that calls extensions: no
+        short path, one kernel). numba hands every argument to them; the hidden one is kept
+        from them (see surface.UserExtensions)."""
         self._binary = None
         if self.dispatch is not None:
             self.dispatch.numba_only()      # one kernel the extensions apply to
+        numba_list = self.numba_dispatcher().extensions
+        if SIMULATOR or numba_list is None:
+            return numba_list
+        self._mark_hidden()
+        return UserExtensions.installed(numba_list).extensions
 
     def _mark_hidden(self) -> None:
         self._marks_hidden = True
         if self.dispatch is not None:
             self.dispatch.marks_hidden = True
 
-    # -- numba's answers for the launches that ran numba's own kernel --------------------------
-    def _compiled(self):
-        dispatcher = super()._compiled()
-        plain = self.dispatch.plain_made if self.dispatch is not None else None
-        if plain is not None:            # launches that ran numba's own kernel
-            for argtypes in plain.launched_user_types():
-                self._ensure_launched(dispatcher, self._full(argtypes))
-        return dispatcher
+    def _with_buffer(self, args: tuple, buffer) -> tuple:
+        if self._marks_hidden:
+            buffer = HiddenArgument(buffer)
+        return (buffer,) + args if self._hidden_first else args + (buffer,)
 
-    def _by_signature(self, method: str, signature=None, **kw):
+    def forget_builds(self) -> None:
+        """Every build of this kernel made anew on its next use, from the function's names as
+        they are then (the rewrite too: it may have used a global's value): a recompile."""
+        self.build.reset()
+        self.surface.failed_types.clear()
+        if self.dispatch is not None:
+            self.dispatch.reset()
+        if self._binary is not None:
+            self._binary = BinaryLauncher(self.build)
+
+    # -- numba's answers, for the launches that ran each form -----------------------------------
+    def _question_types(self) -> list:
+        """The full argument types numba's dispatcher needs overloads for before it answers:
+        those the short path launched, and those the other forms' launches ran (a launch
+        variant's or numba's own kernel's: numba's answers are for this kernel)."""
+        binary = self._binary
+        found = list(binary.compiled_types()) if binary is not None else []
+        dispatch = self.dispatch
+        if dispatch is not None:
+            if dispatch.variants:
+                for variant in dispatch.variants.kernels():
+                    found += variant.launched_types()
+            plain = dispatch.plain_made
+            if plain is not None:            # launches that ran numba's own kernel
+                found += [self.surface.full(t) for t in plain.launched_user_types()]
+        return found
+
+    def _route(self, user_types):
+        """The surface of the form whose code numba's inspect_* describe for these argument
+        types: numba's own kernel's when the launches ran it (dispatch.inspected), else None."""
         if self.dispatch is None:
-            return super()._by_signature(method, signature, **kw)
-        if signature is not None:
-            full = self._full(signature)
-            target = self.dispatch.inspected(self._user(getattr(full, "args", full)))
-            if target is not None:
-                return target._by_signature(method, signature, **kw)
-            return super()._by_signature(method, signature, **kw)
-        answer = super()._by_signature(method, None, **kw)
-        if isinstance(answer, dict):
-            plain_answer = None
-            for user in list(answer):
-                target = self.dispatch.inspected(tuple(user))
-                if target is not None:
-                    if plain_answer is None:
-                        plain_answer = target._by_signature(method, None, **kw)
-                    answer[user] = plain_answer.get(user, answer[user])
+            return None
+        target = self.dispatch.inspected(user_types)
+        return target.surface if target is not None else None
+
+    @property
+    def overloads(self) -> dict:
+        """The compiled kernels, keyed by the user's argument types."""
+        answer = self.surface.overloads()
+        if SIMULATOR:
+            return answer
+        # A kernel that other kernels call is compiled as a device function too: numba keeps
+        # those compilations in the same dispatcher, so its overloads show them as well.
+        dev = self._device_function
+        if dev is not None and dev.build.numba is not None:
+            for key, value in dev.build.numba.overloads.items():
+                answer.setdefault(dev.surface.user(key), value)
         return answer
 
+    def _explain_ambiguous(self, args) -> None:
+        """numba's TypeError for arguments that fit two signatures equally well (numba's
+        dispatcher's name for it), in the user's terms."""
+        self.surface.explain_ambiguous(self.py_func, args)
+
+    # -- what numba's dispatcher says of its compiles (compiles.py) ----------------------------
+    @property
+    def stats(self):
+        return self.compiles.stats()
+
+    @property
+    def signatures(self) -> list:
+        return self.compiles.signatures()
+
+    @property
+    def _launch_config_specializations(self) -> dict:
+        # (numba's dispatcher's attribute, which numba-cuda's own tests read)
+        return self.compiles.launch_config_specializations()
+
+    def recompile(self):
+        """numba's `recompile()` (compiles.py)."""
+        self.compiles.recompile()
+
+    # -- launching ----------------------------------------------------------------------------
     def __getitem__(self, launch_config):
         return Launch(self, launch_config)
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
         return ForAll(self, ntasks, tpb, stream, sharedmem)
 
-    def _with_buffer(self, args: tuple, buffer) -> tuple:
-        if self._marks_hidden:
-            buffer = HiddenArgument(buffer)
-        return (buffer,) + args if self._hidden_first else args + (buffer,)
-
     def device_function(self) -> "CheckedDeviceFunction":
         """This kernel as a device function (a kernel calling it compiles it as one, as numba
         does); its accesses are checked and reported under its name."""
-        with self._lock:
-            dev = self.__dict__.get("_device_function")
+        with self.build.lock:
+            dev = self._device_function
             if dev is None:
-                options = {k: v for k, v in self._options.items() if k != "link"}
-                dev = CheckedDeviceFunction(self.py_func, None, options, parsed=self.parsed)
-                self.__dict__["_device_function"] = dev
+                options = {k: v for k, v in self.options.items() if k != "link"}
+                dev = self._device_function = CheckedDeviceFunction(
+                    self.py_func, None, options, parsed=self.parsed)
             return dev
+
+    @property
+    def device_function_made(self):
+        """This kernel as a device function if a kernel called it, else None."""
+        return self._device_function
 
     def __call__(self, *args, **kwargs):
         # numba's own message for a kernel launched without a configuration.
-        return self._build()(*args, **kwargs)
+        return self.numba_dispatcher()(*args, **kwargs)
 
     def _compile_for_args(self, *args, **kws):
         """numba's dispatcher calls this when a launch needs a compile (its launch
         configuration current: numba.cuda.launchconfig); a hook on it sees each one."""
         assert not kws
-        return compile_for_args(self._build, self._nparams, args)
+        return compile_for_args(self.numba_dispatcher, self._nparams, args)
 
     def mark_launch_config_sensitive(self):
-        mark_launch_config_sensitive(self, self._numba)
+        mark_launch_config_sensitive(self, self.build.numba)
 
 
 class PlainKernel(CheckedKernel):
@@ -212,9 +307,8 @@ class PlainKernel(CheckedKernel):
 
     def __init__(self, main: CheckedKernel):
         self.main = main
-        super().__init__(main.py_func, main._sigs, main._options, parsed=main.parsed,
-                         specialized=main._specialized,
-                         build=PlainBuild(main._numba_build))
+        super().__init__(main.py_func, main.sigs, main.options, parsed=main.parsed,
+                         specialized=main.specialized, build=PlainBuild(main.build))
 
     _hooks = False            # numba's own kernel: numba's own compile, numba's extensions
 
@@ -247,19 +341,14 @@ class PlainKernel(CheckedKernel):
             raise err from None
         self.main.dispatch.plain_failed(err)
 
+    def make_surface(self) -> DispatcherSurface:
+        # numba's own kernel has no hidden parameter: the user's signatures are its own.
+        return DispatcherSurface(self.numba_dispatcher, hidden=(), device=False,
+                                 launched=self._question_types)
+
     def launched_user_types(self) -> list:
         """The argument type tuples its launches ran (it has no hidden argument)."""
-        return [tuple(getattr(t, "args", t)) for t in self._launched_types()]
-
-    def _full(self, signature):
-        if isinstance(signature, str):
-            from numba.cuda.core.sigutils import normalize_signature
-
-            return tuple(normalize_signature(signature)[0])
-        return signature if hasattr(signature, "args") else tuple(signature)
-
-    def _user(self, full_args) -> tuple:
-        return tuple(full_args)
+        return [tuple(getattr(t, "args", t)) for t in self.launched_types()]
 
     def _with_buffer(self, args: tuple, buffer) -> tuple:
         return args

@@ -70,11 +70,13 @@ def _code_digest(code) -> str:
     return h.hexdigest()
 
 
-def _code_names(code) -> set:
+def code_names(code) -> set:
+    """The global names a code object reads, its nested functions' included (what a cache key
+    describes; what plain.py swaps for numba's own functions)."""
     names = set(code.co_names)
     for const in code.co_consts:
         if isinstance(const, pytypes.CodeType):
-            names |= _code_names(const)
+            names |= code_names(const)
     return names
 
 
@@ -184,7 +186,7 @@ def _function_key(fn, depth):
                 pass
     glob = fn.__globals__
     found = {}
-    for name in sorted(_code_names(code) | set(code.co_freevars)):
+    for name in sorted(code_names(code) | set(code.co_freevars)):
         if name in scope:
             found[name] = describe_value(scope[name], depth + 1)
         elif name in glob:

@@ -1,8 +1,8 @@
 """Launching a checked kernel: `kernel[griddim, blockdim, ...](*args)` and `forall`.
 
-numba-cuda's shape: `kernel[config]` is a configured launch, its configuration checked (numba's
-errors) and warned about (numba's low-occupancy warning) there, as numba's
-`_LaunchConfiguration` does; calling it asks the kernel's dispatcher what to launch
+numba-cuda's shape: `kernel[config]` is a configured launch (`Launch`, numba's
+`_LaunchConfiguration`: what it shows numba's code and the user), its configuration checked
+(numba's errors) and warned about (numba's low-occupancy warning) there, as numba's does; calling it asks the kernel's dispatcher what to launch
 (`kernel.select(args, config)`, dispatch.py: race check -> launch variant -> plain launch) and
 launches that form (`form.launch`, kernel.py: the short path of launch.py, else numba's own
 launch, `launch_through_numba` here).
@@ -17,14 +17,22 @@ from ... import runtime
 from ...errors import SafekernError, for_user
 from ...memo import BoundedMemo
 from . import sync as numba_sync
-from .configured import LaunchConfigSurface
+from .pickling import reduce_launch
 from .surface import SIMULATOR, numba_errors_in_user_terms
 
 
-class Launch(LaunchConfigSurface):
-    """`kernel[griddim, blockdim(, stream(, sharedmem))]` (configured.py: what it shows numba
-    and the user). `pre_launch_callbacks`: callables of (kernel, launch config) run just before
-    each launch; such a launch is numba's own, which calls them."""
+class Launch:
+    """`kernel[griddim, blockdim(, stream(, sharedmem))]`, numba's `_LaunchConfiguration`:
+    `pre_launch_callbacks` are callables of (kernel, launch config) run just before each
+    launch (such a launch is numba's own, which calls them).
+
+    numba hands its launch configuration to code that runs while a launch compiles the kernel
+    (`numba.cuda.launchconfig.current_launch_config()`: rewrites and hooks that specialise a
+    kernel for its launch, as cuda.coop does) and to pre-launch callbacks. A checked kernel's
+    launch that numba compiles or launches passes this object to numba's dispatcher
+    (`CUDADispatcher.call(args, launch)`), so that code sees the user's kernel as `dispatcher`,
+    the dimensions as numba normalises them, and the launch's arguments.
+    """
 
     __slots__ = ("kernel", "config", "callbacks", "_normalised",
                  "_kernel_launch_config_sensitive")
@@ -56,6 +64,64 @@ class Launch(LaunchConfigSurface):
             form.launch(args, self, source)
         except SafekernError as exc:
             raise for_user(exc)       # a launch's error (a race): the message says where
+
+    # -- what numba's _LaunchConfiguration shows ----------------------------------------------
+    @property
+    def dispatcher(self):
+        return self.kernel
+
+    def _dims(self):
+        dims = self._normalised
+        if dims is None:
+            from numba.cuda.errors import normalize_kernel_dimensions
+
+            dims = self._normalised = normalize_kernel_dimensions(*self.config[:2])
+        return dims
+
+    @property
+    def griddim(self):
+        return self._dims()[0]
+
+    @property
+    def blockdim(self):
+        return self._dims()[1]
+
+    @property
+    def stream(self):
+        stream = self.config[2] if len(self.config) > 2 else 0
+        if SIMULATOR:
+            return stream
+        from numba.cuda.cudadrv import driver
+
+        return driver._to_core_stream(stream)
+
+    @property
+    def sharedmem(self):
+        return self.config[3] if len(self.config) > 3 else 0
+
+    # -- numba's protocol: the launch's arguments, thread-local while it runs ---------------------
+    @property
+    def args(self):
+        from numba.cuda.cext import _dispatcher
+
+        return _dispatcher.get_current_launch_args()
+
+    def _push_args(self, args):
+        from numba.cuda.cext import _dispatcher
+
+        return _dispatcher.swap_current_launch_args(args)
+
+    def _pop_args(self, prev):
+        from numba.cuda.cext import _dispatcher
+
+        _dispatcher.swap_current_launch_args(prev)
+
+    def _is_kernel_launch_config_sensitive(self):
+        """Whether the compilation under way was marked launch-configuration sensitive."""
+        return bool(self._kernel_launch_config_sensitive)
+
+    def __reduce__(self):
+        return reduce_launch(self)
 
 
 def launch_through_numba(source, args, launch, launch_args, checked=True,

@@ -29,6 +29,7 @@ from numba.cuda.core.errors import NumbaError
 from ...errors import UncheckedWarning
 from ...frontend.python.pipeline import RewrittenFunction
 from .build import DerivedBuild, supported_options
+from .keys import code_names
 from .options import quiet_config_warnings
 from .resolver import device_function_of
 from .surface import SIMULATOR, numba_errors_in_user_terms
@@ -66,14 +67,6 @@ class _PlainRewrite(RewrittenFunction):
         return "# numba's own kernel (safekern plain launch)\n" + ast.unparse(self.tree)
 
 
-def _code_names(code) -> set:
-    found = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, pytypes.CodeType):
-            found |= _code_names(const)
-    return found
-
-
 class PlainUnavailable(NumbaError):
     """numba's own build of a function is being made already (recursion with signatures,
     which numba compiles at once): not available; the value stays, and a compile that needs it
@@ -83,14 +76,14 @@ class PlainUnavailable(NumbaError):
 def _numba_own(value):
     """What numba's own kernel of the function calls where the user's names a safekern
     function: numba's build of its Python function (checked device functions have
-    `_plain_dispatcher`; a kernel called as a device function, its device function's)."""
+    `plain_dispatcher()`; a kernel called as a device function, its device function's)."""
     if isinstance(value, UncheckedFunction):
-        return value._numba
+        return value.numba_dispatcher()
     dev = device_function_of(value)
     if dev is None:
         return value
     try:
-        return dev._plain_dispatcher()
+        return dev.plain_dispatcher()
     except PlainUnavailable:
         return value
 
@@ -114,7 +107,7 @@ def plain_function(py_func, deferred: bool = False):
     fn.__module__ = py_func.__module__
 
     def swap():
-        for name in _code_names(py_func.__code__):
+        for name in code_names(py_func.__code__):
             if name in scope:
                 scope[name] = _numba_own(scope[name])
         for cell, original in zip(cells or (), closure or ()):

@@ -22,7 +22,7 @@ def specialised(function, param_facts: tuple):
     """`function` (a CheckedDeviceFunction) rewritten for `param_facts`, or `function` itself
     if that changes nothing."""
     cls = type(function)
-    with function._lock:
+    with function.build.lock:
         cache = function.__dict__.setdefault("_specialised", {})
         hit = cache.get(param_facts)
         if hit is None:
@@ -31,8 +31,8 @@ def specialised(function, param_facts: tuple):
             cache[param_facts] = function
             build = SpecialisedBuild(function.parsed, param_facts, name=function.__qualname__,
                                      py_func=function.py_func, device=True,
-                                     options=function._options, sigs=None, specialized=False)
-            special = cls(function.py_func, None, function._options, parsed=function.parsed,
+                                     options=function.options, sigs=None, specialized=False)
+            special = cls(function.py_func, None, function.options, parsed=function.parsed,
                           build=build)
             special.specialised_from = function
             same = special.rewritten.source == function.rewritten.source and all(
@@ -53,7 +53,7 @@ def _callee_entries(rewritten, own_entries, seen_ids) -> dict:
     todo = list(rewritten.device_calls.values())
     while todo:
         fn = todo.pop(0)
-        if id(fn) in seen_ids or not hasattr(fn, "_own_entries"):
+        if id(fn) in seen_ids or not hasattr(fn, "own_report_entries"):
             continue
         seen_ids.add(id(fn))
         for e in own_entries(fn):
@@ -69,7 +69,7 @@ def callee_entries(kernel) -> list:
     """The report entries of the checked device functions a kernel calls, each site once: a
     site checked in the checked kernel's callee but proven in its launch variant's
     (specialised for facts its launch predicates prove) is "proven at launch"."""
-    own = type(kernel)._own_entries
+    own = type(kernel).own_report_entries
     checked = _callee_entries(kernel.rewritten, own, {id(kernel)})
     variant = kernel.rewritten.launch_variant
     if variant is None:

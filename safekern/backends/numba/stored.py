@@ -205,7 +205,7 @@ def _pack_calls(parsed, device_calls) -> dict:
                   is base]
         if not holder:
             raise _NotStorable(f"device function {dev!r} is not held by a global name")
-        facts = dev._numba_build.param_facts if base is not dev else None
+        facts = dev.__safekern_build__().param_facts if base is not dev else None
         calls[name] = holder[0] if facts is None else \
             [holder[0], [[f.param, f.axis, f.extent, f.exact] for f in facts]]
     return calls

@@ -4,8 +4,13 @@ numba compiles the *rewritten* function, whose parameters end with safekern's hi
 kernel's failure-buffer address; a device function's buffer and thread flag). Everything a user
 asks numba's dispatcher by signature (`inspect_asm(sig)`, `get_regs_per_thread(sig)`,
 `overloads[sig]`, ...) and everything it answers keyed by signature is translated here, so a
-checked kernel answers as numba's dispatcher of the user's function would. Launch
-configurations and argument counts are checked where numba checks them, with numba's words.
+checked kernel answers as numba's dispatcher of the user's function would.
+
+A checked function (function.py) *has* a `DispatcherSurface` and delegates numba's questions to
+it by name; the surface knows the function only through what it is given: numba's dispatcher
+of it (`dispatcher()`), its hidden parameters' types, the argument types its launches ran
+(`launched()`: those need an overload before numba's answers are complete) and, for a kernel,
+which other form of it ran for given argument types (`route`: numba's own kernel, plain.py).
 """
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ from numba.cuda.core import config as _numba_config
 #: reading of it.
 SIMULATOR = bool(_numba_config.ENABLE_CUDASIM)
 
+
 def hidden_types(device: bool) -> tuple:
     from numba.cuda import types
 
@@ -27,25 +33,30 @@ def hidden_types(device: bool) -> tuple:
 
 
 class DispatcherSurface:
-    """Mixin of checked kernels and device functions (see the module doc)."""
+    """numba's dispatcher questions about one checked function, in the user's terms.
 
-    device = False
-    _specialized = False
+    `dispatcher()`: numba's dispatcher of the rewritten function (built on first call);
+    `hidden`: the types of its hidden parameters (none for numba's own kernel of the function);
+    `device`: a device function; `launched()`: the full argument-type tuples its launches ran
+    (they get an overload before numba's answers); `route(user_types)`: the surface of the form
+    whose code the launches with these argument types ran, or None (this one).
+    """
 
-    # numba's dispatcher answers these for its function (numba's own code reads them of a
-    # dispatcher it is handed, e.g. compile_subroutine, or jit of a jitted function).
-    @property
-    def __code__(self):
-        return self.py_func.__code__
+    __slots__ = ("dispatcher", "hidden", "device", "launched", "route", "failed_types")
 
-    @property
-    def __defaults__(self):
-        return self.py_func.__defaults__
+    def __init__(self, dispatcher, *, hidden: tuple, device: bool, launched=None, route=None):
+        self.dispatcher = dispatcher
+        self.hidden = hidden
+        self.device = device
+        self.launched = launched
+        self.route = route
+        #: argument types whose compile failed (numba's TypingError): not compiled again
+        self.failed_types: set = set()
 
     # -- signatures: the user's <-> the rewritten function's ------------------------------------
-    def _full(self, signature):
+    def full(self, signature):
         """The rewritten function's signature for a user's (tuple, list, Signature, string)."""
-        hidden = hidden_types(self.device)
+        hidden = self.hidden
         if isinstance(signature, str):
             from numba.cuda.core.sigutils import normalize_signature
 
@@ -55,26 +66,23 @@ class DispatcherSurface:
             return signature.replace(args=tuple(signature.args) + hidden)
         return tuple(signature) + hidden
 
-    def _user(self, full_args) -> tuple:
-        return tuple(full_args)[:-len(hidden_types(self.device))]
+    def user(self, full_args) -> tuple:
+        """The user's argument types of the rewritten function's (`full_args`)."""
+        full_args = tuple(full_args)
+        return full_args[:len(full_args) - len(self.hidden)]
 
-    def _compiled(self):
+    # -- numba's dispatcher, compiled for what the launches ran ------------------------------
+    def compiled(self):
         """numba's dispatcher, with an overload for every argument type tuple this function was
-        launched with (a launch from the kernel cache compiles nothing in numba)."""
-        dispatcher = self._build()
-        binary = getattr(self, "_binary", None)
-        launched = list(binary.compiled_types()) if binary is not None else []
-        # A launch that ran the launch variant compiled the variant, not this kernel: numba's
-        # answers (overloads, inspect_*) are for this kernel, for the same argument types.
-        dispatch = getattr(self, "dispatch", None)
-        if dispatch is not None and dispatch.variants:
-            for variant in dispatch.variants.kernels():
-                launched += variant._launched_types()
-        for argtypes in launched:
-            self._ensure_launched(dispatcher, argtypes)
+        launched with (a launch from the kernel cache compiles nothing in numba; a launch that
+        ran a launch variant compiled the variant, but numba's answers are for this kernel)."""
+        dispatcher = self.dispatcher()
+        if self.launched is not None:
+            for argtypes in self.launched():
+                self.ensure_launched(dispatcher, argtypes)
         return dispatcher
 
-    def _ensure_launched(self, dispatcher, full_args):
+    def ensure_launched(self, dispatcher, full_args):
         """An overload for argument types a launch had. A launch whose compile failed (numba's
         launch raised numba's error, a TypingError for types no signature takes) left no
         overload in numba's dispatcher either: those types are skipped, and not compiled again
@@ -82,7 +90,7 @@ class DispatcherSurface:
         from numba.cuda.core.errors import NumbaError
 
         key = tuple(getattr(full_args, "args", full_args))
-        failed = self.__dict__.setdefault("_failed_types", set())
+        failed = self.failed_types
         if key in failed:
             return
         # A compile made only to answer a question is no launch's: numba's stats keep out of
@@ -91,7 +99,7 @@ class DispatcherSurface:
                                            getattr(dispatcher, "_cache_misses", None))
                   if c is not None]
         try:
-            self._ensure(dispatcher, key)
+            self.ensure(dispatcher, key)
         except NumbaError:
             failed.add(key)
         finally:
@@ -99,16 +107,7 @@ class DispatcherSurface:
                 counter.clear()
                 counter.update(before)
 
-    def _launched_types(self) -> list:
-        """The argument type tuples (hidden ones included) this kernel was compiled for."""
-        binary = getattr(self, "_binary", None)
-        found = list(binary.compiled_types()) if binary is not None else []
-        numba = self._numba
-        if numba is not None and not SIMULATOR:
-            found += [k for k in numba.overloads if k not in found]
-        return found
-
-    def _ensure(self, dispatcher, full_args):
+    def ensure(self, dispatcher, full_args):
         full_args = tuple(getattr(full_args, "args", full_args))
         if full_args in dispatcher.overloads:
             return
@@ -117,106 +116,72 @@ class DispatcherSurface:
         else:
             dispatcher.compile(full_args)
 
-    def _by_signature(self, method: str, signature=None, **kw):
+    # -- what numba's dispatcher answers -------------------------------------------------------
+    def ask(self, method: str, signature=None, **kw):
+        """numba's `method(signature)` (inspect_*, get_*) for the form that ran with
+        these argument types (`route`); without a signature, its answers keyed by the user's
+        argument types, each from the form that ran with them."""
+        route = self.route
+        if route is None:
+            return self._ask(method, signature, **kw)
+        if signature is not None:
+            full = self.full(signature)
+            target = route(self.user(getattr(full, "args", full)))
+            return (target or self)._ask(method, signature, **kw)
+        answer = self._ask(method, None, **kw)
+        if isinstance(answer, dict):
+            routed = None
+            for user in list(answer):
+                target = route(tuple(user))
+                if target is not None:
+                    if routed is None:
+                        routed = target._ask(method, None, **kw)
+                    answer[user] = routed.get(user, answer[user])
+        return answer
+
+    def _ask(self, method: str, signature=None, **kw):
         """numba's `method(signature)`, asked with the rewritten function's signature; without
         one, its answer keyed by the user's argument types. (numba's get_* take a Signature,
         its inspect_* a tuple of argument types: the same kind is passed on.)"""
-        dispatcher = self._compiled()
+        dispatcher = self.compiled()
         if signature is None:
             answer = getattr(dispatcher, method)(**kw)
             if isinstance(answer, dict):
-                return {self._user(getattr(k, "args", k)): v for k, v in answer.items()}
+                return {self.user(getattr(k, "args", k)): v for k, v in answer.items()}
             return answer
-        full = self._full(signature)
+        full = self.full(signature)
         with numba_errors_in_user_terms():
-            self._ensure(dispatcher, full)
+            self.ensure(dispatcher, full)
         return getattr(dispatcher, method)(full, **kw)
 
-    # -- what numba's dispatcher answers -------------------------------------------------------
-    def inspect_llvm(self, signature=None):
-        return self._by_signature("inspect_llvm", signature)
-
-    def inspect_asm(self, signature=None):
-        return self._by_signature("inspect_asm", signature)
-
-    def inspect_lto_ptx(self, signature=None):
-        return self._by_signature("inspect_lto_ptx", signature)
-
-    def inspect_sass(self, signature=None):
-        return self._by_signature("inspect_sass", signature)
-
-    def inspect_sass_cfg(self, signature=None):
-        return self._by_signature("inspect_sass_cfg", signature)
-
-    def get_metadata(self, signature=None):
-        return self._by_signature("get_metadata", signature)
-
-    def get_regs_per_thread(self, signature=None):
-        return self._by_signature("get_regs_per_thread", signature)
-
-    def get_const_mem_size(self, signature=None):
-        return self._by_signature("get_const_mem_size", signature)
-
-    def get_shared_mem_per_block(self, signature=None):
-        return self._by_signature("get_shared_mem_per_block", signature)
-
-    def get_max_threads_per_block(self, signature=None):
-        return self._by_signature("get_max_threads_per_block", signature)
-
-    def get_local_mem_per_thread(self, signature=None):
-        return self._by_signature("get_local_mem_per_thread", signature)
-
-    @property
     def overloads(self) -> dict:
         """The compiled kernels, keyed by the user's argument types."""
         if SIMULATOR:
-            return self._build().overloads       # the simulator's answers any key
-        answer = {self._user(k): v for k, v in self._compiled().overloads.items()}
-        # A kernel that other kernels call is compiled as a device function too: numba keeps
-        # those compilations in the same dispatcher, so its overloads show them as well.
-        dev = self.__dict__.get("_device_function")
-        if dev is not None and dev._numba is not None:
-            for key, value in dev._numba.overloads.items():
-                answer.setdefault(dev._user(key), value)
-        return answer
-
-    @property
-    def signatures(self) -> list:
-        return list(self.overloads)
-
-    @property
-    def specialized(self) -> bool:
-        return self._specialized
-
-    @property
-    def targetoptions(self) -> dict:
-        return dict(self._build().targetoptions)
-
-    @property
-    def lineinfo(self) -> bool:
-        return bool(self._options.get("lineinfo", False))
+            return self.dispatcher().overloads       # the simulator's answers any key
+        return {self.user(k): v for k, v in self.compiled().overloads.items()}
 
     def compile(self, sig):
         """numba's compile of a kernel for the user's signature (numba's errors in its terms)."""
-        dispatcher = self._build()
+        dispatcher = self.dispatcher()
         with numba_errors_in_user_terms():
-            return dispatcher.compile(self._full(sig))
+            return dispatcher.compile(self.full(sig))
 
     def compile_device(self, args, return_type=None):
         """numba's compile of a device function for the user's argument types."""
-        dispatcher = self._build()
+        dispatcher = self.dispatcher()
         with numba_errors_in_user_terms():
-            return dispatcher.compile_device(self._full(args), return_type)
+            return dispatcher.compile_device(self.full(args), return_type)
 
-    def inspect_types(self, file=None):
-        """numba's annotated source per compiled kernel, headed by the user's argument types
-        (numba prints its kernel's own argument types, here with the hidden one)."""
+    def inspect_types(self, overloads, file=None):
+        """numba's annotated source per compiled kernel (`overloads`: the function's, keyed by
+        the user's argument types), headed by the user's argument types (numba prints its
+        kernel's own argument types, here with the hidden one)."""
         if SIMULATOR or self.device:
-            return self._compiled().inspect_types(file=file)
+            return self.compiled().inspect_types(file=file)
         import sys
 
         file = sys.stdout if file is None else file
-        for argtypes, kernel in self.overloads.items():
+        for argtypes, kernel in overloads.items():
             if kernel._type_annotation is None:
                 raise ValueError("Type annotation is not available")
             print("%s %s" % (kernel.entry_name, argtypes), file=file)
@@ -224,37 +189,13 @@ class DispatcherSurface:
             print(kernel._type_annotation, file=file)
             print("=" * 80, file=file)
 
-    def specialize(self, *args):
-        """A kernel compiled for the types of `args` only, as numba's `specialize` makes."""
-        if SIMULATOR:
-            return self            # the simulator's dispatcher does the same
-        from numba import cuda
-        from numba.cuda.typing.typeof import Purpose, typeof
-
-        cc = cuda.get_current_device().compute_capability
-        argtypes = tuple(typeof(a, Purpose.argument) for a in args)
-        if self.specialized:
-            raise RuntimeError("Dispatcher already specialized")
-        with self._lock:
-            cache = self.__dict__.setdefault("_specializations", {})
-            spec = cache.get((cc, argtypes))
-            if spec is None:
-                spec = type(self)(self.py_func, [argtypes], self._options, parsed=self.parsed,
-                                  specialized=True)
-                cache[(cc, argtypes)] = spec
-            return spec
-
-    @property
-    def specializations(self) -> dict:
-        return dict(self.__dict__.get("_specializations", {}))
-
-    def _explain_ambiguous(self, args) -> None:
+    def explain_ambiguous(self, py_func, args) -> None:
         """numba's TypeError for arguments that fit two signatures equally well, naming the
-        user's function and types (numba's own names the rewritten function's)."""
-        dispatcher = self._build()
-        sigs = [sig.replace(args=self._user(sig.args)) for sig in dispatcher.nopython_signatures]
+        user's function (`py_func`) and types (numba's own names the rewritten function's)."""
+        dispatcher = self.dispatcher()
+        sigs = [sig.replace(args=self.user(sig.args)) for sig in dispatcher.nopython_signatures]
         argtypes = tuple(dispatcher.typeof_pyval(a) for a in args)
-        dispatcher.typingctx.resolve_overload(self.py_func, sigs, argtypes, {},
+        dispatcher.typingctx.resolve_overload(py_func, sigs, argtypes, {},
                                               allow_ambiguous=False)
 
 
@@ -314,5 +255,5 @@ class UserExtensions:
         return ty, val
 
 
-__all__ = ["DispatcherSurface", "HiddenArgument", "UserExtensions", "numba_errors_in_user_terms",
-           "hidden_types"]
+__all__ = ["DispatcherSurface", "HiddenArgument", "UserExtensions",
+           "numba_errors_in_user_terms", "hidden_types"]

@@ -21,13 +21,18 @@ from .pickling import reduce_function
 
 def take_identity(obj, pyfunc) -> None:
     """`obj` (a checked or unchecked function) stands for the user's `pyfunc`: inspect.getsource,
-    inspect.signature and functools' helpers follow `__wrapped__`."""
+    inspect.signature and functools' helpers follow `__wrapped__`; numba's own code reads
+    `__code__` and `__defaults__` of a dispatcher it is handed (compile_subroutine, jit of a
+    jitted function), as of a function."""
     obj.py_func = pyfunc
     obj.__wrapped__ = pyfunc
     obj.__name__ = getattr(pyfunc, "__name__", "kernel")
     obj.__qualname__ = getattr(pyfunc, "__qualname__", obj.__name__)
     obj.__doc__ = getattr(pyfunc, "__doc__", None)
     obj.__module__ = getattr(pyfunc, "__module__", None)
+    for name in ("__code__", "__defaults__"):
+        if hasattr(pyfunc, name):
+            setattr(obj, name, getattr(pyfunc, name))
 
 
 class UncheckedFunction:
@@ -50,13 +55,9 @@ class UncheckedFunction:
                 self._numba = cuda.jit(sigs if not specialized else sigs[0], device=device,
                                        **options)(pyfunc)
 
-    @property
-    def __code__(self):
-        return self.py_func.__code__
-
-    @property
-    def __defaults__(self):
-        return self.py_func.__defaults__
+    def numba_dispatcher(self):
+        """numba's dispatcher of the function (what a checked caller's build calls)."""
+        return self._numba
 
     def __reduce__(self):
         sigs, options, specialized = self._pickled
