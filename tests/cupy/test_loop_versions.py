@@ -109,6 +109,20 @@ def test_loops_that_are_kept(why):
     assert ("__sk_lo" in text) == (why == "an inner loop"), why
 
 
+def test_a_macro_for_a_constant_may_be_in_the_loop_another_macro_not():
+    src = ("#define TILE 4\n#define LIMIT (n - r)\n"
+           "extern \"C\" __global__ void k(const float* x, float* y, int n) {\n"
+           "    int r = threadIdx.x; float acc = 0.0f, other = 0.0f;\n"
+           "    for (int i = 0; i < TILE; i++) acc += x[r * TILE + i];\n"
+           "    for (int i = 0; i < LIMIT; i++) other += x[r + i];\n"
+           "    y[r] = acc + other;\n}\n")
+    text = _rewrite(src)
+    assert _body(text).count("__sk_vok(") == 1 and "x [ r * TILE + i ]" in _body(text)
+    out = nvrtc.compile_program(text, filename="v.cu", arch="sm_90",
+                                options=program.compile_options(()), cubin=True)
+    assert out.cubin[:4] == b"\x7fELF" and "warning" not in out.log, out.log
+
+
 def test_checks_off_and_eliminate_off_leave_loops_alone():
     assert "__sk_vst" not in cuda.rewrite(SPMV, checks=False).source
     assert "__sk_vst" not in _body(cuda.rewrite(SPMV, eliminate=False).source)

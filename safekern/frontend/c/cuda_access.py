@@ -1,4 +1,5 @@
-"""The accesses of one CUDA C function and the edits that check them (see cuda.py).
+"""The accesses of one CUDA C function, each with the check it needs (see cuda.py; the walk
+records, cuda_edits.py writes the edits, loop_versions.py hoists the index checks of loops).
 
 Subscripts (arrays per axis against their extents, pointers against their root's size),
 dereferences and `->`, asserts and divisions (safety.py); the calls -- barriers, atomics, the
@@ -23,7 +24,9 @@ from .struct_fields import StructFields
 
 
 class FunctionRewriter(CallRewriter):
-    """Analysis and edits of one function body."""
+    """The walk of one function body: its accesses (each checked one with its check in
+    `extra["check"]`), barriers, calls (model.HiddenArguments) -- facts only; the asserts and
+    divisions go to safety.py's SafetyRewriter, which makes their edits."""
 
     def __init__(self, mod, fn, body):
         # mod: the cuda_rewrite.ModuleRewriter (edits and accesses are collected there);

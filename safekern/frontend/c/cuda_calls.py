@@ -21,10 +21,10 @@ from ... import call_chains
 from ...errors import UnsupportedError
 from ...failures import FailureSite, site_code
 from ...report import Status
-from . import device_launch, edits as E, parse as C
+from . import device_launch, parse as C
 from .cuda_dialect import (ADDRESS_BUILTINS, BACKEND, BARRIERS, NO_MEMORY_CALLS,
                            UNSAFE_BARRIER_CALLS)
-from .model import CALL, Unknown
+from .model import CALL, HiddenArguments, Unknown
 from .provenance import is_array_type, is_pointer_type, operator_call
 
 _SIDE_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
@@ -222,7 +222,7 @@ class CallRewriter:
                 hidden += [f"(const volatile void*)({root.base})", f"(long long)({root.size})"]
         text = ", ".join(hidden) + (", " if args else "")
         # added once the module knows whether `target` takes hidden parameters at all
-        self.mod.call_edits.append((target, E.insert_after(tok[1], text, 0)))
+        self.mod.hidden_args.append(HiddenArguments(target, tok[1], text))
 
     def _argument_root(self, c, target, args, i, ctx):
         """The root (base, size) of the array pointer argument `i` of a call points into; None,
@@ -268,7 +268,7 @@ class CallRewriter:
         hidden = device_launch.hidden_arguments(
             self._pointer_argument(c, target, args, i, ctx) for i in target.pointer_indexes)
         text = (", " if args else "") + ", ".join(hidden)
-        self.mod.call_edits.append((target, E.insert_before(close, text, 0)))
+        self.mod.hidden_args.append(HiddenArguments(target, close, text, launch=True))
 
 
 __all__ = ["CallRewriter", "call_name"]

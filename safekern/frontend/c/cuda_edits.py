@@ -20,6 +20,7 @@ from __future__ import annotations
 from ... import call_chains
 from ...report import Status
 from . import edits as E
+from .loop_versions import IndexCheck
 
 
 def code_text(code: int, *, kernel: bool) -> str:
@@ -27,9 +28,11 @@ def code_text(code: int, *, kernel: bool) -> str:
     return f"{code:#x}ULL" if kernel else call_chains.check_code(code)
 
 
-def check_edits(accesses, *, kernel: bool) -> list:
-    """The edits of every checked access of one function, in the order found."""
-    out = []
+def check_edits(accesses, *, kernel: bool) -> tuple:
+    """The edits of every checked access of one function, in the order found, and the index
+    checks among them that loop versioning may hoist (loop_versions.IndexCheck; a kernel's:
+    in a device function the code depends on the call chain)."""
+    out, indexes = [], []
     for a in accesses:
         check = a.extra.get("check")
         if a.status != Status.CHECKED or check is None:
@@ -38,8 +41,11 @@ def check_edits(accesses, *, kernel: bool) -> list:
         how = check[0]
         if how == "index":
             _, i0, i1, extent, axis, depth = check
-            out += [E.insert_before(i0, "__sk_ix(", depth),
-                    E.insert_after(i1, f", {extent}, {code}, {axis}, __sk_fb)", depth)]
+            pair = (E.insert_before(i0, "__sk_ix(", depth),
+                    E.insert_after(i1, f", {extent}, {code}, {axis}, __sk_fb)", depth))
+            out += pair
+            if kernel:
+                indexes.append(IndexCheck(a, extent, code, axis, *pair))
         elif how == "subscript":
             _, first, (o0, o1), (c0, c1), base, size, depth = check
             out += [E.insert_before(first, "(*__sk_ptr((", depth),
@@ -51,7 +57,7 @@ def check_edits(accesses, *, kernel: bool) -> list:
                     E.insert_after(p1, f", {base}, {size}, {code}, __sk_fb)", depth)]
         else:
             raise ValueError(f"unknown check {how!r}")
-    return out
+    return out, indexes
 
 
 def barrier_edits(sites) -> list:
@@ -68,4 +74,11 @@ def barrier_edits(sites) -> list:
     return out
 
 
-__all__ = ["check_edits", "barrier_edits", "code_text"]
+def hidden_argument_edits(calls) -> list:
+    """The hidden arguments of the calls of the source's own functions (model.HiddenArguments,
+    cuda_calls.py finds them), of the targets that take hidden parameters at all."""
+    return [(E.insert_before if c.launch else E.insert_after)(c.at, c.text, 0)
+            for c in calls if c.target.needs_hidden]
+
+
+__all__ = ["check_edits", "barrier_edits", "hidden_argument_edits", "code_text"]

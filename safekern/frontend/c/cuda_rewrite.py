@@ -16,7 +16,7 @@ from . import safety as c_safety, writes as c_writes
 from . import parse as C
 from . import edits as E
 from .cuda_access import FunctionRewriter
-from .cuda_edits import barrier_edits, check_edits
+from .cuda_edits import barrier_edits, check_edits, hidden_argument_edits
 from .cuda_signatures import signature_edits
 from .cuda_calls import call_name
 from .cuda_dialect import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, DIALECT,
@@ -26,7 +26,7 @@ from .launch_expr import PROVEN_REASON
 from .module_state import module_state
 from .kernel_info import KernelInfo
 from .plain import OwnChecks, kernel_codes
-from .loop_versions import version_loops
+from .loop_versions import WORDS as LOOP_WORDS, version_loops
 from .model import Access
 from .param_info import ParamInfo
 from .rewrite_result import Rewrite
@@ -85,7 +85,7 @@ class ModuleRewriter:
         self.spelling = spelling()
         self.K = C.kinds()
         self.edits: list[E.Edit] = []
-        self.call_edits: list = []             # (target Function, Edit): hidden arguments
+        self.hidden_args: list = []            # model.HiddenArguments of the calls
         self.accesses: list[Access] = []
         self.safety: list = []                 # c_safety.SafetySite: asserts and divisions
         self.failure_sites: list = []          # of the checked accesses (FunctionRewriter)
@@ -222,13 +222,19 @@ class ModuleRewriter:
                         rewriter = FunctionRewriter(self, fn, body)
                         rewriter.run()
                     # the rewrite of what the walk found: the checks, asserts and divisions
-                    self.edits += check_edits(self.accesses[first:], kernel=fn.kernel)
+                    checks, indexes = check_edits(self.accesses[first:], kernel=fn.kernel)
+                    self.edits += checks
                     self.edits += barrier_edits(rewriter.barrier_sites)
                     self.edits += rewriter.safety.edits
                     self.safety += rewriter.safety.sites
                     self.own[fn] = self._own_checks(first, first_safety)
-                    with self._located(fn):     # loop_versions.py: checks out of loops
-                        version_loops(self, fn, body, first_edit)
+                    if self.eliminate:      # loop_versions.py: checks out of loops
+                        with self._located(fn):
+                            versioned = version_loops(self.ps, body, self.edits[first_edit:],
+                                                      indexes, LOOP_WORDS["cuda"])
+                        self.edits += versioned.edits
+                        for a, why in versioned.hoisted:
+                            a.extra["hoisted"] = why       # the report says so (_entries)
                     if self.launch_predicates and not state and fn.kernel and not fn.template:
                         with self._located(fn):     # launch.py: what launches may prove
                             self.launch[fn] = kernel_predicates(self.ps, fn.cursor, "cuda", [
@@ -245,7 +251,7 @@ class ModuleRewriter:
             self._propagate_needs()
             self.plain_codes = kernel_codes([f for f in self.functions if f.kernel],
                                             self.own, lambda f: f.calls)
-            self.edits += [e for target, e in self.call_edits if target.needs_hidden]
+            self.edits += hidden_argument_edits(self.hidden_args)
             c_writes.solve(self.writes)
             for fn in self.functions:
                 with self._located(fn):
@@ -281,6 +287,8 @@ class ModuleRewriter:
             status, reason = a.status, a.reason
             if predicate and status == Status.CHECKED:
                 status, reason = Status.PROVEN_AT_LAUNCH, PROVEN_REASON
+            elif status == Status.CHECKED and a.extra.get("hoisted"):
+                status, reason = Status.HOISTED, a.extra["hoisted"]
             entries.append((a.start, ReportEntry(a.function, a.extra.get("lineno") or 0, col,
                                                  text, a.array, status, reason,
                                                  code=a.extra.get("code"),

@@ -1,234 +1,132 @@
-"""Loop versioning for CUDA C: a loop's affine accesses checked once, before the loop.
+"""Loop versioning for C (CUDA C and OpenCL C): a loop's affine accesses checked once, before
+the loop.
 
-The numba front end's idea (frontend/python/versioning.py) for the C rewrite. A counted loop
+The numba front end's idea (frontend/python/versioning.py) for the C rewrites. A counted loop
+(counted_loops.py)
 
-    for (int k = INIT; k < B; k++) BODY          (or <=, ++k, k += c with a constant c > 0)
+    for (int k = INIT; k < B; k++) BODY          (or <=, ++k, k += s with s loop-invariant)
 
-whose body cannot store to memory, call anything, leave the function, loop again inside, or
-change k or anything B reads, runs one of two copies, chosen once before the loop:
+whose body cannot store to memory, call anything (but the thread and group ids), leave the
+function, loop again inside, or change k or anything B reads, runs one of two copies, chosen
+once before the loop:
 
-    { long long lo = INIT, hi = B;               -- each evaluated once, with its own checks
-      if (the loop is empty || every affine access is in bounds at k = lo and at the last k,
-          and every data-dependent access has a non-empty extent)
-          FAST                                   -- affine accesses unchecked; the others
+    lo = INIT, hi = B                            -- each evaluated once, with its own checks
+    if (the loop is empty || every affine access is in bounds at k = lo and at the last k,
+        and every data-dependent access has a non-empty extent)
+        FAST                                     -- affine accesses unchecked; the others
                                                     deferred, branch-free (below)
-      else
-          the loop as the rewrite checks it }    -- exactly the checked semantics
+    else
+        the loop as the rewrite checks it        -- exactly the checked semantics
 
 An access is *affine* when its index is a*k + b with a, b loop-invariant (integer literals,
-parameters and locals the body does not assign, CUDA's thread and block indices; only +, -, *
-reach k, every operation that involves k of the index's own width): its values over the loop lie
+parameters and locals the body does not assign, the thread and block ids; only +, -, * reach
+k, every operation that involves k of the index's own width): its values over the loop lie
 between its values at the two ends, and where those are in [0, n) the index computed in the
-index's own type equals the exact one, so no iteration leaves the array. Any other checked index
-(SpMV's `x[col[j]]`) is *data-dependent*: in the fast copy `__sk_dx` compares it once, without a
-branch -- a bad index reads element 0 instead, and the first one is remembered -- and after the
-loop a remembered failure is recorded exactly as the check would have (same code, index, size,
-thread). Nothing in the body writes memory or can loop for ever (the trip count is fixed before
-the loop), so the iterations the fast copy runs after the first failure change nothing anyone
-sees; the work-item then leaves as from the check itself.
+index's own type equals the exact one, so no iteration leaves the array. The report lists it
+as hoisted. Any other checked index (SpMV's `x[col[j]]`) is *data-dependent*: in the fast copy
+`__sk_dx` compares it once, without a branch -- a bad index reads element 0 instead, and the
+first one is remembered -- and after the loop a remembered failure is recorded exactly as the
+check would have (same code, index, size, thread). Nothing in the body writes memory or can
+loop for ever (the trip count is fixed before the loop), so the iterations the fast copy runs
+after the first failure change nothing anyone sees; the thread then leaves as from the check
+itself (CUDA: the failure exits it; OpenCL: its flag is raised, and the exit test exits.py
+places after the loop's statement -- `versioned.starts` are failure offsets -- sends it away).
 
-`version_loops(mod, fn, body, first_edit)` analyses the loops of one function after its walker
-(cuda_access.FunctionRewriter) made its edits, reading those edits (each check a
-`__sk_ix(` ... `, n, CODE, axis, __sk_fb)` pair) and adding the two texts around each loop it
-versions; a loop with any other edit inside, a macro, a cast or anything it does not know is
-left as it is. Edit texts hold no newline: the fast copy is written on the loop's first line,
-from its tokens (comments dropped).
+    versioned = version_loops(ps, body, edits, checks, WORDS[dialect])
+
+reads the edits the rewrite made for one function (`edits`; `checks`: the `IndexCheck`s among
+them, each an index between an `open` and a `close` edit) and returns the texts to add around
+each loop it versions; a loop with any other edit inside, a macro, a cast or anything it does
+not know is left as it is. Edit texts hold no newline: the fast copy is written on the loop's
+first line, from its tokens (comments dropped). The dialects differ in words only
+(`LoopWords`): the 64-bit type, how a deferred failure is recorded, what the thread ids are,
+and the shape around the loop -- CUDA encloses it in a block (`{ ... if (ok) { FAST } else
+LOOP }`); OpenCL versions loops that are statements of a block only and adds nothing after
+them (`...; if (ok) { FAST done = 1; } if (!done) LOOP`), so the exit tests and braces
+exits.py adds after the loop stay where they were.
 """
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from . import edits as E
 from . import parse as C
+from .counted_loops import CountedLoop, NoVersion, degree, int_type, width_of
+from .model import Access
 
-_CHECK_TAIL = re.compile(r"^, (.+), (0x[0-9a-f]+)ULL, (\d+), __sk_fb\)$")
-_BUILTIN = re.compile(r"^(threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]$")
-_INT_TYPES = {"INT": (4, True), "UINT": (4, False), "LONG": (8, True), "ULONG": (8, False),
-              "LONGLONG": (8, True), "ULONGLONG": (8, False)}
-_STORES = ("=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^=")
-_DEPTH = 10 ** 6          # the versioning texts enclose every other edit at the loop's ends
-
-
-class _NoVersion(Exception):
-    """This loop is left as it is."""
+#: the report's reason for an affine access of a versioned loop (status HOISTED), numba's words
+HOISTED_REASON = ("checked once before the loop at line {line} (bounds at the first and last "
+                  "iteration); the loop runs with checks when that fails")
+_DEPTH = 10 ** 6     # the versioning texts sit inside every other edit at the loop's ends
 
 
-def _int_type(t):
-    """(bytes, signed) of an integer type (its canonical form), or None."""
-    return _INT_TYPES.get(t.get_canonical().kind.name)
+@dataclass(frozen=True)
+class IndexCheck:
+    """One checked index as the rewrite wrote it: `open` before [i0, i1), `close` after it
+    (the edits' own objects), against `extent` (C text) with failure code `code` (C text)."""
+
+    access: Access
+    extent: str
+    code: str
+    axis: int
+    open: E.Edit
+    close: E.Edit
 
 
-class _Loop:
-    """One candidate loop: its parts, and what its body reads and writes."""
+@dataclass(frozen=True)
+class LoopWords:
+    """How one dialect spells the versioning (module doc)."""
 
-    def __init__(self, ps, cursor):
-        self.ps, self.cursor = ps, cursor
-        K = C.kinds()
-        kids = C.children(cursor)
-        if len(kids) != 4:
-            raise _NoVersion("a for loop without all of init, condition and increment")
-        init, cond, inc, self.body = kids
-        # the counter and its start
-        if init.kind == K.DECL_STMT:
-            decls = C.children(init)
-            if len(decls) != 1 or decls[0].kind != K.VAR_DECL:
-                raise _NoVersion("init")
-            self.var = decls[0]
-            values = [c for c in C.children(self.var) if c.kind != K.TYPE_REF]
-            if len(values) != 1:
-                raise _NoVersion("init")
-            self.start = values[0]
-        elif init.kind == K.BINARY_OPERATOR and C.binary_op(ps, init) == "=":
-            lhs, self.start = C.children(init)
-            lhs = C.strip(lhs)
-            if lhs.kind != K.DECL_REF_EXPR or lhs.referenced is None or \
-                    lhs.referenced.kind != K.VAR_DECL:
-                raise _NoVersion("init")
-            self.var = lhs.referenced
-        else:
-            raise _NoVersion("init")
-        self.type = _int_type(self.var.type)
-        if self.type is None or not self.type[1]:
-            raise _NoVersion("a counter that is not a signed integer")
-        # k < B, k <= B
-        self.op = C.binary_op(ps, cond) if cond.kind == K.BINARY_OPERATOR else ""
-        if self.op not in ("<", "<="):
-            raise _NoVersion("condition")
-        left, self.bound = C.children(cond)
-        if not self._is_var(left) or self.bound.type.get_canonical().kind != \
-                self.var.type.get_canonical().kind:
-            raise _NoVersion("condition")
-        # k++, ++k, k += s (s a constant, or loop-invariant: tested positive before the loop)
-        self.step = None
-        if inc.kind == K.UNARY_OPERATOR:
-            if C.unary_op(ps, inc) not in ("++", "post++") or \
-                    not self._is_var(C.children(inc)[0]):
-                raise _NoVersion("increment")
-        elif inc.kind == K.COMPOUND_ASSIGNMENT_OPERATOR and C.binary_op(ps, inc) == "+=":
-            target, self.step = C.children(inc)
-            if not self._is_var(target) or _int_type(self.step.type) is None:
-                raise _NoVersion("increment")
-        else:
-            raise _NoVersion("increment")
-        self.assigned = set()
-        self._scan_body()
-        if self.step is not None and _degree(ps, self, self.step, None) != 0:
-            raise _NoVersion("a step that is not loop-invariant")
-        for part in (self.start, self.bound):
-            self._pure(part)
-        if self.var.hash in self.assigned or any(
-                h in self.assigned for h in self._reads(self.bound) | self._reads(self.start)):
-            raise _NoVersion("the body changes the counter or the bound")
-
-    def _is_var(self, c) -> bool:
-        c = C.strip(c)
-        return c.kind == C.kinds().DECL_REF_EXPR and c.referenced is not None and \
-            c.referenced == self.var
-
-    def _scan_body(self):
-        """No store to memory, no call, no jump out, no inner loop; the locals assigned."""
-        K = C.kinds()
-        for c, _ in C.walk(self.body):
-            k = c.kind
-            if k in (K.CALL_EXPR, K.FOR_STMT, K.WHILE_STMT, K.DO_STMT, K.RETURN_STMT,
-                     K.GOTO_STMT, K.INDIRECT_GOTO_STMT, K.LAMBDA_EXPR, K.CXX_THROW_EXPR,
-                     K.CXX_NEW_EXPR, K.CXX_DELETE_EXPR) or k.name in ("GCC_ASM_STMT",
-                                                                     "MS_ASM_STMT", "ASM_STMT"):
-                raise _NoVersion(k.name)
-            target = None
-            if k in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR) and \
-                    C.binary_op(self.ps, c) in _STORES:
-                target = C.children(c)[0]
-            elif k == K.UNARY_OPERATOR and C.unary_op(self.ps, c) in ("++", "--", "post++",
-                                                                      "post--"):
-                target = C.children(c)[0]
-            elif k == K.VAR_DECL:
-                self.assigned.add(c.hash)
-                if c.storage_class.name == "STATIC" or "__shared__" in self.ps.text(c):
-                    raise _NoVersion("a static or shared variable")
-            if target is not None:
-                t = C.strip(target)
-                if t.kind != K.DECL_REF_EXPR or t.referenced is None or \
-                        t.referenced.kind != K.VAR_DECL or t.type.kind.name in (
-                            "LVALUEREFERENCE", "RVALUEREFERENCE") or \
-                        t.referenced.type.kind.name in ("LVALUEREFERENCE", "RVALUEREFERENCE"):
-                    raise _NoVersion("a store to memory")
-                self.assigned.add(t.referenced.hash)
-
-    def _pure(self, c):
-        K = C.kinds()
-        for n, _ in C.walk(c):
-            if n.kind in (K.CALL_EXPR, K.COMPOUND_ASSIGNMENT_OPERATOR) or (
-                    n.kind == K.BINARY_OPERATOR and C.binary_op(self.ps, n) in _STORES) or (
-                    n.kind == K.UNARY_OPERATOR and C.unary_op(self.ps, n) in (
-                        "++", "--", "post++", "post--")):
-                raise _NoVersion("side effects in the loop's header")
-
-    @staticmethod
-    def _reads(c) -> set:
-        K = C.kinds()
-        return {n.referenced.hash for n, _ in C.walk(c)
-                if n.kind == K.DECL_REF_EXPR and n.referenced is not None}
+    long: str                   # a 64-bit signed integer type
+    suffix: str                 # its literal suffix
+    enclose: bool               # CUDA's block around the loop (else OpenCL's statement form)
+    invariant: object           # (ps, cursor) -> bool: a thread or group id
+    fail: str                   # a remembered failure recorded: format(code, index, n, axis,
+                                #   bits)
+    unsigned: tuple             # canonical kinds of index types whose failures read unsigned
 
 
-def _degree(ps, loop, c, width):
-    """The degree of `c` in the counter (0 or 1; module doc), or None: not affine."""
-    K = C.kinds()
-    text = " ".join(t[2] for t in ps.tokens_between(*ps.offsets(c)))
-    if _BUILTIN.match(text.replace(" ", "")):
-        return 0
-    if c.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
-        kids = C.children(c)
-        if len(kids) != 1:
-            return None
-        d = _degree(ps, loop, kids[0], width)
-        return d if d != 1 or _width(c) == width else None
-    if c.kind == K.INTEGER_LITERAL:
-        return 0
-    if c.kind == K.DECL_REF_EXPR:
-        ref = c.referenced
-        if ref is None:
-            return None
-        if ref == loop.var:
-            return 1 if _width(c) == width else None
-        if ref.kind == K.PARM_DECL or (ref.kind == K.VAR_DECL and
-                                      ref.storage_class.name not in ("STATIC", "EXTERN") and
-                                      ref.semantic_parent is not None and
-                                      ref.semantic_parent.kind in (K.FUNCTION_DECL,
-                                                                   K.FUNCTION_TEMPLATE) and
-                                      "__shared__" not in ps.text(ref)):
-            if ref.hash in loop.assigned or _int_type(ref.type) is None:
-                return None
-            return 0
-        return None
-    if c.kind == K.BINARY_OPERATOR:
-        op = C.binary_op(ps, c)
-        kids = C.children(c)
-        if len(kids) != 2:
-            return None
-        a, b = (_degree(ps, loop, k, width) for k in kids)
-        if a is None or b is None:
-            return None
-        if op in ("+", "-"):
-            d = max(a, b)
-        elif op == "*":
-            d = a + b
-        elif op in ("/", "%", "<<", ">>", "&", "|", "^"):
-            d = 0 if a == b == 0 else None
-        else:
-            return None
-        if d is None or d > 1 or (d == 1 and _width(c) != width):
-            return None
-        return d
-    if c.kind == K.UNARY_OPERATOR and C.unary_op(ps, c) in ("-", "+"):
-        d = _degree(ps, loop, C.children(c)[0], width)
-        return d if d != 1 or _width(c) == width else None
-    return None
+@dataclass
+class Versioned:
+    """What version_loops adds: the edits, the loops' starts, the accesses now hoisted."""
+
+    edits: list = field(default_factory=list)
+    starts: list = field(default_factory=list)
+    hoisted: list = field(default_factory=list)    # (Access, the report's reason)
 
 
-def _width(c):
-    t = _int_type(c.type)
-    return t[0] if t is not None else None
+_CUDA_IDS = re.compile(r"^(threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]$")
+_OPENCL_IDS = frozenset(("get_global_id", "get_local_id", "get_group_id", "get_global_size",
+                         "get_local_size", "get_num_groups", "get_global_offset",
+                         "get_work_dim"))
+
+
+def _cuda_id(ps, c) -> bool:
+    text = "".join(t[2] for t in ps.tokens_between(*ps.offsets(c)))
+    return bool(_CUDA_IDS.match(text))
+
+
+def _opencl_id(ps, c) -> bool:
+    if c.kind != C.kinds().CALL_EXPR or C.called_name(c) not in _OPENCL_IDS:
+        return False
+    return all(C.strip(a).kind == C.kinds().INTEGER_LITERAL for a in C.call_args(c))
+
+
+_UNSIGNED = ("UINT", "ULONG", "ULONGLONG", "USHORT", "UCHAR", "CHAR_U", "UINT128")
+
+#: dialect name -> its words
+WORDS = {
+    "cuda": LoopWords(long="long long", suffix="LL", enclose=True, invariant=_cuda_id,
+                      fail="__sk_fail(__sk_fb, {0}, {1}, {2}, {3}, {4});",
+                      unsigned=_UNSIGNED),
+    # (a ulong index is checked by __sk_ixu, which records it as unsigned; a uint one as a
+    # long, which holds it)
+    "opencl": LoopWords(long="long", suffix="L", enclose=False, invariant=_opencl_id,
+                        fail="{{ *__sk_fp = 1; __sk_fail_bits(__sk_fb, {0}, {1}, {2}, {3}, "
+                             "{4}); }}",
+                        unsigned=("ULONG", "ULONGLONG")),
+}
 
 
 def _tokens(ps, start, end, *, inserts=(), replaces=(), rename=None) -> str:
@@ -262,6 +160,18 @@ def _tokens(ps, start, end, *, inserts=(), replaces=(), rename=None) -> str:
     return " ".join(pieces)
 
 
+def _only_constant_macros(ps, cursor, ls, le) -> bool:
+    """Every macro used in the loop is a name for an integer literal (`#define TILE 16`): the
+    fast copy, written from the loop's tokens, spells it again, and it means the same there
+    (no directive comes between); any other macro may hide what the loop does."""
+    used = [(s, e) for s, e, _ in ps.macro_ranges() if not (e <= ls or s >= le)]
+    if not used:
+        return True
+    K = C.kinds()
+    literals = {ps.offsets(c) for c, _ in C.walk(cursor) if c.kind == K.INTEGER_LITERAL}
+    return all(r in literals for r in used)
+
+
 def _statement_end(ps, cursor) -> int:
     """Just after a statement: its extent, and a ';' after it (libclang's extent of a
     statement ending in an expression stops before its ';'; after a '}' a ';' is an empty
@@ -271,69 +181,53 @@ def _statement_end(ps, cursor) -> int:
     return tok[1] if tok is not None and tok[2] == ";" else e
 
 
-def version_loops(mod, fn, body, first_edit: int) -> int:
-    """Version the counted loops of one function (module doc); how many it versioned."""
-    ps = mod.ps
+def version_loops(ps, body, edits, checks, words: LoopWords) -> Versioned:
+    """Version the counted loops of one function (module doc)."""
+    out = Versioned()
     K = C.kinds()
-    if not mod.checks or not mod.eliminate:
-        return 0
-    done = 0
-    for c, _ in C.walk(body):
+    for c, parents in C.walk(body):
         if c.kind != K.FOR_STMT:
             continue
-        try:
-            done += _version(mod, fn, c, first_edit, done)
-        except _NoVersion:
+        if not words.enclose and not (parents and parents[-1].kind == K.COMPOUND_STMT):
             continue
-    return done
+        try:
+            _version(ps, c, edits, checks, words, out)
+        except NoVersion:
+            continue
+    return out
 
 
-def _version(mod, fn, cursor, first_edit, n) -> int:
-    ps = mod.ps
-    loop = _Loop(ps, cursor)
+def _version(ps, cursor, edits, checks, words, out):
+    loop = CountedLoop(ps, cursor, words.invariant)
     ls = ps.offsets(cursor)[0]
     le = _statement_end(ps, cursor)
-    if any(not (e <= ls or s >= le) for s, e, _ in ps.macro_ranges()) or \
-            "#" in ps.slice(ls, le):
-        raise _NoVersion("a macro or a directive in the loop")
+    if "#" in ps.slice(ls, le) or not _only_constant_macros(ps, cursor, ls, le):
+        raise NoVersion("a macro or a directive in the loop")
     bs = ps.offsets(loop.body)[0]
-    mine = [e for e in mod.edits[first_edit:] if ls <= e.start < le]
-    if any(e.start < ls < e.end or e.start < le < e.end for e in mod.edits):
-        raise _NoVersion("an edit across the loop")
-    # the checks of the body: (i0, i1) -> (extent, code, axis, before, after)
-    opens = {e.start: e for e in mine if e.start >= bs and e.text == "__sk_ix(" and
-             e.start == e.end}
-    checks, used = {}, set()
-    for e in mine:
-        if e.start < bs or e.start != e.end:
-            continue
-        m = _CHECK_TAIL.match(e.text)
-        if m is None:
-            continue
-        access = next((a for a in mod.accesses if a.index_end == e.start and
-                       a.index_start in opens and a.extra.get("code") == int(m.group(2), 16)),
-                      None)
-        if access is None:
-            continue
-        checks[(access.index_start, access.index_end)] = (m.group(1), m.group(2),
-                                                          m.group(3), opens[access.index_start], e)
-        used |= {id(opens[access.index_start]), id(e)}
+    every = list(edits) + out.edits
+    mine = [e for e in every if ls <= e.start < le]
+    if any(e.start < ls < e.end or e.start < le < e.end for e in every):
+        raise NoVersion("an edit across the loop")
+    # the checks of the body
+    inside = [ch for ch in checks if bs <= ch.open.start and ch.close.start < le]
+    used = {id(ch.open) for ch in inside} | {id(ch.close) for ch in inside}
     if any(id(e) not in used for e in mine if e.start >= bs):
-        raise _NoVersion("an edit in the body that is not a bounds check")
-    if not checks:
-        raise _NoVersion("nothing to hoist")
+        raise NoVersion("an edit in the body that is not a bounds check")
+    if not inside:
+        raise NoVersion("nothing to hoist")
     index_of = {}
     for c, _ in C.walk(loop.body):
         index_of.setdefault(ps.offsets(c), c)
     affine, dependent = [], []
-    for (i0, i1), check in checks.items():
-        idx = index_of.get((i0, i1))
-        width = _width(idx) if idx is not None else None
-        d = _degree(ps, loop, idx, width) if width is not None else None
-        (affine if d is not None else dependent).append((i0, i1, idx, check))
+    for ch in inside:
+        idx = index_of.get((ch.access.index_start, ch.access.index_end))
+        width = width_of(idx) if idx is not None else None
+        d = degree(ps, loop, idx, width) if width is not None else None
+        (affine if d is not None else dependent).append((idx, ch))
     if not affine:
-        raise _NoVersion("no affine access")
-    v = f"{n}_{ls}"
+        raise NoVersion("no affine access")
+    L, sfx = words.long, words.suffix
+    v = f"{len(out.starts)}_{ls}"
     lo, hi = f"__sk_lo{v}", f"__sk_hi{v}"
     last = hi if loop.op == "<=" else f"({hi} - 1)"
     header_inserts = [(e.start, e.key, e.text) for e in mine if e.start < bs]
@@ -343,46 +237,57 @@ def _version(mod, fn, cursor, first_edit, n) -> int:
                                                          if start_s <= i[0] <= start_e])
     bound_text = _tokens(ps, bound_s, bound_e, inserts=[i for i in header_inserts
                                                          if bound_s <= i[0] <= bound_e])
-    conds = [f"{lo} {'>' if loop.op == '<=' else '>='} {hi}"]
+    empty = f"{lo} {'>' if loop.op == '<=' else '>='} {hi}"
     # the step is positive and k never passes its type's largest value (the loop's values
     # are those between lo and last, which the tests below cover)
-    step = "1LL" if loop.step is None else \
-        f"(long long)({_tokens(ps, *ps.offsets(loop.step))})"
+    step = f"1{sfx}" if loop.step is None else \
+        f"({L})({_tokens(ps, *ps.offsets(loop.step))})"
     kmax = (1 << (8 * loop.type[0] - 1)) - 1
-    tests = [f"{step} > 0", f"{last} <= {kmax}LL - {step}"]
-    for i0, i1, idx, (extent, code, axis, _, _) in affine:
-        size, signed = _int_type(idx.type)
-        top = (1 << (8 * size - 1)) - 1 if signed else (1 << (8 * size)) - 1
+    tests = [f"{step} > 0", f"{last} <= {kmax}{sfx} - {step}"]
+    for idx, ch in affine:
+        size, signed = int_type(idx.type)
+        top = min((1 << (8 * size - 1)) - 1 if signed else (1 << (8 * size)) - 1, 2 ** 63 - 1)
         name = loop.var.spelling
-        at = [_tokens(ps, i0, i1, rename=(name, f"({x})")) for x in (lo, last)]
-        tests.append(f"__sk_vok((long long)({at[0]}), (long long)({at[1]}), ({extent}), "
-                     f"{top}LL)")
-    for _, _, _, (extent, _, _, _, _) in dependent:
-        tests.append(f"({extent}) != 0")
-    cond = f"{conds[0]} || ({' && '.join(tests)})"
+        at = [_tokens(ps, ch.access.index_start, ch.access.index_end, rename=(name, f"({x})"))
+              for x in (lo, last)]
+        tests.append(f"__sk_vok(({L})({at[0]}), ({L})({at[1]}), ({ch.extent}), {top}{sfx})")
+    for _, ch in dependent:
+        tests.append(f"({ch.extent}) != 0")
+    cond = f"{empty} || ({' && '.join(tests)})"
     state = f"__sk_vst{v}"
     inserts, report = [], []
-    for i0, i1, idx, (extent, code, axis, before, after) in dependent:
-        inserts.append((before.start, before.key, "__sk_dx("))
-        inserts.append((after.start, after.key, f", {extent}, {code}ULL, &{state})"))
-        unsigned = 0 if _int_type(idx.type)[1] else 1
+    for idx, ch in dependent:
+        inserts.append((ch.open.start, ch.open.key, "__sk_dx("))
+        inserts.append((ch.close.start, ch.close.key, f", {ch.extent}, {ch.code}, &{state})"))
+        bits = 1 if idx.type.get_canonical().kind.name in words.unsigned else 0
         # after the loop: the first failure, recorded as the site's own check records it
-        report.append(f"if ({state}.code == {code}ULL) __sk_fail(__sk_fb, {code}ULL, "
-                      f"{state}.index, {extent}, {axis}, {unsigned});")
+        report.append(f"if ({state}.code == {ch.code}) " + words.fail.format(
+            ch.code, f"{state}.index", ch.extent, ch.axis, bits))
     fast = _tokens(ps, ls, le, inserts=inserts,
                    replaces=[(start_s, start_e, lo), (bound_s, bound_e, hi)])
     declare = f"__sk_dx_state {state} = {{0, 0}}; " if dependent else ""
     # (the start as the counter holds it: converted to its type first)
     ctype = loop.var.type.get_canonical().spelling
-    pre = (f"{{ long long {lo} = (long long)({ctype})({init_text}); long long {hi} = "
-           f"(long long)({bound_text}); if ({cond}) {{ {declare}{fast} {' else '.join(report)}"
-           " } else ")
-    mod.edits.append(E.insert_before(ls, pre, -_DEPTH))
-    mod.edits.append(E.insert_after(le, " }", -_DEPTH))
-    return 1
+    for space in ("__private ", "__global ", "__local ", "__constant ", "__generic "):
+        ctype = ctype.replace(space, "")        # OpenCL's canonical types name theirs
+    bounds = (f"{L} {lo} = ({L})({ctype})({init_text}); {L} {hi} = ({L})({bound_text});")
+    if words.enclose:
+        pre = (f"{{ {bounds} if ({cond}) {{ {declare}{fast} {' else '.join(report)} }} "
+               "else ")
+        # (the comment names the block it closes, which may end on a line of its own)
+        out.edits.append(E.insert_after(le, f" }} /* {lo} */", _DEPTH))
+    else:
+        done = f"__sk_vdone{v}"
+        pre = (f"{bounds} int {done} = 0; if ({cond}) {{ {declare}{fast} "
+               f"{' else '.join(report)} {done} = 1; }} if (!{done}) ")
+    out.edits.append(E.insert_before(ls, pre, _DEPTH))
+    out.starts.append(ls)
+    line = ps.line_col(ls)[0]
+    out.hoisted += [(ch.access, HOISTED_REASON.format(line=line)) for _, ch in affine]
 
 
-__all__ = ["version_loops", "PRELUDE"]
+__all__ = ["version_loops", "HOISTED_REASON", "IndexCheck", "LoopWords", "Versioned", "WORDS",
+           "PRELUDE", "OPENCL_PRELUDE"]
 
 
 #: The device helpers of versioned loops (after the prelude's __sk_fail): the test before the
@@ -407,4 +312,20 @@ static __device__ __forceinline__ long long __sk_dx(I i, long long n, unsigned l
   return bad ? 0LL : v;
 }
 #pragma nv_diag_default 177
+"""
+
+
+#: OpenCL C's helpers of versioned loops (after the prelude's __sk_fail_bits): as CUDA's.
+OPENCL_PRELUDE = r"""
+typedef struct { long code; long index; } __sk_dx_state;
+static inline int __sk_vok(long a, long b, long n, long top) {
+  return n < 0 || (a >= 0 && b >= 0 && a < n && b < n && a <= top && b <= top);
+}
+static inline long __sk_dx(long v, long n, long code, __private __sk_dx_state *s) {
+  int bad = (ulong)v >= (ulong)n && n >= 0;
+  int first = bad && s->code == 0L;
+  s->index = first ? v : s->index;
+  s->code = first ? code : s->code;
+  return bad ? 0L : v;
+}
 """

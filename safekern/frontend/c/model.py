@@ -182,6 +182,18 @@ class HelperCall:
     args: list = field(default_factory=list)   # per pointer param: (offset_expr, size_expr)
 
 
+@dataclass(frozen=True)
+class HiddenArguments:
+    """CUDA: the hidden arguments a call of the source's own function gets (the walk finds
+    them, cuda_edits.hidden_argument_edits writes them): `text` at byte `at`, after the call's
+    '(' (a device function's come first) or before a device-side launch's ')'."""
+
+    target: object          # the cuda_rewrite.Function called
+    at: int
+    text: str
+    launch: bool = False    # a device-side launch: before the ')' (else after the '(')
+
+
 @dataclass
 class FunctionFacts:
     name: str
@@ -202,5 +214,6 @@ class FunctionFacts:
 
 
 
-__all__ = ["Access", "Root", "Unknown", "Dialect", "HelperCall", "FunctionFacts", "BOUNDS",
+__all__ = ["Access", "Root", "Unknown", "Dialect", "HelperCall", "HiddenArguments",
+           "FunctionFacts", "BOUNDS",
            "ASSERT", "ZERO_DIVISION", "CALL"]

@@ -14,16 +14,27 @@ from __future__ import annotations
 from ...report import Status
 from .checks import offset_of, tokens_text
 from .edits import insert_after, insert_before
+from .loop_versions import IndexCheck
 from .parse import ParsedSource
 from .model import FunctionFacts
 
 
-def access_edits(ps: ParsedSource, facts: FunctionFacts, codes: dict) -> list:
-    """Edits that wrap every checked access of `facts` in its check.
+def access_edits(ps: ParsedSource, facts: FunctionFacts, codes: dict) -> tuple:
+    """Edits that wrap every checked access of `facts` in its check, and the index checks
+    among them that loop versioning may hoist (loop_versions.IndexCheck).
 
     `codes` maps id(access) to the C literal of its failure code.
     """
-    edits = []
+    edits, indexes = [], []
+
+    def index_check(a, extent, code, axis):
+        ix = "__sk_ixu" if a.extra.get("unsigned") else "__sk_ix"   # ulong: 2**63 and up
+        pair = (insert_before(a.index_start, f"{ix}((long)(", 1000 + a.depth),
+                insert_after(a.index_end, f"), {extent}, {code}, {axis}, __sk_fb, __sk_fp)",
+                             1000 + a.depth))
+        edits.extend(pair)
+        indexes.append(IndexCheck(a, extent, code, axis, *pair))
+
     fb = "__sk_fb, __sk_fp"
     for a in facts.accesses:
         if a.status != Status.CHECKED:
@@ -31,18 +42,13 @@ def access_edits(ps: ParsedSource, facts: FunctionFacts, codes: dict) -> list:
         code = codes[id(a)]
         d = 1000 + a.depth
         base = a.base
-        ix = "__sk_ixu" if a.extra.get("unsigned") else "__sk_ix"   # ulong: 2**63 and up
         if base is None:   # constant-size array or vector axis
-            edits.append(insert_before(a.index_start, f"{ix}((long)(", d))
-            edits.append(insert_after(a.index_end, f"), {a.extent}L, {code}, {a.axis}, {fb})",
-                                      d))
+            index_check(a, f"{a.extent}L", code, a.axis)
             continue
         if a.pointer_start < 0 and not a.extra.get("wrap_pointer") and \
                 not a.extra.get("offset_arg") and base.kind == "param":
             # The parameter itself: the index against the element count.
-            n = f"__sk_n_{base.name}"
-            edits.append(insert_before(a.index_start, f"{ix}((long)(", d))
-            edits.append(insert_after(a.index_end, f"), {n}, {code}, 0, {fb})", d))
+            index_check(a, f"__sk_n_{base.name}", code, 0)
             continue
         ptr = None if a.pointer_start < 0 else tokens_text(ps, a.pointer_start,
                                                               a.pointer_end)
@@ -63,7 +69,7 @@ def access_edits(ps: ParsedSource, facts: FunctionFacts, codes: dict) -> list:
         else:
             edits.append(insert_before(a.index_start, "__sk_ixb((long)(", d))
             edits.append(insert_after(a.index_end, f"){tail}", d))
-    return edits
+    return edits, indexes
 
 
 def call_edits(ps: ParsedSource, facts: FunctionFacts) -> list:

@@ -19,6 +19,7 @@ from .launch import kernel_predicates
 from .opencl_edits import access_edits, call_edits
 from .kernel_info import KernelInfo
 from .launch_expr import PROVEN_REASON
+from .loop_versions import WORDS as LOOP_WORDS, Versioned, version_loops
 from .param_info import params_of
 from .rewrite_result import Rewrite
 from .module_state import program_state
@@ -125,8 +126,8 @@ class ProgramRewriter:
             out.sites.append(site)
             codes[id(a)] = self.dialect.code_literal(site.code)
             site_codes[id(a)] = site.code
-        out.edits += access_edits(ps, fa, codes)
-        out.edits += call_edits(ps, fa)
+        edits, indexes = access_edits(ps, fa, codes)
+        edits += call_edits(ps, fa)
         own = self.own[f.spelling] = OwnChecks()     # (plain.py)
         for a in fa.checked:
             own.add(site_codes[id(a)], a.status == Status.CHECKED)
@@ -137,10 +138,21 @@ class ProgramRewriter:
         collectives = self._collective_calls(f, barrier_helpers)
         barrier_calls = [c for c, _ in fa.barriers] + collectives
         is_kernel = f.spelling in self.kernel_names
+        # loop_versions.py: checks out of loops; a fast copy's failures are recorded after
+        # its loop, so the exit test goes after each versioned loop
+        safety_edits = list(checks.edits)
+        versioned = self._versions(f, edits + safety_edits, indexes)
         plan, control = self._control(f, is_kernel, barrier_calls, collectives,
-                                      failure_offsets, checks)
-        failure_offsets += [s.start for s in checks.checked]
-        out.edits += control + checks.edits
+                                      failure_offsets + versioned.starts, checks)
+        if versioned.starts and checks.edits != safety_edits:
+            # divisions left unchecked (_control) after the loops were versioned: not again
+            versioned = Versioned()
+            plan, control = self._control(f, is_kernel, barrier_calls, collectives,
+                                          failure_offsets, checks)
+        for a, why in versioned.hoisted:
+            a.extra["hoisted"] = why       # the report says so (_report)
+        failure_offsets += [s.start for s in checks.checked] + versioned.starts
+        out.edits += edits + versioned.edits + control + checks.edits
         out.sites += checks.failure_sites
         out.accesses += fa.accesses
         out.report.extend(sorted(self._report(fa, site_codes) +
@@ -161,6 +173,14 @@ class ProgramRewriter:
                 written=tuple(p.name for p in params
                               if p.is_pointer and p.index in stores.params),
                 writes_unknown=stores.unknown, launch=self.launch.get(f.spelling)))
+
+    def _versions(self, f, edits, indexes) -> Versioned:
+        """The counted loops of `f` whose affine checks run once before the loop."""
+        if not self.eliminate:
+            return Versioned()
+        with self._located(f):
+            return version_loops(self.ps, C.function_body(f), edits, indexes,
+                                 LOOP_WORDS["opencl"])
 
     def _writes(self, facts) -> dict:
         """Name -> c_writes.Writes: the pointer parameters each function stores through,
@@ -338,6 +358,10 @@ class ProgramRewriter:
                 out.append(ReportEntry(fa.name, lineno, col, text, a.array,
                                        Status.PROVEN_AT_LAUNCH, PROVEN_REASON,
                                        code=site_codes.get(id(a)), predicate=predicate))
+                continue
+            if a.status == Status.CHECKED and a.extra.get("hoisted"):
+                out.append(ReportEntry(fa.name, lineno, col, text, a.array, Status.HOISTED,
+                                       a.extra["hoisted"], code=site_codes.get(id(a))))
                 continue
             out.append(ReportEntry(fa.name, lineno, col, text, a.array, a.status, a.reason,
                                    code=site_codes.get(id(a))))

@@ -92,7 +92,9 @@ def opencl(*, int64_atomics: bool = True, little_endian: bool = True) -> str:
         cas = (f"atomic_cmpxchg((volatile __global int *)fb + {word}, 0, (int)code) == 0")
         inc = f"atomic_inc((volatile __global int *)(fb + 10) + {word})"
         ext = ""
-    return _OPENCL.format(ext=ext, cas=cas, inc=inc, **_shared("opencl"))
+    from .loop_versions import OPENCL_PRELUDE as versioned_loops
+
+    return _OPENCL.format(ext=ext, cas=cas, inc=inc, **_shared("opencl")) + versioned_loops
 
 
 def cuda(barriers: bool) -> str:
