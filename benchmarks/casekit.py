@@ -33,6 +33,15 @@ class Case:
     def reset_names(self) -> tuple:
         return self.resets or self.outputs
 
+    def first_launches(self):
+        """(kernel name, grid, block, args) of each kernel's first launch in one step: what the
+        by-hand tools compile or inspect once per kernel."""
+        seen = set()
+        for kernel, grid, block, args in self.plan(self.arrays):
+            if kernel not in seen:
+                seen.add(kernel)
+                yield kernel, grid, block, args
+
 
 def blocks(n: int, per: int) -> int:
     return (n + per - 1) // per
