@@ -53,7 +53,7 @@ def _exits(body) -> bool:
 
 class _Eliminator:
     def __init__(self, bindings: FunctionBindings, lin: Linearizer, ctx, sites, resolver, parsed,
-                 *, flag_tested: bool, launch: bool, invariants=None):
+                 *, flag_tested: bool, launch: bool, invariants=None, only=None):
         self.b = bindings
         self.resolver = resolver
         self.invariants = invariants
@@ -69,7 +69,7 @@ class _Eliminator:
         self.call_sites = CallSiteFacts(lin, self.launch)
         self.call_facts: dict[str, tuple] = {}
         self.flag_tested = flag_tested
-        self.only = None        # failure codes to prove (aliases.py's runs), else all
+        self.only = only        # failure codes to prove (aliases.py's runs), else all
         self.versioner = LoopVersioner(lin, bindings, resolver, parsed,
                                        components=self._components, mark=self._mark,
                                        flag_tested=flag_tested)
@@ -466,8 +466,7 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
             flag_tested = device or contains_barrier(tree, resolver, parsed)
             eliminator = _Eliminator(bindings, lin, ctx, sites, resolver, parsed,
                                      flag_tested=flag_tested, launch=launch and not device,
-                                     invariants=invariants)
-            eliminator.only = only
+                                     invariants=invariants, only=only)
             tree = eliminator.block(tree, invariants.facts + entry_facts(lin, param_facts))
             broken = invariants.broken()
             if not broken:
