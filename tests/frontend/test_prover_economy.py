@@ -9,7 +9,7 @@ import pytest
 from safekern.frontend.python import launch as launch_mod
 from safekern.frontend.python.collapse import collapse_same_branches
 from safekern.frontend.python.linear import Atoms
-from tests.support.prover_reference import reference_predicate
+from tests.support.prover_reference import OFFERED, reference_predicate
 from tests.support.rewrites import rewrite
 
 # Launch questions with guards, shared tiles, a stencil window and a loop (many facts each).
@@ -65,21 +65,28 @@ def test_the_pre_filtered_search_finds_what_the_plain_search_finds(tmp_path, ask
         assert found == reference_predicate(prover, goal, facts)
 
 
-def test_combinations_split_must_refuse_are_not_offered_to_it(tmp_path, asked, monkeypatch):
-    offered = []
-    split = launch_mod.LaunchProver._split
+def test_combinations_that_must_be_refused_are_not_tried(tmp_path, asked, monkeypatch):
+    tried = []
+    combination = launch_mod.LaunchProver._combination
 
-    def counting(self, rest, local):
-        offered.append(rest)
-        return split(self, rest, local)
+    def counting(self, goal_terms, const, combo, local):
+        tried.append(combo)
+        return combination(self, goal_terms, const, combo, local)
 
-    monkeypatch.setattr(launch_mod.LaunchProver, "_split", counting)
-    rewrite(tmp_path, KERNELS[1], launch_predicates=True)
-    searched = len(offered)
-    offered.clear()
+    monkeypatch.setattr(launch_mod.LaunchProver, "_combination", counting)
+    # (`m` is loaded: no bound; a combination leaving it in the rest is refused untried)
+    rewrite(tmp_path, """
+        def k(out, a, idx):
+            i = cuda.grid(1)
+            m = idx[0]
+            if m <= out.shape[0]:
+                if i < m:
+                    out[i] = a[i]
+    """, launch_predicates=True)
+    OFFERED.clear()
     for prover, goal, facts, _ in asked:
         reference_predicate(prover, goal, facts)
-    assert 0 < searched < len(offered)      # fewer than every combination
+    assert 0 < len(tried) < len(OFFERED)      # fewer than every combination
 
 
 def test_a_question_asked_again_is_answered_from_memory(tmp_path, asked, monkeypatch):

@@ -24,7 +24,6 @@ has the table of the rules and what each assumes. `check_report()` lists each si
 from __future__ import annotations
 
 import ast
-import copy
 from dataclasses import dataclass
 
 from . import names
@@ -44,6 +43,7 @@ from .parse import names_read
 from .value_cases import axis_proof, guards
 from .unchecked import (atomic_operands_may_fail, is_check_call, plain, plain_atomic_statement,
                         plain_store)
+from .tree_copy import copy_tree
 from .versioning import LoopVersioner
 
 
@@ -454,7 +454,7 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
         excluded: set = set()
         while True:
             # (Again without the bounds of a variable whose update might wrap: invariants.py.)
-            tree = copy.deepcopy(body)      # the eliminator edits nodes in place: its own copy
+            tree = copy_tree(body)          # the eliminator edits nodes in place: its own copy
             bindings = FunctionBindings(fn, tree, parsed, is_cuda, is_check_call)
             lin = Linearizer(defs=bindings.defs, constants=bindings.constants,
                              shapes=bindings.shapes, integers=bindings.integers,

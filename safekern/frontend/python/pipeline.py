@@ -24,6 +24,7 @@ from .checks import BoundsCheckRewriter, CheckSite, _Context, hidden_first
 from .call_facts import specialise_calls
 from .collapse import collapse_same_branches
 from .parse import ParsedFunction
+from .tree_copy import copy_tree
 from .pending import PendingPlacer
 from .unchecked import Unchecker
 
@@ -127,7 +128,7 @@ def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, laun
              launch_subset=None, param_facts=()):
     ctx = _Context(parsed, resolver)
     ctx.kernel_exceptions = kernel_exceptions
-    fn = copy.deepcopy(parsed.tree)      # the rewriter edits nodes in place; keep the parse intact
+    fn = copy_tree(parsed.tree)          # the rewriter edits nodes in place; keep the parse intact
     new_fn = copy.copy(fn)
     rewriter = BoundsCheckRewriter(ctx)
     rewriter.located_kernel, rewriter.located_filename = parsed.shown_name, parsed.filename
@@ -162,7 +163,7 @@ def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, laun
             launch_body = _launch_body(body, found, launch_subset, flag_tested)
             if launch_subset is None and len(predicates) > 1:
                 # (_finish edits `body` in place: the subsets' variants start from a copy.)
-                maker = _SubsetVariants(fn, copy.deepcopy(body), found, device, bound, parsed,
+                maker = _SubsetVariants(fn, copy_tree(body), found, device, bound, parsed,
                                         ctx, flag_tested, unspecialised)
     module, has_barriers = _finish(fn, new_fn, body, device, bound, parsed, ctx)
     rewritten = RewrittenFunction(parsed, module, sites, ctx.device_calls, has_barriers,
@@ -184,7 +185,7 @@ def _launch_body(body, found, launch_subset, flag_tested) -> list:
     codes = {code for code, ps in found.launch_codes.items()
              if launch_subset is None or set(ps) <= launch_subset}
     return collapse_same_branches(
-        [Unchecker(codes, flag_tested=flag_tested).visit(copy.deepcopy(stmt))
+        [Unchecker(codes, flag_tested=flag_tested).visit(copy_tree(stmt))
          for stmt in body], owned=True)
 
 

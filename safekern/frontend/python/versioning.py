@@ -36,6 +36,7 @@ from .bindings import assigned
 from .index_forms import COMPARE_EXACT, WIDE
 from .linear import Form
 from .parse import names_read
+from .tree_copy import copy_tree
 from .unchecked import Unchecker, atomic_operands_may_fail, is_check_call
 
 LOOP_REASON = "checked once before the loop at line {line} (bounds at the first and last " \
@@ -92,7 +93,7 @@ class LoopVersioner:
         if not covered:
             return loop
         codes = {c.args[-3].value for c in covered}
-        fast = Unchecker(codes, flag_tested=self.flag_tested).visit(copy.deepcopy(loop))
+        fast = Unchecker(codes, flag_tested=self.flag_tested).visit(copy_tree(loop))
         for call in covered:
             self.mark(call, "hoisted", LOOP_REASON.format(line=loop.lineno))
         if not conditions:          # proven at every iteration after all: no copy needed

@@ -1,0 +1,30 @@
+"""copy_tree makes what copy.deepcopy makes of a syntax tree (the front end copies whole bodies
+with it: tree_copy.py)."""
+import ast
+import copy
+import inspect
+
+from safekern.frontend.python import eliminate
+from safekern.frontend.python.tree_copy import copy_tree
+
+
+def test_a_copy_equals_deepcopy_with_positions_and_is_independent():
+    tree = ast.parse(inspect.getsource(eliminate))
+    made, deep = copy_tree(tree), copy.deepcopy(tree)
+    assert ast.dump(made, include_attributes=True) == ast.dump(deep, include_attributes=True)
+    assert all(a is not b for a, b in zip(ast.walk(made), ast.walk(tree)))
+    made.body[0].value.value = "changed"
+    assert tree.body[0].value.value != "changed"
+
+
+def test_shared_nodes_and_lists_stay_shared_and_a_pass_s_attributes_are_copied():
+    name = ast.Name("i", ast.Load())
+    name.marked = {"code": 3}              # something a pass set on a node
+    body = [ast.Expr(name)]
+    tree = ast.Module([ast.If(ast.Constant(True), body, body), ast.Expr(name)], [])
+    made = copy_tree(tree)
+    first, second = made.body[0], made.body[1]
+    assert first.body is first.orelse and first.body is not body       # one list, copied once
+    assert first.body[0].value is second.value and second.value is not name
+    assert second.value.marked == {"code": 3} and second.value.marked is not name.marked
+    assert copy_tree([tree])[0] is not tree
