@@ -24,7 +24,7 @@ from .checks import BoundsCheckRewriter, CheckSite, _Context, hidden_first
 from .call_facts import specialise_calls
 from .collapse import collapse_same_branches
 from .parse import ParsedFunction
-from .tree_copy import copy_tree
+from .trees import copy_tree, walk
 from .pending import PendingPlacer
 from .unchecked import Unchecker
 
@@ -78,7 +78,7 @@ class _BoundResolver:
 
 
 def _check_reserved_names(parsed: ParsedFunction) -> None:
-    for node in ast.walk(parsed.tree):
+    for node in walk(parsed.tree):
         ident = None
         if isinstance(node, ast.Name):
             ident = node.id
@@ -246,7 +246,7 @@ def _finish(fn, new_fn, body, device, bound, parsed, ctx):
         args.defaults = list(fn.args.defaults) + [ast.Constant(None)] * (2 if device else 1)
     new_fn.args = args
     module = ast.Module(body=[new_fn], type_ignores=[])
-    for node in ast.walk(module):
+    for node in walk(module):
         if not hasattr(node, "lineno") and isinstance(node, (ast.stmt, ast.expr)):
             ast.copy_location(node, fn)
     ast.fix_missing_locations(module)

@@ -1,4 +1,6 @@
-"""A deep copy of a syntax tree, as `copy.deepcopy` makes it, in a third of the time.
+"""Whole-tree operations the front end runs on every function body, made cheap: a deep copy
+(`copy_tree`: what `copy.deepcopy` makes, in a third of the time) and `walk` (`ast.walk`'s
+nodes in its order, in half the time: the passes walk statements again and again).
 
 The passes edit the nodes they are given, so the front end copies whole function bodies: the
 check rewriter its parse, every elimination run its input, the launch variant the eliminated
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import copy
+from collections import deque
 
 _IMMUTABLE = frozenset((str, int, float, bool, type(None), bytes, complex, type(Ellipsis)))
 
@@ -43,4 +46,20 @@ def copy_tree(node):
     return cp(node)
 
 
-__all__ = ["copy_tree"]
+def walk(node):
+    """The nodes of `node`'s tree, breadth first, as `ast.walk` yields them (without its
+    generator per node and per field)."""
+    todo = deque((node,))
+    pop, push, extend, is_node = todo.popleft, todo.append, todo.extend, ast.AST
+    while todo:
+        node = pop()
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, is_node):
+                push(value)
+            elif isinstance(value, list):
+                extend([x for x in value if isinstance(x, is_node)])
+        yield node
+
+
+__all__ = ["copy_tree", "walk"]
