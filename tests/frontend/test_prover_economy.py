@@ -122,3 +122,24 @@ def test_the_launch_variant_collapses_its_own_copy_in_place():
     assert collapse_same_branches(stmt, owned=True)[1] is stmt[1]
     assert collapse_same_branches(stmt)[1] is not stmt[1]     # the default copies
     assert ast.unparse(collapse_same_branches(stmt)[0]) == "x = 1"
+
+
+def test_a_static_proof_asked_again_is_answered_from_memory(monkeypatch):
+    from safekern.frontend.python.linear import Fact, Form, Prover
+
+    atoms = Atoms()
+    i, n = atoms.add("i", lower=0, integer=True), atoms.add("n", lower=0, integer=True)
+    prover = Prover(atoms)
+    fact = Fact(Form.of({n: 1, i: -1}, -1), frozenset({"i", "n"}), "the guard")
+    goal = Form.of({n: 1, i: -1}, -1)               # n - i - 1 >= 0: the guard itself
+    searches = []
+    search = Prover._prove_anew
+    monkeypatch.setattr(Prover, "_prove_anew",
+                        lambda self, g, f: searches.append(g) or search(self, g, f))
+    first = prover.prove(goal, [fact])
+    assert first == [fact] and len(searches) == 1
+    first.append("the caller's own list")           # (answers are copies)
+    assert prover.prove(goal, [fact]) == [fact] and len(searches) == 1
+    assert prover.prove(goal, []) is None and len(searches) == 2     # other facts: anew
+    atoms.add("i", upper=5)                          # a bound changed: asked anew
+    assert prover.prove(goal, [fact]) == [fact] and len(searches) == 3
