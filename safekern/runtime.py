@@ -131,7 +131,7 @@ def _run_on_pending() -> None:
 
 
 _sources: dict = {}                     # (backend, key) -> FailureSource: the one registry
-_sources_lock = threading.Lock()
+_sources_lock = threading.RLock()    # (a source's make() may release others)
 
 
 def failure_source(backend: str, key, make, *, current=None) -> FailureSource:
@@ -143,6 +143,26 @@ def failure_source(backend: str, key, make, *, current=None) -> FailureSource:
         if source is None or (current is not None and not current(source)):
             source = _sources[(backend, key)] = make()
         return source
+
+
+def release_sources(backend: str, orphaned) -> int:
+    """Forget the sources of `backend` with nothing pending that `orphaned(source)` says the
+    user can no longer launch on (an OpenCL context the user dropped: the source's buffer and
+    queue would keep it, and its device memory, alive for good). A later launch there makes a
+    new source; a launch that already holds a forgotten one still records into it and is
+    checked (the pending list holds it). Returns how many were forgotten."""
+    with _sources_lock:
+        gone = []
+        for key, source in list(_sources.items()):
+            if key[0] != backend:
+                continue
+            # (Read without _lock, whose holders may ask for sources: a launch that marks the
+            # source dirty meanwhile holds a queue of its context, so it is not orphaned.)
+            if not source.dirty and source not in _pending and orphaned(source):
+                gone.append(key)
+        for key in gone:
+            del _sources[key]
+        return len(gone)
 
 
 def failure_sources(backend: str | None = None) -> list[FailureSource]:
@@ -353,5 +373,5 @@ def _check_at_exit() -> None:
         os._exit(1)
 
 
-__all__ = ["FailureSource", "failure_source", "failure_sources", "sync", "sync_point", "after_launch", "launch_raised", "register_plain_sync", "plain_launched", "pending_sources", "when_pending", "capturing",
+__all__ = ["FailureSource", "failure_source", "failure_sources", "release_sources", "sync", "sync_point", "after_launch", "launch_raised", "register_plain_sync", "plain_launched", "pending_sources", "when_pending", "capturing",
            "BUFFER_LEN"]

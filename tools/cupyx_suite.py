@@ -173,9 +173,11 @@ def fetch(repo: str, tag: str) -> None:
         json.dump({**MANIFEST, "version": tag}, f, indent=1)
 
 
-def shards(n: int) -> list[list[str]]:
-    """The test files in n groups of about equal size (bytes of test code)."""
-    files = sorted(TEST_FILES, key=lambda p: -os.path.getsize(os.path.join(SRC_DIR, TESTS, p)))
+def shards(n: int, selected=None) -> list[list[str]]:
+    """The test files (`selected`: those whose path ends so, default all) in n groups of about
+    equal size (bytes of test code)."""
+    chosen = [p for p in TEST_FILES if not selected or any(p.endswith(s) for s in selected)]
+    files = sorted(chosen, key=lambda p: -os.path.getsize(os.path.join(SRC_DIR, TESTS, p)))
     groups = [[] for _ in range(n)]
     sizes = [0] * n
     for path in files:
@@ -253,6 +255,8 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=280)
     ap.add_argument("--json", help="write the comparison here")
     ap.add_argument("--captured", help="write the sources safekern was given here")
+    ap.add_argument("files", nargs="*", help="run only these test files (a path's end, e.g. "
+                    "test_splines.py; default: every file)")
     args = ap.parse_args(argv)
     if args.fetch:
         fetch(args.fetch, args.tag)
@@ -265,7 +269,7 @@ def main(argv=None) -> int:
     workdir = os.path.abspath(args.workdir or tempfile.mkdtemp(prefix="cupyx-suite-"))
     os.makedirs(workdir, exist_ok=True)
     start = time.time()
-    procs = [run_shard(mode, i, files, workdir) for i, files in enumerate(shards(args.shards))
+    procs = [run_shard(mode, i, files, workdir) for i, files in enumerate(shards(args.shards, args.files))
              for mode in ("plain", "safekern")]
     for proc in procs:
         try:

@@ -190,6 +190,19 @@ class _Recorder:
             self.outcomes[tid] = {"outcome": outcome, "detail": detail,
                                   "seconds": round(report.duration, 3)}
 
+    def pytest_runtest_teardown(self, item, nextitem):
+        # Each of PyOpenCL's tests makes a context of its own, which PyOpenCL's kernel caches
+        # (first-argument memoisation) keep for good: on NVIDIA's OpenCL, six test processes on
+        # one GPU held so many that later contexts failed with OUT_OF_HOST_MEMORY -- in plain
+        # PyOpenCL as often as under safekern (an H100, 2026-11-27). Released after every test,
+        # in every mode alike (safekern's own failure buffers let go of dropped contexts).
+        import gc
+
+        from pyopencl.tools import clear_first_arg_caches
+
+        clear_first_arg_caches()
+        gc.collect()
+
 
 def _short_id(nodeid: str) -> str:
     """A test id without the device in it (PyOpenCL's parameters name the device)."""

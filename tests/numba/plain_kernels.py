@@ -56,3 +56,28 @@ def eager_fill(out):
 
 def arange(n):
     return cuda.to_device(np.arange(n, dtype=np.float64))
+
+
+@safekern.jit
+def times2_kernel(v):                 # a kernel called as a device function (numba allows it)
+    return v * 2
+
+
+@safekern.jit(device=True)
+def twice_int(v):
+    return v * 2
+
+
+@safekern.jit
+def calls_times2_kernel(r, x):        # numba-cuda's test_declare_device_cabi_propagate's shape
+    i = cuda.grid(1)
+    if i < len(r):
+        r[i] = times2_kernel(x[i])
+
+
+@safekern.jit
+def calls_twice_int(r, x):
+    i = cuda.grid(1)
+    if i < len(r):
+        r[i] = twice_int(x[i])
+

@@ -10,6 +10,7 @@ from numba import cuda
 import safekern
 from safekern.backends.numba.predicates import compile_mask
 from tests.support.checks import assert_bounds_error
+from tests.support.differential import SIMULATOR
 
 pytestmark = [pytest.mark.cudasim, pytest.mark.timeout(180)]
 
@@ -50,8 +51,9 @@ def test_the_window_is_proven_with_bounded_scalars_and_copies():
 
 
 @pytest.mark.parametrize("width, holds", [(32, True), (2 ** 30, False),
-                                          (np.int64(32), False), (32.0, False)])
+                                          (np.int64(32), not SIMULATOR), (32.0, False)])
 def test_the_bounds_hold_for_small_python_ints_only(width, holds):
+    """(A NumPy signed scalar counts on a GPU only: test_numpy_signed_scalars_count_on_a_gpu_only.)"""
     predicates = window.build.final_rewrite().launch_predicates
     args = (np.zeros(100), np.zeros(100), width, 0)
     mask = compile_mask(predicates)(args, (3, 32))
@@ -71,6 +73,7 @@ def test_numpy_signed_scalars_count_on_a_gpu_only(monkeypatch):
     predicates_of = window.build.final_rewrite().launch_predicates
     args = (np.zeros(100), np.zeros(100), np.int32(32), np.int64(0))
     holds = lambda: compile_mask(predicates_of)(args, (3, 32)) == (1 << len(predicates_of)) - 1  # noqa: E731
+    monkeypatch.setattr(predicates.numba_config, "ENABLE_CUDASIM", 1)
     assert not holds()                      # the simulator: NumPy's int32 may wrap
     monkeypatch.setattr(predicates.numba_config, "ENABLE_CUDASIM", 0)
     assert holds()

@@ -103,6 +103,7 @@ def test_len_of_an_array_is_its_rows():
 
 
 def _shadowing():
+    @safekern.jit(device=True)      # (a device function: numba calls no Python function)
     def len(x):        # noqa: A001 -- a closure variable shadows the builtin
         return 1 << 20
 

@@ -130,6 +130,24 @@ def test_inspect_shows_numbas_own_code_for_launches_that_ran_it():
     assert all("_sk_" in text for text in checked.values())
 
 
+@pytest.mark.gpu
+def test_callees_of_a_plain_launch_list_what_numba_compiled_for_it():
+    """numba-cuda's test_declare_device_cabi_propagate reads `device_func.overloads[
+    device_func.signatures[0]]` after a launch: a callee of a launch that ran numba's own
+    kernel was compiled by numba's own build of it, and its signatures say so (a kernel called
+    as a device function, and a device function)."""
+    x = np.arange(10, dtype=np.int32)
+    for callee in (K.times2_kernel, K.twice_int):
+        r = cuda.to_device(np.zeros_like(x))
+        kernel = K.calls_times2_kernel if callee is K.times2_kernel else K.calls_twice_int
+        kernel[1, 32](r, cuda.to_device(x))
+        np.testing.assert_array_equal(r.copy_to_host(), 2 * x)
+        assert ran_plain(kernel)
+        assert callee.signatures, callee
+        compiled = callee.overloads[callee.signatures[0]]
+        assert "ret i32 0" in compiled.library.get_llvm_str()
+
+
 def test_a_debug_kernel_raises_its_failure_at_the_launch():
     """numba's launch of a debug=True kernel waits for it (it reads numba's exception flag): a
     sync point, so what safekern's checks recorded raises there too, as numba's own do."""

@@ -60,7 +60,8 @@ def test_a_reduction_kernel_reading_past_its_input_is_located(clenv, everything)
     with pytest.raises(safekern.BoundsError) as info:
         safekern.sync()
     e = info.value
-    assert e.array.startswith("x") and (e.index, e.size) == (100, 100), str(e)
+    # (The first failing work-item wins: PoCL's is index 100, NVIDIA's any of 100..104.)
+    assert e.array.startswith("x") and 100 <= e.index <= 104 and e.size == 100, str(e)
     # Located at the user's map_expr, which PyOpenCL writes as `#define PCL_READ_AND_MAP(i)
     # (x[i + 5])`, the carets under it; the program is named by the line that built it.
     assert "x[i + 5]" in e.source_line and e.source_line[e.col:e.end_col] == "x[i + 5]", str(e)

@@ -72,11 +72,8 @@ class Compiles:
                 if user not in found and argtypes not in failed:
                     found.append(user)
         dev = kernel.device_function_made
-        if dev is not None and dev.build.numba is not None:
-            for key in dev.build.numba.overloads:
-                user = dev.surface.user(key)
-                if user not in found:
-                    found.append(user)
+        if dev is not None:
+            found += [user for user in dev.device_compiles() if user not in found]
         return found
 
     def launch_config_specializations(self) -> dict:

@@ -97,6 +97,31 @@ class CheckedDeviceFunction(CheckedFunction):
             swap()
         return plain
 
+    def device_compiles(self) -> dict:
+        """What numba compiled of this function for the kernels that call it, keyed by the
+        user's argument types: the checked build's (called from checked kernels), then numba's
+        own build's (called from kernels whose launch ran numba's own code: plain.py)."""
+        found = {}
+        if self.build.numba is not None:
+            for key, value in self.build.numba.overloads.items():
+                found.setdefault(self.surface.user(key), value)
+        plain = self.__dict__.get("_plain")
+        if plain is not None and not SIMULATOR:
+            for key, value in plain.overloads.items():
+                found.setdefault(tuple(key), value)
+        return found
+
+    @property
+    def overloads(self) -> dict:
+        """The compiled device functions, keyed by the user's argument types (numba's own
+        build's too: a plain launch's kernel called that one)."""
+        answer = self.surface.overloads()
+        if SIMULATOR:
+            return answer
+        for key, value in self.device_compiles().items():
+            answer.setdefault(key, value)
+        return answer
+
     def _host_dispatcher(self):
         if not SIMULATOR:
             return self.numba_dispatcher()

@@ -232,9 +232,9 @@ class CheckedKernel(CheckedFunction):
         # A kernel that other kernels call is compiled as a device function too: numba keeps
         # those compilations in the same dispatcher, so its overloads show them as well.
         dev = self._device_function
-        if dev is not None and dev.build.numba is not None:
-            for key, value in dev.build.numba.overloads.items():
-                answer.setdefault(dev.surface.user(key), value)
+        if dev is not None:
+            for key, value in dev.device_compiles().items():
+                answer.setdefault(key, value)
         return answer
 
     def _explain_ambiguous(self, args) -> None:

@@ -38,12 +38,18 @@ from . import macro_sites, sync as opencl_sync
 class OpenCLFailureSource(runtime.FailureSource):
     def __init__(self, context, device):
         super().__init__()
-        self.context = context
+        before = _references(context)
+        # A wrapper of our own (`queue.context` gives a new one on each access), so the
+        # references this source holds are exactly the three made here.
+        self.context = cl.Context.from_int_ptr(context.int_ptr, retain=True)
         self.device = device
         self.name = f"OpenCL device {device.name!r} ({device.platform.name})"
-        self.queue = cl.CommandQueue(context, device)
-        self.buffer = cl.Buffer(context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
+        self.queue = cl.CommandQueue(self.context, device)
+        self.buffer = cl.Buffer(self.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
                                 hostbuf=np.zeros(BUFFER_LEN, dtype=np.int64))
+        # The context's reference count that this source's wrapper, queue and buffer make
+        # (as the driver counts them: a queue or buffer may or may not retain its context).
+        self.own_references = _references(context) - before
         # Queues that ran checked launches since the last check (held until then: PyOpenCL
         # queues cannot be weakly referenced).
         self._queues: dict[int, object] = {}
@@ -85,12 +91,35 @@ _plain_queues: dict[int, object] = {}      # SAFEKERN_CHECKS=0: queues to finish
 _plain_lock = threading.Lock()
 
 
+def _references(context) -> int:
+    return context.get_info(cl.context_info.REFERENCE_COUNT)
+
+
+def _orphaned(source: OpenCLFailureSource) -> bool:
+    """Nothing but the source itself refers to its context: the user dropped every queue,
+    program, buffer and context object of it (each holds a reference)."""
+    try:
+        return _references(source.context) <= source.own_references
+    except cl.Error:
+        return False
+
+
 def failure_source(context, device) -> OpenCLFailureSource:
     """The failure buffer of a (context, device) pair, from the runtime's one registry. Keyed
-    by the handles: a handle the driver reuses for a new context or device gets a new source."""
+    by the handles: a handle the driver reuses for a new context or device gets a new source.
+
+    Making one first forgets the sources of contexts the user has dropped (nothing pending on
+    them): a program that makes context after context -- PyOpenCL's own tests, a service --
+    would otherwise keep every one alive, with its device memory (NVIDIA's OpenCL then fails
+    new contexts with OUT_OF_HOST_MEMORY)."""
+    key = (context.int_ptr, device.int_ptr)
+
+    def make():
+        runtime.release_sources("opencl", _orphaned)
+        return OpenCLFailureSource(context, device)
+
     return runtime.failure_source(
-        "opencl", (context.int_ptr, device.int_ptr),
-        lambda: OpenCLFailureSource(context, device),
+        "opencl", key, make,
         current=lambda source: source.context == context and source.device == device)
 
 
