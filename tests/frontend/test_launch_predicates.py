@@ -178,3 +178,19 @@ def test_a_scaled_bound_still_needs_the_whole_tile(tmp_path):
             j[17 * cuda.blockIdx.y + 16] = 1
     """)
     assert found == ["j.shape[0] >= 17 * gridDim.y"], found
+
+
+def test_two_guards_through_a_loaded_bound_give_a_predicate_over_shapes(tmp_path):
+    # `m` is loaded: no bound of its own. Only both guards together cancel it (i < m and
+    # m <= out.shape[0]), so the pair of facts is tried although each alone leaves it unbounded.
+    found, rw = predicates(tmp_path, """
+        def k(out, a, idx):
+            i = cuda.grid(1)
+            m = idx[0]
+            if m <= out.shape[0]:
+                if i < m:
+                    out[i] = a[i]
+    """)
+    assert "a.shape[0] >= out.shape[0]" in found
+    [(status, reason)] = status_of(rw, "a")
+    assert status == "proven at launch" and "a.shape[0] >= out.shape[0]" in reason

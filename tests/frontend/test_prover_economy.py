@@ -9,7 +9,7 @@ import pytest
 from safekern.frontend.python import launch as launch_mod
 from safekern.frontend.python.collapse import collapse_same_branches
 from safekern.frontend.python.linear import Atoms
-from tests.support.prover_reference import reference_predicate
+from tests.support.prover_reference import OFFERED, reference_predicate
 from tests.support.rewrites import rewrite
 
 # Launch questions with guards, shared tiles, a stencil window and a loop (many facts each).
@@ -65,21 +65,28 @@ def test_the_pre_filtered_search_finds_what_the_plain_search_finds(tmp_path, ask
         assert found == reference_predicate(prover, goal, facts)
 
 
-def test_combinations_split_must_refuse_are_not_offered_to_it(tmp_path, asked, monkeypatch):
-    offered = []
-    split = launch_mod.LaunchProver._split
+def test_combinations_that_must_be_refused_are_not_tried(tmp_path, asked, monkeypatch):
+    tried = []
+    combination = launch_mod.LaunchProver._combination
 
-    def counting(self, rest, local):
-        offered.append(rest)
-        return split(self, rest, local)
+    def counting(self, goal_terms, const, combo, local):
+        tried.append(combo)
+        return combination(self, goal_terms, const, combo, local)
 
-    monkeypatch.setattr(launch_mod.LaunchProver, "_split", counting)
-    rewrite(tmp_path, KERNELS[1], launch_predicates=True)
-    searched = len(offered)
-    offered.clear()
+    monkeypatch.setattr(launch_mod.LaunchProver, "_combination", counting)
+    # (`m` is loaded: no bound; a combination leaving it in the rest is refused untried)
+    rewrite(tmp_path, """
+        def k(out, a, idx):
+            i = cuda.grid(1)
+            m = idx[0]
+            if m <= out.shape[0]:
+                if i < m:
+                    out[i] = a[i]
+    """, launch_predicates=True)
+    OFFERED.clear()
     for prover, goal, facts, _ in asked:
         reference_predicate(prover, goal, facts)
-    assert 0 < searched < len(offered)      # fewer than every combination
+    assert 0 < len(tried) < len(OFFERED)      # fewer than every combination
 
 
 def test_a_question_asked_again_is_answered_from_memory(tmp_path, asked, monkeypatch):
@@ -115,3 +122,24 @@ def test_the_launch_variant_collapses_its_own_copy_in_place():
     assert collapse_same_branches(stmt, owned=True)[1] is stmt[1]
     assert collapse_same_branches(stmt)[1] is not stmt[1]     # the default copies
     assert ast.unparse(collapse_same_branches(stmt)[0]) == "x = 1"
+
+
+def test_a_static_proof_asked_again_is_answered_from_memory(monkeypatch):
+    from safekern.frontend.python.linear import Fact, Form, Prover
+
+    atoms = Atoms()
+    i, n = atoms.add("i", lower=0, integer=True), atoms.add("n", lower=0, integer=True)
+    prover = Prover(atoms)
+    fact = Fact(Form.of({n: 1, i: -1}, -1), frozenset({"i", "n"}), "the guard")
+    goal = Form.of({n: 1, i: -1}, -1)               # n - i - 1 >= 0: the guard itself
+    searches = []
+    search = Prover._prove_anew
+    monkeypatch.setattr(Prover, "_prove_anew",
+                        lambda self, g, f: searches.append(g) or search(self, g, f))
+    first = prover.prove(goal, [fact])
+    assert first == [fact] and len(searches) == 1
+    first.append("the caller's own list")           # (answers are copies)
+    assert prover.prove(goal, [fact]) == [fact] and len(searches) == 1
+    assert prover.prove(goal, []) is None and len(searches) == 2     # other facts: anew
+    atoms.add("i", upper=5)                          # a bound changed: asked anew
+    assert prover.prove(goal, [fact]) == [fact] and len(searches) == 3

@@ -1,11 +1,44 @@
 """The launch prover's search as it was before it was made cheap (frontend/python/launch.py):
-every combination of at most two facts subtracted from the goal as forms, each offered to
-`_split`. Tests compare the memoised, pre-filtered search with it."""
+every combination of at most two facts subtracted from the goal as forms, each split into its
+launch part and the rest (`reference_split`). Tests compare the memoised, pre-filtered,
+one-pass search with it."""
 from __future__ import annotations
 
 import itertools
 
-from safekern.frontend.python.launch import _scaled
+from safekern.frontend.python.launch import _HOPELESS, _WORST_CASE, LaunchPredicate, _scaled
+from safekern.frontend.python.linear import Form
+
+OFFERED: list = []      # every rest reference_split was given (tests count them)
+
+
+def reference_split(prover, rest: Form, local):
+    """(predicate, whether rest was over launch atoms alone), or None: the search's step as
+    it was, over a whole Form."""
+    OFFERED.append(rest)
+    launch, other, atoms = {}, {}, {}
+    for atom, c in rest.terms:
+        fact = prover._launch_fact(atom)
+        if fact is not None:
+            launch[fact] = launch.get(fact, 0) + c
+            atoms[fact] = atom
+        else:
+            other[atom] = c
+    launch = {f: c for f, c in launch.items() if c}
+    if not launch:
+        return None
+    low = prover.atoms.minimum(Form(tuple(other.items())), local)
+    if low is None or rest.const + low < -_HOPELESS or low < -_WORST_CASE:
+        return None
+    top = prover.atoms.maximum(Form(tuple((atoms[f], c) for f, c in launch.items())))
+    if top is not None and top + rest.const + low < 0:
+        return None
+    shapes = [c for f, c in launch.items() if f.kind == "shape"]
+    if shapes and max(launch.values()) < 0:
+        return None
+    terms = tuple(sorted(((c, f) for f, c in launch.items()),
+                         key=lambda t: (t[1].kind, t[1].param or 0, t[1].axis)))
+    return LaunchPredicate(terms, rest.const + low), not other
 
 
 def reference_predicate(prover, goal, facts):
@@ -20,7 +53,7 @@ def reference_predicate(prover, goal, facts):
         rest = goal.plus(1) if any(f.strict for f in combo) else goal
         for f in combo:
             rest = rest - f.form
-        found = prover._split(rest, local)
+        found = reference_split(prover, rest, local)
         if found is None:
             continue
         seen = weakest.get(found[0].terms)
@@ -34,4 +67,4 @@ def reference_predicate(prover, goal, facts):
     return best
 
 
-__all__ = ["reference_predicate"]
+__all__ = ["reference_predicate", "reference_split", "OFFERED"]

@@ -379,8 +379,10 @@ class LaunchVariantBuild(DerivedBuild):
     def _subset_rewrite(self):
         with self.lock:
             if self._partial is None:
-                self.main.final_rewrite()          # (the main's scope refreshed first)
-                self._partial = self._adopt(self.rewrite())
+                # (the main's scope refreshed first) Its elimination serves every subset; a
+                # rewrite from the kernel cache kept none: a rewrite of its own then.
+                made = self.main.final_rewrite().variant_for_subset(self.subset)
+                self._partial = self._adopt(made if made is not None else self.rewrite())
             return self._partial
 
     def final_rewrite(self):

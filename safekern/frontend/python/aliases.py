@@ -30,6 +30,7 @@ import ast
 from .index_forms import SCALAR_MAX
 from .launch import LaunchFact, LaunchPredicate
 from .unchecked import is_check_call
+from .trees import walk
 
 _ACCESS_KINDS = ("load", "store", "atomic")
 
@@ -38,7 +39,7 @@ def array_aliases(tree, bindings) -> dict:
     """{name: (parameter, ...)}: names bound only to two or more distinct array parameters
     (launch parameters: never rebound) by plain assignments `name = parameter`."""
     found: dict = {}
-    for node in (n for stmt in tree for n in ast.walk(stmt)):
+    for node in (n for stmt in tree for n in walk(stmt)):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
                 isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Name):
             found.setdefault(node.targets[0].id, []).append(node.value.id)
@@ -73,7 +74,7 @@ def _arrays(tree) -> set:
     """Names used as arrays: subscripted, an attribute's base (`a.shape`), a check's array,
     `len`'s argument (a scalar parameter is none of these)."""
     out = set()
-    for n in (n for stmt in tree for n in ast.walk(stmt)):
+    for n in (n for stmt in tree for n in walk(stmt)):
         if isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.value, ast.Name):
             out.add(n.value.id)
         elif isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Name) and \

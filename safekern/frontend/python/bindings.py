@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import ast
 import builtins
+from .trees import walk
 
 
 def bound_names(node) -> list[str]:
     """Names bound by `node` and everything inside it (assignments, loop targets, ...)."""
     out = []
-    for n in ast.walk(node):
+    for n in walk(node):
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
             out.append(n.id)
         elif isinstance(n, ast.arg):
@@ -48,7 +49,7 @@ def assigned(nodes) -> set[str]:
 
 def walrus_targets(node) -> set[str]:
     """Names an expression rebinds while it is evaluated (`(i := i + 1)`)."""
-    return {n.target.id for n in ast.walk(node) if isinstance(n, ast.NamedExpr)}
+    return {n.target.id for n in walk(node) if isinstance(n, ast.NamedExpr)}
 
 
 def is_range(node) -> bool:
@@ -119,7 +120,7 @@ def bindings(node, check_call):
 
 def pure(node, check_call) -> bool:
     """No walrus, no checked access (loads of memory), no yield: evaluating it twice is safe."""
-    for n in ast.walk(node):
+    for n in walk(node):
         if isinstance(n, (ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom, ast.Lambda)):
             return False
         if isinstance(n, ast.Call) and check_call(n):
@@ -135,7 +136,7 @@ class FunctionBindings:
         params = {a.arg for a in fn.args.args + fn.args.posonlyargs}
         counts: dict[str, int] = {}
         single: dict[str, ast.expr] = {}
-        nodes = [node for stmt in body for node in ast.walk(stmt)]
+        nodes = [node for stmt in body for node in walk(stmt)]
         for node in nodes:
             for name, value in bindings(node, check_call):
                 counts[name] = counts.get(name, 0) + 1
@@ -163,7 +164,7 @@ class FunctionBindings:
             for name, value in candidates.items():
                 if name in self.defs:
                     continue
-                used = {x.id for x in ast.walk(value) if isinstance(x, ast.Name)}
+                used = {x.id for x in walk(value) if isinstance(x, ast.Name)}
                 if all(never(u) or u in self.defs for u in used) and pure(value, check_call):
                     self.defs[name] = value
                     changed = True

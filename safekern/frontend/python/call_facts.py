@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from . import names
 from .linear import Fact, Form
 from .parse import names_read
+from .trees import walk
 
 
 @dataclass(frozen=True)
@@ -232,7 +233,7 @@ def demands(fn: ast.FunctionDef) -> dict:
     parameters need (`cellsize[0]`: 1; `a[2, -1]`: 3 on axis 0, 1 on axis 1)."""
     params = {a.arg for a in fn.args.args}
     out: dict = {}
-    for node in ast.walk(fn):
+    for node in walk(fn):
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and \
                 node.value.id in params:
             comps = _components(node.slice)
@@ -248,7 +249,7 @@ def specialisable(fn: ast.FunctionDef) -> bool:
     """A function that does not call itself by name (a recursive call would run the
     specialisation with other arguments)."""
     return not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and
-                   n.func.id == fn.name for n in ast.walk(fn))
+                   n.func.id == fn.name for n in walk(fn))
 
 
 def common_facts(a, b) -> tuple:
@@ -270,7 +271,7 @@ def plain_array(node) -> bool:
     it records nothing, so a plain store may evaluate it after its value."""
     return isinstance(node, ast.Name) or (
         isinstance(node, ast.Subscript) and
-        not any(isinstance(n, (ast.Call, ast.NamedExpr)) for n in ast.walk(node)))
+        not any(isinstance(n, (ast.Call, ast.NamedExpr)) for n in walk(node)))
 
 
 

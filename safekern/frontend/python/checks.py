@@ -19,6 +19,7 @@ from ..located import LocatedVisitor
 from . import names, nested, safety
 from .parse import ParsedFunction, hidden_first
 from .tuples import TupleValues
+from .trees import walk
 
 # Atomic functions of numba.cuda.atomic whose second argument is an index.
 INDEXED_ATOMICS = ("add", "sub", "and_", "or_", "xor", "inc", "dec", "exch", "max", "min",
@@ -188,7 +189,7 @@ def _index_expr(index):
 def _is_pure(node) -> bool:
     """No calls, subscripts or walrus inside: evaluation order does not matter."""
     return not any(isinstance(n, (ast.Call, ast.Subscript, ast.NamedExpr, ast.Await,
-                                  ast.Yield, ast.YieldFrom)) for n in ast.walk(node))
+                                  ast.Yield, ast.YieldFrom)) for n in walk(node))
 
 
 class BoundsCheckRewriter(LocatedVisitor, ast.NodeTransformer):
@@ -283,7 +284,7 @@ class BoundsCheckRewriter(LocatedVisitor, ast.NodeTransformer):
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_ListComp(self, node):
-        if any(isinstance(n, ast.Subscript) for n in ast.walk(node)):
+        if any(isinstance(n, ast.Subscript) for n in walk(node)):
             raise self.ctx.error(node, "subscripts inside a comprehension cannot be checked; "
                                        "write the loop out in the kernel body")
         return node
@@ -447,7 +448,7 @@ def _pass_hidden(call: ast.Call, callee_args: ast.arguments) -> None:
 
 
 def _has_subscript_target(node) -> bool:
-    return any(isinstance(n, ast.Subscript) for n in ast.walk(node)) and (
+    return any(isinstance(n, ast.Subscript) for n in walk(node)) and (
         isinstance(node, ast.Subscript) or isinstance(node, (ast.Tuple, ast.List, ast.Starred)))
 
 

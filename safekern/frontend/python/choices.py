@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import itertools
 from dataclasses import dataclass
+from .trees import walk
 
 MAX_CASES = 16             # at most this many case combinations per goal (else: no case split)
 
@@ -117,9 +118,9 @@ def choice_parts(lin, node):
             not any(isinstance(a, ast.Starred) for a in node.args):
         return node.func.id, [(a, None, False) for a in node.args]
     if isinstance(node, ast.IfExp) and "if" in kinds and \
-            not any(isinstance(n, ast.NamedExpr) for n in ast.walk(node)) and \
+            not any(isinstance(n, ast.NamedExpr) for n in walk(node)) and \
             all(choice_parts(lin, n) is not None or lin.is_plain_value(n)
-                for n in ast.walk(node.test) if isinstance(n, ast.Call)):
+                for n in walk(node.test) if isinstance(n, ast.Call)):
         return "if", [(node.body, node.test, False), (node.orelse, node.test, True)]
     return None
 

@@ -16,6 +16,7 @@ import ast
 import copy
 
 from . import names
+from .trees import walk
 
 _PURE = (ast.Compare, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Name, ast.Constant,
          ast.Attribute, ast.Subscript, ast.Load, ast.Tuple, ast.boolop, ast.cmpop,
@@ -23,7 +24,7 @@ _PURE = (ast.Compare, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Name, ast.Constant
 
 
 def _pure(test) -> bool:
-    for node in ast.walk(test):
+    for node in walk(test):
         if isinstance(node, ast.Call):
             if not (isinstance(node.func, ast.Name) and node.func.id == names.EXTENT):
                 return False

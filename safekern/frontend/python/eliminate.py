@@ -24,7 +24,6 @@ has the table of the rules and what each assumes. `check_report()` lists each si
 from __future__ import annotations
 
 import ast
-import copy
 from dataclasses import dataclass
 
 from . import names
@@ -44,6 +43,7 @@ from .parse import names_read
 from .value_cases import axis_proof, guards
 from .unchecked import (atomic_operands_may_fail, is_check_call, plain, plain_atomic_statement,
                         plain_store)
+from .trees import copy_tree, walk
 from .versioning import LoopVersioner
 
 
@@ -79,7 +79,7 @@ class _Eliminator:
         """Names evaluating `node` may rebind: its walrus targets, and with a call in it the
         names a nested function declares nonlocal."""
         out = walrus_targets(node)
-        if self.b.escaping and any(isinstance(n, ast.Call) for n in ast.walk(node)):
+        if self.b.escaping and any(isinstance(n, ast.Call) for n in walk(node)):
             out |= self.b.escaping
         return out
 
@@ -201,7 +201,7 @@ class _Eliminator:
         for pos, arg in enumerate(args):
             if not pure(arg, is_check_call) or any(
                     isinstance(n, ast.Call) and not self.lin.is_plain_value(n)
-                    for n in ast.walk(arg)) or not self.lin.exact(arg, facts):
+                    for n in walk(arg)) or not self.lin.exact(arg, facts):
                 tmp = self.ctx.temp()
                 before.append(ast.copy_location(
                     ast.Assign([ast.Name(tmp, ast.Store())], arg), loop))
@@ -248,7 +248,7 @@ class _Eliminator:
         if s is None or s.terms or s.const > -1 or not all(
                 pure(a, is_check_call) and self.lin.exact(a, []) and not any(
                     isinstance(n, ast.Call) and not self.lin.is_plain_value(n)
-                    for n in ast.walk(a)) for a in (lo, hi)):
+                    for n in walk(a)) for a in (lo, hi)):
             return []
         # (the upper end reads as the ascending loop's `lo <= v`, the lower end as `v < hi`,
         # swapped: hi + 1 <= v <= lo)
@@ -310,7 +310,7 @@ class _Eliminator:
         """What this device call's arguments are known to be (call_facts.py)."""
         dev = self.resolver.device_calls[call.func.id]
         params = [a.arg for a in dev.parsed.tree.args.args]
-        if any(isinstance(n, ast.NamedExpr) for n in ast.walk(call)):
+        if any(isinstance(n, ast.NamedExpr) for n in walk(call)):
             return
         static, launch = self.call_sites.of(call, params, facts, demands(dev.parsed.tree))
         before = self.call_facts.get(call.func.id)
@@ -454,7 +454,7 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
         excluded: set = set()
         while True:
             # (Again without the bounds of a variable whose update might wrap: invariants.py.)
-            tree = copy.deepcopy(body)      # the eliminator edits nodes in place: its own copy
+            tree = copy_tree(body)          # the eliminator edits nodes in place: its own copy
             bindings = FunctionBindings(fn, tree, parsed, is_cuda, is_check_call)
             lin = Linearizer(defs=bindings.defs, constants=bindings.constants,
                              shapes=bindings.shapes, integers=bindings.integers,

@@ -29,6 +29,7 @@ import ast
 
 from . import names
 from .pending import pending_read
+from .trees import walk
 
 
 def _flag_set() -> ast.expr:
@@ -62,13 +63,13 @@ def _bail(action: str, like, *, block_knows: bool = False) -> ast.stmt:
     if block_knows:
         test = ast.Compare(test, [ast.Eq()], [ast.Constant(names.FLAG_BLOCK)])
     out = ast.copy_location(_if(test, [ast.copy_location(stmt, like)]), like)
-    for n in ast.walk(out):
+    for n in walk(out):
         ast.copy_location(n, like)
     return out
 
 
 def _calls(node):
-    for n in ast.walk(node):
+    for n in walk(node):
         if isinstance(n, ast.Call):
             yield n
 
@@ -161,7 +162,7 @@ def _grid_prelude(like) -> list:
     stmts = [buffer, flag, init, parity, _if(pending, [skip, set_flag])]
     out = []
     for stmt in stmts:
-        for n in ast.walk(stmt):
+        for n in walk(stmt):
             ast.copy_location(n, like)
         out.append(stmt)
     return out
@@ -199,7 +200,7 @@ class _ExitPlanner:
             body = [ast.Assign([ast.Subscript(ast.Name(names.FLAG, ast.Load()), ast.Constant(0),
                                               ast.Store())], ast.Constant(names.FLAG_BLOCK))]
         stmt = _if(test, body)
-        for n in ast.walk(stmt):
+        for n in walk(stmt):
             ast.copy_location(n, like)
         return stmt
 
@@ -221,7 +222,7 @@ class _ExitPlanner:
             ast.Constant(1), ast.Sub(), ast.Name(names.GRID_PARITY, ast.Load())))
         out = [flagged, stmt, leave, flip]
         for new in (flagged, leave, flip):
-            for n in ast.walk(new):
+            for n in walk(new):
                 ast.copy_location(n, stmt)
         return out
 
@@ -363,7 +364,7 @@ class _ExitPlanner:
         unchecked device functions (which would run on garbage)."""
         if not isinstance(loop, ast.For):
             return False
-        for n in ast.walk(loop):
+        for n in walk(loop):
             if isinstance(n, ast.While):
                 return False
             # A store whose check was eliminated does not test the flag: it must not run

@@ -32,6 +32,7 @@ import ast
 from .bindings import pure
 from .linear import Fact, Form
 from .parse import names_read
+from .trees import walk
 
 _KEEPS = (ast.Add, ast.Mult, ast.FloorDiv)
 
@@ -50,13 +51,13 @@ class Invariants:
         # `v += e` / `v *= e` directly in a `while v < X` (`<=`) loop's body: where the facts
         # can bound the new value (elsewhere it is no candidate, and the pass need not run
         # again for it).
-        bounded = {id(st) for node in (n for stmt in body for n in ast.walk(stmt))
+        bounded = {id(st) for node in (n for stmt in body for n in walk(stmt))
                    if isinstance(node, ast.While) and isinstance(node.test, ast.Compare) and
                    isinstance(node.test.left, ast.Name) and
                    isinstance(node.test.ops[0], (ast.Lt, ast.LtE))
                    for st in node.body if isinstance(st, ast.AugAssign) and
                    isinstance(st.target, ast.Name) and st.target.id == node.test.left.id}
-        for node in (n for stmt in body for n in ast.walk(stmt)):
+        for node in (n for stmt in body for n in walk(stmt)):
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
                     isinstance(node.targets[0], ast.Name):
                 plain.setdefault(node.targets[0].id, []).append(node)

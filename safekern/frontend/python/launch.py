@@ -140,24 +140,57 @@ class LaunchProver:
             fact = self._launch_facts[atom] = launch_fact(atom, self.launch_params)
             return fact
 
-    def _rest(self, goal_terms: dict, const: int, combo, local):
-        """goal - combo as a Form (`const`: the goal's, plus 1 for a strict fact), or None where
-        `_split` must refuse it: no launch atom left in it, or another atom unbounded the way its
-        sign needs -- exactly `_split`'s own first refusals, found before any form is made."""
+    def _combination(self, goal_terms: dict, const: int, combo, local):
+        """(predicate, whether goal - combo is over launch atoms alone) for goal - combo
+        (`const`: the goal's, plus 1 for a strict fact), or None: no launch atom left in it,
+        another atom unbounded the way its sign needs, or a predicate not worth making. One
+        pass over the rest's terms, no Form made for it."""
         rest = dict(goal_terms)
         for f in combo:
             const -= f.form.const
             for atom, c in f.form.terms:
                 rest[atom] = rest.get(atom, 0) - c
-        launch = False
+        launch, atoms, low, pure = {}, {}, 0, True
+        bound = self.atoms.bound
         for atom, c in rest.items():
             if not c:
                 continue
-            if self._launch_fact(atom) is not None:
-                launch = True
-            elif self.atoms.bound(atom, local, upper=c < 0) is None:
+            fact = self._launch_fact(atom)
+            if fact is None:
+                b = bound(atom, local, upper=c < 0)
+                if b is None:
+                    return None
+                low += c * b
+                pure = False
+            elif fact in launch:
+                # (launch_fact gives each launch fact one atom; were there two, their sum
+                # would be a term of its own: no predicate, the check stays)
                 return None
-        return Form.of(rest, const) if launch else None
+            else:
+                launch[fact], atoms[fact] = c, atom
+        if not launch:
+            return None                   # nothing the launch knows helps
+        if const + low < -_HOPELESS or low < -_WORST_CASE:
+            # (Other atoms' worst case taken from the hardware's caps -- blockIdx up to
+            # 2**31 - 2 -- asks for arrays no launch has.)
+            return None
+        top = self.atoms.maximum(Form(tuple((atoms[f], c) for f, c in launch.items())))
+        if top is not None and top + const + low < 0:
+            return None                   # no launch satisfies it (gridsize(1) <= 0)
+        if max(launch.values()) < 0 and any(f.kind == "shape" for f in launch):
+            # Only upper bounds on shapes (`out.shape[0] <= 0`): true where the guarded code
+            # cannot run at all -- sound, never useful.
+            return None
+        terms = tuple(sorted(((c, f) for f, c in launch.items()),
+                             key=lambda t: (t[1].kind, t[1].param or 0, t[1].axis)))
+        return LaunchPredicate(terms, const + low), pure
+
+    def _unbounded(self, goal_terms: dict, fact, local) -> frozenset:
+        """The atoms of `fact` that leave goal - fact (- another fact without them) with an
+        atom unbounded the way its sign needs: a combination with them is refused."""
+        return frozenset(a for a, c in fact.form.terms
+                         if a not in goal_terms and self._launch_fact(a) is None
+                         and self.atoms.bound(a, local, upper=c > 0) is None)
 
     def _dimension(self, kind, axis):
         return self.atoms.add(("cuda", kind, axis), lower=1,
@@ -207,15 +240,18 @@ class LaunchProver:
         local = self.lin.prover.local_bounds(useful)
         best, best_rank = None, None
         weakest: dict = {}            # terms -> (predicate, pure) with the largest constant
-        combos = itertools.chain([()], ((f,) for f in useful),
-                                 itertools.combinations(useful, 2))
         goal_terms = dict(goal.terms)
+        # A combination leaving an atom of a fact that nothing cancels unbounded is refused by
+        # `_combination` anyway: those are not tried (most pairs, with many facts).
+        bad = [self._unbounded(goal_terms, f, local) for f in useful]
+        own = [{a for a, _ in f.form.terms} for f in useful]
+        combos = itertools.chain(
+            [()], ((f,) for f, b in zip(useful, bad) if not b),
+            ((useful[i], useful[j]) for i, j in itertools.combinations(range(len(useful)), 2)
+             if not (bad[i] - own[j] or bad[j] - own[i])))
         for combo in combos:
-            rest = self._rest(goal_terms, goal.const + 1 if any(f.strict for f in combo) else
-                              goal.const, combo, local)
-            if rest is None:
-                continue
-            found = self._split(rest, local)
+            found = self._combination(goal_terms, goal.const + 1 if any(f.strict for f in combo)
+                                      else goal.const, combo, local)
             if found is None:
                 continue
             seen = weakest.get(found[0].terms)
@@ -256,37 +292,6 @@ class LaunchProver:
                 if best is None or len(out) < len(best):     # the option needing fewest
                     best = out
         return best
-
-    def _split(self, rest: Form, local):
-        """(predicate, whether rest was over launch atoms alone), or None."""
-        launch, other, atoms = {}, {}, {}
-        for atom, c in rest.terms:
-            fact = self._launch_fact(atom)
-            if fact is not None:
-                launch[fact] = launch.get(fact, 0) + c
-                atoms[fact] = atom
-            else:
-                other[atom] = c
-        launch = {f: c for f, c in launch.items() if c}
-        if not launch:
-            return None                   # nothing the launch knows helps
-        # (Sums: the order of the terms is no matter, so no sorted Form is made.)
-        low = self.atoms.minimum(Form(tuple(other.items())), local)
-        if low is None or rest.const + low < -_HOPELESS or low < -_WORST_CASE:
-            # (Other atoms' worst case taken from the hardware's caps -- blockIdx up to
-            # 2**31 - 2 -- asks for arrays no launch has.)
-            return None
-        top = self.atoms.maximum(Form(tuple((atoms[f], c) for f, c in launch.items())))
-        if top is not None and top + rest.const + low < 0:
-            return None                   # no launch satisfies it (gridsize(1) <= 0)
-        shapes = [c for f, c in launch.items() if f.kind == "shape"]
-        if shapes and max(launch.values()) < 0:
-            # Only upper bounds on shapes (`out.shape[0] <= 0`): true where the guarded code
-            # cannot run at all -- sound, never useful.
-            return None
-        terms = tuple(sorted(((c, f) for f, c in launch.items()),
-                             key=lambda t: (t[1].kind, t[1].param or 0, t[1].axis)))
-        return LaunchPredicate(terms, rest.const + low), not other
 
 
 def _scaled(goal: Form, facts: list, most: int = 8) -> list:

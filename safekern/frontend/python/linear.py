@@ -248,6 +248,10 @@ class Prover:
     def __init__(self, atoms: Atoms):
         self.atoms = atoms
         self._bounds_cache: dict = {}
+        # (goal, facts, atoms' version, choices) -> proof: the elimination asks the same
+        # question again (an access's static proof, then its launch proof end by end; a
+        # versioned loop's bounds); the answer holds while no atom or bound changed.
+        self._proofs: dict = {}
 
     def local_bounds(self, facts) -> dict:
         key = tuple(id(f) for f in facts)
@@ -259,6 +263,15 @@ class Prover:
     def prove(self, goal: Form, facts: list[Fact]):
         """A list of facts whose sum shows goal >= 0 (possibly empty), or None; with choice
         atoms (`min`, `max`, `x if c else y`: choices.py) by cases over their alternatives."""
+        key = (goal, tuple(facts), self.atoms.version, len(self.atoms.choices))
+        try:
+            proof = self._proofs[key]
+        except KeyError:
+            # (Kept under the version it started with, as launch.py's memo does.)
+            proof = self._proofs[key] = self._prove_anew(goal, facts)
+        return None if proof is None else list(proof)
+
+    def _prove_anew(self, goal: Form, facts: list[Fact]):
         choices = self.atoms.choices
         if not choices:
             return self._prove(goal, facts)

@@ -10,6 +10,7 @@ whose bounds come from this assumption must stay below 2**53 (`exact_limit`), no
 from __future__ import annotations
 
 import ast
+from .trees import walk
 
 LOOP_MAX = 2 ** 48           # assumed: no loop runs this many iterations
 
@@ -36,7 +37,7 @@ def exact_limit(lin, node, local, wide: int, float_exact: int) -> int:
     """`wide`, or `float_exact` where `node` reads a range variable that the facts in scope
     (`local`) do not bound from above: it is bounded by the assumed iteration count only.
     (Where they do, the rule is the one for any integer name bounded by facts.)"""
-    for n in ast.walk(node):
+    for n in walk(node):
         if isinstance(n, ast.Name) and n.id in lin.range_vars:
             atom = lin.name_atom(n.id)
             upper = lin.atoms[atom].upper

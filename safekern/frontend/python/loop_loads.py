@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 
 from . import names
+from .trees import walk
 
 
 class LoopLoads(ast.NodeTransformer):
@@ -17,7 +18,7 @@ class LoopLoads(ast.NodeTransformer):
 
     def visit_For(self, node):
         innermost = not any(isinstance(n, (ast.For, ast.While)) for s in node.body
-                            for n in ast.walk(s))
+                            for n in walk(s))
         if innermost and id(node) not in self.checked_copies:
             self.depth_inner += 1
             self.generic_visit(node)

@@ -29,6 +29,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from . import exits, names
+from .trees import walk
 
 #: Checked closures are renamed with this prefix (a check call's: see exits.is_check_call).
 CLOSURE = names.DEVICE + "c"
@@ -57,7 +58,7 @@ def position(node) -> tuple:
 def _bindings(fn) -> Counter:
     """How many times each name is bound anywhere in `fn` (its nested scopes included)."""
     count = Counter()
-    for n in ast.walk(fn):
+    for n in walk(fn):
         if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
             count[n.id] += 1
         elif isinstance(n, ast.arg):
@@ -86,15 +87,15 @@ class Closures:
     def __init__(self, fn):
         self.verdicts: dict[tuple, Verdict] = {}
         self.renamed: dict[tuple, tuple[str, str]] = {}     # Name position -> (old, new)
-        if not any(n is not fn and isinstance(n, _FUNCTIONS) for n in ast.walk(fn)):
+        if not any(n is not fn and isinstance(n, _FUNCTIONS) for n in walk(fn)):
             return                                  # (most functions: nothing to do)
         parents = {}
-        for node in ast.walk(fn):
+        for node in walk(fn):
             for child in ast.iter_child_nodes(node):
                 parents[id(child)] = node
         bindings = _bindings(fn)
         serial = 0
-        for node in ast.walk(fn):                     # outer functions before inner ones
+        for node in walk(fn):                     # outer functions before inner ones
             if node is fn or not isinstance(node, _FUNCTIONS):
                 continue
             scope = parents[id(node)]
@@ -122,7 +123,7 @@ class Closures:
             elif bindings[name] != 1:
                 verdict = Verdict(reason=REBOUND.format(name=name))
             else:
-                uses = [n for n in ast.walk(scope) if isinstance(n, ast.Name) and
+                uses = [n for n in walk(scope) if isinstance(n, ast.Name) and
                         n.id == name and isinstance(n.ctx, ast.Load)]
                 if all(isinstance(parents.get(id(u)), ast.Call) and parents[id(u)].func is u
                        for u in uses):
@@ -181,7 +182,7 @@ def rewrite(visitor, verdict: Verdict, node, is_access):
 def report_unchecked(ctx, node, reason: str, is_access) -> None:
     """Every access in `node` (left as it is) reported unchecked; a call needing the failure
     buffer there (a checked device function, the function itself) refused."""
-    for n in ast.walk(node):
+    for n in walk(node):
         if isinstance(n, ast.Subscript) and is_access(n):
             kind = "load" if isinstance(n.ctx, ast.Load) else "store"
             ctx.register_unchecked(kind, n.value, n, reason)
@@ -199,7 +200,7 @@ def report_unchecked(ctx, node, reason: str, is_access) -> None:
 
 def barrier_inside(ctx, node):
     """The first call in `node` that waits at a barrier (or a grid sync), else None."""
-    for n in ast.walk(node):
+    for n in walk(node):
         if isinstance(n, ast.Call):
             role = ctx.resolver.classify_call(n.func, ctx.parsed)
             if role is not None and (role[0] in ("barrier", "grid_sync") or (

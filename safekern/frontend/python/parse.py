@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ...errors import CompilationError
 from ..located import char_column
+from .trees import walk
 
 _BUILTINS = vars(builtins)
 
@@ -71,7 +72,7 @@ def hidden_first(arguments: ast.arguments, device: bool) -> bool:
 
 def names_read(*nodes) -> set:
     """Every name a tree (or several) mentions: `x` in `a[x + 1]`, stored names too."""
-    return {n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for node in nodes for n in walk(node) if isinstance(n, ast.Name)}
 
 
 class SourceNotFound(CompilationError):
@@ -131,7 +132,7 @@ def _lambda_as_def(module, pyfunc, filename) -> ast.FunctionDef:
     when that line holds no such lambda or several."""
     code = pyfunc.__code__
     params = list(code.co_varnames[:code.co_argcount])
-    found = [node for node in ast.walk(module) if isinstance(node, ast.Lambda)
+    found = [node for node in walk(module) if isinstance(node, ast.Lambda)
              and node.lineno == code.co_firstlineno
              and [a.arg for a in node.args.args] == params]
     if len(found) != 1:

@@ -26,6 +26,7 @@ import ast
 import builtins
 
 from . import names
+from .trees import walk
 
 PEND = "_sk_pend"          # the failure buffer's slot 0, read at entry
 _BUILTINS = (len, min, max, abs)
@@ -55,10 +56,10 @@ class PendingPlacer:
         self.once: set = set()
 
     def place(self, body: list) -> list:
-        stores = [n.id for stmt in body for n in ast.walk(stmt)
+        stores = [n.id for stmt in body for n in walk(stmt)
                   if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))]
         nested = any(isinstance(n, (ast.FunctionDef, ast.Lambda, ast.Global, ast.Nonlocal))
-                     for stmt in body for n in ast.walk(stmt))
+                     for stmt in body for n in walk(stmt))
         self.once = set() if nested else {n for n in stores if stores.count(n) == 1}
         return self._block(body)
 
@@ -102,7 +103,7 @@ class PendingPlacer:
             target = stmt.targets[0]
             return self._private(target.value) and self._harmless(target.slice)
         if not all(isinstance(n, (ast.Name, ast.Tuple, ast.Store)) for t in stmt.targets
-                   for n in ast.walk(t)):
+                   for n in walk(t)):
             return False
         if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and \
                 self._allocation(stmt.value) and stmt.targets[0].id in self.once:
@@ -123,7 +124,7 @@ class PendingPlacer:
             bool(is_cuda(func.value.value, self.parsed))
 
     def _harmless(self, expr) -> bool:
-        for node in ast.walk(expr):
+        for node in walk(expr):
             if isinstance(node, (ast.NamedExpr, ast.Lambda, ast.Await, ast.Yield,
                                  ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)):
                 return False

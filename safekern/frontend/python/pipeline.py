@@ -24,6 +24,7 @@ from .checks import BoundsCheckRewriter, CheckSite, _Context, hidden_first
 from .call_facts import specialise_calls
 from .collapse import collapse_same_branches
 from .parse import ParsedFunction
+from .trees import copy_tree, walk
 from .pending import PendingPlacer
 from .unchecked import Unchecker
 
@@ -43,10 +44,22 @@ class RewrittenFunction:
     # `launch_variant` (this rewrite without the checks they prove) instead of `tree`.
     launch_predicates: tuple = ()
     launch_variant: "RewrittenFunction | None" = None
+    # (Not a field: not stored, not copied by `replace`.) Makes the launch variant for a
+    # subset of the predicates from this rewrite's own elimination, which does not depend on
+    # the subset: without it, that variant is a whole rewrite of its own.
+    _subset_maker = None
 
     @property
     def source(self) -> str:
         return ast.unparse(self.tree)
+
+    def variant_for_subset(self, launch_subset: frozenset):
+        """This rewrite's launch variant without only the checks the predicates
+        `launch_subset` prove: what `rewrite_function(..., launch_subset=...)` makes, from this
+        rewrite's elimination (None where it kept none: a rewrite from the kernel cache, one
+        with fewer than two predicates)."""
+        maker = self._subset_maker
+        return None if maker is None else maker(launch_subset)
 
 
 class _BoundResolver:
@@ -65,7 +78,7 @@ class _BoundResolver:
 
 
 def _check_reserved_names(parsed: ParsedFunction) -> None:
-    for node in ast.walk(parsed.tree):
+    for node in walk(parsed.tree):
         ident = None
         if isinstance(node, ast.Name):
             ident = node.id
@@ -115,7 +128,7 @@ def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, laun
              launch_subset=None, param_facts=()):
     ctx = _Context(parsed, resolver)
     ctx.kernel_exceptions = kernel_exceptions
-    fn = copy.deepcopy(parsed.tree)      # the rewriter edits nodes in place; keep the parse intact
+    fn = copy_tree(parsed.tree)          # the rewriter edits nodes in place; keep the parse intact
     new_fn = copy.copy(fn)
     rewriter = BoundsCheckRewriter(ctx)
     rewriter.located_kernel, rewriter.located_filename = parsed.shown_name, parsed.filename
@@ -126,7 +139,7 @@ def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, laun
         body += new if isinstance(new, list) else [new]
     bound = _BoundResolver(resolver, ctx.device_calls)
     sites = ctx.sites
-    launch_body, predicates = None, ()
+    launch_body, predicates, maker = None, (), None
     variant_calls = ctx.device_calls
     if eliminate_checks:
         is_cuda_module = getattr(resolver, "is_cuda_module", None)
@@ -136,6 +149,7 @@ def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, laun
             (lambda e: False), device=device, launch=launch_predicates,
             param_facts=param_facts)
         body = found.body
+        unspecialised = dict(ctx.device_calls)      # (specialise_calls updates it)
         variant_calls = specialise_calls(ctx.device_calls, found, launch_subset)
         sites = [replace(s, status=found.verdicts[s.code][0], reason=found.verdicts[s.code][1],
                          predicate=" and ".join(p.text()
@@ -145,22 +159,59 @@ def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, laun
             # The variant launched when its predicates hold: those checks plain accesses.
             predicates = tuple(dict.fromkeys(p for ps in found.launch_codes.values()
                                              for p in ps))
-            codes = {code for code, ps in found.launch_codes.items()
-                     if launch_subset is None or set(ps) <= launch_subset}
             flag_tested = device or barriers.contains_barrier(body, bound, parsed)
-            # (The Unchecker edits a copy of its own; collapsing edits that copy, no other.)
-            launch_body = collapse_same_branches(
-                [Unchecker(codes, flag_tested=flag_tested).visit(copy.deepcopy(stmt))
-                 for stmt in body], owned=True)
+            launch_body = _launch_body(body, found, launch_subset, flag_tested)
+            if launch_subset is None and len(predicates) > 1:
+                # (_finish edits `body` in place: the subsets' variants start from a copy.)
+                maker = _SubsetVariants(fn, copy_tree(body), found, device, bound, parsed,
+                                        ctx, flag_tested, unspecialised)
     module, has_barriers = _finish(fn, new_fn, body, device, bound, parsed, ctx)
     rewritten = RewrittenFunction(parsed, module, sites, ctx.device_calls, has_barriers,
                                   ctx.plain_device_calls, ctx.failure_sites)
     if launch_body is not None:
-        launch_module, _ = _finish(fn, copy.copy(fn), launch_body, device, bound, parsed, ctx)
         rewritten.launch_predicates = predicates
-        rewritten.launch_variant = replace(rewritten, tree=launch_module,
-                                           device_calls=variant_calls)
+        rewritten.launch_variant = _variant(rewritten, fn, launch_body, device, bound, parsed,
+                                            ctx, variant_calls)
+        if maker is not None:
+            maker.rewritten = rewritten
+            rewritten._subset_maker = maker
     return rewritten
+
+
+def _launch_body(body, found, launch_subset, flag_tested) -> list:
+    """The eliminated body without the checks the predicates `launch_subset` (None: all)
+    prove, as a new statement list (the Unchecker edits a copy of its own; collapsing edits
+    that copy, no other)."""
+    codes = {code for code, ps in found.launch_codes.items()
+             if launch_subset is None or set(ps) <= launch_subset}
+    return collapse_same_branches(
+        [Unchecker(codes, flag_tested=flag_tested).visit(copy_tree(stmt))
+         for stmt in body], owned=True)
+
+
+def _variant(rewritten, fn, launch_body, device, bound, parsed, ctx, variant_calls):
+    launch_module, _ = _finish(fn, copy.copy(fn), launch_body, device, bound, parsed, ctx)
+    return replace(rewritten, tree=launch_module, device_calls=variant_calls)
+
+
+class _SubsetVariants:
+    """A rewrite's launch variants for subsets of its predicates, made from its elimination
+    (`body` as eliminate_checks left it, before the failure exits): the steps of `_rewrite`
+    that depend on the subset, and nothing else. Everything before them -- the check
+    rewriter, the elimination, its verdicts -- is the same for every subset."""
+
+    def __init__(self, fn, body, found, device, bound, parsed, ctx, flag_tested, calls):
+        self.args = (fn, body, found, device, bound, parsed, ctx, flag_tested, calls)
+        self.rewritten = None
+
+    def __call__(self, launch_subset):
+        fn, body, found, device, bound, parsed, ctx, flag_tested, calls = self.args
+        with internal_errors(kernel=parsed.shown_name, filename=parsed.filename,
+                             lineno=parsed.tree.lineno,
+                             source_line=parsed.source_line(parsed.tree.lineno)):
+            launch_body = _launch_body(body, found, launch_subset, flag_tested)
+            calls = specialise_calls(dict(calls), found, launch_subset)
+            return _variant(self.rewritten, fn, launch_body, device, bound, parsed, ctx, calls)
 
 
 def _finish(fn, new_fn, body, device, bound, parsed, ctx):
@@ -195,7 +246,7 @@ def _finish(fn, new_fn, body, device, bound, parsed, ctx):
         args.defaults = list(fn.args.defaults) + [ast.Constant(None)] * (2 if device else 1)
     new_fn.args = args
     module = ast.Module(body=[new_fn], type_ignores=[])
-    for node in ast.walk(module):
+    for node in walk(module):
         if not hasattr(node, "lineno") and isinstance(node, (ast.stmt, ast.expr)):
             ast.copy_location(node, fn)
     ast.fix_missing_locations(module)

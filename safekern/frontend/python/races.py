@@ -28,6 +28,7 @@ import ast
 from .linear import Form
 from .race_phases import join, may_synchronise, passing
 from .race_summary import Access, RaceSummary
+from .trees import walk
 
 THREAD_ATOMS = ("g", 0), ("g", 1), ("g", 2)      # global thread coordinates x, y, z
 _ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
@@ -235,7 +236,7 @@ class _Summariser:
     def _uniform(self, value) -> bool:
         """The same value in every thread: constants, names bound to launch invariants
         (never-reassigned scalar parameters, module constants) and arithmetic on them."""
-        for n in ast.walk(value):
+        for n in walk(value):
             if isinstance(n, ast.Name):
                 if n.id in self.reassigned or (n.id not in self.params and
                                                n.id not in self.lin.constants):
@@ -347,7 +348,7 @@ def _exits(body) -> bool:
 
 def _may_exit(stmt, loop=False) -> bool:
     kinds = (ast.Return, ast.Raise) if loop else (ast.Return, ast.Raise, ast.Break, ast.Continue)
-    return any(isinstance(n, kinds) for n in ast.walk(stmt))
+    return any(isinstance(n, kinds) for n in walk(stmt))
 
 
 def _views(fn, s: _Summariser) -> None:
@@ -355,7 +356,7 @@ def _views(fn, s: _Summariser) -> None:
     function is a view (`row = a[i]`): what happens through it is not followed, so the
     parameter's accesses are not known."""
     views = {}
-    for node in ast.walk(fn):
+    for node in walk(fn):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Subscript) and \
                 isinstance(node.value.value, ast.Name) and node.value.value.id in s.params:
             for target in node.targets:
@@ -365,7 +366,7 @@ def _views(fn, s: _Summariser) -> None:
                         views[name.id] = (node.value.value.id, node.lineno)
     if not views:
         return
-    for node in ast.walk(fn):
+    for node in walk(fn):
         used = None
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
             used = node.value.id

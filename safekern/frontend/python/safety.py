@@ -23,13 +23,14 @@ import numpy as np
 from ... import config
 from . import names
 from .bindings import assigned
+from .trees import walk
 
 MAX_VALUES = 3       # failures.ARGS: the slots a failing thread records its message's values in
 
 
 def _call(name, args, like) -> ast.Call:
     call = ast.Call(func=ast.Name(name, ast.Load()), args=args, keywords=[])
-    for n in ast.walk(call):
+    for n in walk(call):
         if not hasattr(n, "lineno"):
             ast.copy_location(n, like)
     return ast.copy_location(call, like)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from .bindings import bound_names, is_grid_call
+from .trees import walk
 
 
 class TupleValues:
@@ -22,7 +23,7 @@ class TupleValues:
         for name in bound_names(tree):
             counts[name] = counts.get(name, 0) + 1
         values: dict = {}
-        for n in ast.walk(tree):
+        for n in walk(tree):
             if isinstance(n, ast.Assign) and len(n.targets) == 1 and \
                     isinstance(n.targets[0], ast.Name):
                 values.setdefault(n.targets[0].id, []).append(n.value)

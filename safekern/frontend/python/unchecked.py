@@ -15,6 +15,7 @@ import ast
 
 from . import names
 from .exits import may_fail
+from .trees import walk
 
 
 def is_check_call(node) -> bool:
@@ -31,7 +32,7 @@ def _flag_clear() -> ast.expr:
 
 
 def _located(node, like):
-    for n in ast.walk(node):
+    for n in walk(node):
         ast.copy_location(n, like)
     return node
 

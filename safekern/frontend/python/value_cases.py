@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from .call_facts import index_form
 from .launch import _AXES, _single_dimension_bound
 from .linear import Fact, Form
+from .trees import walk
 
 MAX_VALUES = 16            # values of a loop variable tried one by one (else: no case split)
 
@@ -54,7 +55,7 @@ def guard_names(lin, node, bound=None) -> set:
     bound = bound or {}
     seen, todo = set(), [node]
     while todo:
-        for n in ast.walk(todo.pop()):
+        for n in walk(todo.pop()):
             if isinstance(n, ast.Name) and n.id not in seen:
                 seen.add(n.id)
                 if n.id in lin.defs:
@@ -82,7 +83,7 @@ def guards(lin, test, origin: str, negate: bool, facts=(), target=None) -> list:
 def _equality(test) -> bool:
     """Does `test` compare with `==` or `!=`? (Its `!=` facts need the bounds in scope: srad's
     `else` of `if ty == 15` says `ty <= 14` only where `ty <= 15` is known.)"""
-    return any(isinstance(op, (ast.Eq, ast.NotEq)) for n in ast.walk(test)
+    return any(isinstance(op, (ast.Eq, ast.NotEq)) for n in walk(test)
                if isinstance(n, ast.Compare) for op in n.ops)
 
 

@@ -36,6 +36,7 @@ from .bindings import assigned
 from .index_forms import COMPARE_EXACT, WIDE
 from .linear import Form
 from .parse import names_read
+from .trees import copy_tree, walk
 from .unchecked import Unchecker, atomic_operands_may_fail, is_check_call
 
 LOOP_REASON = "checked once before the loop at line {line} (bounds at the first and last " \
@@ -64,13 +65,13 @@ class LoopVersioner:
 
     def version(self, loop: ast.For, rng, inner) -> ast.stmt:
         """The loop, or `if <end tests>: <fast copy> else: <loop>` (see module doc)."""
-        if any(isinstance(n, (ast.For, ast.While)) for s in loop.body for n in ast.walk(s)):
+        if any(isinstance(n, (ast.For, ast.While)) for s in loop.body for n in walk(s)):
             return loop                  # innermost loops only
         if self._has_barrier_or_device_call(loop):
             return loop
         v, lo, hi, _ = rng
         bound = assigned(loop.body)
-        if any(isinstance(n, ast.Call) for s in loop.body for n in ast.walk(s)):
+        if any(isinstance(n, ast.Call) for s in loop.body for n in walk(s)):
             bound |= self.b.escaping     # (a nested function's nonlocal names)
         if v in bound:
             return loop     # `k += 1` in the body: v leaves [lo, hi), the end tests prove nothing
@@ -78,9 +79,9 @@ class LoopVersioner:
         if not self._plain_name_expr(lo, bound) or not self._plain_name_expr(hi, bound):
             return loop
         conditions, covered = [], []
-        statements = {id(n.value) for s in loop.body for n in ast.walk(s)
+        statements = {id(n.value) for s in loop.body for n in walk(s)
                       if isinstance(n, ast.Expr)}
-        for call in [n for s in loop.body for n in ast.walk(s) if is_check_call(n)]:
+        for call in [n for s in loop.body for n in walk(s) if is_check_call(n)]:
             if call.func.id.startswith(names.ATOMIC) and (atomic_operands_may_fail(call) or (
                     self.flag_tested and id(call) not in statements)):
                 continue     # (where the flag must be tested, only an atomic statement can be)
@@ -92,7 +93,7 @@ class LoopVersioner:
         if not covered:
             return loop
         codes = {c.args[-3].value for c in covered}
-        fast = Unchecker(codes, flag_tested=self.flag_tested).visit(copy.deepcopy(loop))
+        fast = Unchecker(codes, flag_tested=self.flag_tested).visit(copy_tree(loop))
         for call in covered:
             self.mark(call, "hoisted", LOOP_REASON.format(line=loop.lineno))
         if not conditions:          # proven at every iteration after all: no copy needed
@@ -102,12 +103,12 @@ class LoopVersioner:
                                      if len(conditions) > 1 else conditions[0]])
         self.checked_copies.add(id(loop))   # (not worth registers for branch-free loads)
         out = ast.If(test=test, body=[fast], orelse=[loop])
-        for n in ast.walk(out.test):
+        for n in walk(out.test):
             ast.copy_location(n, loop)
         return ast.copy_location(out, loop)
 
     def _has_barrier_or_device_call(self, loop) -> bool:
-        for n in ast.walk(loop):
+        for n in walk(loop):
             if isinstance(n, ast.Call) and not is_check_call(n):
                 if isinstance(n.func, ast.Name) and n.func.id.startswith(names.DEVICE):
                     return True
@@ -118,7 +119,7 @@ class LoopVersioner:
 
     def _plain_name_expr(self, node, bound) -> bool:
         """Cheap, pure, integer, and unchanged by the loop: can be evaluated again before it."""
-        for n in ast.walk(node):
+        for n in walk(node):
             if isinstance(n, (ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom, ast.Lambda)):
                 return False
             if isinstance(n, ast.Name) and n.id in bound:

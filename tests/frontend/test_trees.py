@@ -1,0 +1,38 @@
+"""copy_tree makes what copy.deepcopy makes of a syntax tree, walk walks what ast.walk walks
+(the front end's whole-tree operations: trees.py)."""
+import ast
+import copy
+import inspect
+
+from safekern.frontend.python import eliminate
+from safekern.frontend.python.trees import copy_tree, walk
+
+
+def test_a_copy_equals_deepcopy_with_positions_and_is_independent():
+    tree = ast.parse(inspect.getsource(eliminate))
+    made, deep = copy_tree(tree), copy.deepcopy(tree)
+    assert ast.dump(made, include_attributes=True) == ast.dump(deep, include_attributes=True)
+    assert all(a is not b for a, b in zip(ast.walk(made), ast.walk(tree)))
+    made.body[0].value.value = "changed"
+    assert tree.body[0].value.value != "changed"
+
+
+def test_shared_nodes_and_lists_stay_shared_and_a_pass_s_attributes_are_copied():
+    name = ast.Name("i", ast.Load())
+    name.marked = {"code": 3}              # something a pass set on a node
+    body = [ast.Expr(name)]
+    tree = ast.Module([ast.If(ast.Constant(True), body, body), ast.Expr(name)], [])
+    made = copy_tree(tree)
+    first, second = made.body[0], made.body[1]
+    assert first.body is first.orelse and first.body is not body       # one list, copied once
+    assert first.body[0].value is second.value and second.value is not name
+    assert second.value.marked == {"code": 3} and second.value.marked is not name.marked
+    assert copy_tree([tree])[0] is not tree
+
+
+def test_walk_yields_ast_walk_s_nodes_in_its_order():
+    tree = ast.parse(inspect.getsource(eliminate))
+    assert [id(n) for n in walk(tree)] == [id(n) for n in ast.walk(tree)]
+    call = ast.Call(ast.Name("f", ast.Load()), [], [])
+    del call.keywords                       # a missing field is skipped, as ast.walk does
+    assert [type(n) for n in walk(call)] == [type(n) for n in ast.walk(call)]
