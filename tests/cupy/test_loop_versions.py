@@ -58,15 +58,18 @@ def _body(text):
 
 def test_spmv_is_versioned():
     text = _body(_rewrite(SPMV))
-    fast, slow = text.split("} else ", 1)
+    fast, slow = text.split("} } if (__sk_vr", 1)
     # before the loop: start and bound once (checked), the affine accesses over the range
     assert re.search(r"__sk_lo\w+ = \(long long\)\(int\)\(indptr \[ __sk_ix\( row ,", fast)
-    assert fast.count("__sk_vok(") == 2 and "(__sk_n_3) != 0" in fast
-    # the fast copy: data[k] and indices[k] as written, x[...] compared without a branch
-    assert "data [ k ] * x [ __sk_dx( indices [ k ] , __sk_n_3," in fast
-    # after it, the first bad column recorded as x's check records it (its size, axis 0)
-    assert re.search(r"if \(__sk_vst\w+\.code == (0x[0-9a-f]+)ULL\) __sk_fail\(__sk_fb, \1ULL, "
-                     r"__sk_vst\w+\.index, __sk_n_3, 0, 0\);", fast)
+    assert fast.count("__sk_vok(") == 2 and "(__sk_n_3) > 0" in fast
+    # x's last element as an int index reaches it (an extent capped at 2**31)
+    assert re.search(r"unsigned int (__sk_dl\w+) = \(unsigned int\)\(\(\(__sk_n_3\) < "
+                     r"2147483648LL \? \(__sk_n_3\) : 2147483648LL\) - 1LL\);", fast)
+    # the fast copy: data[k] and indices[k] as written, x[...] clamped, the largest kept
+    assert "data [ k ] * x [ __sk_dm32( indices [ k ] , __sk_dl" in fast
+    # after it, a column past x's last: acc as before the loop, and the checked loop again
+    assert re.search(r"decltype\(acc\) (__sk_sv\w+) = acc; .* if \((__sk_dq\w+) > "
+                     r"(__sk_dl\w+)\) \{ acc = \1; __sk_vr\w+ = true; $", fast)
     # the other copy: the loop as the rewrite checks it
     assert "acc += data[__sk_ix(k, __sk_n_2," in slow and "x[__sk_ix(indices[__sk_ix(k," in slow
 
@@ -124,8 +127,8 @@ def test_a_macro_for_a_constant_may_be_in_the_loop_another_macro_not():
 
 
 def test_checks_off_and_eliminate_off_leave_loops_alone():
-    assert "__sk_vst" not in cuda.rewrite(SPMV, checks=False).source
-    assert "__sk_vst" not in _body(cuda.rewrite(SPMV, eliminate=False).source)
+    assert "__sk_dm32(" not in _body(cuda.rewrite(SPMV, checks=False).source)
+    assert "__sk_dm32(" not in _body(cuda.rewrite(SPMV, eliminate=False).source)
 
 
 # -- on a GPU: a versioned loop reports what the checked loop reports -------------------------

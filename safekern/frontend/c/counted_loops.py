@@ -81,6 +81,8 @@ class CountedLoop:
         else:
             raise NoVersion("increment")
         self.assigned = set()
+        self.declared = set()       # the locals the body declares
+        self.outer = {}             # hash -> declaration: locals from before the loop it assigns
         self._scan_body()
         if self.step is not None and degree(ps, self, self.step, None) != 0:
             raise NoVersion("a step that is not loop-invariant")
@@ -116,6 +118,7 @@ class CountedLoop:
                 target = C.children(c)[0]
             elif k == K.VAR_DECL:
                 self.assigned.add(c.hash)
+                self.declared.add(c.hash)
                 if c.storage_class.name == "STATIC" or _group_shared(self.ps, c):
                     raise NoVersion("a static or shared variable")
             if target is not None:
@@ -126,6 +129,9 @@ class CountedLoop:
                         t.referenced.type.kind.name in ("LVALUEREFERENCE", "RVALUEREFERENCE"):
                     raise NoVersion("a store to memory")
                 self.assigned.add(t.referenced.hash)
+                self.outer.setdefault(t.referenced.hash, t.referenced)
+        for h in self.declared:
+            self.outer.pop(h, None)
 
     def _pure(self, c):
         K = C.kinds()
