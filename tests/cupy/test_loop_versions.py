@@ -74,6 +74,22 @@ def test_spmv_is_versioned():
     assert "acc += data[__sk_ix(k, __sk_n_2," in slow and "x[__sk_ix(indices[__sk_ix(k," in slow
 
 
+#: an index carried from one iteration to the next (pos, acc saved before the loop)
+CARRIED = r"""
+extern "C" __global__ void walk(const int* step, const float* x, float* y, int n, int len) {
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < n) {
+        float acc = 0.0f;
+        int pos = row;
+        for (int k = 0; k < len; k++) {
+            pos += step[row * len + k];
+            acc += x[pos];
+        }
+        y[row] = acc + pos;
+    }
+}
+"""
+
 IF_BODY = r"""
 extern "C" __global__ void pos(const float* x, float* out, int n) {
     float acc = 0.0f;
@@ -86,7 +102,9 @@ extern "C" __global__ void pos(const float* x, float* out, int n) {
 
 def test_versioned_sources_compile():
     assert _body(_rewrite(IF_BODY)).count("__sk_vok(") == 3         # both loops
-    for src in (SPMV, GRID_STRIDE, K.GATHER, IF_BODY):
+    carried = _body(_rewrite(CARRIED))
+    assert "decltype(pos) __sk_sv" in carried and "decltype(acc) __sk_sv" in carried
+    for src in (SPMV, GRID_STRIDE, K.GATHER, IF_BODY, CARRIED):
         out = nvrtc.compile_program(_rewrite(src), filename="v.cu", arch="sm_90",
                                     options=program.compile_options(()), cubin=True)
         assert out.cubin[:4] == b"\x7fELF" and "warning" not in out.log, out.log
