@@ -45,6 +45,7 @@ import os
 
 from .cuda_headers import PRELUDE_NAME
 from .launch_expr import Builder, LaunchFact, LaunchPredicate
+from .launch_implied import ImpliedGuards
 from .launch_loops import LoopValues
 from .launch_relations import Relations
 from .launch_vars import _UNKNOWN, Iv, VariableValues, _key
@@ -60,7 +61,7 @@ _ELEMENT_KINDS = {"CHAR_S", "SCHAR", "UCHAR", "CHAR_U", "SHORT", "USHORT", "INT"
                   "FLOAT16"}
 
 
-class LaunchAnalysis(LoopValues, Relations, VariableValues):
+class LaunchAnalysis(ImpliedGuards, LoopValues, Relations, VariableValues):
     """The launch predicates of one kernel's checks (see the module doc).
 
     `dialect`: "cuda" or "opencl". `predicate(code, index_cursor, extent)` with extent an int
