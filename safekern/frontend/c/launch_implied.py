@@ -304,8 +304,9 @@ class ImpliedGuards:
             d = e.referenced
             if d is None or integer_limits(d.type) is None:
                 return False
-            if d.kind == K.PARM_DECL:
-                return not self._writes(self.body, d)
+            if d.kind == K.PARM_DECL:           # (the kernel's own: a lambda's varies)
+                return any(p.hash == d.hash for p in self.params) and \
+                    not self._writes(self.body, d)
             if not self.single_definition(d):
                 return False
             return self._stable_expr(children(d)[-1])
