@@ -130,6 +130,18 @@ def test_loops_that_are_kept(why):
     assert ("__sk_lo" in text) == (why == "an inner loop"), why
 
 
+def test_a_loop_writing_a_shared_or_global_variable_is_kept():
+    # (a bad index makes the loop run again: writes others may see must not happen twice)
+    for decl in ("__shared__ float sh;", "static __device__ float sh;"):
+        src = (("__device__ float sh;\n" if "static" in decl else "") +
+               "extern \"C\" __global__ void k(const float* x, const int* ix, float* y, int n) {\n"
+               f"    {'' if 'static' in decl else decl}\n"
+               "    for (int k = 0; k < n; k++) sh += x[ix[k]];\n"
+               "    y[0] = sh;\n}\n")
+        text = _body(_rewrite(src))
+        assert "__sk_dm32(" not in text and "int k = __sk_lo" not in text, decl
+
+
 def test_a_macro_for_a_constant_may_be_in_the_loop_another_macro_not():
     src = ("#define TILE 4\n#define LIMIT (n - r)\n"
            "extern \"C\" __global__ void k(const float* x, float* y, int n) {\n"

@@ -5,8 +5,10 @@ analysis; it rewrites nothing).
     degree(ps, loop, index_cursor, width)           # 0, 1, or None: not affine in the counter
 
 A counted loop is `for (int k = INIT; k < B; k++) BODY` (or <=, ++k, k += s with s
-loop-invariant) whose body stores to no memory, calls nothing, leaves nothing by return or
-goto, has no loop inside and changes neither k nor anything B or INIT reads. `invariant(ps,
+loop-invariant) whose body stores to no memory (nor to a variable other threads see: shared,
+static, global), calls nothing, leaves nothing by return or goto, has no loop inside and
+changes neither k nor anything B or INIT reads. `outer`: the function's locals from before the
+loop that the body assigns (loop_versions.py saves them before the fast copy). `invariant(ps,
 cursor)` is the dialect's word for the thread and group ids (CUDA's `threadIdx.x`, OpenCL's
 `get_global_id(0)`): values the body may read, and call, that stay the same all loop long.
 """
@@ -128,7 +130,13 @@ class CountedLoop:
                             "LVALUEREFERENCE", "RVALUEREFERENCE") or \
                         t.referenced.type.kind.name in ("LVALUEREFERENCE", "RVALUEREFERENCE"):
                     raise NoVersion("a store to memory")
-                self.assigned.add(t.referenced.hash)
+                ref = t.referenced
+                if ref.storage_class.name in ("STATIC", "EXTERN") or \
+                        _group_shared(self.ps, ref) or ref.semantic_parent is None or \
+                        ref.semantic_parent.kind not in (K.FUNCTION_DECL,
+                                                         K.FUNCTION_TEMPLATE):
+                    raise NoVersion("a store to a variable others see")  # (not a local:
+                self.assigned.add(t.referenced.hash)   # the fast copy's writes are seen)
                 self.outer.setdefault(t.referenced.hash, t.referenced)
         for h in self.declared:
             self.outer.pop(h, None)
