@@ -61,7 +61,8 @@ def test_spmv_is_versioned():
     fast, slow = text.split("} } if (__sk_vr", 1)
     # before the loop: start and bound once (checked), the affine accesses over the range
     assert re.search(r"__sk_lo\w+ = \(long long\)\(int\)\(indptr \[ __sk_ix\( row ,", fast)
-    assert fast.count("__sk_vok(") == 2 and "(__sk_n_3) > 0" in fast
+    # (data[k], indices[k]: k itself, from lo to the last k)
+    assert fast.count("__sk_vin(") == 2 and "(__sk_n_3) > 0" in fast
     # x's last element as an int index reaches it (an extent capped at 2**31)
     assert re.search(r"unsigned int (__sk_dl\w+) = \(unsigned int\)\(\(\(__sk_n_3\) < "
                      r"2147483648LL \? \(__sk_n_3\) : 2147483648LL\) - 1LL\);", fast)
@@ -101,7 +102,7 @@ extern "C" __global__ void pos(const float* x, float* out, int n) {
 
 
 def test_versioned_sources_compile():
-    assert _body(_rewrite(IF_BODY)).count("__sk_vok(") == 3         # both loops
+    assert _body(_rewrite(IF_BODY)).count("__sk_vin(") == 3         # both loops (x[k])
     carried = _body(_rewrite(CARRIED))
     assert "decltype(pos) __sk_sv" in carried and "decltype(acc) __sk_sv" in carried
     for src in (SPMV, GRID_STRIDE, K.GATHER, IF_BODY, CARRIED):

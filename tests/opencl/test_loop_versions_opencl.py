@@ -74,7 +74,8 @@ def test_spmv_is_versioned():
     fast, slow = text.split("if (!__sk_vdone", 1)
     # before the loop: start and bound once (checked), the affine accesses over the range
     assert "__sk_lo0_" in fast and "(long)(int)(indptr [ __sk_ix((long)( row )" in fast
-    assert fast.count("__sk_vok(") == 2 and "(__sk_n_x) > 0" in fast
+    # (data[k], indices[k]: k itself, from lo to the last k)
+    assert fast.count("__sk_vin(") == 2 and "(__sk_n_x) > 0" in fast
     # the fast copy: data[k] and indices[k] as written, x[...] clamped, the largest kept
     assert "data [ k ] * x [ __sk_dm32( indices [ k ] , __sk_dl" in fast
     # after it, a column past x's last: acc as before the loop, and the checked loop again
@@ -126,7 +127,7 @@ __kernel void rowsum(__global const float *x, __global float *out, int n) {
 
 def test_a_macro_for_a_constant_may_be_in_the_loop_another_macro_not():
     text = _body(frontend.rewrite(TILED, filename="tiled.cl").source)
-    assert text.count("__sk_vok(") == 1                  # the first loop only
+    assert text.count("__sk_vok(") + text.count("__sk_vin(") == 1     # the first loop only
     assert "x [ r * TILE + i ]" in text
 
 
@@ -184,6 +185,7 @@ def _failure(env, monkeypatch, eliminate, **bad):
     {"indices": (4 * 50, -3)},
     {"indices": (4 * 20 + 1, N)},           # x's extent itself: the first index past it
     {"indptr": (N, 4 * N + 7)},             # the last row runs past data: the checked copy
+    {"indptr": (N, 4 * N + 1)},             # by one element
 ])
 def test_a_versioned_loop_reports_what_the_checked_loop_reports(clenv, monkeypatch, bad):
     versioned = _failure(clenv, monkeypatch, True, **bad)
@@ -263,7 +265,7 @@ def test_a_loop_over_a_macro_constant_runs_and_reports(clenv):
 def test_a_grid_stride_loop_in_a_kernel_with_a_barrier(clenv):
     safekern.sync()
     text = _body(frontend.rewrite(STRIDE, filename="stride.cl").source)
-    assert text.count("__sk_vok(") == 2            # both loops
+    assert text.count("__sk_vok(") + text.count("__sk_vin(") == 2     # both loops
     prg = skcl.Program(clenv.ctx, STRIDE, filename="stride.cl").build()
     q = clenv.queue
     x = cla.to_device(q, np.arange(4 * N, dtype=np.float32))
@@ -298,7 +300,8 @@ __kernel void tiles(__global const float *a, __global float *out, int off) {
 @pytest.mark.parametrize("eliminate", [True, False])
 def test_a_versioned_loop_between_barriers(clenv, monkeypatch, eliminate):
     set_safekern(monkeypatch, ELIMINATE="1" if eliminate else "0")
-    assert ("__sk_vok(" in _body(frontend.rewrite(BETWEEN, eliminate=eliminate).source)) == \
+    text = _body(frontend.rewrite(BETWEEN, eliminate=eliminate).source)
+    assert ("__sk_vok(" in text or "__sk_vin(" in text) == \
         eliminate
     safekern.sync()
     prg = skcl.Program(clenv.ctx, BETWEEN, filename="tiles.cl").build()

@@ -262,6 +262,11 @@ def _version(ps, cursor, edits, checks, words, out):
         size, signed = int_type(idx.type)
         top = min((1 << (8 * size - 1)) - 1 if signed else (1 << (8 * size)) - 1, 2 ** 63 - 1)
         name = loop.var.spelling
+        toks = ps.tokens_between(ch.access.index_start, ch.access.index_end)
+        if [t[2] for t in toks] == [name] and (size, signed) == loop.type:
+            # the counter itself: its values run from lo up to last, all of its type
+            tests.append(f"__sk_vin({lo}, {last}, ({ch.extent}))")
+            continue
         at = [_tokens(ps, ch.access.index_start, ch.access.index_end, rename=(name, f"({x})"))
               for x in (lo, last)]
         tests.append(f"__sk_vok(({L})({at[0]}), ({L})({at[1]}), ({ch.extent}), {top}{sfx})")
@@ -325,14 +330,17 @@ __all__ = ["version_loops", "HOISTED_REASON", "IndexCheck", "LoopWords", "Versio
            "PRELUDE", "OPENCL_PRELUDE"]
 
 
-#: The device helpers of versioned loops (after the prelude's __sk_fail): the test before the
-#: loop, and the branch-free check of a data-dependent index: the unsigned index clamped to
+#: The device helpers of versioned loops (after the prelude's __sk_fail): the tests before the
+#: loop (`__sk_vin`: an index that is the counter itself, lo <= last), and the branch-free check of a data-dependent index: the unsigned index clamped to
 #: the last element, the largest one seen kept (module doc).
 PRELUDE = r"""
 #pragma nv_diag_suppress 177
 static __device__ __forceinline__ bool __sk_vok(long long a, long long b, long long n,
                                                 long long top) {
   return n < 0 || (a >= 0 && b >= 0 && a < n && b < n && a <= top && b <= top);
+}
+static __device__ __forceinline__ bool __sk_vin(long long lo, long long last, long long n) {
+  return n < 0 || (lo >= 0 && last < n);
 }
 static __device__ __forceinline__ unsigned int __sk_dm32(unsigned int u, unsigned int last,
                                                          unsigned int* seen) {
@@ -353,6 +361,9 @@ static __device__ __forceinline__ unsigned long long __sk_dm64(unsigned long lon
 OPENCL_PRELUDE = r"""
 static inline int __sk_vok(long a, long b, long n, long top) {
   return n < 0 || (a >= 0 && b >= 0 && a < n && b < n && a <= top && b <= top);
+}
+static inline int __sk_vin(long lo, long last, long n) {
+  return n < 0 || (lo >= 0 && last < n);
 }
 static inline uint __sk_dm32(uint u, uint last, __private uint *seen) {
   *seen = u > *seen ? u : *seen;
