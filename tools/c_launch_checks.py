@@ -24,7 +24,9 @@ import numpy as np
 sys.path.insert(0, os.getcwd())
 
 from benchmarks import c_cases, cases, cuda_c_cases, opencl_cases  # noqa: E402
+from benchmarks.cuda_c_cases import _address as c_cases_address  # noqa: E402
 from safekern.backends.c_launch import compile_mask, cuda_geometry, opencl_geometry  # noqa: E402
+from safekern.backends.cupy.struct_args import field_extents  # noqa: E402
 from safekern.frontend.c import cuda, opencl  # noqa: E402
 from safekern.report import Status  # noqa: E402
 
@@ -63,6 +65,8 @@ def probe(lang, name, quick, show_sites=False, ptx=False):
     rows = []
     for kname, args, nb, g, l in dict((x[0], x) for x in launches).values():
         info = rw.kernel(kname)
+        if getattr(info, "fields", ()):        # struct pointer fields: the arrays they hold
+            nb = nb + field_extents(args, info.fields, _allocations(case))[0]
         entries = [e for e in rw.report() if e.function == kname]
         preds = info.launch
         proven = frozenset()
@@ -90,6 +94,19 @@ def probe(lang, name, quick, show_sites=False, ptx=False):
                 print(f"    line {e.lineno:3d} {e.text:40s} {why}"
                       + (f" [{e.reason}]" if e.status is Status.CHECKED else ""))
     return rows
+
+
+def _allocations(case):
+    """struct_args.allocation for the case's NumPy arrays (the addresses the struct holds
+    here): each its own allocation of exactly its bytes."""
+    spans = {c_cases_address(a): a.nbytes for a in case.arrays.values()}
+
+    def lookup(address):
+        for base, size in spans.items():
+            if base <= address < base + max(size, 1):
+                return base, size
+        return "not an array of the case"
+    return lookup
 
 
 def _ptx_counts(src, kname, proven, plain, rw):

@@ -3,7 +3,8 @@
 The C front ends give each kernel its launch predicates (frontend/c/launch.py, as data:
 frontend/c/launch_expr.py). `CLaunchVariants(predicates, make)` evaluates all of them at a
 launch in one compiled call (`mask(args, nb, g, l)`: bit i set when predicate i holds for these
-arguments, hidden byte sizes `nb` and geometry) and answers the kernel the launch may run: the
+arguments, hidden byte sizes `nb` -- the pointer parameters', then CUDA C's struct pointer
+fields' (backends/cupy/struct_args.py) -- and geometry) and answers the kernel the launch may run: the
 variant without the checks of exactly the predicates that hold, made by `make(codes)` on first
 use (codes: the failure codes of the checks it leaves out), or None (the checked kernel) when
 none holds. Variants for a proper subset are made for at most `PARTIAL_VARIANTS` subsets;
@@ -24,6 +25,7 @@ import numpy as np
 
 from .. import runtime
 from ..memo import BoundedMemo
+from .cupy.struct_args import struct_bytes
 from .variants import PARTIAL_VARIANTS, VariantTable
 
 _INT64 = (-2 ** 63, 2 ** 63 - 1)
@@ -47,6 +49,18 @@ def _scalar(value, size: int, lo: int, hi: int, python_int: bool) -> int:
         raise TypeError("not an integer")
     if not lo <= v <= hi:
         raise ValueError("out of the parameter's range")
+    return v
+
+
+def _field(value, offset: int, size: int, lo: int, hi: int, whole: int) -> int:
+    """The integer member at byte `offset` of a struct argument of `whole` bytes, as the
+    kernel reads it (little-endian, signed where lo < 0)."""
+    raw = struct_bytes(value)
+    if raw is None or len(raw) != whole:
+        raise TypeError("not the struct's bytes")
+    v = int.from_bytes(raw[offset:offset + size], "little", signed=lo < 0)
+    if not lo <= v <= hi:
+        raise ValueError("out of the member's range")
     return v
 
 
@@ -106,6 +120,8 @@ def compile_mask(predicates, *, python_int: bool):
     for f in predicates.facts:
         if f.kind == "scalar":
             key += [f"type(args[{f.param}])", f"args[{f.param}]"]
+        elif f.kind == "field":
+            key.append(f"_struct(args[{f.param}])")      # (its bytes)
         elif f.kind == "extent":
             key.append(f"nb[{f.slot}]")
     lines = ["def mask(args, nb, g, l):",
@@ -130,7 +146,8 @@ def compile_mask(predicates, *, python_int: bool):
         lines.append(f"    if {' and '.join(conds) or 'True'}: m |= {1 << i}")
     lines.append("    return m")
     source = "\n".join(lines) + "\n"
-    namespace = {"_scalar": _scalar, "_extent": _extent, "_tdiv": _tdiv,
+    namespace = {"_scalar": _scalar, "_field": _field, "_struct": struct_bytes,
+                 "_extent": _extent, "_tdiv": _tdiv,
                  "_memo": BoundedMemo(256)}
     exec(compile(source, "<safekern launch predicates>", "exec"), namespace)
     mask = namespace["mask"]

@@ -58,18 +58,38 @@ def _body(text):
 
 def test_spmv_is_versioned():
     text = _body(_rewrite(SPMV))
-    fast, slow = text.split("} else ", 1)
+    fast, slow = text.split("} } if (__sk_vr", 1)
     # before the loop: start and bound once (checked), the affine accesses over the range
     assert re.search(r"__sk_lo\w+ = \(long long\)\(int\)\(indptr \[ __sk_ix\( row ,", fast)
-    assert fast.count("__sk_vok(") == 2 and "(__sk_n_3) != 0" in fast
-    # the fast copy: data[k] and indices[k] as written, x[...] compared without a branch
-    assert "data [ k ] * x [ __sk_dx( indices [ k ] , __sk_n_3," in fast
-    # after it, the first bad column recorded as x's check records it (its size, axis 0)
-    assert re.search(r"if \(__sk_vst\w+\.code == (0x[0-9a-f]+)ULL\) __sk_fail\(__sk_fb, \1ULL, "
-                     r"__sk_vst\w+\.index, __sk_n_3, 0, 0\);", fast)
+    # (data[k], indices[k]: k itself, from lo to the last k)
+    assert fast.count("__sk_vin(") == 2 and "(__sk_n_3) > 0" in fast
+    # x's last element as an int index reaches it (an extent capped at 2**31)
+    assert re.search(r"unsigned int (__sk_dl\w+) = \(unsigned int\)\(\(\(__sk_n_3\) < "
+                     r"2147483648LL \? \(__sk_n_3\) : 2147483648LL\) - 1LL\);", fast)
+    # the fast copy: data[k] and indices[k] as written, x[...] clamped, the largest kept
+    assert "data [ k ] * x [ __sk_dm32( indices [ k ] , __sk_dl" in fast
+    # after it, a column past x's last: acc as before the loop, and the checked loop again
+    assert re.search(r"decltype\(acc\) (__sk_sv\w+) = acc; .* if \((__sk_dq\w+) > "
+                     r"(__sk_dl\w+)\) \{ acc = \1; __sk_vr\w+ = true; $", fast)
     # the other copy: the loop as the rewrite checks it
     assert "acc += data[__sk_ix(k, __sk_n_2," in slow and "x[__sk_ix(indices[__sk_ix(k," in slow
 
+
+#: an index carried from one iteration to the next (pos, acc saved before the loop)
+CARRIED = r"""
+extern "C" __global__ void walk(const int* step, const float* x, float* y, int n, int len) {
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < n) {
+        float acc = 0.0f;
+        int pos = row;
+        for (int k = 0; k < len; k++) {
+            pos += step[row * len + k];
+            acc += x[pos];
+        }
+        y[row] = acc + pos;
+    }
+}
+"""
 
 IF_BODY = r"""
 extern "C" __global__ void pos(const float* x, float* out, int n) {
@@ -82,8 +102,10 @@ extern "C" __global__ void pos(const float* x, float* out, int n) {
 
 
 def test_versioned_sources_compile():
-    assert _body(_rewrite(IF_BODY)).count("__sk_vok(") == 3         # both loops
-    for src in (SPMV, GRID_STRIDE, K.GATHER, IF_BODY):
+    assert _body(_rewrite(IF_BODY)).count("__sk_vin(") == 3         # both loops (x[k])
+    carried = _body(_rewrite(CARRIED))
+    assert "decltype(pos) __sk_sv" in carried and "decltype(acc) __sk_sv" in carried
+    for src in (SPMV, GRID_STRIDE, K.GATHER, IF_BODY, CARRIED):
         out = nvrtc.compile_program(_rewrite(src), filename="v.cu", arch="sm_90",
                                     options=program.compile_options(()), cubin=True)
         assert out.cubin[:4] == b"\x7fELF" and "warning" not in out.log, out.log
@@ -109,6 +131,18 @@ def test_loops_that_are_kept(why):
     assert ("__sk_lo" in text) == (why == "an inner loop"), why
 
 
+def test_a_loop_writing_a_shared_or_global_variable_is_kept():
+    # (a bad index makes the loop run again: writes others may see must not happen twice)
+    for decl in ("__shared__ float sh;", "static __device__ float sh;"):
+        src = (("__device__ float sh;\n" if "static" in decl else "") +
+               "extern \"C\" __global__ void k(const float* x, const int* ix, float* y, int n) {\n"
+               f"    {'' if 'static' in decl else decl}\n"
+               "    for (int k = 0; k < n; k++) sh += x[ix[k]];\n"
+               "    y[0] = sh;\n}\n")
+        text = _body(_rewrite(src))
+        assert "__sk_dm32(" not in text and "int k = __sk_lo" not in text, decl
+
+
 def test_a_macro_for_a_constant_may_be_in_the_loop_another_macro_not():
     src = ("#define TILE 4\n#define LIMIT (n - r)\n"
            "extern \"C\" __global__ void k(const float* x, float* y, int n) {\n"
@@ -124,8 +158,8 @@ def test_a_macro_for_a_constant_may_be_in_the_loop_another_macro_not():
 
 
 def test_checks_off_and_eliminate_off_leave_loops_alone():
-    assert "__sk_vst" not in cuda.rewrite(SPMV, checks=False).source
-    assert "__sk_vst" not in _body(cuda.rewrite(SPMV, eliminate=False).source)
+    assert "__sk_dm32(" not in _body(cuda.rewrite(SPMV, checks=False).source)
+    assert "__sk_dm32(" not in _body(cuda.rewrite(SPMV, eliminate=False).source)
 
 
 # -- on a GPU: a versioned loop reports what the checked loop reports -------------------------

@@ -5,6 +5,8 @@ it. The rewrite here, and runs on PoCL: a versioned loop computes what the check
 and reports what it reports (the same site, index, size and work-item)."""
 from __future__ import annotations
 
+import re
+
 from tests.support.opencl_env import clenv  # noqa: F401  (fixture; sets up the ICD vendors first)
 
 import numpy as np
@@ -72,11 +74,15 @@ def test_spmv_is_versioned():
     fast, slow = text.split("if (!__sk_vdone", 1)
     # before the loop: start and bound once (checked), the affine accesses over the range
     assert "__sk_lo0_" in fast and "(long)(int)(indptr [ __sk_ix((long)( row )" in fast
-    assert fast.count("__sk_vok(") == 2 and "(__sk_n_x) != 0" in fast
-    # the fast copy: data[k] and indices[k] as written, x[...] compared without a branch
-    assert "data [ k ] * x [ __sk_dx( indices [ k ] , __sk_n_x," in fast
-    # after it, the first bad column recorded as x's check records it, the flag raised
-    assert ".index, __sk_n_x, 0, 0); } __sk_vdone" in fast and "*__sk_fp = 1;" in fast
+    # (data[k], indices[k]: k itself, from lo to the last k)
+    assert fast.count("__sk_vin(") == 2 and "(__sk_n_x) > 0" in fast
+    # the fast copy: data[k] and indices[k] as written, x[...] clamped, the largest kept
+    assert "data [ k ] * x [ __sk_dm32( indices [ k ] , __sk_dl" in fast
+    # after it, a column past x's last: acc as before the loop, and the checked loop again
+    assert re.search(r"float (__sk_sv\w+) = acc; .* if \(__sk_dq\w+ > __sk_dl\w+\) \{ "
+                     r"acc = \1; \} else __sk_vdone\w+ = 1; \} $", fast)
+    copy = fast[fast.index("__sk_dl"):]          # (no failure recorded in the fast copy)
+    assert "__sk_fail" not in copy and "__sk_fp" not in copy
     # the other copy: the loop as the rewrite checks it; the exit test after the loop
     assert "x[__sk_ix((long)(indices[__sk_ix((long)(k)" in slow
     assert slow.split("y[")[0].rstrip().endswith("if (__SK_UNLIKELY(*__sk_fp)) return;")
@@ -121,12 +127,12 @@ __kernel void rowsum(__global const float *x, __global float *out, int n) {
 
 def test_a_macro_for_a_constant_may_be_in_the_loop_another_macro_not():
     text = _body(frontend.rewrite(TILED, filename="tiled.cl").source)
-    assert text.count("__sk_vok(") == 1                  # the first loop only
+    assert text.count("__sk_vok(") + text.count("__sk_vin(") == 1     # the first loop only
     assert "x [ r * TILE + i ]" in text
 
 
 def test_eliminate_off_leaves_loops_alone():
-    assert "__sk_vst" not in _body(frontend.rewrite(SPMV, eliminate=False).source)
+    assert "__sk_dm32(" not in _body(frontend.rewrite(SPMV, eliminate=False).source)
 
 
 # -- on PoCL --------------------------------------------------------------------------------
@@ -177,13 +183,64 @@ def _failure(env, monkeypatch, eliminate, **bad):
 @pytest.mark.parametrize("bad", [
     {"indices": (4 * 37 + 2, N + 5)},       # a bad column: the deferred, branch-free check
     {"indices": (4 * 50, -3)},
+    {"indices": (4 * 20 + 1, N)},           # x's extent itself: the first index past it
     {"indptr": (N, 4 * N + 7)},             # the last row runs past data: the checked copy
+    {"indptr": (N, 4 * N + 1)},             # by one element
 ])
 def test_a_versioned_loop_reports_what_the_checked_loop_reports(clenv, monkeypatch, bad):
     versioned = _failure(clenv, monkeypatch, True, **bad)
     checked = _failure(clenv, monkeypatch, False, **bad)
     assert versioned == checked
     assert versioned[0] == 8
+
+
+#: a data-dependent index carried from one iteration to the next: the checked loop that runs
+#: again after a bad one must start from the values the locals had before the loop
+CARRIED = """__kernel void walk(__global const int *step, __global const float *x,
+                   __global float *y, int n, int len) {
+    int row = get_global_id(0);
+    if (row < n) {
+        float acc = 0.0f;
+        int pos = row;
+        for (int k = 0; k < len; k++) {
+            pos += step[row * len + k];
+            acc += x[pos];
+        }
+        y[row] = acc + pos;
+    }
+}
+"""
+
+
+def _walk(env, monkeypatch, eliminate, steps):
+    set_safekern(monkeypatch, ELIMINATE="1" if eliminate else "0")
+    safekern.sync()
+    prg = skcl.Program(env.ctx, CARRIED, filename="walk.cl").build()
+    q = env.queue
+    x = np.arange(N, dtype=np.float32)
+    y = cla.zeros(q, N, np.float32)
+    prg.walk(q, (N,), (LSZ,), cla.to_device(q, steps).data, cla.to_device(q, x).data, y.data,
+             np.int32(N), np.int32(steps.size // N))
+    return y
+
+
+def test_a_carried_index_reruns_from_the_locals_before_the_loop(clenv, monkeypatch):
+    length = 6
+    steps = np.zeros(N * length, np.int32)
+    assert "__sk_dm32( pos ," in _body(frontend.rewrite(CARRIED, filename="walk.cl").source)
+    y = _walk(clenv, monkeypatch, True, steps)
+    safekern.sync()
+    np.testing.assert_array_equal(y.get(), np.arange(N) * (length + 1))
+    # row 37 steps past x at k = 2 and back at k = 3, and ends 4 further on: the first bad
+    # index is 37 + 1 + 1 + N (a rerun from pos's value after the loop would say 41 + ...)
+    steps[37 * length:38 * length] = [1, 1, N, -N, 1, 1]
+    failures = []
+    for eliminate in (True, False):
+        _walk(clenv, monkeypatch, eliminate, steps)
+        e = assert_bounds_error(filename="walk.cl", kernel="walk", lineno=9, array="x")
+        failures.append((e.index, e.size, e.thread, e.block))
+    assert failures[0] == failures[1] == [(37 + 2 + N, N, (37 % LSZ, 0, 0),
+                                           (37 // LSZ, 0, 0))][0]
 
 
 def test_a_loop_over_a_macro_constant_runs_and_reports(clenv):
@@ -208,7 +265,7 @@ def test_a_loop_over_a_macro_constant_runs_and_reports(clenv):
 def test_a_grid_stride_loop_in_a_kernel_with_a_barrier(clenv):
     safekern.sync()
     text = _body(frontend.rewrite(STRIDE, filename="stride.cl").source)
-    assert text.count("__sk_vok(") == 2            # both loops
+    assert text.count("__sk_vok(") + text.count("__sk_vin(") == 2     # both loops
     prg = skcl.Program(clenv.ctx, STRIDE, filename="stride.cl").build()
     q = clenv.queue
     x = cla.to_device(q, np.arange(4 * N, dtype=np.float32))
@@ -243,7 +300,8 @@ __kernel void tiles(__global const float *a, __global float *out, int off) {
 @pytest.mark.parametrize("eliminate", [True, False])
 def test_a_versioned_loop_between_barriers(clenv, monkeypatch, eliminate):
     set_safekern(monkeypatch, ELIMINATE="1" if eliminate else "0")
-    assert ("__sk_vok(" in _body(frontend.rewrite(BETWEEN, eliminate=eliminate).source)) == \
+    text = _body(frontend.rewrite(BETWEEN, eliminate=eliminate).source)
+    assert ("__sk_vok(" in text or "__sk_vin(" in text) == \
         eliminate
     safekern.sync()
     prg = skcl.Program(clenv.ctx, BETWEEN, filename="tiles.cl").build()

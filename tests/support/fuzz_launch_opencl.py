@@ -6,8 +6,9 @@ prover reasons about -- work-item ids and sizes, scalar parameters (int, and uin
 values near their limits), locals defined once or reassigned, `for` loops with constant,
 scalar and work-size bounds and steps (adding, doubling, halving), guards (`if`, `&&`, `?:`,
 early `return`), differences under a guard (`if (x >= y) t[x - y]` and near misses), clamps
-(min/max/clamp, `?:`), + - * / % & >> and casts to narrow types (wrapping) -- into global buffers, a `__local` and a private
-array; and a few launches each: global/local sizes, buffer sizes and scalar values, some for
+(min/max/clamp, `?:`), + - * / % & >> and casts to narrow types (wrapping), flags set under
+comparisons with conditionally defined locals (`flag()`, hotspot's shape) -- into global
+buffers, a `__local` and a private array; and a few launches each: global/local sizes, buffer sizes and scalar values, some for
 which the predicates hold, some that break them (small buffers, large scalars, large groups).
 
 `differences(env, kernel)` builds it with SAFEKERN_LAUNCH_PREDICATES on and off, runs every
@@ -197,8 +198,10 @@ class _Gen:
                 self.emit(f"if ({self.cond()}) return;")
             elif roll < 0.9 and self.depth < 3:
                 self.loop()
-            elif roll < 0.95 and len(self.vars) >= 2:
+            elif roll < 0.93 and len(self.vars) >= 2:
                 self.difference()
+            elif roll < 0.99:
+                self.flag()
             else:
                 self.access()
         self.vars = saved
@@ -223,6 +226,51 @@ class _Gen:
         target = r.choice([f"acc += tile[{index}] & 0;", f"out[{index}] = 4;",
                            f"acc += a[{index}];", f"acc += priv[{index}];"])
         self.emit(f"if ({guard}) {{ {write}{target} }}")
+
+    def flag(self):
+        """Hotspot's shape (launch_implied.py): a flag set under comparisons with locals
+        defined by conditionals, then an access under the flag whose index those make safe --
+        and near misses (a bound off by one, a flag also set elsewhere or from a value, a
+        variable changed after the flag was set, a flag left unset when a loop runs zero
+        times)."""
+        r = self.r
+        n = len(self.lines)
+        (x, _), (y, _) = r.sample(self.vars, 2) if len(self.vars) >= 2 else (("", ""), ("", ""))
+        if not x or self.chance(0.7):           # locals that never change (the usual case)
+            x, y = f"xs{n}", f"ys{n}"
+            self.emit(f"int {x} = {r.choice(['get_local_id(0)', 'get_global_id(0) % 16', 'get_local_id(0) - 2', '(int)get_local_id(0) * 2'])};")
+            self.emit(f"int {y} = {r.choice(['(int)get_group_id(0) * 6 - 3', '-(int)(u & 7)', '(int)get_local_size(0) - 20', 'n - 8', '(int)get_group_id(0) * 14 - 1'])};")
+        lo, hi, f = f"lo{n}", f"hi{n}", f"fl{n}"
+        self.emit(f"int {lo} = ({y} < 0) ? -({y}) : 0;")
+        top = r.choice(["15", "n - 1", "(int)get_local_size(0)"])
+        self.emit(f"int {hi} = ({y} + 15 > {top}) ? 15 - ({y} + 15 - {top}) : 15;")
+        cmp_lo = r.choice([">=", ">=", ">"]) if self.chance(0.8) else "<="
+        cmp_hi = r.choice(["<=", "<=", "<"]) if self.chance(0.8) else ">="
+        cond = f"{x} {cmp_lo} {lo} && {x} {cmp_hi} {hi}"
+        if self.chance(0.3):
+            cond = f"IN_RANGE({x}, {lo}, {hi})"
+        shape = r.random()
+        if shape < 0.4:
+            self.emit(f"int {f} = 0;")
+            self.emit(f"if ({cond}) {{ {f} = 1; }}")
+        else:                                   # written first in a loop (maybe zero times)
+            self.emit(f"int {f};")
+            bound = r.choice(["1", "2", "n", "(int)(u & 3)"])
+            self.emit(f"for (int it{n} = 0; it{n} < {bound}; it{n}++) {{")
+            self.emit(f"    {f} = 0;")
+            self.emit(f"    if ({cond}) {f} = 1;")
+            self.emit("}")
+        miss = r.random()
+        if miss < 0.08:
+            self.emit(f"if (acc > 3) {f} = 1;")
+        elif miss < 0.14:
+            self.emit(f"{f} = {x} < 3;")
+        elif miss < 0.2:
+            self.emit(f"{lo} = {lo} - 2;")
+        index = r.choice([f"{y} + {x}", f"{y} + {x}", f"{x} + {y} - 1", f"{y} + {x} + 1"])
+        target = r.choice([f"out[{index}] = 6;", f"acc += a[{index}];",
+                           f"acc += tile[{index}] & 0;", f"acc += priv[{index}];"])
+        self.emit(f"if ({f}) {{ {target} }}")
 
     def loop(self):
         r = self.r

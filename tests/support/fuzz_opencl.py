@@ -8,7 +8,9 @@ with -1 as UINT_MAX), `<` and `<=` against constants inside and outside the type
 and `+= S` steps, the variable written in the body (`v += 1`, through a pointer, through a
 helper), `continue`/`break`, nested loops reusing or shadowing the name, offsets `v + c`,
 `v - c` and constants. Each loop counts its iterations and stops after a few, so a variable
-that wraps around cannot make it run forever.
+that wraps around cannot make it run forever. Loops that only read (`gather_loop`) gather
+through indices loaded from a buffer, some out of range: loop versioning's data-dependent
+checks.
 
 `run(env, kernel, eliminate)` builds and runs it on one work-group with
 SAFEKERN_ELIMINATE on or off and returns the failure the host sees (line, array, index, axis,
@@ -134,6 +136,44 @@ class _Gen:
                 self.emit(indent + 1, f"acc += data[{self.index(var, start)} & 15];")
         self.emit(indent, "}")
 
+    def gather_loop(self, indent):
+        """A loop that only reads: versioned (loop_versions.py), its data-dependent indices
+        clamped and compared after the loop, the checked loop run again from the locals saved
+        before it when one was bad. Indices loaded from `data` (0..10) plus offsets that are
+        sometimes out of range, through casts to other integer types, and carried from one
+        iteration to the next in a local."""
+        r = self.r
+        self.loops += 1
+        var, carry = f"v{self.loops}", f"c{self.loops}"
+        ctype = r.choice(["int", "int", "long", "uint"])
+        start = r.randint(0, 3)
+        bound = r.choice([str(start + r.randint(0, 9)), "n", "n + 4", "16"])
+        self.emit(indent, f"int {carry} = gid % 3;")
+        self.emit(indent, f"for ({ctype} {var} = {start}; {var} {r.choice(['<', '<='])} "
+                          f"{bound}; {var}{r.choice(['++', ' += 2'])}) {{")
+        if self.chance(0.3):
+            self.emit(indent + 1, "if (++guard > 40) break;")
+        for _ in range(r.randint(1, 3)):
+            roll = r.random()
+            load = f"data[{var} & 15]"
+            off = r.randint(-11, 9) if self.chance(0.3) else r.randint(0, 5)
+            cast = r.choice(["", "", "(uint)", "(long)", "(ulong)", "(short)", "(uchar)"])
+            if roll < 0.4:
+                self.emit(indent + 1, f"acc += data[{cast}({load} + {off})];")
+            elif roll < 0.55:
+                p = f"p{len(self.lines)}"
+                self.emit(indent + 1, f"int {p} = {load} - {off};")
+                self.emit(indent + 1, f"acc += data[{cast}{p}] + buf[{var} % {self.size}];")
+            elif roll < 0.8:
+                self.emit(indent + 1, f"{carry} += {load} - {r.randint(3, 7)};")
+                self.emit(indent + 1, f"acc += data[{cast}{carry}];")
+            elif roll < 0.9:
+                self.emit(indent + 1, f"acc += grid2[{load} & 3][{load} - {off}];")
+            else:
+                self.emit(indent + 1, f"acc += data[{var} - {start}] * data[data[{load}]];")
+        self.emit(indent, "}")
+        self.emit(indent, f"acc += {carry};")
+
     def kernel(self, seed) -> ClKernel:
         r = self.r
         self.size = r.randint(2, 8)
@@ -148,7 +188,10 @@ class _Gen:
         self.emit(1, f"for (int t = 0; t < {self.size}; t++) buf[t] = 3 * t + gid;")
         self.emit(1, "for (int t = 0; t < 16; t++) grid2[t / 4][t % 4] = t;")
         for _ in range(r.randint(1, 4)):
-            self.loop(1, 0, [])
+            if self.chance(0.4):
+                self.gather_loop(1)
+            else:
+                self.loop(1, 0, [])
             if self.chance(0.3):
                 self.emit(1, f"acc += buf[{r.randint(-1, self.size)}];")
         self.emit(1, "out[gid] = acc;")

@@ -122,7 +122,8 @@ class RawKernel:
                 self._program.note_unchecked_field(info, field, why)
         if overlap is not None:
             overlap.check(spans)                 # before anything runs
-        m = 0 if variants is None else variants.mask_of(args, sizes, cuda_geometry, grid, block)
+        m = 0 if variants is None else variants.mask_of(     # (fields' sizes after the
+            args, sizes + list(fields), cuda_geometry, grid, block)     # pointers': launch.py)
         if plain is not None:                    # nothing can fail: the user's own kernel
             own = plain.kernel(m, loaded.source)
             if own is not None:

@@ -5,8 +5,10 @@ analysis; it rewrites nothing).
     degree(ps, loop, index_cursor, width)           # 0, 1, or None: not affine in the counter
 
 A counted loop is `for (int k = INIT; k < B; k++) BODY` (or <=, ++k, k += s with s
-loop-invariant) whose body stores to no memory, calls nothing, leaves nothing by return or
-goto, has no loop inside and changes neither k nor anything B or INIT reads. `invariant(ps,
+loop-invariant) whose body stores to no memory (nor to a variable other threads see: shared,
+static, global), calls nothing, leaves nothing by return or goto, has no loop inside and
+changes neither k nor anything B or INIT reads. `outer`: the function's locals from before the
+loop that the body assigns (loop_versions.py saves them before the fast copy). `invariant(ps,
 cursor)` is the dialect's word for the thread and group ids (CUDA's `threadIdx.x`, OpenCL's
 `get_global_id(0)`): values the body may read, and call, that stay the same all loop long.
 """
@@ -81,6 +83,8 @@ class CountedLoop:
         else:
             raise NoVersion("increment")
         self.assigned = set()
+        self.declared = set()       # the locals the body declares
+        self.outer = {}             # hash -> declaration: locals from before the loop it assigns
         self._scan_body()
         if self.step is not None and degree(ps, self, self.step, None) != 0:
             raise NoVersion("a step that is not loop-invariant")
@@ -116,6 +120,7 @@ class CountedLoop:
                 target = C.children(c)[0]
             elif k == K.VAR_DECL:
                 self.assigned.add(c.hash)
+                self.declared.add(c.hash)
                 if c.storage_class.name == "STATIC" or _group_shared(self.ps, c):
                     raise NoVersion("a static or shared variable")
             if target is not None:
@@ -125,7 +130,16 @@ class CountedLoop:
                             "LVALUEREFERENCE", "RVALUEREFERENCE") or \
                         t.referenced.type.kind.name in ("LVALUEREFERENCE", "RVALUEREFERENCE"):
                     raise NoVersion("a store to memory")
-                self.assigned.add(t.referenced.hash)
+                ref = t.referenced
+                if ref.storage_class.name in ("STATIC", "EXTERN") or \
+                        _group_shared(self.ps, ref) or ref.semantic_parent is None or \
+                        ref.semantic_parent.kind not in (K.FUNCTION_DECL,
+                                                         K.FUNCTION_TEMPLATE):
+                    raise NoVersion("a store to a variable others see")  # (not a local:
+                self.assigned.add(t.referenced.hash)   # the fast copy's writes are seen)
+                self.outer.setdefault(t.referenced.hash, t.referenced)
+        for h in self.declared:
+            self.outer.pop(h, None)
 
     def _pure(self, c):
         K = C.kinds()

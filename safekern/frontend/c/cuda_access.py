@@ -343,11 +343,20 @@ class FunctionRewriter(CallRewriter):
                 a.extra["check"] = ("index", i0, i1, f"__sk_n_{i}", 0, depth)
             else:
                 a = self._record("subscript", Status.CHECKED, "", s, e, array=label, axis=0,
-                                 index=(i0, i1))
+                                 index=(i0, i1), launch=self._field_extent(root, b, swapped))
                 a.extra["check"] = ("subscript", min(bs, i0), open_tok[:2], close_tok[:2],
                                     root.base, root.size, depth)
         for ch in (base, index):
             self.visit(ch, depth + 1, ctx)
+
+    def _field_extent(self, root, b, swapped):
+        """A struct pointer field subscripted as itself (`g.nlist[k]`): its extent for launch
+        predicates (launch.py), else None."""
+        if root.kind != "field" or swapped or b.kind != self.K.MEMBER_REF_EXPR or \
+                self.ps.text(b).strip() != root.base:
+            return None
+        size = b.type.get_canonical().get_pointee().get_size()
+        return ("field", root.key[1], root.key[2], size, root.base) if size > 0 else None
 
     def _wrap_pointer(self, kind, whole, ptr, depth, ctx, *, what=None):
         """Check one element at the pointer expression `ptr` (deref, ->, atomics)."""

@@ -240,7 +240,8 @@ class ModuleRewriter:
                             self.launch[fn] = kernel_predicates(self.ps, fn.cursor, "cuda", [
                                 (a, a.extra["code"], a.extra["launch_extent"])
                                 for a in self.accesses[first:] if a.status == Status.CHECKED
-                                and a.extra.get("launch_extent") is not None])
+                                and a.extra.get("launch_extent") is not None],
+                                fields=sorted(fn.fields))
                     with self._located(fn):
                         self.writes[fn] = self._writes(rewriter, body)
                     # the kernel's prologue saves the entry value of the moved parameters

@@ -45,11 +45,13 @@ import os
 
 from .cuda_headers import PRELUDE_NAME
 from .launch_expr import Builder, LaunchFact, LaunchPredicate
+from .launch_implied import ImpliedGuards
 from .launch_loops import LoopValues
 from .launch_relations import Relations
 from .launch_vars import _UNKNOWN, Iv, VariableValues, _key
 from .parse import children, evaluate_int, function_body, kinds, strip, walk
 from .ranges import integer_limits
+from .struct_fields import StructFields
 
 _CUDA_DIMS = {"threadIdx": "block", "blockIdx": "grid", "blockDim": "block", "gridDim": "grid"}
 _CL_IDS = {"get_global_id": "global", "get_local_id": "local", "get_group_id": "groups",
@@ -59,13 +61,13 @@ _ELEMENT_KINDS = {"CHAR_S", "SCHAR", "UCHAR", "CHAR_U", "SHORT", "USHORT", "INT"
                   "FLOAT16"}
 
 
-class LaunchAnalysis(LoopValues, Relations, VariableValues):
+class LaunchAnalysis(ImpliedGuards, LoopValues, Relations, VariableValues):
     """The launch predicates of one kernel's checks (see the module doc).
 
     `dialect`: "cuda" or "opencl". `predicate(code, index_cursor, extent)` with extent an int
     (an array's constant extent) or ("param", index) (a pointer parameter's element count)."""
 
-    def __init__(self, ps, fn, dialect: str):
+    def __init__(self, ps, fn, dialect: str, fields=()):
         self.ps, self.fn, self.dialect = ps, fn, dialect
         self.K = kinds()
         self.b = Builder()
@@ -76,6 +78,9 @@ class LaunchAnalysis(LoopValues, Relations, VariableValues):
             if p.type.get_canonical().kind.name in ("POINTER", "INCOMPLETEARRAY",
                                                     "CONSTANTARRAY"):
                 self.pointer_slots[i] = len(self.pointer_slots)
+        # the struct pointer fields' hidden sizes follow the pointers' ((param, offset) order)
+        self.field_slots = {key: len(self.pointer_slots) + k for k, key in enumerate(fields)}
+        self._struct_fields = None
         self.parents, self.by_range = {}, {}
         self.ok = self.body is not None
         K = self.K
@@ -102,6 +107,11 @@ class LaunchAnalysis(LoopValues, Relations, VariableValues):
             return None
         if isinstance(extent, int):
             ext, ext_text = extent, str(extent)
+        elif extent[0] == "field":
+            ext = self._field_extent_fact(*extent[1:])
+            if ext is None:
+                return None
+            ext_text = self.b.text(ext)
         else:
             ext = self._extent_fact(extent[1])
             if ext is None:
@@ -154,6 +164,30 @@ class LaunchAnalysis(LoopValues, Relations, VariableValues):
         return self.b.fact(LaunchFact("extent", param=index, slot=slot, size=size,
                                       text=f"elements({p.spelling})"))
 
+    def _field_extent_fact(self, param: int, offset: int, size: int, name: str):
+        """Elements of the struct pointer field at byte `offset` of parameter `param` (its
+        hidden size: bytes from the field's address to its allocation's end)."""
+        slot = self.field_slots.get((param, offset))
+        if slot is None or size <= 0:
+            return None
+        return self.b.fact(LaunchFact("extent", slot=slot, size=size,
+                                      text=f"elements({name})"))
+
+    def _struct_scalar(self, e, lim) -> Iv:
+        """`g.nodes`: an integer member of a by-value struct parameter the kernel never
+        changes (CUDA C): the value the launch passed."""
+        if self.dialect != "cuda" or lim is None:
+            return _UNKNOWN
+        if self._struct_fields is None:
+            self._struct_fields = StructFields(self.ps, self.body, self.params, kernel=True)
+        found = self._struct_fields.scalar_of(e)
+        if found is None:
+            return _UNKNOWN
+        param, offset, size, whole = found
+        f = self.b.fact(LaunchFact("field", param=param, slot=offset, size=size, lo=lim[0],
+                                   hi=lim[1], whole=whole, text=self.ps.text(e).strip()))
+        return Iv(f, f, lim=lim)
+
     # -- values ------------------------------------------------------------------------------
     def value(self, e) -> Iv:
         k = (_key(e), _key(self._lookup_at) if self._lookup_at is not None else None)
@@ -198,7 +232,8 @@ class LaunchAnalysis(LoopValues, Relations, VariableValues):
                 at = self._lookup_at            # (launch_vars._definition_value)
             return self._fit(self.var(decl, at), lim)
         if kind == K.MEMBER_REF_EXPR:
-            return self._fit(self._cuda_builtin(e, ch), lim)
+            iv = self._cuda_builtin(e, ch)
+            return self._fit(iv if iv.known else self._struct_scalar(e, lim), lim)
         if kind == K.CALL_EXPR:
             clamp = self._min_max(e, ch, lim)
             if clamp is not None:
@@ -419,11 +454,13 @@ def _stand_in(ref) -> bool:
     return f is not None and os.path.basename(f.name) == PRELUDE_NAME
 
 
-def kernel_predicates(ps, fn, dialect: str, sites) -> object:
+def kernel_predicates(ps, fn, dialect: str, sites, fields=()) -> object:
     """The launch predicates of one kernel: `sites` are (access, failure code, extent) of its
-    checks that a predicate may prove (extent: a constant or ("param", i)); each access whose
+    checks that a predicate may prove (extent: a constant, ("param", i), or ("field", param,
+    offset, element size, name): a struct pointer field, `fields` the (param, offset) of the
+    kernel's struct pointer fields in the order of their hidden sizes); each access whose
     predicate is found gets `extra["predicate"]` (its text, for check_report)."""
-    analysis = LaunchAnalysis(ps, fn, dialect)
+    analysis = LaunchAnalysis(ps, fn, dialect, fields)
     for a, code, extent in sites:
         pred = analysis.add(code, (a.index_start, a.index_end), extent)
         if pred is not None:

@@ -30,8 +30,10 @@ class LaunchFact:
     """One value the host knows at a launch.
 
     kind "scalar": the integer the kernel reads for parameter `param` (C type of `size`
-    bytes, range [lo, hi]); "extent": elements of the pointer parameter at pointer slot
-    `slot` (`size`: its element size); "block"/"grid": blockDim/gridDim (CUDA); "global",
+    bytes, range [lo, hi]); "field": the integer member at byte `slot` of the by-value struct
+    parameter `param` (`whole` bytes; CUDA C: struct_fields.scalar_of); "extent": elements of
+    the pointer at hidden size `slot` (the pointer parameters', then the struct pointer
+    fields'; `size`: its element size); "block"/"grid": blockDim/gridDim (CUDA); "global",
     "local", "groups": get_global_size, get_local_size, get_num_groups (OpenCL)."""
 
     kind: str
@@ -42,11 +44,14 @@ class LaunchFact:
     lo: int = 0
     hi: int = 0
     text: str = ""
+    whole: int = 0
 
     @property
     def name(self) -> str:
         if self.kind == "scalar":
             return f"s{self.param}"
+        if self.kind == "field":
+            return f"f{self.param}_{self.slot}"
         if self.kind == "extent":
             return f"e{self.slot}_{self.size}"
         return f"{self.kind[0]}{self.kind[1]}{self.axis}"
@@ -56,6 +61,9 @@ class LaunchFact:
         (3-tuples: CUDA grid and block; OpenCL global and local size, l may be None)."""
         if self.kind == "scalar":
             return f"_scalar(args[{self.param}], {self.size}, {self.lo}, {self.hi})"
+        if self.kind == "field":
+            return (f"_field(args[{self.param}], {self.slot}, {self.size}, {self.lo}, "
+                    f"{self.hi}, {self.whole})")
         if self.kind == "extent":
             return f"_extent(nb[{self.slot}], {self.size})"
         if self.kind in ("block", "local"):

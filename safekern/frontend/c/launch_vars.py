@@ -84,7 +84,26 @@ class VariableValues:
         if hit is None:
             self._vars[key] = _UNKNOWN             # (a cycle gives nothing)
             hit = self._vars[key] = self._var(decl, at)
+            if decl.kind == self.K.VAR_DECL:
+                guards, conds = self.implied_at(at)  # (launch_implied.py: a flag's guards)
+                if guards:
+                    hit = self._vars[key] = self._with_implied(decl, guards, conds, hit)
         return hit
+
+    def _with_implied(self, decl, guards, conds, hit) -> Iv:
+        """`hit` and the bounds a flag's guards give `decl`, each bound the tightest of those
+        whose conditions hold at the launch."""
+        lim = integer_limits(decl.type)
+        rel = self.implied_bound(decl, guards, lim)
+        if not rel.known:
+            return hit
+        rc = tuple(rel.conds | conds)
+        out = set()
+        lo = _tightest(self.b, "max", ([(hit.conds, hit.lo)] if hit.lo is not None else []) +
+                       [(rc, rel.lo)], out)
+        hi = _tightest(self.b, "min", ([(hit.conds, hit.hi)] if hit.hi is not None else []) +
+                       [(rc, rel.hi)], out)
+        return Iv(lo, hi, out, lim)
 
     def _var(self, decl, at) -> Iv:
         K = self.K

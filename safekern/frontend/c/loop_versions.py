@@ -23,14 +23,19 @@ parameters and locals the body does not assign, the thread and block ids; only +
 k, every operation that involves k of the index's own width): its values over the loop lie
 between its values at the two ends, and where those are in [0, n) the index computed in the
 index's own type equals the exact one, so no iteration leaves the array. The report lists it
-as hoisted. Any other checked index (SpMV's `x[col[j]]`) is *data-dependent*: in the fast copy
-`__sk_dx` compares it once, without a branch -- a bad index reads element 0 instead, and the
-first one is remembered -- and after the loop a remembered failure is recorded exactly as the
-check would have (same code, index, size, thread). Nothing in the body writes memory or can
-loop for ever (the trip count is fixed before the loop), so the iterations the fast copy runs
-after the first failure change nothing anyone sees; the thread then leaves as from the check
-itself (CUDA: the failure exits it; OpenCL: its flag is raised, and the exit test exits.py
-places after the loop's statement -- `versioned.starts` are failure offsets -- sends it away).
+as hoisted. Any other checked index (SpMV's `x[col[j]]`) is *data-dependent*, and costs two
+instructions in the fast copy, no branch: `__sk_dm32`/`__sk_dm64` take its unsigned value u
+(a 32-bit index in 32 bits), read element min(u, last) instead -- last: the extent less one,
+capped at the type's largest non-negative value, so a negative index is above it -- and keep
+the largest u seen. After the loop, a largest u above `last` means some index was bad: the
+locals the body assigns get back the values they had before the loop (saved there), and the
+loop runs again as the rewrite checks it, which fails at the first bad access exactly as it
+always did (same site, index, size, thread). That is sound because the fast copy leaves
+nothing behind: the body writes no memory, calls nothing, cannot loop for ever (the trip
+count is fixed before the loop) and reads in bounds (clamped) -- so the checked run that
+replaces it is the checked semantics from the loop's start, whatever another thread changed
+meanwhile. The checks before the loop also ask for a positive extent (an unknown one, -1,
+runs the checked loop).
 
     versioned = version_loops(ps, body, edits, checks, WORDS[dialect])
 
@@ -39,11 +44,13 @@ them, each an index between an `open` and a `close` edit) and returns the texts 
 each loop it versions; a loop with any other edit inside, a macro, a cast or anything it does
 not know is left as it is. Edit texts hold no newline: the fast copy is written on the loop's
 first line, from its tokens (comments dropped). The dialects differ in words only
-(`LoopWords`): the 64-bit type, how a deferred failure is recorded, what the thread ids are,
-and the shape around the loop -- CUDA encloses it in a block (`{ ... if (ok) { FAST } else
-LOOP }`); OpenCL versions loops that are statements of a block only and adds nothing after
-them (`...; if (ok) { FAST done = 1; } if (!done) LOOP`), so the exit tests and braces
-exits.py adds after the loop stay where they were.
+(`LoopWords`): the integer types, how a saved local's type is written, what the thread ids
+are, and the shape around the loop -- CUDA encloses it in a block (`{ ... if (ok) { FAST }
+else LOOP }`; with data-dependent accesses `{ ...; bool again = !ok; if (!again) { FAST if
+(bad) { restore; again = true; } } if (again) LOOP }`); OpenCL versions loops that are
+statements of a block only and adds nothing after them (`...; if (ok) { FAST done = 1; } if
+(!done) LOOP`; `if (bad) restore; else done = 1;`), so the exit tests and braces exits.py
+adds after the loop stay where they were.
 """
 from __future__ import annotations
 
@@ -82,9 +89,9 @@ class LoopWords:
     suffix: str                 # its literal suffix
     enclose: bool               # CUDA's block around the loop (else OpenCL's statement form)
     invariant: object           # (ps, cursor) -> bool: a thread or group id
-    fail: str                   # a remembered failure recorded: format(code, index, n, axis,
-                                #   bits)
-    unsigned: tuple             # canonical kinds of index types whose failures read unsigned
+    u32: str                    # the unsigned 32- and 64-bit types
+    u64: str
+    typeof: bool                # a saved local's type as `decltype(x)` (C++), else spelled
 
 
 @dataclass
@@ -113,20 +120,27 @@ def _opencl_id(ps, c) -> bool:
     return all(C.strip(a).kind == C.kinds().INTEGER_LITERAL for a in C.call_args(c))
 
 
-_UNSIGNED = ("UINT", "ULONG", "ULONGLONG", "USHORT", "UCHAR", "CHAR_U", "UINT128")
-
 #: dialect name -> its words
 WORDS = {
     "cuda": LoopWords(long="long long", suffix="LL", enclose=True, invariant=_cuda_id,
-                      fail="__sk_fail(__sk_fb, {0}, {1}, {2}, {3}, {4});",
-                      unsigned=_UNSIGNED),
-    # (a ulong index is checked by __sk_ixu, which records it as unsigned; a uint one as a
-    # long, which holds it)
+                      u32="unsigned int", u64="unsigned long long", typeof=True),
     "opencl": LoopWords(long="long", suffix="L", enclose=False, invariant=_opencl_id,
-                        fail="{{ *__sk_fp = 1; __sk_fail_bits(__sk_fb, {0}, {1}, {2}, {3}, "
-                             "{4}); }}",
-                        unsigned=("ULONG", "ULONGLONG")),
+                        u32="uint", u64="ulong", typeof=False),
 }
+
+_SPACES = ("__private ", "__global ", "__local ", "__constant ", "__generic ")
+
+
+def _local_type(words, decl) -> str:
+    """The type to declare a copy of the local `decl` with."""
+    if words.typeof:
+        return f"decltype({decl.spelling})"
+    t = decl.type.spelling
+    for space in _SPACES:
+        t = t.replace(space, "")
+    if "(" in t or "[" in t:        # (an unnamed struct, an array: nothing to spell it with)
+        raise NoVersion("a local of a type without a name")
+    return t
 
 
 def _tokens(ps, start, end, *, inserts=(), replaces=(), rename=None) -> str:
@@ -224,8 +238,8 @@ def _version(ps, cursor, edits, checks, words, out):
         width = width_of(idx) if idx is not None else None
         d = degree(ps, loop, idx, width) if width is not None else None
         (affine if d is not None else dependent).append((idx, ch))
-    if not affine:
-        raise NoVersion("no affine access")
+    # (a loop with data-dependent accesses only is versioned too: a launch variant that
+    # proves the affine ones leaves those, and they are cheaper without a branch)
     L, sfx = words.long, words.suffix
     v = f"{len(out.starts)}_{ls}"
     lo, hi = f"__sk_lo{v}", f"__sk_hi{v}"
@@ -248,38 +262,64 @@ def _version(ps, cursor, edits, checks, words, out):
         size, signed = int_type(idx.type)
         top = min((1 << (8 * size - 1)) - 1 if signed else (1 << (8 * size)) - 1, 2 ** 63 - 1)
         name = loop.var.spelling
+        toks = ps.tokens_between(ch.access.index_start, ch.access.index_end)
+        if [t[2] for t in toks] == [name] and (size, signed) == loop.type:
+            # the counter itself: its values run from lo up to last, all of its type
+            tests.append(f"__sk_vin({lo}, {last}, ({ch.extent}))")
+            continue
         at = [_tokens(ps, ch.access.index_start, ch.access.index_end, rename=(name, f"({x})"))
               for x in (lo, last)]
         tests.append(f"__sk_vok(({L})({at[0]}), ({L})({at[1]}), ({ch.extent}), {top}{sfx})")
     for _, ch in dependent:
-        tests.append(f"({ch.extent}) != 0")
+        tests.append(f"({ch.extent}) > 0")
     cond = f"{empty} || ({' && '.join(tests)})"
-    state = f"__sk_vst{v}"
-    inserts, report = [], []
-    for idx, ch in dependent:
-        inserts.append((ch.open.start, ch.open.key, "__sk_dx("))
-        inserts.append((ch.close.start, ch.close.key, f", {ch.extent}, {ch.code}, &{state})"))
-        bits = 1 if idx.type.get_canonical().kind.name in words.unsigned else 0
-        # after the loop: the first failure, recorded as the site's own check records it
-        report.append(f"if ({state}.code == {ch.code}) " + words.fail.format(
-            ch.code, f"{state}.index", ch.extent, ch.axis, bits))
+    inserts, declare, bad = [], [], []
+    for j, (idx, ch) in enumerate(dependent):
+        # (a 32-bit index is compared in 32 bits: its unsigned value against the extent,
+        # capped where every value of the type is below it)
+        it = int_type(idx.type) if idx is not None else None
+        if it is not None and it[0] == 4:
+            u, helper, cap = words.u32, "__sk_dm32", (1 << 31) if it[1] else (1 << 32)
+            lim = f"(({ch.extent}) < {cap}{sfx} ? ({ch.extent}) : {cap}{sfx}) - 1{sfx}"
+        else:
+            u, helper, lim = words.u64, "__sk_dm64", f"({ch.extent}) - 1{sfx}"
+        last_ok, seen = f"__sk_dl{v}_{j}", f"__sk_dq{v}_{j}"
+        declare.append(f"{u} {last_ok} = ({u})({lim}); {u} {seen} = 0; ")
+        inserts.append((ch.open.start, ch.open.key, f"{helper}("))
+        inserts.append((ch.close.start, ch.close.key, f", {last_ok}, &{seen})"))
+        bad.append(f"{seen} > {last_ok}")
+    bad = " || ".join(bad)
     fast = _tokens(ps, ls, le, inserts=inserts,
                    replaces=[(start_s, start_e, lo), (bound_s, bound_e, hi)])
-    declare = f"__sk_dx_state {state} = {{0, 0}}; " if dependent else ""
+    # the locals the body assigns, saved before the fast copy and restored for the checked
+    # loop that runs again when an index was bad
+    saves, restores = [], []
+    for j, decl in enumerate(loop.outer.values()):
+        kept = f"__sk_sv{v}_{j}"
+        saves.append(f"{_local_type(words, decl)} {kept} = {decl.spelling}; ")
+        restores.append(f"{decl.spelling} = {kept}; ")
+    restores = "".join(restores)
     # (the start as the counter holds it: converted to its type first)
     ctype = loop.var.type.get_canonical().spelling
-    for space in ("__private ", "__global ", "__local ", "__constant ", "__generic "):
+    for space in _SPACES:
         ctype = ctype.replace(space, "")        # OpenCL's canonical types name theirs
     bounds = (f"{L} {lo} = ({L})({ctype})({init_text}); {L} {hi} = ({L})({bound_text});")
+    prepare = "".join(declare) + "".join(saves)
     if words.enclose:
-        pre = (f"{{ {bounds} if ({cond}) {{ {declare}{fast} {' else '.join(report)} }} "
-               "else ")
+        if dependent:           # { ...; bool again = !ok; if (!again) { FAST if (bad) {
+            again = f"__sk_vr{v}"   # restore; again = true; } } if (again) LOOP }
+            pre = (f"{{ {bounds} bool {again} = !({cond}); if (!{again}) {{ {prepare}{fast} "
+                   f"if ({bad}) {{ {restores}{again} = true; }} }} if ({again}) ")
+        else:                   # { ...; if (ok) { FAST } else LOOP }
+            pre = f"{{ {bounds} if ({cond}) {{ {fast} }} else "
         # (the comment names the block it closes, which may end on a line of its own)
         out.edits.append(E.insert_after(le, f" }} /* {lo} */", _DEPTH))
-    else:
+    else:                       # ...; int done = 0; if (ok) { FAST done = 1; } if (!done) LOOP
         done = f"__sk_vdone{v}"
-        pre = (f"{bounds} int {done} = 0; if ({cond}) {{ {declare}{fast} "
-               f"{' else '.join(report)} {done} = 1; }} if (!{done}) ")
+        finish = f"if ({bad}) {{ {restores}}} else {done} = 1;" if dependent else \
+            f"{done} = 1;"
+        pre = (f"{bounds} int {done} = 0; if ({cond}) {{ {prepare}{fast} {finish} }} "
+               f"if (!{done}) ")
     out.edits.append(E.insert_before(ls, pre, _DEPTH))
     out.starts.append(ls)
     line = ps.line_col(ls)[0]
@@ -290,26 +330,28 @@ __all__ = ["version_loops", "HOISTED_REASON", "IndexCheck", "LoopWords", "Versio
            "PRELUDE", "OPENCL_PRELUDE"]
 
 
-#: The device helpers of versioned loops (after the prelude's __sk_fail): the test before the
-#: loop, and the branch-free check of a data-dependent index (module doc).
+#: The device helpers of versioned loops (after the prelude's __sk_fail): the tests before the
+#: loop (`__sk_vin`: an index that is the counter itself, lo <= last), and the branch-free check of a data-dependent index: the unsigned index clamped to
+#: the last element, the largest one seen kept (module doc).
 PRELUDE = r"""
 #pragma nv_diag_suppress 177
-struct __sk_dx_state { unsigned long long code; long long index; };
 static __device__ __forceinline__ bool __sk_vok(long long a, long long b, long long n,
                                                 long long top) {
   return n < 0 || (a >= 0 && b >= 0 && a < n && b < n && a <= top && b <= top);
 }
-// (the size, axis and signedness of the failing access are its site's: after the loop the
-// code says which)
-template <typename I>
-static __device__ __forceinline__ long long __sk_dx(I i, long long n, unsigned long long code,
-                                                    __sk_dx_state* s) {
-  long long v = (long long)i;
-  bool bad = (unsigned long long)v >= (unsigned long long)n && n >= 0;
-  bool first = bad && s->code == 0ULL;
-  s->index = first ? v : s->index;
-  s->code = first ? code : s->code;
-  return bad ? 0LL : v;
+static __device__ __forceinline__ bool __sk_vin(long long lo, long long last, long long n) {
+  return n < 0 || (lo >= 0 && last < n);
+}
+static __device__ __forceinline__ unsigned int __sk_dm32(unsigned int u, unsigned int last,
+                                                         unsigned int* seen) {
+  *seen = u > *seen ? u : *seen;
+  return u < last ? u : last;
+}
+static __device__ __forceinline__ unsigned long long __sk_dm64(unsigned long long u,
+                                                               unsigned long long last,
+                                                               unsigned long long* seen) {
+  *seen = u > *seen ? u : *seen;
+  return u < last ? u : last;
 }
 #pragma nv_diag_default 177
 """
@@ -317,15 +359,18 @@ static __device__ __forceinline__ long long __sk_dx(I i, long long n, unsigned l
 
 #: OpenCL C's helpers of versioned loops (after the prelude's __sk_fail_bits): as CUDA's.
 OPENCL_PRELUDE = r"""
-typedef struct { long code; long index; } __sk_dx_state;
 static inline int __sk_vok(long a, long b, long n, long top) {
   return n < 0 || (a >= 0 && b >= 0 && a < n && b < n && a <= top && b <= top);
 }
-static inline long __sk_dx(long v, long n, long code, __private __sk_dx_state *s) {
-  int bad = (ulong)v >= (ulong)n && n >= 0;
-  int first = bad && s->code == 0L;
-  s->index = first ? v : s->index;
-  s->code = first ? code : s->code;
-  return bad ? 0L : v;
+static inline int __sk_vin(long lo, long last, long n) {
+  return n < 0 || (lo >= 0 && last < n);
+}
+static inline uint __sk_dm32(uint u, uint last, __private uint *seen) {
+  *seen = u > *seen ? u : *seen;
+  return u < last ? u : last;
+}
+static inline ulong __sk_dm64(ulong u, ulong last, __private ulong *seen) {
+  *seen = u > *seen ? u : *seen;
+  return u < last ? u : last;
 }
 """

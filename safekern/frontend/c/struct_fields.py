@@ -12,6 +12,7 @@ hidden argument `__sk_fbytes_<param>_<offset>` after the pointer parameters' siz
     fields = StructFields(ps, body, params)          # one kernel body
     fields.root_of(member_expr)                      # Root("field"/"array") or Unknown
     fields.used                                      # {(param, offset): FieldParam}
+    fields.scalar_of(member_expr)                    # an integer field the launch passed
 
 A fixed-size array member reached through `.` from a variable or parameter (`s.a`, `g.w.a`) is
 its own memory whatever the kernel does with the struct: its root is an array of
@@ -172,6 +173,33 @@ class StructFields:
                            "(a reference, a template-dependent type or a bit-field member)")
         field = self.used.setdefault((i, offset), FieldParam(i, offset, text, size))
         return Root("field", field.name, text, field.hidden, ("field", i, offset))
+
+    def scalar_of(self, member):
+        """(param, offset, bytes, struct size) of an integer member read through `.` from a
+        kernel's by-value struct parameter the kernel never changes (`g.nodes`): the launch
+        passed its value (launch.py's launch facts), or None."""
+        K = self.K
+        chain, e = [], C.strip(member)
+        while e.kind == K.MEMBER_REF_EXPR:
+            kids = C.children(e)
+            if not kids or self._arrow(e, kids[0]):
+                return None
+            chain.append(e)
+            e = C.strip(kids[0])
+        if not chain or not self.kernel or e.kind != K.DECL_REF_EXPR or \
+                e.referenced is None or e.referenced.hash not in self.param_index:
+            return None
+        i = self.param_index[e.referenced.hash]
+        record = _record_type(self.params[i].type)
+        if i in self.changed or record is None:
+            return None
+        offset = self._offset(e.type, [m.spelling for m in reversed(chain)])
+        size = C.strip(member).type.get_canonical().get_size()
+        if offset is None or size not in (1, 2, 4, 8) or record.get_size() <= 0 or \
+                (C.strip(member).referenced is not None and
+                 C.strip(member).referenced.is_bitfield()):
+            return None
+        return i, offset, size, record.get_size()
 
     def _offset(self, t, names):
         """Byte offset of the member path `names` inside type `t`, or None."""
