@@ -194,3 +194,37 @@ def test_two_guards_through_a_loaded_bound_give_a_predicate_over_shapes(tmp_path
     assert "a.shape[0] >= out.shape[0]" in found
     [(status, reason)] = status_of(rw, "a")
     assert status == "proven at launch" and "a.shape[0] >= out.shape[0]" in reason
+
+
+def test_a_halo_guard_proves_the_output_by_the_input_not_by_the_grid(tmp_path):
+    """xarray-spatial's convolution: threads outside the input minus its halo return, so
+    `out[i, j]` is in bounds when `out` is as large as `data` -- a condition that holds at
+    its launches, whose grid is rounded up past the data. Dropping the halo (`d >= 0`) asks
+    nothing more of the launch than that; the grid's bound would fail every launch."""
+    found, rw = predicates(tmp_path, """
+        def k(data, kernel, out):
+            i, j = cuda.grid(2)
+            d = kernel.shape[0] // 2
+            data_rows, data_cols = data.shape
+            if i < d or i >= data_rows - d or j < d or j >= data_cols - d:
+                return
+            out[i, j] = data[i, j]
+    """)
+    assert found == ["out.shape[0] >= data.shape[0]", "out.shape[1] >= data.shape[1]"], found
+    assert status_of(rw, "data")[0][0] == "eliminated"
+
+
+def test_a_bound_that_holds_only_where_the_loop_never_runs_is_not_chosen(tmp_path):
+    """numba-cuda's heat-equation example reads `data[i + 1]` at `i == 0` inside `for step in
+    range(timesteps)`: `timesteps <= 0` (dropping the loop variable) proves it too, but only
+    for launches that do nothing; `data.shape[0] >= 2` is the one to make."""
+    found, rw = predicates(tmp_path, """
+        def k(data, out, timesteps):
+            i = cuda.grid(1)
+            if i >= data.shape[0] or i >= out.shape[0]:
+                return
+            for step in range(timesteps):
+                if i == 0:
+                    out[i] = data[i + 1]
+    """)
+    assert "data.shape[0] >= 2" in found and not any("timesteps" in p for p in found), found

@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import itertools
 
-from safekern.frontend.python.launch import _HOPELESS, _WORST_CASE, LaunchPredicate, _scaled
+from safekern.frontend.python.launch import (_HOPELESS, _WORST_CASE, LaunchPredicate, _scaled,
+                                             predicate_rank, purity)
 from safekern.frontend.python.linear import Form
 
 OFFERED: list = []      # every rest reference_split was given (tests count them)
 
 
 def reference_split(prover, rest: Form, local):
-    """(predicate, whether rest was over launch atoms alone), or None: the search's step as
-    it was, over a whole Form."""
+    """(predicate, its purity: launch.purity), or None: the search's step as it was, over a
+    whole Form."""
     OFFERED.append(rest)
     launch, other, atoms = {}, {}, {}
     for atom, c in rest.terms:
@@ -38,7 +39,7 @@ def reference_split(prover, rest: Form, local):
         return None
     terms = tuple(sorted(((c, f) for f, c in launch.items()),
                          key=lambda t: (t[1].kind, t[1].param or 0, t[1].axis)))
-    return LaunchPredicate(terms, rest.const + low), not other
+    return LaunchPredicate(terms, rest.const + low), purity(bool(other), low)
 
 
 def reference_predicate(prover, goal, facts):
@@ -57,11 +58,11 @@ def reference_predicate(prover, goal, facts):
         if found is None:
             continue
         seen = weakest.get(found[0].terms)
-        if seen is None or found[0].const > seen[0].const:
+        if seen is None or found[0].const > seen[0].const or (
+                found[0].const == seen[0].const and found[1] < seen[1]):
             weakest[found[0].terms] = found
-    for predicate, pure in weakest.values():
-        rank = (not pure, sum(f.kind in ("block", "grid", "gridsize") for _, f in predicate.terms),
-                len(predicate.terms), abs(predicate.const))
+    for predicate, level in weakest.values():
+        rank = predicate_rank(predicate, level)
         if best is None or rank < best_rank:
             best, best_rank = predicate, rank
     return best

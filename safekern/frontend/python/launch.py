@@ -150,7 +150,7 @@ class LaunchProver:
             const -= f.form.const
             for atom, c in f.form.terms:
                 rest[atom] = rest.get(atom, 0) - c
-        launch, atoms, low, pure = {}, {}, 0, True
+        launch, atoms, low, other = {}, {}, 0, False
         bound = self.atoms.bound
         for atom, c in rest.items():
             if not c:
@@ -161,7 +161,7 @@ class LaunchProver:
                 if b is None:
                     return None
                 low += c * b
-                pure = False
+                other = True
             elif fact in launch:
                 # (launch_fact gives each launch fact one atom; were there two, their sum
                 # would be a term of its own: no predicate, the check stays)
@@ -183,7 +183,7 @@ class LaunchProver:
             return None
         terms = tuple(sorted(((c, f) for f, c in launch.items()),
                              key=lambda t: (t[1].kind, t[1].param or 0, t[1].axis)))
-        return LaunchPredicate(terms, const + low), pure
+        return LaunchPredicate(terms, const + low), purity(other, low)
 
     def _unbounded(self, goal_terms: dict, fact, local) -> frozenset:
         """The atoms of `fact` that leave goal - fact (- another fact without them) with an
@@ -256,12 +256,10 @@ class LaunchProver:
                 continue
             seen = weakest.get(found[0].terms)
             if seen is None or found[0].const > seen[0].const or (
-                    found[0].const == seen[0].const and found[1] and not seen[1]):
-                weakest[found[0].terms] = found     # the same bound, weaker (or as weak, pure)
-        for predicate, pure in weakest.values():
-            rank = (not pure, sum(f.kind in ("block", "grid", "gridsize")
-                                  for _, f in predicate.terms),
-                    len(predicate.terms), abs(predicate.const))
+                    found[0].const == seen[0].const and found[1] < seen[1]):
+                weakest[found[0].terms] = found     # the same bound, weaker (or as weak, purer)
+        for predicate, level in weakest.values():
+            rank = predicate_rank(predicate, level)
             if best is None or rank < best_rank:
                 best, best_rank = predicate, rank
         return best
@@ -292,6 +290,25 @@ class LaunchProver:
                 if best is None or len(out) < len(best):     # the option needing fewest
                     best = out
         return best
+
+
+def purity(other: bool, low: int) -> int:
+    """How much a predicate leans on atoms other than the launch's: 0 none; 1 only on their
+    least values, which ask nothing of the launch (`low` >= 0: nonnegative terms dropped, as
+    `d = kernel.shape[0] // 2` from `i < data.shape[0] - d`); 2 on a worst case the launch
+    must make up for (a thread index's largest value, say)."""
+    return 0 if not other else 1 if low >= 0 else 2
+
+
+def predicate_rank(predicate: LaunchPredicate, level: int) -> tuple:
+    """Of a goal's predicates, the least is made (the one most likely to hold at launches):
+    none leaning on a worst case; then the fewest launch dimensions -- grids are rounded up
+    past the data, so `out.shape[0] >= data.shape[0]` (xarray-spatial's convolution behind
+    its halo guard, purity 1) holds where `out.shape[0] >= gridsize` fails; then the purest
+    (`buf.shape[0] >= 2` before `timesteps <= 0`, which drops the loop variable: a bound that
+    holds only where the loop never runs), the fewest terms, the smallest constant."""
+    grid = sum(f.kind in ("block", "grid", "gridsize") for _, f in predicate.terms)
+    return (level == 2, grid, level, len(predicate.terms), abs(predicate.const))
 
 
 def _scaled(goal: Form, facts: list, most: int = 8) -> list:
@@ -337,4 +354,5 @@ def _single_dimension_bound(p: LaunchPredicate):
     return None
 
 
-__all__ = ["LaunchFact", "LaunchPredicate", "LaunchProver", "launch_fact", "worth_a_variant"]
+__all__ = ["LaunchFact", "LaunchPredicate", "LaunchProver", "launch_fact", "predicate_rank", "purity",
+           "worth_a_variant"]
