@@ -19,7 +19,7 @@ from ... import call_chains
 from ...report import Status
 from . import parse as C
 from .access_check import Check
-from .cuda_calls import CallRewriter
+from .cuda_calls import CallHooks
 from .cuda_dialect import BACKEND, DIALECT, _ASM_BARRIER
 from .model import FunctionFacts, Unknown
 from .provenance import (Provenance, array_type, is_array_type, is_pointer_type, operator_call,
@@ -29,7 +29,7 @@ from .struct_fields import StructFields
 from .walker import AccessWalker
 
 
-class CudaWalker(CallRewriter, AccessWalker):
+class CudaWalker(CallHooks, AccessWalker):
     """The walk of one CUDA C function (walker.AccessWalker) with CUDA's hooks; `walk`
     returns its records as model.FunctionFacts. The asserts and divisions go to safety.py's
     SafetyRewriter (`safety`), which makes their edits."""

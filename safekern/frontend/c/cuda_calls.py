@@ -9,7 +9,7 @@
   parameter, the base and size of the caller's array as hidden arguments;
 - arrays handed to functions the source does not define are reported unchecked.
 
-`CallRewriter` is a base class of cuda_access.CudaWalker (the CUDA hooks of walker.py's walk),
+`CallHooks` is a base class of cuda_access.CudaWalker (the CUDA hooks of walker.py's walk),
 whose state it uses (`ps`, `K`, `mod`, `fn`, `prov`, `safety`), whose records it adds to
 (`failure_sites`, `barrier_sites`, `hidden_args`, `callees`) and whose walk it calls
 back (`visit`, `subscript`, `_record`, `_wrap_pointer`, `_editable`, `_unchecked_ctx`,
@@ -51,7 +51,7 @@ def call_name(ps, c) -> str:
     return idents[-1] if idents else (c.spelling or "")
 
 
-class CallRewriter:
+class CallHooks:
     """Barriers, atomics, calls of the source's functions and of others (see the module)."""
 
     def _reject(self, c, problem):
@@ -268,4 +268,4 @@ class CallRewriter:
                   for i in target.pointer_indexes]))
 
 
-__all__ = ["CallRewriter", "call_name"]
+__all__ = ["CallHooks", "call_name"]

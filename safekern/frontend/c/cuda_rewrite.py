@@ -22,7 +22,6 @@ from .cuda_calls import call_name
 from .cuda_dialect import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, DIALECT,
                            NO_MEMORY_CALLS, device_prelude, spelling)
 from .launch import kernel_predicates
-from .launch_expr import PROVEN_REASON
 from .module_state import module_state
 from .kernel_info import KernelInfo
 from .plain import OwnChecks, kernel_codes
@@ -293,11 +292,7 @@ class ModuleRewriter:
             col = len(data[line_start:a.start].decode("utf-8", "replace"))
             text = " ".join(data[a.start:a.end].decode("utf-8", "replace").split())
             predicate = a.extra.get("predicate", "")
-            status, reason = a.status, a.reason
-            if predicate and status == Status.CHECKED:
-                status, reason = Status.PROVEN_AT_LAUNCH, PROVEN_REASON
-            elif status == Status.CHECKED and a.extra.get("hoisted"):
-                status, reason = Status.HOISTED, a.extra["hoisted"]
+            status, reason = a.reported()
             entries.append((a.start, ReportEntry(a.function, a.extra.get("lineno") or 0, col,
                                                  text, a.array, status, reason,
                                                  code=a.extra.get("code"),

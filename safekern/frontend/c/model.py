@@ -23,6 +23,7 @@ from ... import check_kinds
 from ...failures import FailureSite, site_code
 from ...report import Status
 from .access_check import Check
+from .launch_expr import PROVEN_REASON
 
 
 #: The check kinds the C front ends make sites of: check_kinds.py says, in one place, what
@@ -85,6 +86,16 @@ class Access:
     depth: int = 0            # AST depth (orders insertions that meet at one offset)
     extra: dict = field(default_factory=dict)
     check: Check | None = None  # a checked access: what the edit pass writes (access_check)
+
+    def reported(self) -> tuple:
+        """(status, reason) as the report gives them: a checked access that launch
+        predicates prove (launch.py) or whose check a loop's versioning runs before the loop
+        (loop_versions.py) says so."""
+        if self.status == Status.CHECKED and self.extra.get("predicate"):
+            return Status.PROVEN_AT_LAUNCH, PROVEN_REASON
+        if self.status == Status.CHECKED and self.extra.get("hoisted"):
+            return Status.HOISTED, self.extra["hoisted"]
+        return self.status, self.reason
 
     def location(self, ps):
         lineno, col = ps.line_col(self.index_start if self.index_start >= 0 else self.start)

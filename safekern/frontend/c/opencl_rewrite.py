@@ -18,7 +18,6 @@ from .exits import ControlPlan, find_anchor
 from .launch import kernel_predicates
 from .opencl_edits import access_edits, call_edits
 from .kernel_info import KernelInfo
-from .launch_expr import PROVEN_REASON
 from .loop_versions import WORDS as LOOP_WORDS, Versioned, version_loops
 from .param_info import params_of
 from .rewrite_result import Rewrite
@@ -344,18 +343,10 @@ class ProgramRewriter:
         for a in fa.accesses:
             lineno, col, _ = a.location(self.ps)
             text = " ".join(self.ps.slice(a.start, a.end).split())
-            predicate = a.extra.get("predicate", "")
-            if predicate and a.status == Status.CHECKED:
-                out.append(ReportEntry(fa.name, lineno, col, text, a.array,
-                                       Status.PROVEN_AT_LAUNCH, PROVEN_REASON,
-                                       code=site_codes.get(id(a)), predicate=predicate))
-                continue
-            if a.status == Status.CHECKED and a.extra.get("hoisted"):
-                out.append(ReportEntry(fa.name, lineno, col, text, a.array, Status.HOISTED,
-                                       a.extra["hoisted"], code=site_codes.get(id(a))))
-                continue
-            out.append(ReportEntry(fa.name, lineno, col, text, a.array, a.status, a.reason,
-                                   code=site_codes.get(id(a))))
+            status, reason = a.reported()
+            predicate = a.extra["predicate"] if status == Status.PROVEN_AT_LAUNCH else ""
+            out.append(ReportEntry(fa.name, lineno, col, text, a.array, status, reason,
+                                   code=site_codes.get(id(a)), predicate=predicate))
         return sorted(out, key=lambda r: (r.lineno, r.col))
 
 
