@@ -33,7 +33,7 @@ def internal_error(fn):
 
 
 def test_cuda_the_access_being_checked_is_named(monkeypatch):
-    monkeypatch.setattr(cuda_access.FunctionRewriter, "_pointer_subscript", broken)
+    monkeypatch.setattr(cuda_access.CudaWalker, "_pointer_subscript", broken)
     err = internal_error(lambda: cuda.rewrite(K.GATHER, filename="gather.cu"))
     line = K.line(K.GATHER, "gather")
     assert (err.kernel, err.filename, err.lineno) == ("gather", "gather.cu", line)
@@ -52,14 +52,14 @@ def test_cuda_a_pass_after_the_walk_names_the_kernel_line(monkeypatch):
 def test_cuda_through_the_cupy_backend(monkeypatch):
     from safekern.backends.cupy import api as backend
 
-    monkeypatch.setattr(cuda_access.FunctionRewriter, "_pointer_subscript", broken)
+    monkeypatch.setattr(cuda_access.CudaWalker, "_pointer_subscript", broken)
     kernel = backend.RawKernel(K.GATHER, "gather", filename="through_cupy.cu")
     err = internal_error(kernel.check_report)
     assert err.filename == "through_cupy.cu" and err.kernel == "gather"
 
 
 def test_opencl_the_access_being_analysed_is_named(monkeypatch):
-    monkeypatch.setattr(checks._Analyser, "_subscript", broken)
+    monkeypatch.setattr(checks.OpenCLWalker, "_subscript", broken)
     err = internal_error(lambda: opencl.rewrite(SAXPY, filename="saxpy.cl"))
     assert (err.kernel, err.filename, err.lineno) == ("saxpy", "saxpy.cl", 3)
     assert str(err).startswith("saxpy.cl:3: internal error in safekern")

@@ -12,9 +12,11 @@ CompilationError) in both. Where things are, bottom up:
                  lines) so what they hold is checked; both dialects parse the result
     edits        text edits that keep every line, `#line`, apply_edits
     buildlog     a driver's build log at the user's lines
-    model        the facts passes hand on: Access, Root/Unknown, FunctionFacts, Dialect (the
-                 dialect hooks), the check kinds (check_kinds.py's); param_info, kernel_info,
-                 rewrite_result: what a rewrite returns, the same for both dialects
+    model        the facts passes hand on: Access, Root/Unknown, HelperCall, FunctionFacts,
+                 Dialect (the dialect hooks), the check kinds (check_kinds.py's); param_info,
+                 kernel_info, rewrite_result: what a rewrite returns, the same for both
+                 dialects; access_check: the check a found access needs (Check), which each
+                 dialect's edit pass spells
     prelude      the C text of the check helpers (__sk_ix, the failure record, ...): one
                  generator, filled in with each dialect's words
     provenance   what a pointer points into -- one analysis for both dialects
@@ -25,8 +27,10 @@ CompilationError) in both. Where things are, bottom up:
     launch       launch predicates: bounds of an index over launch facts (launch_vars: the
                  values of local variables at a use; launch_expr: the predicates as data,
                  which backends/c_launch.py evaluates at each launch)
-    checks       OpenCL: one function's accesses (analysis); opencl_edits: the edits that
-                 check them
+    walker       the one access walk of both dialects (AccessWalker: the visit, the
+                 dispatch per node kind, the records; analysis only), whose hooks the
+                 dialects fill in: checks (OpenCLWalker) and cuda_access (CudaWalker)
+    checks       OpenCL: the walk's hooks; opencl_edits: the edits that check what it found
     exits        OpenCL: where a failing work-item goes (barrier-safe jumps)
     uniformity   OpenCL: which `if` conditions a whole work-group, a failing work-item
                  included, evaluates alike (a barrier may sit under those)
@@ -35,7 +39,7 @@ CompilationError) in both. Where things are, bottom up:
                  program's rewrite)
     cuda         CUDA: `rewrite`, parse_cuda; cuda_dialect (the dialect), cuda_headers
                  (stand-ins for CUDA's headers), cuda_rewrite (the module's rewrite),
-                 cuda_signatures (hidden parameters, prologue), cuda_access (one function's
-                 accesses, each checked one with its check), cuda_calls (barriers, atomics,
-                 calls), cuda_edits (the edits that check the accesses)
+                 cuda_signatures (hidden parameters, prologue), cuda_access (the walk's
+                 hooks), cuda_calls (its hooks for barriers, atomics, calls), cuda_edits
+                 (the edits that check what the walk found)
 """

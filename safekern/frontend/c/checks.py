@@ -1,12 +1,15 @@
-"""Which accesses of an OpenCL C function are checked (analysis; opencl_edits.py rewrites).
-
-The OpenCL C front end's access analysis (CUDA C has its own walk, cuda_access.py); what a
-pointer points into is provenance.py's answer, the same for both dialects.
+"""The OpenCL C hooks of the C access walk (walker.py; analysis only, opencl_edits.py
+rewrites).
 
     facts = analyse_function(ps, fn, dialect, is_kernel=..., helpers={...})   # analysis only
     edits = opencl_edits.access_edits(ps, facts, codes)                       # rewrite only
 
-What an access is checked against:
+What differs from CUDA C (cuda_access.py): pointers carry address spaces (`__global`,
+`__local`, ... in the byte-offset casts) and every parameter pointer gets a hidden size;
+vectors' components are an axis; built-ins such as vloadN access N elements at an offset;
+a helper's hidden arguments are the byte offset and the size of the caller's memory.
+
+What an access is checked against (its access_check.Check):
 - arrays of constant size (private, __local/__shared__, program scope, struct members) and
   vector components: the index of each axis against the axis's extent;
 - pointer parameters: a hidden size in bytes (`Root.size`); `p[i]` / `*(p + i)` on the
@@ -21,12 +24,14 @@ The checks the edits generate: opencl_edits.py.
 from __future__ import annotations
 
 from ...report import Status
-from .model import Access, FunctionFacts, HelperCall, Root, Unknown
+from .access_check import Check
+from .model import Access, FunctionFacts, HelperCall, Root
 from .param_info import params_of
 from .parse import (ParsedSource, binary_op, call_args, called_name, children, evaluate_int,
                     function_body, kinds, strip, unary_op, walk)
 from .provenance import Provenance
 from .ranges import LoopRanges
+from .walker import AccessWalker
 
 LONG_MAX = "0x7fffffffffffffffL"
 
@@ -34,29 +39,27 @@ LONG_MAX = "0x7fffffffffffffffL"
 class _Unknown(Exception):
     """A pointer the rewriter cannot tie to a size; the message is the reason."""
 
-class _Analyser:
+
+class OpenCLWalker(AccessWalker):
+    """The walk of one OpenCL C function (walker.AccessWalker) with OpenCL's hooks."""
+
     def __init__(self, ps: ParsedSource, fn, dialect, is_kernel: bool, helpers: dict,
                  eliminate: bool = True):
-        self.ps = ps
+        super().__init__(ps, fn.spelling)
         self.fn = fn
         self.dialect = dialect
         self.is_kernel = is_kernel
         self.helpers = helpers          # name -> list[ParamInfo] of rewritten helpers
         self.eliminate = eliminate      # False: no access is 'safe' (SAFEKERN_ELIMINATE=0)
-        self.K = kinds()
-        self.params = params_of(fn, dialect)
-        self.prov = None                # provenance.Provenance of the body (setup)
+        self.params = []                # param_info.ParamInfo (setup)
         self.ranges = None              # ranges.LoopRanges of the body (setup)
-        self.accesses: list[Access] = []
         self.calls: list[HelperCall] = []
         self.barriers = []
         self._declared = None
-        self._depth = 0
-        self.at = None                  # the node being analysed (where an error is reported)
 
     # -- what pointers point into, what loop variables range over ---------------------------------------
-    def setup(self):
-        body = function_body(self.fn)
+    def setup(self, body):
+        self.params = params_of(self.fn, self.dialect)
         self.prov = Provenance(self.ps, body, [p.cursor for p in self.params],
                                [p.index for p in self.params if p.is_pointer], self.dialect,
                                kernel=self.is_kernel)
@@ -64,50 +67,40 @@ class _Analyser:
             p.moved = p.is_pointer and p.index in self.prov.moved
         self.ranges = LoopRanges(self.ps, body)
 
-    # -- pointers -----------------------------------------------------------------------
-    def pointer_base(self, expr):
-        """(Root, direct) of a pointer expression; direct: the unmoved parameter itself.
-        Raises _Unknown (with the reason) where provenance.py cannot tell the root."""
-        root = self.prov.root_of(expr)
-        if root is None:
-            raise _Unknown("a null pointer")
-        if isinstance(root, Unknown):
-            raise _Unknown(root.reason)
-        return root, self.prov.is_param_itself(expr)
-
-    # -- accesses ------------------------------------------------------------------------
-    def run(self) -> FunctionFacts:
-        self.setup()
-        body = function_body(self.fn)
-        self._visit(body, ())
+    def result(self) -> FunctionFacts:
         moved = [p for p in self.params if p.is_pointer and p.moved]
         return FunctionFacts(self.fn.spelling, self.fn, self.is_kernel, self.params,
                              self.accesses, self.calls, moved, self.barriers,
                              self.prov.param_of)
 
-    def _visit(self, c, parents):
-        self.at = c
-        K = self.K
-        if c.kind == K.CXX_UNARY_EXPR:        # sizeof / alignof / vec_step: not evaluated
-            return
-        self._depth = len(parents)
-        handled_children = False
-        if c.kind == K.ARRAY_SUBSCRIPT_EXPR:
-            self._subscript(c, parents)
-        elif c.kind == K.UNARY_OPERATOR:
-            op = unary_op(self.ps, c)
-            if op == "*":
-                self._deref(c, children(c)[0], "deref")
-        elif c.kind == K.MEMBER_REF_EXPR:
-            ch = children(c)
-            if ch and self._is_arrow(c, ch[0]):
-                self._deref(c, ch[0], "deref")
-        elif c.kind == K.CALL_EXPR:
-            self._call(c, parents)
-        if not handled_children:
-            inner = parents + (c,)
-            for ch in c.get_children():
-                self._visit(ch, inner)
+    # -- pointers -----------------------------------------------------------------------
+    def pointer_base(self, expr):
+        """(Root, direct) of a pointer expression; direct: the unmoved parameter itself.
+        Raises _Unknown (with the reason) where provenance.py cannot tell the root."""
+        root = self.root(expr)
+        if isinstance(root, str):
+            raise _Unknown(root)
+        return root, self.prov.is_param_itself(expr)
+
+    # -- the hooks -----------------------------------------------------------------------
+    def on_subscript(self, c, depth, ctx) -> bool:
+        self._subscript(c, self.parents())
+        return False
+
+    def on_unary(self, c, depth, ctx) -> bool:
+        if unary_op(self.ps, c) == "*":
+            self._deref(c, children(c)[0], "deref")
+        return False
+
+    def on_member(self, c, depth, ctx) -> bool:
+        ch = children(c)
+        if ch and self._is_arrow(c, ch[0]):
+            self._deref(c, ch[0], "deref")
+        return False
+
+    def on_call(self, c, depth, ctx) -> bool:
+        self._call(c, self.parents())
+        return False
 
     def _is_arrow(self, member, base) -> bool:
         tok = self.ps.next_token(base.extent.end.offset)
@@ -115,10 +108,8 @@ class _Analyser:
 
     def _new(self, cursor, kind, **kw) -> Access:
         s, e = self.ps.offsets(cursor)
-        a = Access(self.fn.spelling, kind, kw.pop("status", Status.CHECKED), kw.pop("reason", ""),
-                   s, e, depth=self._depth, **kw)
-        self.accesses.append(a)
-        return a
+        return self.record(kind, kw.pop("status", Status.CHECKED), kw.pop("reason", ""), s, e,
+                           **kw)
 
     def _macro_reason(self, *positions):
         name = self.ps.macro_at(*positions)
@@ -188,6 +179,9 @@ class _Analyser:
                 acc.status = Status.ELIMINATED
                 acc.reason = ("constant index" if rng[0] == rng[1] and evaluate_int(index)
                               is not None else f"loop index in [{rng[0]}, {rng[1]}]")
+                return
+            acc.check = Check("index", index=(i_s, i_e), extent=extent, axis=axis,
+                              unsigned=wide["unsigned"], depth=self.depth)
             return
         # A pointer: the parameter itself, or a pointer derived from one.
         acc = self._new(c, "subscript", index_start=i_s, index_end=i_e,
@@ -200,23 +194,44 @@ class _Analyser:
         except _Unknown as err:
             acc.status, acc.reason = Status.UNCHECKED, str(err)
             return
-        self._tie(acc, base, direct, base_expr)
+        if self._tie(acc, base, direct, base_expr):
+            self._offset_check(acc, wide["unsigned"])
 
-    def _tie(self, acc: Access, base: Root, direct: bool, pointer_expr):
+    def _tie(self, acc: Access, base: Root, direct: bool, pointer_expr) -> bool:
+        """Tie a pointer access to the memory it reaches; False: left unchecked (the
+        reason recorded)."""
         acc.base = base
         acc.array = base.name
         if not direct or base.kind == "array":
             p_s, p_e = self.ps.offsets(pointer_expr)
             if self.ps.macro_at(p_s, p_e):
                 acc.status, acc.reason = Status.UNCHECKED, self._macro_reason(p_s, p_e)
-                return
+                return False
             if not _pure(self.ps, pointer_expr, self.dialect):
                 acc.status = Status.UNCHECKED
                 acc.reason = "pointer expression has side effects (evaluated twice to check it)"
-                return
+                return False
             acc.pointer_start, acc.pointer_end = p_s, p_e
         if base.kind == "array":
             acc.axis = 0
+        return True
+
+    def _offset_check(self, acc: Access, unsigned: bool = False, elems=None):
+        """The check of a pointer plus an index: on a kernel's pointer parameter itself, the
+        index against its element count; else the element reached against the root."""
+        index = (acc.index_start, acc.index_end)
+        pointer = None if acc.pointer_start < 0 else (acc.pointer_start, acc.pointer_end)
+        if pointer is None and elems is None and acc.base.kind == "param":
+            acc.check = Check("index", index=index, extent=("param", acc.base.key[1]),
+                              root=acc.base, unsigned=unsigned, depth=self.depth)
+        else:
+            acc.check = Check("offset", index=index, pointer=pointer, root=acc.base,
+                              elems=elems, negate=acc.negate, depth=self.depth)
+
+    def _element_check(self, acc: Access):
+        """The check of a pointer used as it is: one element inside its root."""
+        acc.check = Check("element", pointer=(acc.pointer_start, acc.pointer_end),
+                          root=acc.base, depth=self.depth)
 
     def _deref(self, c, operand, kind):
         """*(p + k), *p, p->x: check the pointer operand."""
@@ -235,17 +250,16 @@ class _Analyser:
                 if reason or acc.index_end <= acc.index_start:
                     acc.status, acc.reason = Status.UNCHECKED, reason or "inside a macro expansion"
                     return
-                self._tie(acc, base, direct and not acc.negate, ptr)
+                if self._tie(acc, base, direct and not acc.negate, ptr):
+                    self._offset_check(acc)
                 return
             base, _ = self.pointer_base(o)
         except _Unknown as err:
             acc.status, acc.reason = Status.UNCHECKED, str(err)
             return
         # No offset operand: wrap the pointer itself as (P + check(0)).
-        self._tie(acc, base, False, o)
-        if acc.status == Status.CHECKED:
-            acc.index_start = acc.index_end = -1
-            acc.extra["wrap_pointer"] = True
+        if self._tie(acc, base, False, o):
+            self._element_check(acc)
 
     def _call(self, c, parents):
         K = self.K
@@ -254,7 +268,7 @@ class _Analyser:
         if name is None:
             return
         if name in self.dialect.barrier_functions:
-            self.barriers.append((c, parents))
+            self.barriers.append(c)
             return
         if name in self.helpers:
             self._helper_call(c, name, args)
@@ -293,13 +307,12 @@ class _Analyser:
             if reason:
                 acc.status, acc.reason = Status.UNCHECKED, reason
                 return
-            self._tie(acc, base, False, ptr)
-            acc.extra["offset_arg"] = True
-            if direct:
-                acc.pointer_start = acc.pointer_end = -1
-        else:
-            self._tie(acc, base, False, ptr)
-            acc.extra["wrap_pointer"] = True
+            if self._tie(acc, base, False, ptr):
+                if direct:
+                    acc.pointer_start = acc.pointer_end = -1
+                self._offset_check(acc, elems=elems)
+        elif self._tie(acc, base, False, ptr):
+            self._element_check(acc)
 
     def _user_functions(self) -> set:
         if self._declared is None:
@@ -324,13 +337,12 @@ class _Analyser:
                 base, direct = self.pointer_base(a)
                 if not _pure(self.ps, a, self.dialect) and not direct:
                     raise _Unknown("pointer argument has side effects")
-                call.args.append((_offset_expr(self.ps, base, None if direct else a),
-                                  base.size))
+                call.args.append((base, None if direct else self.ps.offsets(a)))
             except _Unknown as err:
                 self._new(a, "argument", status=Status.UNCHECKED, array=self.ps.text(strip(a)),
                           reason=f"argument '{p.name}' of '{name}': {err}; accesses through "
                                  "it are not checked")
-                call.args.append(("0L", LONG_MAX))
+                call.args.append(None)
         self.calls.append(call)
 
 
@@ -339,11 +351,8 @@ def analyse_function(ps: ParsedSource, fn, dialect, *, is_kernel: bool,
     """The accesses, helper calls and barriers of one function definition (no edits).
     `eliminate=False`: accesses proven in bounds are checked all the same. An unexpected
     exception names the function and the line of the node being analysed."""
-    analyser = None
-    with ps.located(fn.spelling, fn.location.offset,
-                    lambda: analyser.at if analyser is not None else None):
-        analyser = _Analyser(ps, fn, dialect, is_kernel, helpers, eliminate)
-        return analyser.run()
+    return OpenCLWalker(ps, fn, dialect, is_kernel, helpers, eliminate).walk(
+        function_body(fn), fn.location.offset)
 
 
 def find_accesses(ps: ParsedSource, fn, dialect, *, is_kernel: bool = True,
@@ -391,12 +400,12 @@ def tokens_text(ps: ParsedSource, start: int, end: int) -> str:
     return " ".join(t[2] for t in ps.tokens_between(start, end))
 
 
-def _offset_expr(ps: ParsedSource, base: Root, pointer_expr) -> str:
-    """C expression: byte offset of a pointer (None: the base itself) within base's memory."""
-    if pointer_expr is None:
+def offset_expr(ps: ParsedSource, base: Root, pointer) -> str:
+    """C expression: byte offset of the pointer at byte range `pointer` (None: the base
+    itself) within base's memory."""
+    if pointer is None:
         return base.offset if base.offset != "0" else "0L"
-    p = tokens_text(ps, *ps.offsets(pointer_expr))
-    return offset_of(base, p)
+    return offset_of(base, tokens_text(ps, *pointer))
 
 
 def offset_of(base: Root, pointer_text: str) -> str:
@@ -406,5 +415,5 @@ def offset_of(base: Root, pointer_text: str) -> str:
     return diff if base.offset == "0" else f"({base.offset} + {diff})"
 
 
-__all__ = ["analyse_function", "find_accesses", "FunctionFacts", "HelperCall", "LONG_MAX",
-           "offset_of", "tokens_text"]
+__all__ = ["OpenCLWalker", "analyse_function", "find_accesses", "FunctionFacts", "HelperCall", "LONG_MAX",
+           "offset_expr", "offset_of", "tokens_text"]

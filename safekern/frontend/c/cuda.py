@@ -28,7 +28,8 @@ What the rewrite does (each edit stays on its line):
 
 Where the parts are: cuda_dialect.py (the dialect, the device prelude), cuda_headers.py (what
 libclang's parse sees instead of CUDA's headers), cuda_rewrite.py (the module: functions,
-signatures, results), cuda_access.py (one function's accesses and their edits), provenance.py
+signatures, results), walker.py + cuda_access.py + cuda_calls.py (the walk of one function:
+its accesses, barriers and calls, as records), cuda_edits.py (those as edits), provenance.py
 (what a pointer points into).
 """
 from __future__ import annotations

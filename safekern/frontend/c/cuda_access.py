@@ -1,11 +1,15 @@
-"""The accesses of one CUDA C function, each with the check it needs (see cuda.py; the walk
-records, cuda_edits.py writes the edits, loop_versions.py hoists the index checks of loops).
+"""The CUDA C hooks of the C access walk (walker.py; analysis only: cuda_edits.py writes the
+edits, loop_versions.py hoists the index checks of loops).
 
-Subscripts (arrays per axis against their extents, pointers against their root's size),
-dereferences and `->`, asserts and divisions (safety.py); the calls -- barriers, atomics, the
-source's own device functions, arrays handed to functions outside the source -- are
-cuda_calls.py's. What a pointer points into is provenance.py's answer. Every access is
-recorded as checked, eliminated (proven in bounds), or unchecked with the reason.
+What differs from OpenCL C (checks.py): plain pointers (a kernel's pointer parameters get a
+hidden size, a `__device__` function's a hidden base and size from its caller), struct
+pointer fields of a kernel's by-value struct parameters (struct_fields.py), templates
+(template-dependent subscripts and dereferences, `operator[]`, `operator*`), lambdas, inline
+assembly, asserts and divisions found in the same walk (safety.py); the calls -- barriers,
+atomics, the source's own device functions with their call chains, device-side launches,
+arrays handed to functions outside the source -- are cuda_calls.py's. Every access is recorded
+as checked (with its access_check.Check), eliminated (proven in bounds), or unchecked with the
+reason.
 """
 from __future__ import annotations
 
@@ -14,28 +18,44 @@ import dataclasses
 from ... import call_chains
 from ...report import Status
 from . import parse as C
-from .cuda_calls import CallRewriter
+from .access_check import Check
+from .cuda_calls import CallHooks
 from .cuda_dialect import BACKEND, DIALECT, _ASM_BARRIER
-from .model import Access, Unknown
+from .model import FunctionFacts, Unknown
 from .provenance import (Provenance, array_type, is_array_type, is_pointer_type, operator_call,
                          split_subscript, type_kind)
 from .safety import SafetyRewriter, division_operands
 from .struct_fields import StructFields
+from .walker import AccessWalker
 
 
-class FunctionRewriter(CallRewriter):
-    """The walk of one function body: its accesses (each checked one with its check in
-    `extra["check"]`), barriers, calls (model.HiddenArguments) -- facts only; the asserts and
-    divisions go to safety.py's SafetyRewriter, which makes their edits."""
+class CudaWalker(CallHooks, AccessWalker):
+    """The walk of one CUDA C function (walker.AccessWalker) with CUDA's hooks; `walk`
+    returns its records as model.FunctionFacts. The asserts and divisions go to safety.py's
+    SafetyRewriter (`safety`), which makes their edits."""
 
     def __init__(self, mod, fn, body):
-        # mod: the cuda_rewrite.ModuleRewriter (edits and accesses are collected there);
-        # fn: its cuda_rewrite.Function for this definition
+        # mod: the cuda_rewrite.ModuleRewriter (what the module knows: its functions, the
+        # options); fn: its cuda_rewrite.Function for this definition
+        super().__init__(mod.ps, fn.name)
         self.mod = mod
-        self.ps = mod.ps
-        self.K = mod.K
         self.fn = fn
         self.body = body
+        self.fields = None                  # struct_fields.StructFields (setup)
+        self.failure_sites: list = []       # of the checked accesses and the call sites
+        #: the barriers to replace (cuda_calls.py): ("call", start, end, new name) or
+        #: ("group", start, object end, end, depth) for cooperative groups' block.sync()
+        self.barrier_sites: list = []
+        self.hidden_args: list = []         # model.HelperCall: calls of own functions
+        self.callees: set = set()           # the source's functions called (Function)
+        self.count_params: set = set()      # kernel params with a fast count (__sk_n_<i>)
+        self.checked = fn.rewritable
+        self.uncheck_reason = "" if fn.rewritable else fn.why
+        self.safety = None                  # asserts and divisions (setup)
+        self.constexpr = False
+
+    def setup(self, body):
+        fn, mod = self.fn, self.mod
         # what pointers point into; the parameters that get a hidden size have a root, and
         # so do a kernel's by-value struct parameters' pointer fields (struct_fields.py)
         self.fields = StructFields(mod.ps, body, fn.params, kernel=fn.kernel)
@@ -43,12 +63,6 @@ class FunctionRewriter(CallRewriter):
                                [i for i, p in enumerate(fn.params)
                                 if is_pointer_type(p.type) or is_array_type(p.type)],
                                DIALECT, kernel=fn.kernel, fields=self.fields)
-        self.at = None                      # the node being checked (visit)
-        #: the barriers to replace (cuda_calls.py): ("call", start, end, new name) or
-        #: ("group", start, object end, end, depth) for cooperative groups' block.sync()
-        self.barrier_sites: list = []
-        self.checked = fn.rewritable
-        self.uncheck_reason = "" if fn.rewritable else fn.why
         # asserts and divisions (safety.py); a constexpr function may run at compile time,
         # where no check can
         spelling = mod.spelling if fn.kernel else dataclasses.replace(
@@ -59,12 +73,13 @@ class FunctionRewriter(CallRewriter):
         self.constexpr = "constexpr" in [
             t[2] for t in mod.ps.tokens_between(start, fn.cursor.location.offset)]
 
-    def run(self):
-        """The walk: accesses (each checked one with its check), barriers
-        (`barrier_sites`), asserts and divisions (`self.safety`), the struct fields used;
-        cuda_edits.py turns them into edits."""
-        self.visit(self.body, 0, {})
-        self.fn.fields.update(self.fields.used)       # their extents: hidden parameters
+    def result(self) -> FunctionFacts:
+        fn = self.fn
+        return FunctionFacts(fn.name, fn.cursor, fn.kernel, fn.params, self.accesses,
+                             self.hidden_args, self.prov.originals, self.barrier_sites,
+                             self.prov.param_of, failure_sites=self.failure_sites,
+                             callees=self.callees, count_params=self.count_params,
+                             fields=self.fields.used, safety=self.safety)
 
     def _safety_ctx(self, ctx) -> str:
         """Why an assert or division here cannot record a failure ("" when it can)."""
@@ -72,69 +87,83 @@ class FunctionRewriter(CallRewriter):
             return "inside a constexpr function, which may run at compile time"
         return self._unchecked_ctx(ctx)
 
-
-    # -- the walk ----------------------------------------------------------------------------
-    def visit(self, c, depth, ctx):
-        self.at = c          # where an internal error is reported (ParsedSource.located)
+    # -- the hooks ---------------------------------------------------------------------------
+    def handlers(self) -> dict:
         K = self.K
-        kind = c.kind
-        if kind == K.CXX_UNARY_EXPR:
-            return        # sizeof / alignof: not evaluated
-        if kind == K.LAMBDA_EXPR:
-            return self._lambda(c, depth, ctx)
-        if kind == K.ARRAY_SUBSCRIPT_EXPR:
-            return self.subscript(c, depth, ctx, access=True)
-        if kind == K.UNARY_OPERATOR:
-            op = self._unary(c)
-            kids = C.children(c)
-            if op == "?" and kids:
+        out = {K.LAMBDA_EXPR: self._lambda, K.BINARY_OPERATOR: self._division,
+               K.COMPOUND_ASSIGNMENT_OPERATOR: self._division}
+        for name in ("ASM_STMT", "GCC_ASM_STMT", "MS_ASM_STMT"):
+            if hasattr(K, name):
+                out[getattr(K, name)] = self._asm
+        return out
+
+    def on_subscript(self, c, depth, ctx) -> bool:
+        self.subscript(c, depth, ctx, access=True)
+        return True
+
+    def on_unary(self, c, depth, ctx) -> bool:
+        op = self._unary(c)
+        kids = C.children(c)
+        if op == "?" and kids:
+            s, e = self.ps.offsets(c)
+            self._record("deref", Status.UNCHECKED, "inside a macro expansion", s, e,
+                         array=self.ps.text(c))
+        if op == "*" and kids:
+            self.deref(c, kids[0], depth, ctx)
+            return True
+        if op == "&" and kids:
+            inner = C.strip(kids[0])
+            if inner.kind == self.K.ARRAY_SUBSCRIPT_EXPR:
+                self.subscript(inner, depth + 1, ctx, access=False)
+                return True
+        return False
+
+    def on_member(self, c, depth, ctx) -> bool:
+        self.member(c, depth, ctx)
+        return True
+
+    def on_call(self, c, depth, ctx) -> bool:
+        K = self.K
+        opcall = operator_call(c)
+        if opcall is not None and len(opcall[1]) == 1 and opcall[0] in ("&", "*"):
+            operand = opcall[1][0]
+            if opcall[0] == "*":
+                self.deref(c, operand, depth, ctx)
+                return True
+            inner = C.strip(operand)
+            if inner.kind == K.ARRAY_SUBSCRIPT_EXPR:
+                self.subscript(inner, depth + 1, ctx, access=False)
+            else:
+                self.visit(operand, depth + 1, ctx)
+            return True
+        if opcall is not None:
+            if opcall[0] in ("/", "%", "/=", "%=") and len(opcall[1]) == 2:
+                # a division of template-dependent operands
+                self.safety.division(c, *opcall[1], opcall[0], depth,
+                                     unusable=self._safety_ctx(ctx))
+            if opcall[0] == "[]" and opcall[1]:
                 s, e = self.ps.offsets(c)
-                self._record("deref", Status.UNCHECKED, "inside a macro expansion", s, e,
-                             array=self.ps.text(c))
-            if op == "*" and kids:
-                return self.deref(c, kids[0], depth, ctx)
-            if op == "&" and kids:
-                inner = C.strip(kids[0])
-                if inner.kind == K.ARRAY_SUBSCRIPT_EXPR:
-                    return self.subscript(inner, depth + 1, ctx, access=False)
-        if kind == K.MEMBER_REF_EXPR:
-            return self.member(c, depth, ctx)
-        if kind == K.CALL_EXPR:
-            opcall = operator_call(c)
-            if opcall is not None and len(opcall[1]) == 1 and opcall[0] in ("&", "*"):
-                operand = opcall[1][0]
-                if opcall[0] == "*":
-                    return self.deref(c, operand, depth, ctx)
-                inner = C.strip(operand)
-                if inner.kind == K.ARRAY_SUBSCRIPT_EXPR:
-                    return self.subscript(inner, depth + 1, ctx, access=False)
-                return self.visit(operand, depth + 1, ctx)
-            if opcall is not None:
-                if opcall[0] in ("/", "%", "/=", "%=") and len(opcall[1]) == 2:
-                    # a division of template-dependent operands
-                    self.safety.division(c, *opcall[1], opcall[0], depth,
-                                         unusable=self._safety_ctx(ctx))
-                if opcall[0] == "[]" and opcall[1]:
-                    s, e = self.ps.offsets(c)
-                    self._record("subscript", Status.UNCHECKED,
-                                 "operator[] of a class (e.g. CuPy's CArray): its own code "
-                                 "decides", s, e, array=self.ps.text(opcall[1][0]))
-                for ch in opcall[1]:
-                    self.visit(ch, depth + 1, ctx)
-                return
-            return self.call(c, depth, ctx)
-        if kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
-            operands = division_operands(self.ps, c)
-            if operands is not None:
-                self.safety.division(c, *operands, depth, unusable=self._safety_ctx(ctx))
-        if kind.name in ("ASM_STMT", "GCC_ASM_STMT", "MS_ASM_STMT"):
-            text = self.ps.text(c)
-            if _ASM_BARRIER.search(text):
-                raise self._reject(c, "a barrier in inline PTX cannot be made barrier-safe "
-                                   "(a failing thread could not release it); use "
-                                   "__syncthreads()")
-        for ch in c.get_children():
-            self.visit(ch, depth + 1, ctx)
+                self._record("subscript", Status.UNCHECKED,
+                             "operator[] of a class (e.g. CuPy's CArray): its own code "
+                             "decides", s, e, array=self.ps.text(opcall[1][0]))
+            for ch in opcall[1]:
+                self.visit(ch, depth + 1, ctx)
+            return True
+        self.call(c, depth, ctx)
+        return True
+
+    def _division(self, c, depth, ctx) -> bool:
+        operands = division_operands(self.ps, c)
+        if operands is not None:
+            self.safety.division(c, *operands, depth, unusable=self._safety_ctx(ctx))
+        return False
+
+    def _asm(self, c, depth, ctx) -> bool:
+        if _ASM_BARRIER.search(self.ps.text(c)):
+            raise self._reject(c, "a barrier in inline PTX cannot be made barrier-safe "
+                               "(a failing thread could not release it); use "
+                               "__syncthreads()")
+        return False
 
     def _unary(self, c) -> str:
         """The operator of a UNARY_OPERATOR; inside a macro expansion (no tokens to read) a
@@ -151,7 +180,7 @@ class FunctionRewriter(CallRewriter):
                 return "?"
         return ""
 
-    def _lambda(self, c, depth, ctx):
+    def _lambda(self, c, depth, ctx) -> bool:
         s, _ = self.ps.offsets(c)
         toks = self.ps.tokens_between(s, s + 64)
         default = len(toks) >= 2 and toks[0][2] == "[" and toks[1][2] in ("=", "&") and \
@@ -162,27 +191,26 @@ class FunctionRewriter(CallRewriter):
                                   "which cannot see safekern's sizes")
         for ch in c.get_children():
             self.visit(ch, depth + 1, inner)
+        return True
 
     def _record(self, kind, status, reason, start, end, *, array="", axis=None, index=None,
-                extent=None, launch=None):
-        a = Access(function=self.fn.name, kind=kind, status=status, reason=reason,
-                     start=start, end=end,
-                     index_start=index[0] if index else -1, index_end=index[1] if index else -1,
-                     array=array, axis=axis, extent=extent)
+                extent=None, check=None):
+        """A found access; a checked one (`check`: its access_check.Check) gets its failure
+        code, and is left out where a launch variant assumes it (launch.py)."""
+        a = self.record(kind, status, reason, start, end,
+                        index_start=index[0] if index else -1,
+                        index_end=index[1] if index else -1, array=array, axis=axis,
+                        extent=extent)
+        a.check = check
         lineno, _, _ = a.location(self.ps)
         a.extra["lineno"] = lineno
         if status == Status.CHECKED:
             site = a.failure_site(self.ps, BACKEND)
             a.extra["code"] = site.code
-            if launch is not None:
-                # what a launch predicate bounds it by (launch.py): a constant extent or
-                # ("param", i); a launch variant leaves out the codes it assumes
-                a.extra["launch_extent"] = launch
-                if site.code in self.mod.assume:
-                    a.status, a.reason = Status.ELIMINATED, "proven at launch (launch variant)"
+            if check.launch_extent is not None and site.code in self.mod.assume:
+                a.status, a.reason = Status.ELIMINATED, "proven at launch (launch variant)"
             if a.status == Status.CHECKED:
-                self.mod.failure_sites.append(site)
-        self.mod.accesses.append(a)
+                self.failure_sites.append(site)
         return a
 
     def _editable(self, *offsets) -> bool:
@@ -305,9 +333,11 @@ class FunctionRewriter(CallRewriter):
             self._record("subscript", Status.UNCHECKED, "inside a macro expansion", s, e,
                          array=name, axis=axis, index=(i0, i1))
             return
-        a = self._record("subscript", Status.CHECKED, "", s, e, array=name, axis=axis,
-                         index=(i0, i1), extent=const, launch=const)
-        a.extra["check"] = ("index", i0, i1, extent, axis, depth)
+        self._record("subscript", Status.CHECKED, "", s, e, array=name, axis=axis,
+                     index=(i0, i1), extent=const,
+                     check=Check("index", index=(i0, i1),
+                                 extent=extent if const is None else const, axis=axis,
+                                 depth=depth))
 
     def _pointer_subscript(self, c, base, index, depth, ctx):
         K = self.K
@@ -316,10 +346,9 @@ class FunctionRewriter(CallRewriter):
         bs, be = self.ps.offsets(base)
         i0, i1 = self.ps.offsets(index)
         name = self.ps.text(base)
-        reason = self._unchecked_ctx(ctx)
-        root = self.prov.root_of(base, s) if not reason else None
-        if reason or root is None or isinstance(root, Unknown):
-            why = reason or (root.reason if root is not None else "a null pointer")
+        root = self._unchecked_ctx(ctx) or self.root(base, s)    # or why not
+        if isinstance(root, str):
+            why = root
             self._record("subscript", Status.UNCHECKED, why, s, e, array=name, axis=0,
                          index=(i0, i1))
         else:
@@ -337,15 +366,18 @@ class FunctionRewriter(CallRewriter):
                              array=label, axis=0, index=(i0, i1))
             elif fast:
                 i = int(root.key[1])
-                self.fn.count_params.add(i)
-                a = self._record("subscript", Status.CHECKED, "", s, e, array=name, axis=0,
-                                 index=(i0, i1), launch=("param", i))
-                a.extra["check"] = ("index", i0, i1, f"__sk_n_{i}", 0, depth)
+                self.count_params.add(i)
+                self._record("subscript", Status.CHECKED, "", s, e, array=name, axis=0,
+                             index=(i0, i1), check=Check("index", index=(i0, i1),
+                                                         extent=("param", i), root=root,
+                                                         depth=depth))
             else:
-                a = self._record("subscript", Status.CHECKED, "", s, e, array=label, axis=0,
-                                 index=(i0, i1), launch=self._field_extent(root, b, swapped))
-                a.extra["check"] = ("subscript", min(bs, i0), open_tok[:2], close_tok[:2],
-                                    root.base, root.size, depth)
+                self._record("subscript", Status.CHECKED, "", s, e, array=label, axis=0,
+                             index=(i0, i1),
+                             check=Check("offset", index=(i0, i1), pointer=(bs, be), root=root,
+                                         brackets=(min(bs, i0), open_tok[:2], close_tok[:2]),
+                                         depth=depth,
+                                         field_extent=self._field_extent(root, b, swapped)))
         for ch in (base, index):
             self.visit(ch, depth + 1, ctx)
 
@@ -363,18 +395,17 @@ class FunctionRewriter(CallRewriter):
         s, e = self.ps.offsets(whole)
         ps_, pe = self.ps.offsets(ptr)
         name = what or self.ps.text(ptr)
-        reason = self._unchecked_ctx(ctx)
-        root = self.prov.root_of(ptr, s) if not reason else None
-        if reason or root is None or isinstance(root, Unknown):
-            why = reason or (root.reason if root is not None else "a null pointer")
+        root = self._unchecked_ctx(ctx) or self.root(ptr, s)    # or why not
+        if isinstance(root, str):
+            why = root
             self._record(kind, Status.UNCHECKED, why, s, e, array=name, axis=0, index=(ps_, pe))
         elif not self._wrappable(kind, ps_, pe):
             self._record(kind, Status.UNCHECKED, "inside a macro expansion", s, e, array=name,
                          axis=0, index=(ps_, pe))
         else:
             label = name if root.name == name else f"{name} (in {root.name})"
-            a = self._record(kind, Status.CHECKED, "", s, e, array=label, axis=0, index=(ps_, pe))
-            a.extra["check"] = ("pointer", ps_, pe, root.base, root.size, depth)
+            self._record(kind, Status.CHECKED, "", s, e, array=label, axis=0, index=(ps_, pe),
+                         check=Check("element", pointer=(ps_, pe), root=root, depth=depth))
 
     def deref(self, c, operand, depth, ctx):
         o = C.strip(operand)
@@ -402,4 +433,4 @@ class FunctionRewriter(CallRewriter):
             self.visit(ch, depth + 1, ctx)
 
 
-__all__ = ["FunctionRewriter"]
+__all__ = ["CudaWalker"]

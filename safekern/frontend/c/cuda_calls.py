@@ -9,22 +9,23 @@
   parameter, the base and size of the caller's array as hidden arguments;
 - arrays handed to functions the source does not define are reported unchecked.
 
-`CallRewriter` is a base class of cuda_access.FunctionRewriter, whose state it uses (`ps`, `K`,
-`mod`, `fn`, `prov`, `safety`) and whose walk it calls back (`visit`, `subscript`, `_record`,
-`_wrap_pointer`, `_editable`, `_unchecked_ctx`, `_safety_ctx`).
+`CallHooks` is a base class of cuda_access.CudaWalker (the CUDA hooks of walker.py's walk),
+whose state it uses (`ps`, `K`, `mod`, `fn`, `prov`, `safety`), whose records it adds to
+(`failure_sites`, `barrier_sites`, `hidden_args`, `callees`) and whose walk it calls
+back (`visit`, `subscript`, `_record`, `_wrap_pointer`, `_editable`, `_unchecked_ctx`,
+`_safety_ctx`). It finds; cuda_edits.py writes the edits.
 """
 from __future__ import annotations
 
 import re
 
-from ... import call_chains
 from ...errors import UnsupportedError
 from ...failures import FailureSite, site_code
 from ...report import Status
-from . import device_launch, parse as C
+from . import parse as C
 from .cuda_dialect import (ADDRESS_BUILTINS, BACKEND, BARRIERS, NO_MEMORY_CALLS,
                            UNSAFE_BARRIER_CALLS)
-from .model import CALL, HiddenArguments, Unknown
+from .model import CALL, HelperCall, Unknown
 from .provenance import is_array_type, is_pointer_type, operator_call
 
 _SIDE_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
@@ -50,7 +51,7 @@ def call_name(ps, c) -> str:
     return idents[-1] if idents else (c.spelling or "")
 
 
-class CallRewriter:
+class CallHooks:
     """Barriers, atomics, calls of the source's functions and of others (see the module)."""
 
     def _reject(self, c, problem):
@@ -131,7 +132,6 @@ class CallRewriter:
         if not self._editable(s, e - 1):
             raise self._reject(c, "a block barrier inside a macro expansion cannot be "
                                "rewritten; call it directly")
-        self.fn.barriers = True
         self.barrier_sites.append(("group", s, oe, e, depth))    # cuda_edits.barrier_edits
         self.visit(obj, depth + 1, {})
         return True
@@ -141,7 +141,6 @@ class CallRewriter:
         if not self._editable(s, e - 1) or e <= s:
             raise self._reject(callee, "a block barrier inside a macro expansion cannot be "
                                "rewritten; call it directly")
-        self.fn.barriers = True
         self.barrier_sites.append(("call", s, e, new_name))      # cuda_edits.barrier_edits
 
     def _address_arg(self, call, arg, depth, ctx):
@@ -171,20 +170,21 @@ class CallRewriter:
                            what=None)
         self.visit(arg, depth + 1, ctx)
 
-    def _call_site(self, callee, target) -> str:
-        """The call chain argument of a call of `target` (call_chains.py); the call site is
-        returned among the module's failure sites, so a failure inside `target` can name it."""
+    def _call_site(self, callee, target) -> int:
+        """The code of a call of `target`, which its call chain argument carries
+        (call_chains.py); the call site is returned among the failure sites, so a failure
+        inside `target` can name it."""
         s, e = self.ps.offsets(callee)
         lineno, col = self.ps.line_col(s)
         end_line, end_col = self.ps.line_col(e)
         code = site_code(BACKEND, self.ps.filename, lineno, col, self.fn.name, target.name,
                          "call")
-        self.mod.failure_sites.append(FailureSite(
+        self.failure_sites.append(FailureSite(
             code=code, kind=CALL, kernel=self.fn.name, filename=self.ps.filename,
             lineno=lineno, source_line=self.ps.source_line(lineno), col=col,
             end_col=end_col if end_line == lineno and e > s else None, array=None, axis=None,
             callee=target.name, in_kernel=self.fn.kernel))
-        return call_chains.argument(code, in_kernel=self.fn.kernel)
+        return code
 
     def _foreign_call(self, name, args):
         """Arrays passed to functions this source does not define (headers, CUDA's library)
@@ -202,7 +202,7 @@ class CallRewriter:
                          "source: its accesses are not checked", s, e, array=root.name)
 
     def _user_call(self, c, callee, target, args, ctx):
-        self.fn.calls.add(target)
+        self.callees.add(target)
         if not target.rewritable:
             return
         if target.kernel:
@@ -213,16 +213,14 @@ class CallRewriter:
         if tok is None or tok[2] != "(" or not self._editable(tok[0]):
             raise self._reject(c, f"cannot add safekern's hidden arguments to this call of "
                                f"'{target.name}' (inside a macro expansion?)")
-        hidden = ["__sk_fb", self._call_site(callee, target)]
+        call = HelperCall(c, target.name, tok[1], len(args), target=target,
+                          chain=self._call_site(callee, target), caller_kernel=self.fn.kernel)
         for i in target.pointer_indexes:
             root = self._argument_root(c, target, args, i, ctx)
-            if root is None:
-                hidden += ["nullptr", "-1LL"]
-            else:
-                hidden += [f"(const volatile void*)({root.base})", f"(long long)({root.size})"]
-        text = ", ".join(hidden) + (", " if args else "")
-        # added once the module knows whether `target` takes hidden parameters at all
-        self.mod.hidden_args.append(HiddenArguments(target, tok[1], text))
+            call.args.append(None if root is None else (root, None))
+        # spelled (cuda_edits.py) once the module knows whether `target` takes hidden
+        # parameters at all
+        self.hidden_args.append(call)
 
     def _argument_root(self, c, target, args, i, ctx):
         """The root (base, size) of the array pointer argument `i` of a call points into; None,
@@ -243,17 +241,16 @@ class CallRewriter:
         return root
 
     def _pointer_argument(self, c, target, args, i, ctx):
-        """(argument, base, bytes) of the parent's array a pointer argument points into; None
-        (recorded unchecked) when the parent does not know it."""
+        """(root, the argument's byte range) of the parent's array a pointer argument points
+        into; None (recorded unchecked) when the parent does not know it."""
         root = self._argument_root(c, target, args, i, ctx)
         if root is None:
             return None
-        text = self.ps.text(args[i])
-        if _SIDE_EFFECT.search(text):      # the bytes' computation evaluates it once more
+        if _SIDE_EFFECT.search(self.ps.text(args[i])):   # the bytes' computation evaluates
             raise self._reject(args[i], f"launching '{target.name}' from device code with an "
                                "argument that has side effects: compute it into a variable "
-                               "first")
-        return text, root.base, root.size
+                               "first")             # it once more
+        return root, self.ps.offsets(args[i])
 
     def _device_launch(self, c, target, args, ctx):
         """`child<<<grid, block>>>(args)` in device code (device_launch.py): the child's
@@ -265,10 +262,10 @@ class CallRewriter:
         if self.ps.slice(close, close + 1) != ")" or not self._editable(close):
             raise self._reject(c, f"cannot add safekern's hidden arguments to this launch of "
                                f"'{target.name}' (inside a macro expansion?)")
-        hidden = device_launch.hidden_arguments(
-            self._pointer_argument(c, target, args, i, ctx) for i in target.pointer_indexes)
-        text = (", " if args else "") + ", ".join(hidden)
-        self.mod.hidden_args.append(HiddenArguments(target, close, text, launch=True))
+        self.hidden_args.append(HelperCall(
+            c, target.name, close, len(args), target=target, launch=True,
+            args=[self._pointer_argument(c, target, args, i, ctx)
+                  for i in target.pointer_indexes]))
 
 
-__all__ = ["CallRewriter", "call_name"]
+__all__ = ["CallHooks", "call_name"]

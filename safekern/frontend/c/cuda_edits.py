@@ -1,16 +1,14 @@
 """The edits that check the CUDA accesses and barriers the walker found (cuda_access.py and
 cuda_calls.py analyse, this module rewrites).
 
-Each checked access carries its check in `Access.extra["check"]` (plain offsets and C text):
+Each checked access carries its check (`Access.check`, access_check.Check: byte ranges and the
+memory they are checked against); here it becomes C text:
 
-    ("index", i0, i1, extent, axis, depth)   i -> __sk_ix(i, extent, CODE, axis, __sk_fb):
-                                             an array's axis, or a kernel's pointer parameter
-                                             against its element count (__sk_n_<i>)
-    ("subscript", first, open, close, base, size, depth)
-                                             p[i] -> (*__sk_ptr((p) + (i), base, size, CODE,
-                                             __sk_fb)): a derived pointer against its root
-    ("pointer", p0, p1, base, size, depth)   p -> __sk_ptr(p, base, size, CODE, __sk_fb):
-                                             *p, p->f, an atomic's address
+    "index"     i -> __sk_ix(i, extent, CODE, axis, __sk_fb): an array's axis, or a kernel's
+                pointer parameter i against its element count (__sk_n_<i>)
+    "offset"    p[i] -> (*__sk_ptr((p) + (i), base, size, CODE, __sk_fb)): a derived pointer
+                against its root (the '[' and ']' tokens replaced)
+    "element"   p -> __sk_ptr(p, base, size, CODE, __sk_fb): *p, p->f, an atomic's address
 
 CODE is the access's failure code; in a device function it is XORed with the call chain the
 function was reached through (call_chains.py), so a failure names its callers.
@@ -19,7 +17,7 @@ from __future__ import annotations
 
 from ... import call_chains
 from ...report import Status
-from . import edits as E
+from . import device_launch, edits as E
 from .loop_versions import IndexCheck
 
 
@@ -34,30 +32,39 @@ def check_edits(accesses, *, kernel: bool) -> tuple:
     in a device function the code depends on the call chain)."""
     out, indexes = [], []
     for a in accesses:
-        check = a.extra.get("check")
+        check = a.check
         if a.status != Status.CHECKED or check is None:
             continue
         code = code_text(a.extra["code"], kernel=kernel)
-        how = check[0]
-        if how == "index":
-            _, i0, i1, extent, axis, depth = check
+        depth = check.depth
+        if check.how == "index":
+            (i0, i1), extent = check.index, _extent_text(check.extent)
             pair = (E.insert_before(i0, "__sk_ix(", depth),
-                    E.insert_after(i1, f", {extent}, {code}, {axis}, __sk_fb)", depth))
+                    E.insert_after(i1, f", {extent}, {code}, {check.axis}, __sk_fb)", depth))
             out += pair
             if kernel:
-                indexes.append(IndexCheck(a, extent, code, axis, *pair))
-        elif how == "subscript":
-            _, first, (o0, o1), (c0, c1), base, size, depth = check
+                indexes.append(IndexCheck(a, extent, code, check.axis, *pair))
+        elif check.how == "offset":
+            first, (o0, o1), (c0, c1) = check.brackets
+            root = check.root
             out += [E.insert_before(first, "(*__sk_ptr((", depth),
                     E.replace(o0, o1, ") + ("),
-                    E.replace(c0, c1, f"), {base}, {size}, {code}, __sk_fb))")]
-        elif how == "pointer":
-            _, p0, p1, base, size, depth = check
+                    E.replace(c0, c1, f"), {root.base}, {root.size}, {code}, __sk_fb))")]
+        elif check.how == "element":
+            (p0, p1), root = check.pointer, check.root
             out += [E.insert_before(p0, "__sk_ptr(", depth),
-                    E.insert_after(p1, f", {base}, {size}, {code}, __sk_fb)", depth)]
+                    E.insert_after(p1, f", {root.base}, {root.size}, {code}, __sk_fb)", depth)]
         else:
-            raise ValueError(f"unknown check {how!r}")
+            raise ValueError(f"unknown check {check.how!r}")
     return out, indexes
+
+
+def _extent_text(extent) -> str:
+    """An index check's extent in C: a constant, a kernel parameter's element count (the
+    prologue's __sk_n_<i>), or the walker's C text."""
+    if isinstance(extent, tuple):
+        return f"__sk_n_{extent[1]}"
+    return str(extent)
 
 
 def barrier_edits(sites) -> list:
@@ -74,11 +81,31 @@ def barrier_edits(sites) -> list:
     return out
 
 
-def hidden_argument_edits(calls) -> list:
-    """The hidden arguments of the calls of the source's own functions (model.HiddenArguments,
-    cuda_calls.py finds them), of the targets that take hidden parameters at all."""
-    return [(E.insert_before if c.launch else E.insert_after)(c.at, c.text, 0)
-            for c in calls if c.target.needs_hidden]
+def hidden_argument_edits(ps, calls) -> list:
+    """The hidden arguments of the calls of the source's own functions (model.HelperCall,
+    cuda_calls.py finds them), of the targets that take hidden parameters at all: a device
+    function's come first -- the failure buffer, the call chain (call_chains.py), per pointer
+    parameter the base and size of the caller's array (nullptr and -1 where the caller cannot
+    tell) --, a device-side launch's last (device_launch.hidden_arguments)."""
+    out = []
+    for call in calls:
+        if not call.target.needs_hidden:
+            continue
+        if call.launch:
+            hidden = device_launch.hidden_arguments(
+                None if arg is None else (ps.slice(*arg[1]), arg[0].base, arg[0].size)
+                for arg in call.args)
+            out.append(E.insert_before(call.at, (", " if call.n_args else "") +
+                                       ", ".join(hidden), 0))
+            continue
+        hidden = ["__sk_fb", call_chains.argument(call.chain, in_kernel=call.caller_kernel)]
+        for arg in call.args:
+            hidden += (["nullptr", "-1LL"] if arg is None else
+                       [f"(const volatile void*)({arg[0].base})",
+                        f"(long long)({arg[0].size})"])
+        out.append(E.insert_after(call.at, ", ".join(hidden) + (", " if call.n_args else ""),
+                                  0))
+    return out
 
 
 __all__ = ["check_edits", "barrier_edits", "hidden_argument_edits", "code_text"]

@@ -15,14 +15,13 @@ from ...report import ReportEntry, Status
 from . import safety as c_safety, writes as c_writes
 from . import parse as C
 from . import edits as E
-from .cuda_access import FunctionRewriter
+from .cuda_access import CudaWalker
 from .cuda_edits import barrier_edits, check_edits, hidden_argument_edits
 from .cuda_signatures import signature_edits
 from .cuda_calls import call_name
 from .cuda_dialect import (ADDRESS_BUILTINS, BARRIERS, CHECKS_OFF_PRELUDE, DIALECT,
                            NO_MEMORY_CALLS, device_prelude, spelling)
 from .launch import kernel_predicates
-from .launch_expr import PROVEN_REASON
 from .module_state import module_state
 from .kernel_info import KernelInfo
 from .plain import OwnChecks, kernel_codes
@@ -85,10 +84,10 @@ class ModuleRewriter:
         self.spelling = spelling()
         self.K = C.kinds()
         self.edits: list[E.Edit] = []
-        self.hidden_args: list = []            # model.HiddenArguments of the calls
+        self.hidden_args: list = []            # model.HelperCall: calls' hidden arguments
         self.accesses: list[Access] = []
         self.safety: list = []                 # c_safety.SafetySite: asserts and divisions
-        self.failure_sites: list = []          # of the checked accesses (FunctionRewriter)
+        self.failure_sites: list = []          # of the checked accesses (CudaWalker)
         self.writes: dict = {}                 # Function -> c_writes.Writes
         self.functions: list[Function] = []
         self.by_location: dict[int, Function] = {}
@@ -215,18 +214,16 @@ class ModuleRewriter:
                     self.accesses.append(a)
                     continue
                 if body is not None and fn.cursor.is_definition():
-                    rewriter = None
                     first, first_edit = len(self.accesses), len(self.edits)
                     first_safety = len(self.safety)
-                    with self._located(fn, lambda: rewriter.at if rewriter else None):
-                        rewriter = FunctionRewriter(self, fn, body)
-                        rewriter.run()
+                    walk = CudaWalker(self, fn, body).walk(body, fn.cursor.location.offset)
+                    self._take(fn, walk)
                     # the rewrite of what the walk found: the checks, asserts and divisions
-                    checks, indexes = check_edits(self.accesses[first:], kernel=fn.kernel)
+                    checks, indexes = check_edits(walk.accesses, kernel=fn.kernel)
                     self.edits += checks
-                    self.edits += barrier_edits(rewriter.barrier_sites)
-                    self.edits += rewriter.safety.edits
-                    self.safety += rewriter.safety.sites
+                    self.edits += barrier_edits(walk.barriers)
+                    self.edits += walk.safety.edits
+                    self.safety += walk.safety.sites
                     self.own[fn] = self._own_checks(first, first_safety)
                     if self.eliminate:      # loop_versions.py: checks out of loops
                         with self._located(fn):
@@ -238,21 +235,18 @@ class ModuleRewriter:
                     if self.launch_predicates and not state and fn.kernel and not fn.template:
                         with self._located(fn):     # launch.py: what launches may prove
                             self.launch[fn] = kernel_predicates(self.ps, fn.cursor, "cuda", [
-                                (a, a.extra["code"], a.extra["launch_extent"])
+                                (a, a.extra["code"], a.check.launch_extent)
                                 for a in self.accesses[first:] if a.status == Status.CHECKED
-                                and a.extra.get("launch_extent") is not None],
+                                and a.check.launch_extent is not None],
                                 fields=sorted(fn.fields))
                     with self._located(fn):
-                        self.writes[fn] = self._writes(rewriter, body)
-                    # the kernel's prologue saves the entry value of the moved parameters
-                    # that a root names (__sk_orig_i)
-                    fn.orig_params |= rewriter.prov.originals
+                        self.writes[fn] = self._writes(walk, body)
                     fn.needs_hidden = any("__sk_" in e.text for e in self.edits[first_edit:])
             self._propagate_barriers()
             self._propagate_needs()
             self.plain_codes = kernel_codes([f for f in self.functions if f.kernel],
                                             self.own, lambda f: f.calls)
-            self.edits += hidden_argument_edits(self.hidden_args)
+            self.edits += hidden_argument_edits(self.ps, self.hidden_args)
             c_writes.solve(self.writes)
             for fn in self.functions:
                 with self._located(fn):
@@ -276,6 +270,20 @@ class ModuleRewriter:
                        safety=self.safety, failure_sites=self.failure_sites + [
                            s.failure for s in self.safety if s.status == Status.CHECKED])
 
+    def _take(self, fn: Function, walk):
+        """What the walk of `fn` found (model.FunctionFacts, cuda_access.CudaWalker): its
+        records join the module's, and what it tells of `fn` goes on `fn`."""
+        self.accesses += walk.accesses
+        self.failure_sites += walk.failure_sites
+        self.hidden_args += walk.calls
+        fn.calls |= walk.callees
+        fn.count_params |= walk.count_params
+        fn.barriers = fn.barriers or bool(walk.barriers)
+        fn.fields.update(walk.fields)      # their extents: hidden parameters
+        # the kernel's prologue saves the entry value of the moved parameters that a root
+        # names (__sk_orig_i)
+        fn.orig_params |= walk.moved
+
     def _entries(self) -> list:
         """The report: every access, asserts and divisions included, in source order."""
         data = self.ps.user_text.encode("utf-8")
@@ -285,11 +293,7 @@ class ModuleRewriter:
             col = len(data[line_start:a.start].decode("utf-8", "replace"))
             text = " ".join(data[a.start:a.end].decode("utf-8", "replace").split())
             predicate = a.extra.get("predicate", "")
-            status, reason = a.status, a.reason
-            if predicate and status == Status.CHECKED:
-                status, reason = Status.PROVEN_AT_LAUNCH, PROVEN_REASON
-            elif status == Status.CHECKED and a.extra.get("hoisted"):
-                status, reason = Status.HOISTED, a.extra["hoisted"]
+            status, reason = a.reported()
             entries.append((a.start, ReportEntry(a.function, a.extra.get("lineno") or 0, col,
                                                  text, a.array, status, reason,
                                                  code=a.extra.get("code"),
@@ -393,10 +397,10 @@ class ModuleRewriter:
                           fields=tuple(fn.field_params) if self.checks and fn.rewritable
                           else ())
 
-    def _writes(self, rewriter, body) -> c_writes.Writes:
+    def _writes(self, walk, body) -> c_writes.Writes:
         """The pointer parameters one function stores through (before its callees')."""
         def resolve(expr):
-            return rewriter.prov.param_of(expr, expr.extent.start.offset)
+            return walk.param_of(expr, expr.extent.start.offset)
 
         def callee_of(call):
             try:

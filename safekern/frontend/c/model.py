@@ -6,7 +6,8 @@
 - `Access`: one memory access of the user's source, how it is handled (checked, eliminated,
   unchecked with the reason) and the byte ranges an edit wraps; `Access.failure_site()` is
   its `FailureSite` (returned, not registered: the backend registers what a rewrite found).
-- `HelperCall`, `FunctionFacts`: what the OpenCL access analysis (checks.py) finds in one
+- `HelperCall`: a call of the source's own function and what its hidden arguments are made
+  of (both dialects' walks); `FunctionFacts`: what the OpenCL walk (checks.py) finds in one
   function (its parameters: param_info.ParamInfo), and what its rewrite (opencl_rewrite.py)
   reads.
 - `Dialect`: the base class of the language dialects (opencl.py, cuda_dialect.py): what
@@ -21,6 +22,8 @@ from dataclasses import dataclass, field
 from ... import check_kinds
 from ...failures import FailureSite, site_code
 from ...report import Status
+from .access_check import Check
+from .launch_expr import PROVEN_REASON
 
 
 #: The check kinds the C front ends make sites of: check_kinds.py says, in one place, what
@@ -82,6 +85,17 @@ class Access:
     builtin: str = ""
     depth: int = 0            # AST depth (orders insertions that meet at one offset)
     extra: dict = field(default_factory=dict)
+    check: Check | None = None  # a checked access: what the edit pass writes (access_check)
+
+    def reported(self) -> tuple:
+        """(status, reason) as the report gives them: a checked access that launch
+        predicates prove (launch.py) or whose check a loop's versioning runs before the loop
+        (loop_versions.py) says so."""
+        if self.status == Status.CHECKED and self.extra.get("predicate"):
+            return Status.PROVEN_AT_LAUNCH, PROVEN_REASON
+        if self.status == Status.CHECKED and self.extra.get("hoisted"):
+            return Status.HOISTED, self.extra["hoisted"]
+        return self.status, self.reason
 
     def location(self, ps):
         lineno, col = ps.line_col(self.index_start if self.index_start >= 0 else self.start)
@@ -175,38 +189,52 @@ class Dialect:
 
 @dataclass
 class HelperCall:
+    """A call of one of the source's own functions that passes hidden arguments, as the walk
+    found it (both dialects: checks.py, cuda_calls.py); the dialect's edit pass spells them
+    (opencl_edits.call_edits, cuda_edits.hidden_argument_edits).
+
+    `args`, one per pointer parameter of the callee: what the caller's argument points into,
+    (Root, pointer) -- `pointer` the argument's byte range, None where the argument is the
+    root's base itself or only the root counts --, or None where the caller cannot tell (the
+    walk records that argument unchecked)."""
+
     cursor: object
     callee: str
-    close_paren: int                       # byte offset of the call's ')'
+    at: int                  # byte offset: the call's ')' (OpenCL, CUDA's device-side
+    #                          launches: inserted before) or its '(' (CUDA: inserted after)
     n_args: int
-    args: list = field(default_factory=list)   # per pointer param: (offset_expr, size_expr)
-
-
-@dataclass(frozen=True)
-class HiddenArguments:
-    """CUDA: the hidden arguments a call of the source's own function gets (the walk finds
-    them, cuda_edits.hidden_argument_edits writes them): `text` at byte `at`, after the call's
-    '(' (a device function's come first) or before a device-side launch's ')'."""
-
-    target: object          # the cuda_rewrite.Function called
-    at: int
-    text: str
-    launch: bool = False    # a device-side launch: before the ')' (else after the '(')
+    args: list = field(default_factory=list)
+    target: object = None    # CUDA: the cuda_rewrite.Function called
+    chain: int | None = None     # CUDA: the call site's code (call_chains.py, __sk_cs)
+    caller_kernel: bool = False  # CUDA: the caller is a kernel (how `chain` is passed)
+    launch: bool = False         # CUDA: a device-side launch `child<<<g, b>>>(...)`
 
 
 @dataclass
 class FunctionFacts:
+    """What the walk of one function found (walker.py, both dialects): records only, which
+    the dialect's rewrite (opencl_rewrite.py, cuda_rewrite.py) turns into edits."""
+
     name: str
     cursor: object
     is_kernel: bool
-    params: list
+    params: list               # param_info.ParamInfo (OpenCL), PARM_DECL cursors (CUDA)
     accesses: list             # every Access (checked, safe, unchecked)
-    calls: list                # HelperCall to rewritten helpers
-    moved: list                # ParamInfo of pointer params that move (saved at entry)
+    calls: list                # HelperCall: calls that pass hidden arguments
+    #: the pointer parameters that move (their entry value saved): ParamInfo (OpenCL),
+    #: parameter indexes (CUDA)
+    moved: object
+    #: the barrier calls (OpenCL: cursors; CUDA: what cuda_edits.barrier_edits replaces)
     barriers: list = field(default_factory=list)
     #: param_of(pointer expression) -> index of the parameter whose memory it points into,
     #: None (an array of the function), or why that cannot be told (writes.py)
     param_of: object = None
+    #: CUDA: the failure sites of the checked accesses and of the call sites (call chains)
+    failure_sites: list = field(default_factory=list)
+    callees: set = field(default_factory=set)        # CUDA: the source's functions called
+    count_params: set = field(default_factory=set)   # CUDA: params checked by element count
+    fields: dict = field(default_factory=dict)       # CUDA: struct pointer fields used
+    safety: object = None      # CUDA: safety.SafetyRewriter (asserts, divisions) of the walk
 
     @property
     def checked(self):
@@ -214,6 +242,6 @@ class FunctionFacts:
 
 
 
-__all__ = ["Access", "Root", "Unknown", "Dialect", "HelperCall", "HiddenArguments",
+__all__ = ["Access", "Root", "Unknown", "Dialect", "HelperCall",
            "FunctionFacts", "BOUNDS",
            "ASSERT", "ZERO_DIVISION", "CALL"]

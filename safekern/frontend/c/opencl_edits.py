@@ -1,5 +1,6 @@
 """The edits that check the OpenCL accesses checks.py found (checks.py analyses, this module
-rewrites): each checked access wrapped in its check, hidden arguments at helper calls.
+rewrites): each checked access wrapped in its check (`Access.check`, access_check.Check),
+hidden arguments at helper calls.
 
 The checks call functions the prelude defines (prelude.py):
   __sk_ix(long i, long n, long code, int axis, FB, FP)        -> i, or 0 after recording
@@ -12,7 +13,7 @@ at the end of the statement (see exits.py). FB and FP are `__sk_fb`, `__sk_fp`.
 from __future__ import annotations
 
 from ...report import Status
-from .checks import offset_of, tokens_text
+from .checks import LONG_MAX, offset_expr, offset_of, tokens_text
 from .edits import insert_after, insert_before
 from .loop_versions import IndexCheck
 from .parse import ParsedSource
@@ -26,49 +27,45 @@ def access_edits(ps: ParsedSource, facts: FunctionFacts, codes: dict) -> tuple:
     `codes` maps id(access) to the C literal of its failure code.
     """
     edits, indexes = [], []
-
-    def index_check(a, extent, code, axis):
-        ix = "__sk_ixu" if a.extra.get("unsigned") else "__sk_ix"   # ulong: 2**63 and up
-        pair = (insert_before(a.index_start, f"{ix}((long)(", 1000 + a.depth),
-                insert_after(a.index_end, f"), {extent}, {code}, {axis}, __sk_fb, __sk_fp)",
-                             1000 + a.depth))
-        edits.extend(pair)
-        indexes.append(IndexCheck(a, extent, code, axis, *pair))
-
     fb = "__sk_fb, __sk_fp"
     for a in facts.accesses:
+        check = a.check
         if a.status != Status.CHECKED:
             continue
         code = codes[id(a)]
-        d = 1000 + a.depth
-        base = a.base
-        if base is None:   # constant-size array or vector axis
-            index_check(a, f"{a.extent}L", code, a.axis)
+        d = 1000 + check.depth
+        if check.how == "index":
+            # a constant-size array or vector axis, or a kernel's pointer parameter itself
+            # against its element count
+            extent = check.extent
+            text = (f"__sk_n_{check.root.name}" if isinstance(extent, tuple)
+                    else f"{extent}L")
+            ix = "__sk_ixu" if check.unsigned else "__sk_ix"     # ulong: 2**63 and up
+            pair = (insert_before(check.index[0], f"{ix}((long)(", d),
+                    insert_after(check.index[1],
+                                 f"), {text}, {code}, {check.axis}, {fb})", d))
+            edits.extend(pair)
+            indexes.append(IndexCheck(a, text, code, check.axis, *pair))
             continue
-        if a.pointer_start < 0 and not a.extra.get("wrap_pointer") and \
-                not a.extra.get("offset_arg") and base.kind == "param":
-            # The parameter itself: the index against the element count.
-            index_check(a, f"__sk_n_{base.name}", code, 0)
-            continue
-        ptr = None if a.pointer_start < 0 else tokens_text(ps, a.pointer_start,
-                                                              a.pointer_end)
+        base = check.root
+        ptr = None if check.pointer is None else tokens_text(ps, *check.pointer)
         off = base.offset if ptr is None else offset_of(base, ptr)
         if off == "0":
             off = "0L"
         target = ptr if ptr is not None else base.base
         elem = f"(long)sizeof(*({target}))"
-        if a.extra.get("offset_arg"):
-            elem = f"{a.elems}L * {elem}"
+        if check.elems is not None:
+            elem = f"{check.elems}L * {elem}"
         tail = f", {off}, {elem}, {base.size}, {code}, {fb})"
-        if a.extra.get("wrap_pointer"):
-            edits.append(insert_before(a.pointer_start, "(", d))
-            edits.append(insert_after(a.pointer_end, f" + __sk_ixb(0L{tail})", d))
-        elif a.negate:
-            edits.append(insert_before(a.index_start, "(-__sk_ixb(-(long)(", d))
-            edits.append(insert_after(a.index_end, f"){tail})", d))
+        if check.how == "element":
+            edits.append(insert_before(check.pointer[0], "(", d))
+            edits.append(insert_after(check.pointer[1], f" + __sk_ixb(0L{tail})", d))
+        elif check.negate:
+            edits.append(insert_before(check.index[0], "(-__sk_ixb(-(long)(", d))
+            edits.append(insert_after(check.index[1], f"){tail})", d))
         else:
-            edits.append(insert_before(a.index_start, "__sk_ixb((long)(", d))
-            edits.append(insert_after(a.index_end, f"){tail}", d))
+            edits.append(insert_before(check.index[0], "__sk_ixb((long)(", d))
+            edits.append(insert_after(check.index[1], f"){tail}", d))
     return edits, indexes
 
 
@@ -77,10 +74,12 @@ def call_edits(ps: ParsedSource, facts: FunctionFacts) -> list:
     edits = []
     for call in facts.calls:
         parts = ["__sk_fb", "__sk_fp"]
-        for off, size in call.args:
-            parts += [off, size]
+        for arg in call.args:
+            # the byte offset of the argument in the caller's memory, and that memory's size
+            # (0 and LONG_MAX where the caller cannot tell: unchecked)
+            parts += ["0L", LONG_MAX] if arg is None else [offset_expr(ps, *arg), arg[0].size]
         text = (", " if call.n_args else "") + ", ".join(parts)
-        edits.append(insert_before(call.close_paren, text, 10_000))
+        edits.append(insert_before(call.at, text, 10_000))
     return edits
 
 

@@ -18,7 +18,6 @@ from .exits import ControlPlan, find_anchor
 from .launch import kernel_predicates
 from .opencl_edits import access_edits, call_edits
 from .kernel_info import KernelInfo
-from .launch_expr import PROVEN_REASON
 from .loop_versions import WORDS as LOOP_WORDS, Versioned, version_loops
 from .param_info import params_of
 from .rewrite_result import Rewrite
@@ -96,16 +95,8 @@ class ProgramRewriter:
         the checks they prove are left out."""
         sites = []
         for a in fa.checked:
-            if a.kind not in ("subscript", "vector") or a.index_start < 0:
-                continue
-            if a.base is None:
-                extent = a.extent
-            elif a.base.kind == "param" and a.pointer_start < 0 and not a.extra.get(
-                    "wrap_pointer") and not a.extra.get("offset_arg"):
-                extent = ("param", a.base.key[1])
-            else:
-                continue
-            if not isinstance(extent, (int, tuple)):
+            extent = a.check.launch_extent
+            if a.kind not in ("subscript", "vector") or extent is None:
                 continue
             sites.append((a, a.failure_site(self.ps, "opencl").code, extent))
         self.launch[f.spelling] = kernel_predicates(self.ps, f, "opencl", sites)
@@ -136,7 +127,7 @@ class ProgramRewriter:
         failure_offsets = [a.start for a in fa.checked] + \
             [self.ps.offsets(c.cursor)[0] for c in fa.calls if c.callee in failing]
         collectives = self._collective_calls(f, barrier_helpers)
-        barrier_calls = [c for c, _ in fa.barriers] + collectives
+        barrier_calls = list(fa.barriers) + collectives
         is_kernel = f.spelling in self.kernel_names
         # loop_versions.py: checks out of loops; a fast copy's failures are recorded after
         # its loop, so the exit test goes after each versioned loop
@@ -205,7 +196,7 @@ class ProgramRewriter:
                                          asserts=self.kernel_asserts)
         collectives = self._collective_calls(fn, barrier_helpers)
         probe = ControlPlan(self.ps, fn, self.dialect, kernel=fn.spelling in self.kernel_names,
-                            barrier_calls=[c for c, _ in fa.barriers] + collectives,
+                            barrier_calls=list(fa.barriers) + collectives,
                             failure_offsets=[], collectives=collectives)
 
         def unusable_at(offset):
@@ -335,9 +326,8 @@ class ProgramRewriter:
         parts = []
         if is_kernel:
             parts.append(self.dialect.kernel_prologue(barriers=barriers, flag=flag))
-            used = {a.base.name for a in fa.checked if a.base is not None and
-                    a.base.kind == "param" and a.pointer_start < 0 and
-                    not a.extra.get("wrap_pointer") and not a.extra.get("offset_arg")}
+            used = {a.check.root.name for a in fa.checked
+                    if a.check.how == "index" and isinstance(a.check.extent, tuple)}
             for p in fa.params:
                 if p.is_pointer and p.name in used and not p.void:
                     parts.append(f"const long __sk_n_{p.name} = __sk_nb_{p.name} / "
@@ -353,18 +343,10 @@ class ProgramRewriter:
         for a in fa.accesses:
             lineno, col, _ = a.location(self.ps)
             text = " ".join(self.ps.slice(a.start, a.end).split())
-            predicate = a.extra.get("predicate", "")
-            if predicate and a.status == Status.CHECKED:
-                out.append(ReportEntry(fa.name, lineno, col, text, a.array,
-                                       Status.PROVEN_AT_LAUNCH, PROVEN_REASON,
-                                       code=site_codes.get(id(a)), predicate=predicate))
-                continue
-            if a.status == Status.CHECKED and a.extra.get("hoisted"):
-                out.append(ReportEntry(fa.name, lineno, col, text, a.array, Status.HOISTED,
-                                       a.extra["hoisted"], code=site_codes.get(id(a))))
-                continue
-            out.append(ReportEntry(fa.name, lineno, col, text, a.array, a.status, a.reason,
-                                   code=site_codes.get(id(a))))
+            status, reason = a.reported()
+            predicate = a.extra["predicate"] if status == Status.PROVEN_AT_LAUNCH else ""
+            out.append(ReportEntry(fa.name, lineno, col, text, a.array, status, reason,
+                                   code=site_codes.get(id(a)), predicate=predicate))
         return sorted(out, key=lambda r: (r.lineno, r.col))
 
 
