@@ -135,12 +135,15 @@ def pytest_runtest_logreport(report):
     elif report.failed:
         lines = [ln for ln in str(report.longrepr).splitlines() if ln.startswith("E ")]
         outcome = "fail" if report.when == "call" else "error"
-        detail = " ".join(ln[1:].strip() for ln in lines[:4]) or str(report.longrepr)[-400:]
+        # (The E lines, then the end of the report: CuPy's testing helpers wrap the error one
+        # side raised -- "Only cupy raises error" -- whose own traceback comes last.)
+        detail = " ".join(ln[1:].strip() for ln in lines[:12]) + " | " + \
+            str(report.longrepr)[-1500:]
     else:
         outcome, detail = "pass", ""
     with open(out, "a") as f:        # line by line: a shard cut off by the timeout still counts
         f.write(json.dumps({"test": report.nodeid, "outcome": outcome,
-                            "detail": detail[:600]}) + "\n")
+                            "detail": detail[:3000]}) + "\n")
 
 
 def pytest_collectreport(report):
@@ -286,7 +289,7 @@ def main(argv=None) -> int:
           f"{len(result['regressions'])} regressions ({len(unexplained)} unexplained); "
           f"{result['seconds']} s")
     for r in result["regressions"]:
-        print(f"  {r['test']}: {r['safekern']}: {r['known'] or r['detail'][:400]}")
+        print(f"  {r['test']}: {r['safekern']}: {r['known'] or r['detail'][:3000]}")
     captured = merge_captures(workdir)
     print(f"sources given to safekern: {len(captured)}")
     if args.captured:
