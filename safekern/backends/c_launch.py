@@ -25,7 +25,6 @@ import numpy as np
 
 from .. import runtime
 from ..memo import BoundedMemo
-from .cupy.struct_args import struct_bytes
 from .variants import PARTIAL_VARIANTS, VariantTable
 
 _INT64 = (-2 ** 63, 2 ** 63 - 1)
@@ -50,6 +49,17 @@ def _scalar(value, size: int, lo: int, hi: int, python_int: bool) -> int:
     if not lo <= v <= hi:
         raise ValueError("out of the parameter's range")
     return v
+
+
+def struct_bytes(value):
+    """The bytes a by-value struct argument is passed as (CuPy's form: a NumPy structured
+    scalar or one-element array), or None. (Here, not in the CuPy backend: the launch masks
+    read struct members, and this module is shared by both C backends.)"""
+    if isinstance(value, np.void) or (isinstance(value, np.ndarray) and value.size == 1):
+        return value.tobytes()
+    if isinstance(value, np.generic) and value.dtype.fields is not None:
+        return value.tobytes()
+    return None
 
 
 def _field(value, offset: int, size: int, lo: int, hi: int, whole: int) -> int:
@@ -275,5 +285,5 @@ def _variant_failed(err):
     return None
 
 
-__all__ = ["CLaunchVariants", "PlainLaunch", "plain_launch", "compile_mask", "cuda_geometry", "opencl_geometry",
-           "PARTIAL_VARIANTS"]
+__all__ = ["CLaunchVariants", "PlainLaunch", "plain_launch", "compile_mask", "struct_bytes",
+           "cuda_geometry", "opencl_geometry", "PARTIAL_VARIANTS"]

@@ -20,19 +20,12 @@ import threading
 
 import numpy as np
 
+from ..c_launch import struct_bytes
+
 # cudaMemoryType
 _DEVICE, _MANAGED = 2, 3
 _driver = None
 _driver_lock = threading.Lock()
-
-
-def struct_bytes(value):
-    """The bytes CuPy passes for a by-value struct argument, or None."""
-    if isinstance(value, np.void) or (isinstance(value, np.ndarray) and value.size == 1):
-        return value.tobytes()
-    if isinstance(value, np.generic) and value.dtype.fields is not None:
-        return value.tobytes()
-    return None
 
 
 def _cu_mem_get_address_range():
