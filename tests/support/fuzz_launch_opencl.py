@@ -253,9 +253,14 @@ class _Gen:
         if shape < 0.4:
             self.emit(f"int {f} = 0;")
             self.emit(f"if ({cond}) {{ {f} = 1; }}")
-        else:                                   # written first in a loop (maybe zero times)
-            self.emit(f"int {f};")
+        else:                                   # written first in a loop
+            # A flag without an initializer only before a loop that always runs: one that may
+            # run zero times leaves it indeterminate, and reading it is undefined -- the two
+            # builds compared then read different garbage (seed 160054: a failure in one
+            # only). The zero-iteration side condition is tested by
+            # tests/frontend/test_launch_implied_c.py::test_no_iteration_leaves_the_flag_unwritten.
             bound = r.choice(["1", "2", "n", "(int)(u & 3)"])
+            self.emit(f"int {f};" if bound in ("1", "2") else f"int {f} = 0;")
             self.emit(f"for (int it{n} = 0; it{n} < {bound}; it{n}++) {{")
             self.emit(f"    {f} = 0;")
             self.emit(f"    if ({cond}) {f} = 1;")
