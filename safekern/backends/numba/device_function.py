@@ -105,20 +105,23 @@ class CheckedDeviceFunction(CheckedFunction):
         if self.build.numba is not None:
             for key, value in self.build.numba.overloads.items():
                 found.setdefault(self.surface.user(key), value)
-        plain = self.__dict__.get("_plain")
-        if plain is not None and not SIMULATOR:
-            for key, value in plain.overloads.items():
-                found.setdefault(tuple(key), value)
+        for key, value in self._plain_compiles().items():
+            found.setdefault(key, value)
         return found
+
+    def _plain_compiles(self) -> dict:
+        """numba's own build's compiles (its argument types are the user's), or none."""
+        plain = self.__dict__.get("_plain")
+        if plain is None or SIMULATOR:
+            return {}
+        return {tuple(key): value for key, value in plain.overloads.items()}
 
     @property
     def overloads(self) -> dict:
         """The compiled device functions, keyed by the user's argument types (numba's own
         build's too: a plain launch's kernel called that one)."""
         answer = self.surface.overloads()
-        if SIMULATOR:
-            return answer
-        for key, value in self.device_compiles().items():
+        for key, value in self._plain_compiles().items():
             answer.setdefault(key, value)
         return answer
 
