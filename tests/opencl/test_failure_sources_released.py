@@ -61,3 +61,21 @@ def test_a_context_still_in_use_keeps_its_source(clenv):
     program.poke(clenv.queue, (64,), None, buf, np.int32(3))
     with pytest.raises(safekern.BoundsError):
         safekern.sync()
+
+
+def test_a_dropped_kernel_is_freed_with_its_variants(clenv):
+    """No reference cycle through a checked kernel outlives it (PyOpenCL < 2024.2's pybind11
+    never collects one: kernel.py, CYCLES_LEAK), launch variants and plain launch built."""
+    import weakref
+
+    program = skcl.Program(clenv.ctx, SOURCE).build()
+    buf = cl.Buffer(clenv.ctx, cl.mem_flags.READ_WRITE, 64 * 4)
+    knl = program.poke
+    knl(clenv.queue, (64,), None, buf, np.int32(0))
+    knl(clenv.queue, (32,), None, buf, np.int32(0))
+    safekern.sync()
+    assert knl._launch or knl._plain, "the launches built no variant: the test tests nothing"
+    dead_kernel, dead_program = weakref.ref(knl), weakref.ref(program)
+    del knl, program
+    gc.collect()
+    assert dead_kernel() is None and dead_program() is None

@@ -33,12 +33,22 @@ _BASE = _cl.Kernel
 _LONG = np.dtype(np.int64).char.encode()     # PyOpenCL's pack character of a 64-bit long
 #: int_ptr -> the checked kernel of that handle (Kernel.from_int_ptr)
 _by_handle: "weakref.WeakValueDictionary[int, Kernel]" = weakref.WeakValueDictionary()
+#: PyOpenCL < 2024.2 is built with pybind11, whose kernels keep their attributes in a __dict__
+#: of pybind11's own. A Python subclass that adds a __dict__ of its own has it visited twice
+#: by the collector (pybind11's traversal and CPython's find the same one), so a reference
+#: cycle through such a kernel is never freed: with it the kernel's program and context (a
+#: context per dropped program: tests/opencl/test_failure_sources_released.py, the oldest
+#: versions' CI). Kernel then declares empty __slots__ and keeps pybind11's dictionary.
+CYCLES_LEAK = type(_cl.Kernel).__name__ == "pybind11_type"
 
 
 class Kernel(_cl.Kernel):
     """A kernel of a checked program, called exactly like a pyopencl.Kernel (it is one).
 
     `Kernel(program, name)` of a program safekern did not build gives PyOpenCL's own kernel."""
+
+    if CYCLES_LEAK:
+        __slots__ = ()          # (no second __dict__: see CYCLES_LEAK)
 
     def __new__(cls, program, name):
         if checked_program_of(program) is None:
@@ -377,4 +387,4 @@ def _invalid_index(kernel, index, routine):
         code=cl.status_code.INVALID_ARG_INDEX, routine=routine))
 
 
-__all__ = ["Kernel"]
+__all__ = ["Kernel", "CYCLES_LEAK"]
