@@ -1,5 +1,5 @@
-"""Checked loads in innermost loops and gathers as `_sk_loadv` (a pass of eliminate.py's
-output)."""
+"""Checked loads in innermost loops, and in statement lists that load in two statements or
+more, as `_sk_loadv` (a pass of eliminate.py's output)."""
 from __future__ import annotations
 
 import ast
@@ -10,14 +10,16 @@ from .trees import walk
 
 class LoopLoads(ast.NodeTransformer):
     """Checked loads in innermost `for` loops (not the checked copies of versioned loops) and
-    gathers (a load whose index holds a load, and the loads in it) become `_sk_loadv`: the
-    load does not wait behind its check's branch, so the loads of successive iterations stay
-    in flight together (CSR SpMV's x[indices[k]])."""
+    in statement lists where two statements or more load become `_sk_loadv`: the load does
+    not wait behind its check's branch, so the loads of successive iterations (CSR SpMV's
+    x[indices[k]]) or statements (Perlin noise's permutation-table gathers, fbpic's twelve
+    field reads) stay in flight together. A lone load keeps its branch: nothing would
+    overlap it, and the branch-free form costs a few registers."""
 
     def __init__(self, checked_copies: set):
         self.depth_inner = 0
         self.checked_copies = checked_copies       # id()s of the versioner's checked loops
-        self.gathers: set = set()                  # id()s of gathers to make branch-free
+        self.among_others: set = set()             # id()s of loads to make branch-free
 
     def visit_For(self, node):
         innermost = not any(isinstance(n, (ast.For, ast.While)) for s in node.body
@@ -35,37 +37,29 @@ class LoopLoads(ast.NodeTransformer):
             return node
         if self.depth_inner:
             _branch_free(node)
-        elif id(node) in self.gathers:
-            # A gather (`p[p[x] + y]`, Perlin noise's permutation table) among others: its
-            # index waits for a load already; without a branch before either load, the
-            # gathers of successive statements overlap (exits.py leaves once after a run of
-            # such statements, not after each).
-            for n in walk(node):
-                if _is_load(n):
-                    _branch_free(n)
+        elif id(node) in self.among_others:
+            # (exits.py leaves once after a run of straight statements, not after each: no
+            # branch of its own between them either)
+            _branch_free(node)
         return node
 
-    def find_gathers(self, stmts) -> None:
-        """The gathers of the statement lists (in `stmts`, nested ones too) that hold two
-        statements with a gather or more."""
+    def find_loads(self, stmts) -> None:
+        """The loads of the statement lists (`stmts` and those nested in it) where two
+        statements or more load."""
         lists = [stmts] + [getattr(n, field) for s in stmts for n in walk(s)
                            for field in ("body", "orelse", "finalbody")
                            if isinstance(getattr(n, field, None), list)]
         for block in lists:
-            found = [[n for n in _expressions(s) if _is_gather(n)] for s in block
+            found = [[n for n in _expressions(s) if _is_load(n)] for s in block
                      if isinstance(s, ast.stmt)]
             if sum(1 for f in found if f) > 1:
-                self.gathers.update(id(n) for f in found for n in f)
+                self.among_others.update(id(n) for f in found for n in f)
 
 
 def _expressions(stmt):
     """The nodes of a simple statement (none of a compound one: its parts are lists)."""
     if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)):
         yield from walk(stmt)
-
-
-def _is_gather(node) -> bool:
-    return _is_load(node) and len(node.args) > 1 and any(_is_load(n) for n in walk(node.args[1]))
 
 
 def _is_load(node) -> bool:
