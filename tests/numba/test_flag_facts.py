@@ -1,6 +1,11 @@
 """`if computed:` knows what held where `computed = True` ran (flag_facts.py), and nothing more:
 each kernel that breaks a premise (a fact over a rebound name, a second True assignment, a
-flag passed in, a guard conjunct over a loop variable) keeps its check and still raises."""
+flag passed in, a guard conjunct over a loop variable) keeps its check and still raises.
+
+Rodinia's pathfinder needs one more step: its column is bounded through `valid_xmax`, a
+choice (`a if c else b`) in a fact, not in the index, and the launch prover now splits such a
+fact's cases as the static prover does (launch.py): `dst.shape[0] >= wall.shape[1]` at launch.
+"""
 import numpy as np
 import pytest
 from numba import cuda
@@ -89,3 +94,46 @@ def test_a_broken_premise_keeps_the_check(fn, args):
         kernel[1, 2](*args())
         safekern.sync()
     assert info.value.array == "a"
+
+
+PF = 16
+
+
+def pathfinder_like(wall, dst, border, iteration):
+    tx = cuda.threadIdx.x
+    cols = wall.shape[1]
+    blk_x = (PF - 2 * iteration) * cuda.blockIdx.x - border     # (no grid bound of it)
+    blk_xmax = blk_x + PF - 1
+    xidx = blk_x + tx
+    valid_xmin = -blk_x if blk_x < 0 else 0
+    valid_xmax = PF - 1 - (blk_xmax - cols + 1) if blk_xmax > cols - 1 else PF - 1
+    is_valid = tx >= valid_xmin and tx <= valid_xmax
+    computed = False
+    for i in range(iteration):
+        computed = False
+        if tx >= i + 1 and tx <= PF - i - 2 and is_valid:
+            computed = True
+    if computed:
+        dst[xidx] = wall[0, xidx]
+
+
+def test_a_column_bounded_through_a_choice_is_proven_at_launch():
+    kernel = safekern.jit(pathfinder_like)
+    found = {r["text"]: r for r in kernel.check_report() if r["kind"] == "store"}
+    assert found["dst[xidx]"]["status"] == "proven at launch"
+    assert "dst.shape[0] >= wall.shape[1]" in found["dst[xidx]"]["predicate"]
+    wall = np.arange(2 * 40, dtype=np.int64).reshape(2, 40)
+    dst = np.full(40, -1, np.int64)
+    kernel[4, PF](wall, dst, 1, 2)
+    safekern.sync()
+    written = dst != -1
+    assert written.any() and (dst[written] == wall[0][written]).all()
+
+
+def test_a_launch_breaking_the_predicate_still_raises():
+    kernel = safekern.jit(pathfinder_like)
+    wall = np.arange(2 * 40, dtype=np.int64).reshape(2, 40)
+    with pytest.raises(safekern.BoundsError) as info:
+        kernel[4, PF](wall, np.zeros(30, np.int64), 1, 2)  # dst shorter than a row of wall
+        safekern.sync()
+    assert info.value.array == "dst"
