@@ -111,3 +111,18 @@ def k(p, out):
         out[i] = p[p[i]]
 """)
     assert "_sk_loadv" not in rw.source
+
+
+def test_a_print_ends_the_run(tmp_path):
+    rw = rewrite(tmp_path, """
+def k(p, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        a = p[p[i]]
+        print(a)
+        b = p[p[i] + 1]
+        out[i] = a + b
+""")
+    lines = [line.strip() for line in rw.source.splitlines() if line.strip()]
+    first = next(k for k, line in enumerate(lines) if line.startswith("a = "))
+    assert "if _sk_flag[0]:" in lines[first:lines.index("print(a)")], lines

@@ -384,9 +384,12 @@ class _ExitPlanner:
         return True
 
     def _straight(self, stmt) -> bool:
-        """A simple statement that may run after a failure in the statements before it."""
+        """A simple statement that may run after a failure in the statements before it (not
+        a `print`, which would show what failed loads gave)."""
         return isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)) and \
-            self._runs_on_after_failure(stmt)
+            self._runs_on_after_failure(stmt) and not any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
+                for n in walk(stmt))
 
     def _return_block(self, stmts) -> list:
         """Leave after a statement that failed; after a run of straight statements (no
