@@ -99,8 +99,9 @@ def test_a_broken_premise_keeps_the_check(fn, args):
 PF = 16
 
 
-def pathfinder_like(wall, dst, border, iteration):
+def pathfinder_like(wall, dst, border, iteration, scale):
     tx = cuda.threadIdx.x
+    w = 1.0 / scale                  # a float scalar: its bound is no predicate (aliases.py)
     cols = wall.shape[1]
     blk_x = (PF - 2 * iteration) * cuda.blockIdx.x - border     # (no grid bound of it)
     blk_xmax = blk_x + PF - 1
@@ -114,26 +115,27 @@ def pathfinder_like(wall, dst, border, iteration):
         if tx >= i + 1 and tx <= PF - i - 2 and is_valid:
             computed = True
     if computed:
-        dst[xidx] = wall[0, xidx]
+        dst[xidx] = wall[0, xidx] * w
 
 
 def test_a_column_bounded_through_a_choice_is_proven_at_launch():
     kernel = safekern.jit(pathfinder_like)
     found = {r["text"]: r for r in kernel.check_report() if r["kind"] == "store"}
     assert found["dst[xidx]"]["status"] == "proven at launch"
-    assert "dst.shape[0] >= wall.shape[1]" in found["dst[xidx]"]["predicate"]
-    wall = np.arange(2 * 40, dtype=np.int64).reshape(2, 40)
-    dst = np.full(40, -1, np.int64)
-    kernel[4, PF](wall, dst, 1, 2)
+    predicate = found["dst[xidx]"]["predicate"]
+    assert "dst.shape[0] >= wall.shape[1]" in predicate and "scale" not in predicate
+    wall = np.arange(2 * 40, dtype=np.float64).reshape(2, 40)
+    dst = np.full(40, -1.0)
+    kernel[4, PF](wall, dst, 1, 2, 2.0)
     safekern.sync()
     written = dst != -1
-    assert written.any() and (dst[written] == wall[0][written]).all()
+    assert written.any() and (dst[written] == wall[0][written] / 2).all()
 
 
 def test_a_launch_breaking_the_predicate_still_raises():
     kernel = safekern.jit(pathfinder_like)
-    wall = np.arange(2 * 40, dtype=np.int64).reshape(2, 40)
+    wall = np.arange(2 * 40, dtype=np.float64).reshape(2, 40)
     with pytest.raises(safekern.BoundsError) as info:
-        kernel[4, PF](wall, np.zeros(30, np.int64), 1, 2)  # dst shorter than a row of wall
+        kernel[4, PF](wall, np.zeros(30), 1, 2, 2.0)      # dst shorter than a row of wall
         safekern.sync()
     assert info.value.array == "dst"
