@@ -9,8 +9,8 @@ real-world set), with the case's own arguments and launch configuration:
 - `preds`: how many of the kernel's launch predicates hold / how many it has;
 - `plain` / `launched`: PTX instructions of numba's own kernel and of the kernel the launch runs
   (numba's own when it holds no check, plain.py; else the launch variant when every predicate
-  holds, else the checked kernel -- where only some hold, the dispatcher runs a partial variant
-  between the two, which this count does not make), and `setp` / `bra`:
+  holds, the partial variant of those that hold where only some do, as the dispatcher makes
+  it, else the checked kernel), and `setp` / `bra`:
   the compares and branches the launched kernel adds over plain numba.
 
     NUMBA_ENABLE_CUDASIM=0 python -m tools.launched_checks [--sites] [CASE ...]
@@ -98,6 +98,12 @@ def measure(names, sites=False) -> list:
             run = CheckedKernel(k.py_func, k.sigs, k.options, parsed=k.parsed,
                                 build=LaunchVariantBuild(build))
             rewrite = final.launch_variant
+        elif mask and final.launch_variant is not None:
+            # As the dispatcher (predicates.py): the partial variant of the predicates held.
+            variant = LaunchVariantBuild(build, frozenset(p for i, p in enumerate(preds)
+                                                          if mask >> i & 1))
+            run = CheckedKernel(k.py_func, k.sigs, k.options, parsed=k.parsed, build=variant)
+            rewrite = variant.final_rewrite()
         # A launch whose kernel holds no check runs numba's own kernel (plain.py).
         if check_free(rewrite):
             launched = plain

@@ -5,6 +5,8 @@ can fail, so its check must stay. Running kernels (both copies of a versioned lo
 test_numba_kernels.py.
 """
 
+import re
+
 import pytest
 
 from tests.support.rewrites import rewrite
@@ -363,7 +365,7 @@ def test_versioning_hoists_impure_range_bounds_once(tmp_path):
                 y[row] = acc
     """)
     src = rw.source
-    assert src.count("_sk_load(indptr,") == 2          # evaluated once, into temporaries
+    assert len(re.findall(r"_sk_loadv?\(indptr,", src)) == 2   # evaluated once, into temporaries
     assert "for k in range(_sk_t0, _sk_t1):" in src
     assert {s.array: s.status for s in rw.sites}["data"] == "hoisted"
 

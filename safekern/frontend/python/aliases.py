@@ -100,6 +100,21 @@ def _improved(second, open_sites: list, assumed: list, verdicts: dict, launch_co
             f"; else {before[1]}" if before and before[0] == "hoisted" else ""))
 
 
+def _divided_only(tree) -> set:
+    """Names read only as operands of `/`: a float quotient whatever they are, so their
+    bounds prove no index -- and a float scalar's bound never holds at a launch (hotspot's
+    `step / cap`), which would keep every check proven with it checked."""
+    divided, other = set(), set()
+    for node in (n for stmt in tree for n in ast.walk(stmt)):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            divided |= {o.id for o in (node.left, node.right) if isinstance(o, ast.Name)}
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) and not (
+                    isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)):
+                other.add(child.id)
+    return divided - other
+
+
 def scalar_bounds(scalars, launch_params: dict) -> list:
     """`-SCALAR_MAX <= s <= SCALAR_MAX`, `s` a Python int, for each scalar read."""
     out = []
@@ -124,7 +139,8 @@ def by_assumptions(rerun, tree, bindings, sites, first, verdicts: dict, launch_c
     aliases = array_aliases(tree, bindings)
     scalars = {a[1] for a in first.lin.atoms.info if a[0] == "name" and
                a[1] in bindings.launch_params and a[1] not in first.lin.integers} - \
-        _arrays(tree) - {p for params in aliases.values() for p in params}
+        _arrays(tree) - {p for params in aliases.values() for p in params} - \
+        _divided_only(tree)
     if not aliases and not scalars:
         return verdicts, launch_codes
     reps = {name: params[0] for name, params in aliases.items()}

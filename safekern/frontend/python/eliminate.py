@@ -31,6 +31,7 @@ from .call_facts import (CallSiteFacts, array_root, common_facts, demands, entry
                          index_form, plain_array)
 from .divisions import proven_division
 from .exits import contains_barrier
+from .flag_facts import FlagFacts
 from .aliases import by_assumptions
 from .bindings import FunctionBindings, assigned, is_range, pure, walrus_targets
 from .casts import IntegerCasts
@@ -69,6 +70,7 @@ class _Eliminator:
         self.call_sites = CallSiteFacts(lin, self.launch)
         self.call_facts: dict[str, tuple] = {}
         self.flag_tested = flag_tested
+        self.flags = None       # FlagFacts: what `if computed:` knows (flag_facts.py)
         self.only = only        # failure codes to prove (aliases.py's runs), else all
         self.versioner = LoopVersioner(lin, bindings, resolver, parsed,
                                        components=self._components, mark=self._mark,
@@ -109,6 +111,11 @@ class _Eliminator:
             stmt.test = self.expr(stmt.test, facts)
             yes = self.facts(stmt.test, f"the guard at {line}", facts)
             no = self.facts(stmt.test, f"the guard at {line}", facts, negate=True)
+            if self.flags is not None:      # `if computed:` (flag_facts.py)
+                yes += self.flags.implied(stmt.test, lambda c: self.facts(
+                    c, f"the flag at {line}", facts) + (guards(
+                        self.lin, c, f"the flag at {line}", False, facts)
+                        if self.launch is not None else []))
             if self.launch is not None:     # (read again per value of a loop variable)
                 yes += guards(self.lin, stmt.test, f"the guard at {line}", False, facts)
                 no += guards(self.lin, stmt.test, f"the guard at {line}", True, facts)
@@ -132,6 +139,8 @@ class _Eliminator:
             return self._access_statement(stmt, facts), []
         if isinstance(stmt, ast.Assign):
             stmt.value = self.expr(stmt.value, facts)
+            if self.flags is not None:
+                self.flags.assigned(stmt, facts)
             after = []
             if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 name = stmt.targets[0].id
@@ -467,6 +476,7 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
             eliminator = _Eliminator(bindings, lin, ctx, sites, resolver, parsed,
                                      flag_tested=flag_tested, launch=launch and not device,
                                      invariants=invariants, only=only)
+            eliminator.flags = FlagFacts(fn, tree)
             tree = eliminator.block(tree, invariants.facts + entry_facts(lin, param_facts))
             broken = invariants.broken()
             if not broken:
@@ -475,6 +485,7 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
 
     tree, eliminator, bindings = run()
     loads = LoopLoads(eliminator.versioner.checked_copies)
+    loads.find_loads(tree)
     launch_codes = eliminator.launch_verdicts()
     verdicts = eliminator.verdicts
     if launch and not device:       # equal shapes, bounded scalars (aliases.py)

@@ -362,9 +362,12 @@ class _ExitPlanner:
         """A `for` loop that ends by itself whatever its accesses read: no `while` inside (a
         while on values read after a failure, all zero, might never end) and no calls of
         unchecked device functions (which would run on garbage)."""
-        if not isinstance(loop, ast.For):
-            return False
-        for n in walk(loop):
+        return isinstance(loop, ast.For) and self._runs_on_after_failure(loop)
+
+    def _runs_on_after_failure(self, node) -> bool:
+        """`node` may run with the thread's flag set: it ends whatever its loads read and
+        writes nothing (its stores and atomics test the flag)."""
+        for n in walk(node):
             if isinstance(n, ast.While):
                 return False
             # A store whose check was eliminated does not test the flag: it must not run
@@ -380,9 +383,25 @@ class _ExitPlanner:
                     return False
         return True
 
+    def _straight(self, stmt) -> bool:
+        """A simple statement that may run after a failure in the statements before it (not
+        a `print`, which would show what failed loads gave)."""
+        return isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)) and \
+            self._runs_on_after_failure(stmt) and not any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
+                for n in walk(stmt))
+
     def _return_block(self, stmts) -> list:
-        out = []
+        """Leave after a statement that failed; after a run of straight statements (no
+        branch, loop, plain store or atomic), once at its end: the checks of the run then
+        share no branch with the work between them, so the compiler can overlap the loads
+        of successive statements (Perlin noise's four permutation-table gathers), and a
+        failure is recorded where it happens all the same."""
+        out, pending = [], None
         for stmt in stmts:
+            if pending is not None and not self._straight(stmt):
+                out.append(_bail("return", pending))
+                pending = None
             header_fails = any(may_fail(h) for h in _header(stmt))
             if isinstance(stmt, ast.For) and self._finite(stmt):
                 # As in `_compound`: no exit per iteration; leave after the loop.
@@ -410,7 +429,9 @@ class _ExitPlanner:
             else:
                 out.append(stmt)
                 if may_fail(stmt) and not isinstance(stmt, ast.Return):
-                    out.append(_bail("return", stmt))
+                    pending = stmt
+        if pending is not None:
+            out.append(_bail("return", pending))
         return out
 
 

@@ -31,7 +31,7 @@ import itertools
 from dataclasses import dataclass
 
 from .choices import cases, has_choice
-from .linear import Fact, Form
+from .linear import Fact, Form, combination_rest
 
 _AXES = ("x", "y", "z")
 # A kernel launches its variant only when *every* predicate holds, so one that (almost) never
@@ -272,8 +272,22 @@ class LaunchProver:
         found = self.predicate(goal, facts)
         if found is not None:
             return [found]
-        if not has_choice(goal, self.atoms.choices):
-            return None
+        choices = self.atoms.choices
+        if has_choice(goal, choices):
+            return self._by_cases(goal, facts)
+        # A fact ties the goal to a choice (`tx <= valid_xmax`, valid_xmax = `a if c else b`:
+        # Rodinia's pathfinder): goal = rest + that fact's form (>= 0), and rest by cases, as
+        # the static prover does (linear.py).
+        for f in facts if choices else ():
+            if has_choice(f.form, choices) and set(goal.atoms) & set(f.form.atoms):
+                rest = combination_rest(goal, (f,))
+                found = self._by_cases(rest, facts) if has_choice(rest, choices) else None
+                if found is not None:
+                    return found
+        return None
+
+    def _by_cases(self, goal: Form, facts: list):
+        """Predicates for each case of one option of the goal's case split, or None."""
         best = None
         for option in (cases(goal, self.atoms.choices) or [])[:_MAX_OPTIONS]:
             out = []

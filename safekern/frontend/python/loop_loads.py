@@ -1,4 +1,5 @@
-"""Checked loads in innermost loops as `_sk_loadv` (a pass of eliminate.py's output)."""
+"""Checked loads in innermost loops, and in statement lists that load in two statements or
+more, as `_sk_loadv` (a pass of eliminate.py's output)."""
 from __future__ import annotations
 
 import ast
@@ -8,13 +9,17 @@ from .trees import walk
 
 
 class LoopLoads(ast.NodeTransformer):
-    """Checked loads in innermost `for` loops (not the checked copies of versioned loops)
-    become `_sk_loadv`: the load does not wait behind its check's branch, so the loads of
-    successive iterations stay in flight together (CSR SpMV's x[indices[k]])."""
+    """Checked loads in innermost `for` loops (not the checked copies of versioned loops) and
+    in statement lists where two statements or more load become `_sk_loadv`: the load does
+    not wait behind its check's branch, so the loads of successive iterations (CSR SpMV's
+    x[indices[k]]) or statements (Perlin noise's permutation-table gathers, fbpic's twelve
+    field reads) stay in flight together. A lone load keeps its branch: nothing would
+    overlap it, and the branch-free form costs a few registers."""
 
     def __init__(self, checked_copies: set):
         self.depth_inner = 0
         self.checked_copies = checked_copies       # id()s of the versioner's checked loops
+        self.among_others: set = set()             # id()s of loads to make branch-free
 
     def visit_For(self, node):
         innermost = not any(isinstance(n, (ast.For, ast.While)) for s in node.body
@@ -28,9 +33,42 @@ class LoopLoads(ast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
-        if self.depth_inner and isinstance(node.func, ast.Name) and node.func.id == names.LOAD:
-            node.func = ast.copy_location(ast.Name(names.LOADV, ast.Load()), node.func)
+        if not _is_load(node):
+            return node
+        if self.depth_inner:
+            _branch_free(node)
+        elif id(node) in self.among_others:
+            # (exits.py leaves once after a run of straight statements, not after each: no
+            # branch of its own between them either)
+            _branch_free(node)
         return node
+
+    def find_loads(self, stmts) -> None:
+        """The loads of the statement lists (`stmts` and those nested in it) where two
+        statements or more load."""
+        lists = [stmts] + [getattr(n, field) for s in stmts for n in walk(s)
+                           for field in ("body", "orelse", "finalbody")
+                           if isinstance(getattr(n, field, None), list)]
+        for block in lists:
+            found = [[n for n in _expressions(s) if _is_load(n)] for s in block
+                     if isinstance(s, ast.stmt)]
+            if sum(1 for f in found if f) > 1:
+                self.among_others.update(id(n) for f in found for n in f)
+
+
+def _expressions(stmt):
+    """The nodes of a simple statement (none of a compound one: its parts are lists)."""
+    if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)):
+        yield from walk(stmt)
+
+
+def _is_load(node) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+        node.func.id in (names.LOAD, names.LOADV)
+
+
+def _branch_free(call) -> None:
+    call.func = ast.copy_location(ast.Name(names.LOADV, ast.Load()), call.func)
 
 
 __all__ = ["LoopLoads"]
