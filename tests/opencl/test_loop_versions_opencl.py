@@ -76,11 +76,14 @@ def test_spmv_is_versioned():
     assert "__sk_lo0_" in fast and "(long)(int)(indptr [ __sk_ix((long)( row )" in fast
     # (data[k], indices[k]: k itself, from lo to the last k)
     assert fast.count("__sk_vin(") == 2 and "(__sk_n_x) > 0" in fast
-    # the fast copy: data[k] and indices[k] as written, x[...] clamped, the largest kept
+    # first a scan: x[...] clamped, the largest column kept; then acc as before the loop (the
+    # scan's work is dead), and with every column in x the work: x[...] clamped only
     assert "data [ k ] * x [ __sk_dm32( indices [ k ] , __sk_dl" in fast
-    # after it, a column past x's last: acc as before the loop, and the checked loop again
-    assert re.search(r"float (__sk_sv\w+) = acc; .* if \(__sk_dq\w+ > __sk_dl\w+\) \{ "
-                     r"acc = \1; \} else __sk_vdone\w+ = 1; \} $", fast)
+    assert re.search(r"float (__sk_sv\w+) = acc; for .*; acc = \1; if \(!\(__sk_dq\w+ > "
+                     r"__sk_dl\w+\)\) \{ for \( int k = __sk_lo\w+ ; k < __sk_hi\w+ ; k \+\+ \) "
+                     r"acc \+= data \[ k \] \* x \[ __sk_dc32\( indices \[ k \] , __sk_dl\w+\) \] ; "
+                     r"__sk_vdone\w+ = 1; \} \} $", fast)
+    # (a column past x's last: the checked loop, from the locals as they were)
     copy = fast[fast.index("__sk_dl"):]          # (no failure recorded in the fast copy)
     assert "__sk_fail" not in copy and "__sk_fp" not in copy
     # the other copy: the loop as the rewrite checks it; the exit test after the loop

@@ -11,7 +11,10 @@ three (and `set_arg`) to set, with each pointer argument, the size of the memory
 parameters. The failure buffer is bound before each launch (it is per device).
 
 Every argument set is also recorded by index: the overlap check (races.md) reads the buffers,
-launch variants (c_launch.py) read the scalars and get the same arguments replayed.
+launch variants (c_launch.py) read the scalars and get the same arguments replayed. A kernel
+with launch variants or plain launches sets a launch's arguments on the kernel that launch runs
+only, just before it runs (`_catch_up`: the ones it lags behind); `set_arg`/`set_args` outside
+a launch set them on this kernel at once, as PyOpenCL does, for `enqueue_nd_range_kernel`.
 """
 from __future__ import annotations
 
@@ -87,6 +90,10 @@ class Kernel(_cl.Kernel):
         self._plain = None            # c_launch.PlainLaunch, made with _launch (or None)
         self._variant_kernels: list = []
         self._plain_kernels: list = []    # the user's kernel: the user's arguments only
+        # Launch variants and plain launches: the arguments of a launch are set on the kernel
+        # that runs only (module doc); ids of the kernels whose arguments lag `_replay`
+        self._behind: set = set()
+        self._deferring = False       # a launch's set_args: recorded, set on no kernel yet
         if info is not None and hasattr(_BASE, "_set_enqueue_and_set_args"):
             # PyOpenCL >= 2025 made its generic invoker for every argument of the driver's
             from pyopencl.invoker import generate_enqueue_and_set_args
@@ -207,19 +214,34 @@ class Kernel(_cl.Kernel):
 
     def _set(self, setter: str, flat: list, width: int) -> None:
         entries = tuple(flat)
-        set_ = getattr(_BASE, setter)
-        set_(self, entries)
         if self._launch is False and self._plain is None:   # no other kernel: no replay
+            getattr(_BASE, setter)(self, entries)
             return
         for k in range(0, len(flat), width):
             self._replay[flat[k]] = (setter, entries[k:k + width])
+        # The variants and the user's kernel get the arguments when they run (_catch_up);
+        # this kernel now, unless a launch sets them (the kernel it runs gets them then).
+        if self._deferring:
+            self._behind.add(id(self))
+        else:
+            getattr(_BASE, setter)(self, entries)
         for knl in self._variant_kernels:
-            set_(knl, entries)
-        if self._plain_kernels:
-            mine = _user_entries(flat, width, self._n_user)
-            if mine:
-                for knl in self._plain_kernels:
-                    set_(knl, mine)
+            self._behind.add(id(knl))
+        for knl in self._plain_kernels:
+            self._behind.add(id(knl))
+
+    def _catch_up(self, knl, user_only: bool = False) -> None:
+        """Set on `knl` the arguments it lags behind (`user_only`: the user's kernel, which
+        has no hidden ones): every recorded one, a call per setter."""
+        if id(knl) not in self._behind:
+            return
+        groups: dict = {}
+        for setter, entry in self._replay.values():
+            if not (user_only and entry[0] >= self._n_user):
+                groups.setdefault(setter, []).extend(entry)
+        for setter, flat in groups.items():
+            getattr(_BASE, setter)(knl, tuple(flat))
+        self._behind.discard(id(knl))
 
     def _name(self, i) -> str:
         if self._info is not None and i < len(self._info.params):
@@ -259,7 +281,14 @@ class Kernel(_cl.Kernel):
                                    global_offset=global_offset, wait_for=wait_for,
                                    g_times_l=g_times_l, allow_empty_ndrange=allow_empty_ndrange)
         else:
-            self.set_args(*args)
+            # With variants or the user's kernel, the arguments are recorded (sizes, scalars
+            # for the mask) and set on the kernel that runs only: setting each on every one
+            # doubled the host time of a launch, more than hotspot's kernel takes on an H100.
+            self._deferring = self._launch is not False or plain is not None
+            try:
+                self.set_args(*args)
+            finally:
+                self._deferring = False
             if self._overlap is not None:
                 self._check_overlap()             # before anything runs
             knl = self
@@ -271,6 +300,7 @@ class Kernel(_cl.Kernel):
                 knl, source = own, None
             elif m:                               # the checks this launch proves left out
                 knl = variants.variant(m) or self
+            self._catch_up(knl, user_only=own is not None)
             evt = _cl.enqueue_nd_range_kernel(queue, knl, global_size, local_size,
                                               global_offset, self._wait_list(wait_for, args),
                                               g_times_l, allow_empty_ndrange)
@@ -303,7 +333,9 @@ class Kernel(_cl.Kernel):
                             "(set_args)")
         if self._overlap is not None:
             self._check_overlap()
-        return self._bind_failure_buffer(queue)
+        source = self._bind_failure_buffer(queue)
+        self._catch_up(self)                # (after a launch that ran another kernel)
+        return source
 
     def _launched(self, queue, source) -> None:
         if source is None or not config.get().checks:
