@@ -21,7 +21,7 @@ import tempfile
 
 sys.path.insert(0, os.getcwd())
 
-from tools.c_launch_checks import _launches, _rewrite  # noqa: E402
+from tools.c_launch_checks import _launches, _rewrite, nvrtc_output as _nvrtc  # noqa: E402
 from benchmarks import cases  # noqa: E402
 from safekern.backends.c_launch import compile_mask  # noqa: E402
 
@@ -41,26 +41,6 @@ def launched_source(name, quick, kernel=None):
     if info.codes is not None and info.codes <= proven:
         return kname, src, src, "plain"
     return kname, src, _rewrite("cuda", src, assume=proven).source, "variant"
-
-
-def _nvrtc(source, cubin):
-    from cuda.bindings import nvrtc
-
-    err, prog = nvrtc.nvrtcCreateProgram(source.encode(), b"k.cu", 0, [], [])
-    arch = b"--gpu-architecture=sm_90" if cubin else b"--gpu-architecture=compute_90"
-    opts = [arch, b"-default-device"]
-    (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
-    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-        _, size = nvrtc.nvrtcGetProgramLogSize(prog)
-        log = b" " * size
-        nvrtc.nvrtcGetProgramLog(prog, log)
-        raise RuntimeError(log.decode(errors="replace"))
-    get_size, get = ((nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN) if cubin else
-                     (nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX))
-    _, size = get_size(prog)
-    buf = b" " * size
-    get(prog, buf)
-    return buf
 
 
 def _entry(text, kname):

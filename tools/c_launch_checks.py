@@ -122,21 +122,29 @@ def _ptx_counts(src, kname, proven, plain, rw):
     return f"ptx {run} vs {user}"
 
 
-def _ptx(source, name):
+def nvrtc_output(source, cubin=False) -> bytes:
+    """NVRTC's PTX (or, `cubin`, its sm_90 cubin) of a CUDA C source, as bytes."""
     from cuda.bindings import nvrtc
 
     err, prog = nvrtc.nvrtcCreateProgram(source.encode(), b"k.cu", 0, [], [])
-    opts = [b"--gpu-architecture=compute_90", b"-default-device"]
+    arch = b"--gpu-architecture=sm_90" if cubin else b"--gpu-architecture=compute_90"
+    opts = [arch, b"-default-device"]
     (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
     if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
         _, size = nvrtc.nvrtcGetProgramLogSize(prog)
         log = b" " * size
         nvrtc.nvrtcGetProgramLog(prog, log)
         raise RuntimeError(log.decode(errors="replace"))
-    _, size = nvrtc.nvrtcGetPTXSize(prog)
+    get_size, get = ((nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN) if cubin else
+                     (nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX))
+    _, size = get_size(prog)
     buf = b" " * size
-    nvrtc.nvrtcGetPTX(prog, buf)
-    text = buf.decode(errors="replace")
+    get(prog, buf)
+    return buf
+
+
+def _ptx(source, name):
+    text = nvrtc_output(source).decode(errors="replace")
     start = text.find(f".entry {name}(")
     if start < 0:
         start = text.find(f".entry _Z")
