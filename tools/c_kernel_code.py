@@ -22,7 +22,8 @@ import tempfile
 
 sys.path.insert(0, os.getcwd())
 
-from tools.c_launch_checks import _allocations, _launches, _rewrite, nvrtc_output as _nvrtc  # noqa: E402,E501
+from tools.c_launch_checks import (_allocations, _launches, _rewrite,  # noqa: E402
+                                   nvrtc_output as _nvrtc)
 from benchmarks import cases  # noqa: E402
 from safekern.backends.c_launch import compile_mask  # noqa: E402
 from safekern.backends.cupy.struct_args import field_extents  # noqa: E402

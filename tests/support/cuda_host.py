@@ -30,7 +30,9 @@ static thread_local dim3 threadIdx, blockIdx, blockDim, gridDim;
 #define __noinline__
 struct SkExit {};
 static bool __sk_enter(long long*) { return false; }
-static long long __sk_count(long long bytes, long long elem) { return bytes < 0 ? -1 : bytes / elem; }
+static long long __sk_count(long long bytes, long long elem) {
+  return bytes < 0 ? -1 : bytes / elem;
+}
 static void __sk_fail(long long* fb, unsigned long long code, long long index, long long size,
                       long long axis) {
   if (fb[0] == 0) { fb[0] = (long long)code; fb[1] = index; fb[2] = size; fb[3] = axis;
