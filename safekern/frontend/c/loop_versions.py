@@ -1,5 +1,7 @@
 """Loop versioning for C (CUDA C and OpenCL C): a loop's affine accesses checked once, before
-the loop.
+the loop. (A CUDA loop that stores to a pointer parameter's elements is guarded instead: the
+user's loop, its bound re-read, each iteration's k compared with the last one tested -- _guard;
+docs/checks.md, "Loops that store".)
 
 The numba front end's idea (frontend/python/versioning.py) for the C rewrites. A counted loop
 (counted_loops.py)
