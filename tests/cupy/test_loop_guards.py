@@ -269,3 +269,40 @@ def test_the_int_index_check_is_32_bit_and_the_same_test(tmp_path):
             u = i % 2 ** 32
             assert so.fails_uint(u, n) == (n >= 0 and not u < n), (u, n)
             assert so.fails_ll(i, n) == (n >= 0 and not 0 <= i < n), (i, n)
+
+
+STRIDED = r"""
+extern "C" __global__ void strided(const float* x, float* out, int lo, int hi, int s) {
+    int k;
+    for (k = lo; k <= hi; k += s) out[2 * k + 1] = x[k] + 1.0f;
+    out[0] = (float)k;
+}
+"""
+
+
+def test_on_the_host_a_guarded_strided_store_does_what_the_checked_loop_does(monkeypatch):
+    """An affine store (unchecked in the guarded body), `<=`, a step tested positive, the
+    counter declared before the loop and read after it."""
+    from tests.support.cuda_host import HostKernel
+
+    text = _rewrite(STRIDED).source
+    guarded = HostKernel(text, "strided")
+    if guarded is None:
+        pytest.skip("no host C++ compiler")
+    assert "__sk_gl" in _body(text) and "out [ 2 * k + 1 ] = x [ k ]" in _body(text)
+    plain = HostKernel(_unversioned(STRIDED, monkeypatch), "strided")
+    rng = np.random.default_rng(3)
+    failed = 0
+    for _ in range(300):
+        args = dict(x=np.arange(8, dtype=np.float32),
+                    out=np.zeros(int(rng.integers(1, 20)), np.float32),
+                    lo=np.int32(rng.integers(-2, 7)), hi=np.int32(rng.integers(-1, 12)),
+                    s=np.int32(rng.integers(1, 4)))
+        outs = []
+        for kern in (guarded, plain):
+            a = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in args.items()}
+            out = kern(1, 1, a)
+            outs.append((out.failure, a["out"].tolist()))
+        assert outs[0] == outs[1], args
+        failed += outs[0][0] is not None
+    assert 0 < failed < 300
