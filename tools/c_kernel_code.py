@@ -1,6 +1,7 @@
 """The code a checked CUDA C benchmark launch runs, next to the user's (no device).
 
     python tools/c_kernel_code.py CASE [--kernel NAME] [--quick] [--source] [--sass PATH]
+                                       [--known]
 
 For one case of the CUDA C subset (benchmarks/cuda_c_cases.py) at the benchmark's size, the
 kernel the launch of one benchmark step actually runs -- the user's (plain), or the rewrite
@@ -21,9 +22,11 @@ import tempfile
 
 sys.path.insert(0, os.getcwd())
 
-from tools.c_launch_checks import _launches, _rewrite, nvrtc_output as _nvrtc  # noqa: E402
+from tools.c_launch_checks import (_allocations, _launches, _rewrite,  # noqa: E402
+                                   nvrtc_output as _nvrtc)
 from benchmarks import cases  # noqa: E402
 from safekern.backends.c_launch import compile_mask  # noqa: E402
+from safekern.backends.cupy.struct_args import field_extents  # noqa: E402
 
 
 def launched_source(name, quick, kernel=None):
@@ -34,6 +37,8 @@ def launched_source(name, quick, kernel=None):
     kname, args, nb, g, l = next(x for x in launches if kernel in (None, x[0]))
     info = rw.kernel(kname)
     proven = frozenset()
+    if getattr(info, "fields", ()):        # struct pointer fields: the arrays they hold
+        nb = nb + field_extents(args, info.fields, _allocations(case))[0]
     if info.launch:
         mask, codes = compile_mask(info.launch, python_int=True)
         m = mask(args, nb, g, l)
@@ -41,6 +46,19 @@ def launched_source(name, quick, kernel=None):
     if info.codes is not None and info.codes <= proven:
         return kname, src, src, "plain"
     return kname, src, _rewrite("cuda", src, assume=proven).source, "variant"
+
+
+def assume_known(source, kname):
+    """`source` with every hidden size of kernel `kname` assumed non-negative (known, as at the
+    benchmark's launch): NVRTC then compiles the loop the launch takes, not one unswitched copy
+    per size that may be unknown (-1)."""
+    at = source.find(f" {kname}(")
+    brace = source.find("{", at)
+    names = re.findall(r"long long (__sk_f?bytes_\w+)", source[at:brace])
+    if not names:
+        return source
+    known = " ".join(f"__builtin_assume({n} >= 0);" for n in names)
+    return source[:brace + 1] + known + source[brace + 1:]
 
 
 def _entry(text, kname):
@@ -118,8 +136,13 @@ def main(argv=None):
     ap.add_argument("--source", action="store_true")
     ap.add_argument("--loops", action="store_true", help="list each loop's instructions")
     ap.add_argument("--sass", help="an nvdisasm executable")
+    ap.add_argument("--known", action="store_true",
+                    help="compile with the hidden sizes assumed known (>= 0): the loop the "
+                         "launch takes, without the copies for unknown sizes")
     a = ap.parse_args(argv)
     kname, user, run, how = launched_source(a.case, a.quick, a.kernel)
+    if a.known:
+        run = assume_known(run, kname)
     print(f"{a.case}: kernel {kname}, the launch runs the {how} kernel")
     if a.source:
         print(run)

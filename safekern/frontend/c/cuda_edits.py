@@ -47,9 +47,17 @@ def check_edits(accesses, *, kernel: bool) -> tuple:
         elif check.how == "offset":
             first, (o0, o1), (c0, c1) = check.brackets
             root = check.root
-            out += [E.insert_before(first, "(*__sk_ptr((", depth),
+            trio = [E.insert_before(first, "(*__sk_ptr((", depth),
                     E.replace(o0, o1, ") + ("),
                     E.replace(c0, c1, f"), {root.base}, {root.size}, {code}, __sk_fb))")]
+            out += trio
+            if kernel and check.field_extent is not None:
+                # `g.nlist[k]`, the field itself subscripted: the check is k against the
+                # field's elements (k * size within its bytes), which loop versioning may
+                # test before a loop where k is affine (it never clamps such an index)
+                extent = f"__sk_count({root.size}, {check.field_extent[3]}LL)"
+                indexes.append(IndexCheck(a, extent, code, check.axis, trio[0], trio[2],
+                                          extra=(trio[1],), affine_only=True))
         elif check.how == "element":
             (p0, p1), root = check.pointer, check.root
             out += [E.insert_before(p0, "__sk_ptr(", depth),

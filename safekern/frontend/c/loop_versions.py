@@ -1,5 +1,7 @@
 """Loop versioning for C (CUDA C and OpenCL C): a loop's affine accesses checked once, before
-the loop.
+the loop. (A CUDA loop that stores to a pointer parameter's elements is guarded instead: the
+user's loop, its bound re-read, each iteration's k compared with the last one tested -- _guard;
+docs/checks.md, "Loops that store".)
 
 The numba front end's idea (frontend/python/versioning.py) for the C rewrites. A counted loop
 (counted_loops.py)
@@ -72,6 +74,10 @@ from .model import Access
 #: the report's reason for an affine access of a versioned loop (status HOISTED), numba's words
 HOISTED_REASON = ("checked once before the loop at line {line} (bounds at the first and last "
                   "iteration); the loop runs with checks when that fails")
+#: the same for a loop that stores (_guard): the counter is compared with the last one tested
+GUARDED_REASON = ("checked once before the loop at line {line} (bounds at the first and last "
+                  "iteration), each iteration's counter compared with the last; the checked "
+                  "body runs when either fails")
 _DEPTH = 10 ** 6     # the versioning texts sit inside every other edit at the loop's ends
 
 
@@ -86,6 +92,8 @@ class IndexCheck:
     axis: int
     open: E.Edit
     close: E.Edit
+    extra: tuple = ()           # its other edits (a struct field's `[` -> `) + (`)
+    affine_only: bool = False   # open/close wrap more than the index: never clamped
 
 
 @dataclass(frozen=True)
@@ -181,6 +189,15 @@ def _tokens(ps, start, end, *, inserts=(), replaces=(), rename=None) -> str:
     return " ".join(pieces)
 
 
+def _edited(ps, start, end, edits, replaces=()) -> str:
+    """_tokens of [start, end) with `edits` (those that fall in it): insertions and
+    replacements (a struct field's check replaces its brackets)."""
+    return _tokens(ps, start, end,
+                   inserts=[(e.start, e.key, e.text) for e in edits if e.end == e.start],
+                   replaces=[(e.start, e.end, e.text) for e in edits if e.end > e.start] +
+                   list(replaces))
+
+
 def _only_constant_macros(ps, cursor, ls, le) -> bool:
     """Every macro used in the loop is a name for an integer literal (`#define TILE 16`): the
     fast copy, written from the loop's tokens, spells it again, and it means the same there
@@ -219,7 +236,12 @@ def version_loops(ps, body, edits, checks, words: LoopWords) -> Versioned:
 
 
 def _version(ps, cursor, edits, checks, words, out):
-    loop = CountedLoop(ps, cursor, words.invariant)
+    try:
+        loop = CountedLoop(ps, cursor, words.invariant)
+    except NoVersion:           # a loop that stores to a parameter's array: guarded (doc)
+        if not words.enclose:   # (OpenCL's failing work-item goes on to the statement's end:
+            raise               # its copies would need exits.py's tests; CUDA's exits at once)
+        loop = CountedLoop(ps, cursor, words.invariant, stores=True)
     ls = ps.offsets(cursor)[0]
     le = _statement_end(ps, cursor)
     if "#" in ps.slice(ls, le) or not _only_constant_macros(ps, cursor, ls, le):
@@ -231,7 +253,7 @@ def _version(ps, cursor, edits, checks, words, out):
         raise NoVersion("an edit across the loop")
     # the checks of the body
     inside = [ch for ch in checks if bs <= ch.open.start and ch.close.start < le]
-    used = {id(ch.open) for ch in inside} | {id(ch.close) for ch in inside}
+    used = {id(e) for ch in inside for e in (ch.open, ch.close, *ch.extra)}
     if any(id(e) not in used for e in mine if e.start >= bs):
         raise NoVersion("an edit in the body that is not a bounds check")
     if not inside:
@@ -244,20 +266,24 @@ def _version(ps, cursor, edits, checks, words, out):
         idx = index_of.get((ch.access.index_start, ch.access.index_end))
         width = width_of(idx) if idx is not None else None
         d = degree(ps, loop, idx, width) if width is not None else None
+        if d is None and ch.affine_only:
+            raise NoVersion("a data-dependent index of a check that cannot clamp it")
         (affine if d is not None else dependent).append((idx, ch))
+    if loop.stores and not affine:
+        raise NoVersion("a loop that stores, with nothing affine to hoist")
     # (a loop with data-dependent accesses only is versioned too: a launch variant that
     # proves the affine ones leaves those, and they are cheaper without a branch)
     L, sfx = words.long, words.suffix
     v = f"{len(out.starts)}_{ls}"
     lo, hi = f"__sk_lo{v}", f"__sk_hi{v}"
     last = hi if loop.op == "<=" else f"({hi} - 1)"
-    header_inserts = [(e.start, e.key, e.text) for e in mine if e.start < bs]
+    header = [e for e in mine if e.start < bs]
     start_s, start_e = ps.offsets(loop.start)
     bound_s, bound_e = ps.offsets(loop.bound)
-    init_text = _tokens(ps, start_s, start_e, inserts=[i for i in header_inserts
-                                                         if start_s <= i[0] <= start_e])
-    bound_text = _tokens(ps, bound_s, bound_e, inserts=[i for i in header_inserts
-                                                         if bound_s <= i[0] <= bound_e])
+    init_text = _edited(ps, start_s, start_e, [e for e in header
+                                               if start_s <= e.start <= start_e])
+    bound_text = _edited(ps, bound_s, bound_e, [e for e in header
+                                                if bound_s <= e.start <= bound_e])
     empty = f"{lo} {'>' if loop.op == '<=' else '>='} {hi}"
     # the step is positive and k never passes its type's largest value (the loop's values
     # are those between lo and last, which the tests below cover)
@@ -277,6 +303,9 @@ def _version(ps, cursor, edits, checks, words, out):
         at = [_tokens(ps, ch.access.index_start, ch.access.index_end, rename=(name, f"({x})"))
               for x in (lo, last)]
         tests.append(f"__sk_vok(({L})({at[0]}), ({L})({at[1]}), ({ch.extent}), {top}{sfx})")
+    if loop.stores:
+        return _guard(ps, loop, (ls, le, bs, v, lo, hi, last, empty, tests, init_text,
+                                 bound_text), mine, affine, words, out)
     for _, ch in dependent:
         tests.append(f"({ch.extent}) > 0")
     cond = f"{empty} || ({' && '.join(tests)})"
@@ -337,6 +366,45 @@ def _version(ps, cursor, edits, checks, words, out):
     out.starts.append(ls)
     line = ps.line_col(ls)[0]
     out.hoisted += [(ch.access, HOISTED_REASON.format(line=line)) for _, ch in affine]
+
+
+def _guard(ps, loop, parts, mine, affine, words, out):
+    """A loop that stores: the copy that runs when the affine accesses are in bounds at lo
+    and at last is the user's loop from lo, with its own bound (re-read each iteration, as
+    the user's: a store may change what it reads) and a guard `k <= last` on each iteration
+    that picks the body without the affine checks, else the body as the rewrite checks it.
+    Every iteration does what the checked loop does (module doc); nothing runs twice."""
+    ls, le, bs, v, lo, hi, last, empty, tests, init_text, bound_text = parts
+    start_s, start_e = ps.offsets(loop.start)
+    # the header: the start is lo (evaluated once, as the user's start is), the rest with
+    # its checks
+    header = _edited(ps, ls, bs, [e for e in mine
+                                  if e.start < bs and not start_s <= e.start <= start_e],
+                     replaces=[(start_s, start_e, lo)])
+    ids = {id(e) for _, ch in affine for e in (ch.open, ch.close, *ch.extra)}
+    body = [e for e in mine if e.start >= bs]
+    fast = _edited(ps, bs, le, [e for e in body if id(e) not in ids])
+    checked = _edited(ps, bs, le, body)
+    ctype = loop.var.type.get_canonical().spelling
+    for space in _SPACES:
+        ctype = ctype.replace(space, "")
+    L = words.long
+    bounds = f"{L} {lo} = ({L})({ctype})({init_text}); {L} {hi} = ({L})({bound_text});"
+    cond = f"!({empty}) && ({' && '.join(tests)})"
+    gl = f"__sk_gl{v}"
+    # (last is in the counter's type here: lo <= last <= its largest value less the step)
+    run = (f"{ctype} {gl} = ({ctype})({last}); {header} {{ if ({gl} >= {loop.var.spelling}) "
+           f"{{ {fast} }} else {{ {checked} }} }}")
+    if words.enclose:           # { ...; if (ok) { FAST } else LOOP }
+        pre = f"{{ {bounds} if ({cond}) {{ {run} }} else "
+        out.edits.append(E.insert_after(le, f" }} /* {lo} */", _DEPTH))
+    else:                       # ...; int done = 0; if (ok) { FAST done = 1; } if (!done) LOOP
+        done = f"__sk_vdone{v}"
+        pre = f"{bounds} int {done} = 0; if ({cond}) {{ {run} {done} = 1; }} if (!{done}) "
+    out.edits.append(E.insert_before(ls, pre, _DEPTH))
+    out.starts.append(ls)
+    line = ps.line_col(ls)[0]
+    out.hoisted += [(ch.access, GUARDED_REASON.format(line=line)) for _, ch in affine]
 
 
 __all__ = ["version_loops", "HOISTED_REASON", "IndexCheck", "LoopWords", "Versioned", "WORDS",

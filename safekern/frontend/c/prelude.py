@@ -34,6 +34,12 @@ _WORDS = {
         code="unsigned long long", template="template <typename I>\n",
         fb="long long* fb", index_type="I", unlikely="__builtin_expect({}, 0)",
         guard=" && n >= 0",
+        # (an int index in 32 bits: its unsigned value against n capped at 2**31 -- a negative
+        # one is above any cap -- which spares the sign extension and the 64-bit compare on
+        # the path to the load; the same test as the 64-bit one for every n >= 0)
+        out=("(sizeof(I) == 4 && (I)-1 < (I)0 ? (unsigned int)i >= (unsigned int)(n < "
+             "2147483648LL ? n : 2147483648LL) : (unsigned long long)v >= "
+             "(unsigned long long)n)"),
         fail="__sk_fail(fb, code, v, n, axis, {bits});",
         bits_store="if (unsigned_bits) fb[{unsigned}] = unsigned_bits;  "
                    "// a uint64 >= 2**63 reads back as itself",
@@ -58,7 +64,8 @@ def _index_check(w: dict, name: str, bits: str) -> str:
     head = f"{w['fn']} {w['long']} {name}("
     pad = " " * len(head)
     fb = w["fb"].format(pad=pad)
-    cond = w["unlikely"].format(f"({w['ulong']})v >= ({w['ulong']})n") + w["guard"]
+    cond = w["unlikely"].format(w.get("out", f"({w['ulong']})v >= ({w['ulong']})n")) + \
+        w["guard"]
     return (f"{w['template']}{head}{w['index_type']} i, {w['long']} n, {w['code']} code, "
             f"int axis,\n{pad}{fb}) {{\n"
             f"  {w['long']} v = ({w['long']})i;\n"
