@@ -16,6 +16,7 @@ from safekern.backends.cupy import nvrtc, program  # noqa: E402
 from safekern.frontend.c import cuda  # noqa: E402
 from safekern.frontend.c.loop_versions import GUARDED_REASON  # noqa: E402
 from tests.cupy import cuda_c_kernels as K  # noqa: E402
+from tests.support.cupy_device import cupy_with_a_device  # noqa: E402
 
 BFS = r"""
 extern "C" __global__ void bfs(const int* nindex, const int* nlist, const int* level,
@@ -117,15 +118,9 @@ def test_opencl_loops_that_store_are_left_alone():
 
 # -- on a GPU: the guarded loop computes and reports like the checked loop --------------------
 
-def _cupy():
-    from tests.support.cupy_device import cupy_with_a_device
-
-    return cupy_with_a_device()
-
-
 @pytest.mark.gpu
 def test_on_a_gpu_guarded_bfs_computes_and_reports_like_the_checked_loop():
-    cp = _cupy()
+    cp = cupy_with_a_device()
     import safekern.cupy as skcp
 
     k = skcp.RawKernel(BFS, "bfs", filename="bfs_guarded.cu")

@@ -14,6 +14,7 @@ import safekern  # noqa: E402
 from safekern.backends.cupy import nvrtc, program  # noqa: E402
 from safekern.frontend.c import cuda  # noqa: E402
 from tests.cupy import cuda_c_kernels as K  # noqa: E402
+from tests.support.cupy_device import cupy_with_a_device  # noqa: E402
 
 SPMV = r"""
 extern "C" __global__ void spmv(const int* indptr, const int* indices, const float* data,
@@ -196,15 +197,9 @@ def test_checks_off_and_eliminate_off_leave_loops_alone():
 
 # -- on a GPU: a versioned loop reports what the checked loop reports -------------------------
 
-def _cupy():
-    from tests.support.cupy_device import cupy_with_a_device
-
-    return cupy_with_a_device()
-
-
 @pytest.mark.gpu
 def test_on_a_gpu_versioned_spmv_computes_and_reports_like_the_checked_loop():
-    cp = _cupy()
+    cp = cupy_with_a_device()
     import safekern.cupy as skcp
 
     k = skcp.RawKernel(SPMV, "spmv", filename="spmv_versioned.cu")
