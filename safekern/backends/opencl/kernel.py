@@ -372,19 +372,16 @@ class Kernel(_cl.Kernel):
         user's arguments set so far."""
         knl = _BASE(self._sk_owner._variant(frozenset(), checks=False).program._get_prg(),
                     self.function_name)
-        for setter, entry in self._replay.values():
-            width = 3 if setter == "_set_arg_buf_pack_multi" else 2
-            mine = _user_entries(list(entry), width, self._n_user)
-            if mine:
-                getattr(_BASE, setter)(knl, mine)
         self._plain_kernels.append(knl)
+        self._behind.add(id(knl))
+        self._catch_up(knl, user_only=True)
         return knl
 
     def _make_variant(self, codes):
         knl = _BASE(self._sk_owner._variant(codes).program._get_prg(), self.function_name)
-        for setter, entry in self._replay.values():       # the arguments set so far
-            getattr(_BASE, setter)(knl, entry)
         self._variant_kernels.append(knl)
+        self._behind.add(id(knl))
+        self._catch_up(knl)                 # the arguments set so far
         return knl
 
     def _scalar_args(self) -> list:
@@ -399,16 +396,6 @@ class Kernel(_cl.Kernel):
 
     def __repr__(self) -> str:
         return f"<safekern.opencl.Kernel {self.function_name!r} of {self._sk_owner.filename}>"
-
-
-def _user_entries(flat, width: int, n_user: int) -> tuple:
-    """The entries of a flat (index, value...) setter list for the user's arguments (the
-    hidden ones, at indices n_user and up, do not exist in the user's kernel)."""
-    out = []
-    for k in range(0, len(flat), width):
-        if flat[k] < n_user:
-            out += flat[k:k + width]
-    return tuple(out)
 
 
 def _invalid_index(kernel, index, routine):

@@ -303,9 +303,14 @@ def _version(ps, cursor, edits, checks, words, out):
         at = [_tokens(ps, ch.access.index_start, ch.access.index_end, rename=(name, f"({x})"))
               for x in (lo, last)]
         tests.append(f"__sk_vok(({L})({at[0]}), ({L})({at[1]}), ({ch.extent}), {top}{sfx})")
+    # (the start as the counter holds it: converted to its type first)
+    ctype = loop.var.type.get_canonical().spelling
+    for space in _SPACES:
+        ctype = ctype.replace(space, "")        # OpenCL's canonical types name theirs
+    bounds = (f"{L} {lo} = ({L})({ctype})({init_text}); {L} {hi} = ({L})({bound_text});")
     if loop.stores:
-        return _guard(ps, loop, (ls, le, bs, v, lo, hi, last, empty, tests, init_text,
-                                 bound_text), mine, affine, words, out)
+        return _guard(ps, loop, (ls, le, bs, v, lo, last, empty, tests, ctype, bounds),
+                      mine, affine, out)
     for _, ch in dependent:
         tests.append(f"({ch.extent}) > 0")
     cond = f"{empty} || ({' && '.join(tests)})"
@@ -340,11 +345,6 @@ def _version(ps, cursor, edits, checks, words, out):
         saves.append(f"{_local_type(words, decl)} {kept} = {decl.spelling}; ")
         restores.append(f"{decl.spelling} = {kept}; ")
     restores = "".join(restores)
-    # (the start as the counter holds it: converted to its type first)
-    ctype = loop.var.type.get_canonical().spelling
-    for space in _SPACES:
-        ctype = ctype.replace(space, "")        # OpenCL's canonical types name theirs
-    bounds = (f"{L} {lo} = ({L})({ctype})({init_text}); {L} {hi} = ({L})({bound_text});")
     prepare = "".join(declare) + "".join(saves)
     if words.enclose:
         if dependent:           # { ...; bool again = !ok; if (!again) { SCAN restore;
@@ -368,13 +368,14 @@ def _version(ps, cursor, edits, checks, words, out):
     out.hoisted += [(ch.access, HOISTED_REASON.format(line=line)) for _, ch in affine]
 
 
-def _guard(ps, loop, parts, mine, affine, words, out):
+def _guard(ps, loop, parts, mine, affine, out):
     """A loop that stores: the copy that runs when the affine accesses are in bounds at lo
     and at last is the user's loop from lo, with its own bound (re-read each iteration, as
     the user's: a store may change what it reads) and a guard `k <= last` on each iteration
     that picks the body without the affine checks, else the body as the rewrite checks it.
-    Every iteration does what the checked loop does (module doc); nothing runs twice."""
-    ls, le, bs, v, lo, hi, last, empty, tests, init_text, bound_text = parts
+    Every iteration does what the checked loop does (module doc); nothing runs twice. CUDA
+    only (_version): the copy sits in `{ ...; if (ok) { RUN } else LOOP }`."""
+    ls, le, bs, v, lo, last, empty, tests, ctype, bounds = parts
     start_s, start_e = ps.offsets(loop.start)
     # the header: the start is lo (evaluated once, as the user's start is), the rest with
     # its checks
@@ -385,23 +386,13 @@ def _guard(ps, loop, parts, mine, affine, words, out):
     body = [e for e in mine if e.start >= bs]
     fast = _edited(ps, bs, le, [e for e in body if id(e) not in ids])
     checked = _edited(ps, bs, le, body)
-    ctype = loop.var.type.get_canonical().spelling
-    for space in _SPACES:
-        ctype = ctype.replace(space, "")
-    L = words.long
-    bounds = f"{L} {lo} = ({L})({ctype})({init_text}); {L} {hi} = ({L})({bound_text});"
     cond = f"!({empty}) && ({' && '.join(tests)})"
     gl = f"__sk_gl{v}"
     # (last is in the counter's type here: lo <= last <= its largest value less the step)
     run = (f"{ctype} {gl} = ({ctype})({last}); {header} {{ if ({gl} >= {loop.var.spelling}) "
            f"{{ {fast} }} else {{ {checked} }} }}")
-    if words.enclose:           # { ...; if (ok) { FAST } else LOOP }
-        pre = f"{{ {bounds} if ({cond}) {{ {run} }} else "
-        out.edits.append(E.insert_after(le, f" }} /* {lo} */", _DEPTH))
-    else:                       # ...; int done = 0; if (ok) { FAST done = 1; } if (!done) LOOP
-        done = f"__sk_vdone{v}"
-        pre = f"{bounds} int {done} = 0; if ({cond}) {{ {run} {done} = 1; }} if (!{done}) "
-    out.edits.append(E.insert_before(ls, pre, _DEPTH))
+    out.edits.append(E.insert_after(le, f" }} /* {lo} */", _DEPTH))
+    out.edits.append(E.insert_before(ls, f"{{ {bounds} if ({cond}) {{ {run} }} else ", _DEPTH))
     out.starts.append(ls)
     line = ps.line_col(ls)[0]
     out.hoisted += [(ch.access, GUARDED_REASON.format(line=line)) for _, ch in affine]
