@@ -54,7 +54,8 @@ def _exits(body) -> bool:
 
 class _Eliminator:
     def __init__(self, bindings: FunctionBindings, lin: Linearizer, ctx, sites, resolver, parsed,
-                 *, flag_tested: bool, launch: bool, invariants=None, only=None):
+                 *, flag_tested: bool, launch: bool, flags: FlagFacts, invariants=None,
+                 only=None):
         self.b = bindings
         self.resolver = resolver
         self.invariants = invariants
@@ -70,7 +71,7 @@ class _Eliminator:
         self.call_sites = CallSiteFacts(lin, self.launch)
         self.call_facts: dict[str, tuple] = {}
         self.flag_tested = flag_tested
-        self.flags = None       # FlagFacts: what `if computed:` knows (flag_facts.py)
+        self.flags = flags      # what `if computed:` knows (flag_facts.py)
         self.only = only        # failure codes to prove (aliases.py's runs), else all
         self.versioner = LoopVersioner(lin, bindings, resolver, parsed,
                                        components=self._components, mark=self._mark,
@@ -111,11 +112,10 @@ class _Eliminator:
             stmt.test = self.expr(stmt.test, facts)
             yes = self.facts(stmt.test, f"the guard at {line}", facts)
             no = self.facts(stmt.test, f"the guard at {line}", facts, negate=True)
-            if self.flags is not None:      # `if computed:` (flag_facts.py)
-                yes += self.flags.implied(stmt.test, lambda c: self.facts(
-                    c, f"the flag at {line}", facts) + (guards(
-                        self.lin, c, f"the flag at {line}", False, facts)
-                        if self.launch is not None else []))
+            yes += self.flags.implied(stmt.test, lambda c: self.facts(    # `if computed:`
+                c, f"the flag at {line}", facts) + (guards(
+                    self.lin, c, f"the flag at {line}", False, facts)
+                    if self.launch is not None else []))
             if self.launch is not None:     # (read again per value of a loop variable)
                 yes += guards(self.lin, stmt.test, f"the guard at {line}", False, facts)
                 no += guards(self.lin, stmt.test, f"the guard at {line}", True, facts)
@@ -139,8 +139,7 @@ class _Eliminator:
             return self._access_statement(stmt, facts), []
         if isinstance(stmt, ast.Assign):
             stmt.value = self.expr(stmt.value, facts)
-            if self.flags is not None:
-                self.flags.assigned(stmt, facts)
+            self.flags.assigned(stmt, facts)
             after = []
             if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 name = stmt.targets[0].id
@@ -475,8 +474,8 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
             flag_tested = device or contains_barrier(tree, resolver, parsed)
             eliminator = _Eliminator(bindings, lin, ctx, sites, resolver, parsed,
                                      flag_tested=flag_tested, launch=launch and not device,
-                                     invariants=invariants, only=only)
-            eliminator.flags = FlagFacts(fn, tree)
+                                     flags=FlagFacts(fn, tree), invariants=invariants,
+                                     only=only)
             tree = eliminator.block(tree, invariants.facts + entry_facts(lin, param_facts))
             broken = invariants.broken()
             if not broken:

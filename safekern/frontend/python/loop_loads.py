@@ -33,14 +33,10 @@ class LoopLoads(ast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
-        if not _is_load(node):
-            return node
-        if self.depth_inner:
-            _branch_free(node)
-        elif id(node) in self.among_others:
-            # (exits.py leaves once after a run of straight statements, not after each: no
-            # branch of its own between them either)
-            _branch_free(node)
+        # (among others: exits.py leaves once after a run of straight statements, not after
+        # each, so there is no branch of its own between them either)
+        if _is_load(node) and (self.depth_inner or id(node) in self.among_others):
+            node.func = ast.copy_location(ast.Name(names.LOADV, ast.Load()), node.func)
         return node
 
     def find_loads(self, stmts) -> None:
@@ -65,10 +61,6 @@ def _expressions(stmt):
 def _is_load(node) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
         node.func.id in (names.LOAD, names.LOADV)
-
-
-def _branch_free(call) -> None:
-    call.func = ast.copy_location(ast.Name(names.LOADV, ast.Load()), call.func)
 
 
 __all__ = ["LoopLoads"]
