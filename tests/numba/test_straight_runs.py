@@ -95,12 +95,21 @@ def k(p, out, marks):
 """)
     body = rw.source.split("if i < out.shape[0] and i < marks.shape[0]:")[1]
     lines = [line.strip() for line in body.splitlines() if line.strip()]
-    assert lines[0].startswith("a = _sk_loadv(p, _sk_loadv(p, i")
-    assert lines[1].startswith("b = _sk_loadv(p, _sk_loadv(p, i")
-    # one exit for the two gathers, before the plain store (not one after each gather)
-    assert lines[2] == "if _sk_flag[0]:", lines
+    # the four loads with no record between them (gathers.py: their indices kept in _sk_gi)
+    a = next(k for k, line in enumerate(lines) if line.startswith("a = "))
+    b = next(k for k, line in enumerate(lines) if line.startswith("b = "))
+    assert lines[a].startswith("a = _sk_loadq(p, _sk_gi"), lines
+    assert lines[b].startswith("b = _sk_loadq(p, _sk_gi"), lines
+    assert sum("_sk_loadq(" in line for line in lines[:b + 1]) == 4, lines
+    # then their four records, in the order the loads ran, and one exit for them all,
+    # before the plain store (not one after each gather)
+    checks = [k for k, line in enumerate(lines) if line.startswith("_sk_load_check(")]
+    exit_ = lines.index("if _sk_flag[0]:")
+    assert len(checks) == 4 and b < checks[0] and checks == list(range(checks[0], exit_))
+    indices = [line.split(", ")[1] for line in lines if line.startswith("_sk_load_check(")]
+    assert indices == ["_sk_gi0", "_sk_gi1", "_sk_gi2", "_sk_gi3"], lines
     store = lines.index("marks[i] = 7")
-    assert "return" in lines[3:store] and lines.count("if _sk_flag[0]:") == 1, lines
+    assert "return" in lines[exit_:store] and lines.count("if _sk_flag[0]:") == 1, lines
 
 
 def test_a_lone_gather_keeps_its_branch(tmp_path):

@@ -155,7 +155,8 @@ def _static_tuple_index(container, index):
     return None
 
 
-def _load_typer(typingctx, arr, idx, code, fb, flag, select: bool, exits: bool = False):
+def _load_typer(typingctx, arr, idx, code, fb, flag, select: bool, exits: bool = False,
+                record: bool = True):
     if not isinstance(arr, types.Array):
         position = _static_tuple_index(arr, idx)
         if position is not None:           # a heterogeneous tuple needs a constant index
@@ -192,7 +193,7 @@ def _load_typer(typingctx, arr, idx, code, fb, flag, select: bool, exits: bool =
         c = context.cast(builder, c, sig.args[2], types.int64)
         if select and not isinstance(result, types.Array) and selectable(context, arr, idx):
             value = select_load(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag,
-                                exits)
+                                exits, record)
             return context.cast(builder, value, arr.dtype, result)
         ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag, exits)
         getitem = context.get_function(operator.getitem, gsig)
@@ -232,6 +233,38 @@ def _sk_load_exit(typingctx, arr, idx, code, fb, flag):
 def _sk_loadv_exit(typingctx, arr, idx, code, fb, flag):
     """_sk_loadv of a kernel whose failing checks end the thread (exit_mode.py)."""
     return _load_typer(typingctx, arr, idx, code, fb, flag, select=True, exits=True)
+
+
+@intrinsic
+def _sk_loadq(typingctx, arr, idx, code, fb, flag):
+    """A load of a straight run whose failure the run's end records (`_sk_load_check`,
+    frontend/python/gathers.py): branch-free, no record. A view, or an element the failure
+    buffer's spare slot cannot stand in for, is checked and recorded at once (_sk_loadv)."""
+    return _load_typer(typingctx, arr, idx, code, fb, flag, select=True, record=False)
+
+
+def _check_typer(typingctx, arr, idx, code, fb, flag, exits: bool = False):
+    def codegen(context, builder, sig, args):
+        if isinstance(arr, types.Array):
+            a, i, c, fbv, flagv = args
+            c = context.cast(builder, c, sig.args[2], types.int64)
+            emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag, exits)
+        return context.get_dummy_value()
+
+    return types.none(arr, idx, code, fb, flag), codegen
+
+
+@intrinsic
+def _sk_load_check(typingctx, arr, idx, code, fb, flag):
+    """The record of a `_sk_loadq` at the end of its run: the index checked again, a failure
+    recorded (nothing for what is not an array: its subscript was checked by numba's own)."""
+    return _check_typer(typingctx, arr, idx, code, fb, flag)
+
+
+@intrinsic
+def _sk_load_check_exit(typingctx, arr, idx, code, fb, flag):
+    """_sk_load_check of a kernel whose failing checks end the thread (exit_mode.py)."""
+    return _check_typer(typingctx, arr, idx, code, fb, flag, exits=True)
 
 
 def _store_typer(typingctx, arr, idx, value, code, fb, flag, exits: bool = False):
@@ -420,6 +453,7 @@ def namespace(checks_exit: bool = False) -> dict:
     when: frontend/python/exit_mode.py; device functions, asserts and divisions keep the
     flag)."""
     ns = {"_sk_load": _sk_load, "_sk_loadv": _sk_loadv, "_sk_store": _sk_store,
+          "_sk_loadq": _sk_loadq, "_sk_load_check": _sk_load_check,
           "_sk_skip": _sk_skip, "_sk_put": _sk_put,
           "_sk_buffer": _sk_buffer, "_sk_extent": _sk_extent,
           "_sk_cuda": cuda, "_sk_int32": types.int32, "_sk_slice": slice,
@@ -427,7 +461,7 @@ def namespace(checks_exit: bool = False) -> dict:
     ns.update(ATOMICS)
     if checks_exit:
         ns.update({"_sk_load": _sk_load_exit, "_sk_loadv": _sk_loadv_exit,
-                   "_sk_store": _sk_store_exit})
+                   "_sk_store": _sk_store_exit, "_sk_load_check": _sk_load_check_exit})
         ns.update(ATOMICS_EXIT)
     ns["_sk_fail"] = _sk_fail
     ns.update(DIVISIONS)

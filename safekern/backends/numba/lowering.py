@@ -221,7 +221,7 @@ def emit_checks(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_t
 
 
 def select_load(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_ty, flag_ty,
-                exits: bool = False):
+                exits: bool = False, record: bool = True):
     """A scalar load without a branch before it: the address is the element's when every
     component is in bounds, else a slot of the failure buffer (always readable); the failure
     is recorded after the load. So loads of later iterations are not held behind a branch
@@ -250,7 +250,8 @@ def select_load(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_t
     from numba.cuda.np.arrayobj import load_item
 
     value = load_item(context, builder, arr_ty, ptr)
-    emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty, exits)
+    if record:       # (else the end of its straight run checks it again: _sk_load_check)
+        emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty, exits)
     return value
 
 

@@ -32,7 +32,7 @@ from .trees import walk
 
 PEND = "_sk_pend"          # the failure buffer's slot 0, read at entry
 _BUILTINS = (len, min, max, abs)
-_HELPERS = (names.LOAD, names.LOADV, names.EXTENT)
+_HELPERS = (names.LOAD, names.LOADV, names.LOADQ, names.LOAD_CHECK, names.EXTENT)
 
 
 def pending_read() -> ast.stmt:
@@ -136,8 +136,8 @@ class PendingPlacer:
         return True
 
     def _harmless_call(self, func) -> bool:
-        if isinstance(func, ast.Name) and self.checks_exit and func.id in (names.LOAD,
-                                                                            names.LOADV):
+        if isinstance(func, ast.Name) and self.checks_exit and func.id in (
+                names.LOAD, names.LOADV, names.LOAD_CHECK):
             return False
         if isinstance(func, ast.Name) and (func.id in _HELPERS or
                                            func.id.startswith(names.DIVIDE)):

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from ...errors import CompilationError
 from ..located import internal_errors
 from . import eliminate, exit_mode, exits as barriers, names
+from .gathers import defer_gathers
 from .checks import BoundsCheckRewriter, CheckSite, _Context, hidden_first
 from .call_facts import specialise_calls
 from .collapse import collapse_same_branches
@@ -227,6 +228,8 @@ def _finish(fn, new_fn, body, device, bound, parsed, ctx):
     grid_sync = barriers.contains_grid_sync(body, bound, parsed)
     exits_at_check = exit_mode.checks_exit(body, device=device, has_barriers=has_barriers,
                                            grid_sync=grid_sync, resolver=bound, parsed=parsed)
+    body = defer_gathers(body, device=device, has_barriers=has_barriers, grid_sync=grid_sync,
+                         resolver=bound, parsed=parsed)
     body = barriers.add_failure_exits(body, kind="device" if device else "kernel",
                                       has_barriers=has_barriers, resolver=bound, parsed=parsed)
     args = ast.arguments(posonlyargs=list(fn.args.posonlyargs), args=list(fn.args.args),
