@@ -75,3 +75,23 @@ def reassigned(p, q, out):
         p = q
         b = p[p[i] + 1]
         out[i] = a + b
+
+
+@safekern.jit
+def read_twice(p, q, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        a = q[p[i]]
+        b = q[p[i] + 1]
+        i = i + 1
+        c = p[i]
+        out[i - 1] = a + b + c
+
+
+@safekern.jit
+def read_twice_through_a_call(p, q, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        a = q[p[min(i, 7)]]
+        b = q[p[min(i, 7)] + 1]
+        out[i] = a + b

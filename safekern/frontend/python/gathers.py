@@ -21,6 +21,10 @@ before the run's end records the failure (the thread then leaves, as before):
   math and casts, and checked device functions whose own code holds no check, store or call;
 - a load is deferred when its array is a name the run does not assign (its record reads the
   same array), its index is kept in a temporary (`_sk_gi<n>`) computed where the load was.
+- an element loaded again in the run (`p[x]` in two gathers: same array, same index text, no
+  call in it, none of its names assigned since) takes the first load's index and no check of
+  its own: it is in bounds when the first is, whose check comes first (and numba then loads it
+  once, as its own kernel does).
 
 Only kernels without barriers, outside loops (a loop's run would keep every index alive to the
 end of each iteration), and runs of two deferred loads or more.
@@ -77,11 +81,15 @@ class _Deferrer:
         """The run's statements, its loads deferred, their checks at its end."""
         if sum(1 for stmt in run for n in walk(stmt) if _is_loadv(n)) < 2:
             return run
-        out, checks = [], []
+        out, checks, seen = [], [], {}
         for stmt in run:
             pre: list = []
-            new = _Statement(self, pre, checks).visit(stmt)
+            new = _Statement(self, pre, checks, seen).visit(stmt)
             out += pre + [new]
+            stored = {n.id for n in walk(stmt) if isinstance(n, ast.Name) and
+                      isinstance(n.ctx, ast.Store)}
+            for key in [k for k, (_, reads) in seen.items() if reads & stored]:
+                del seen[key]           # its index may differ from here on
         like = run[-1]
         for array, temp, call in checks:
             check = ast.Call(ast.Name(names.LOAD_CHECK, ast.Load()),
@@ -173,22 +181,50 @@ class _Statement(ast.NodeTransformer):
     Children are visited before their call, in evaluation order (the statement holds no
     conditional evaluation: _Deferrer._straight)."""
 
-    def __init__(self, deferrer, pre, checks):
+    def __init__(self, deferrer, pre, checks, seen):
         self.deferrer = deferrer
         self.pre = pre
         self.checks = checks
+        self.seen = seen          # (array, index) -> (its temporary, the names it reads)
 
     def visit_Call(self, node):
         self.generic_visit(node)
         if not _is_loadv(node):
             return node
-        temp = f"{names.GATHER_INDEX}{next(self.deferrer.temps)}"
-        self.pre.append(_located(ast.Assign([ast.Name(temp, ast.Store())], node.args[1]),
-                                 node))
+        array = node.args[0].id
+        key = (array, ast.dump(_value_of(node.args[1])))
         node.func = ast.copy_location(ast.Name(names.LOADQ, ast.Load()), node.func)
+        if key in self.seen and _computes_only(node.args[1]):
+            # The same element as an earlier load of the run (`p[x]` in two gathers): in
+            # bounds when that one is, whose check comes first; no check of its own.
+            temp = self.seen[key][0]
+        else:
+            temp = f"{names.GATHER_INDEX}{next(self.deferrer.temps)}"
+            self.pre.append(_located(ast.Assign([ast.Name(temp, ast.Store())], node.args[1]),
+                                     node))
+            reads = {n.id for n in walk(node.args[1]) if isinstance(n, ast.Name)}
+            self.seen[key] = (temp, reads)
+            self.checks.append((array, temp, node))
         node.args[1] = ast.copy_location(ast.Name(temp, ast.Load()), node.args[1])
-        self.checks.append((node.args[0].id, temp, node))
         return node
+
+
+def _computes_only(index) -> bool:
+    """No call in the index but deferred loads: evaluated twice, it gives the same value (a
+    call may not: a random number generator's)."""
+    return all(not isinstance(n, ast.Call) or (isinstance(n.func, ast.Name) and
+                                               n.func.id == names.LOADQ) for n in walk(index))
+
+
+def _value_of(index):
+    """The index as what it computes: a deferred load in it as its array and index only (two
+    loads of one element at different sites read the same value)."""
+    index = copy_tree(index)
+    for node in walk(index):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id == names.LOADQ:
+            node.args = node.args[:2]
+    return index
 
 
 def _is_loadv(node) -> bool:
