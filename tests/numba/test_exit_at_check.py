@@ -46,6 +46,15 @@ def test_launch_variant_ends_the_thread_too():
     assert variant is not None and variant.checks_exit
 
 
+def test_a_launch_variant_without_loop_checks_keeps_the_flag_also_from_the_cache():
+    from safekern.backends.numba import stored
+
+    rw = K.copy_rows.rewritten           # its loop's checks proven at launch: not in its variant
+    assert rw.checks_exit and not rw.launch_variant.checks_exit
+    back = stored.unpack(K.copy_rows.build, stored.pack(K.copy_rows.build, rw))
+    assert back.checks_exit and not back.launch_variant.checks_exit
+
+
 def _position(source: str, text: str) -> int:
     pos = source.find(text)
     assert pos >= 0, (text, source)
