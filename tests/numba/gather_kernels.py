@@ -2,6 +2,7 @@
 from numba import cuda, int32
 
 import safekern
+from numba.cuda.random import xoroshiro128p_uniform_float32
 
 
 @safekern.jit(device=True)
@@ -94,4 +95,13 @@ def read_twice_through_a_call(p, q, out):
     if i < out.shape[0]:
         a = q[p[min(i, 7)]]
         b = q[p[min(i, 7)] + 1]
+        out[i] = a + b
+
+
+@safekern.jit
+def random_gathers(p, states, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        a = p[int(xoroshiro128p_uniform_float32(states, i) * 8)]
+        b = p[int(xoroshiro128p_uniform_float32(states, i) * 8)]
         out[i] = a + b

@@ -81,6 +81,11 @@ def test_an_index_computed_by_a_call_is_checked_each_time():
     assert sum(line.startswith("_sk_load_check(p") for line in lines) == 2, lines
 
 
+def test_a_call_that_does_more_than_compute_keeps_its_run_as_it_was():
+    # a random number generator writes its state: its gathers are not moved nor deferred
+    assert "_sk_loadq" not in K.random_gathers.rewritten.source
+
+
 def test_a_reassigned_array_ends_the_run():
     lines = _lines(K.reassigned)
     assert _first(lines, "_sk_load_check(p, _sk_gi1") < lines.index("p = q") < \

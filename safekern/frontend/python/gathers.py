@@ -17,8 +17,8 @@ before the run's end records the failure (the thread then leaves, as before):
 - the run's statements are assignments and expressions of names, holding no store, atomic,
   print, assert, division check, conditional evaluation (`a if c else b`, `and`, `or`, whose
   loads might not run), and no other check (which would record before the run's end, out of
-  order); their calls are of functions safekern knows to have no effect: builtins, numba's
-  math and casts, and checked device functions whose own code holds no check, store or call;
+  order); their calls only compute: builtins such as `int` and `min`, `math`, numeric casts,
+  `cuda.grid`, and checked device functions whose own code holds no check, store or other call;
 - a load is deferred when its array is a name the run does not assign (its record reads the
   same array), its index is kept in a temporary (`_sk_gi<n>`) computed where the load was.
 - an element loaded again in the run (`p[x]` in two gathers: same array, same index text, no
@@ -32,15 +32,18 @@ end of each iteration), and runs of two deferred loads or more.
 from __future__ import annotations
 
 import ast
+import builtins
 import itertools
 
 from . import names
+from .pending import _numeric_cast
 from .trees import copy_tree, walk
 
 _NOT_STRAIGHT = (ast.IfExp, ast.BoolOp, ast.NamedExpr, ast.Lambda, ast.ListComp, ast.SetComp,
                  ast.DictComp, ast.GeneratorExp, ast.Await, ast.Yield, ast.YieldFrom,
                  ast.JoinedStr)
 _HARMLESS_HELPERS = (names.LOADV, names.EXTENT, names.INT32, names.CUDA)
+_BUILTINS = ("int", "float", "bool", "complex", "abs", "min", "max", "len", "round")
 
 
 def defer_gathers(body: list, *, device: bool, has_barriers: bool, grid_sync: bool,
@@ -143,13 +146,29 @@ class _Deferrer:
                 role = self.resolver.classify_call(func, self.parsed)
                 return role is not None and role[0] == "device" and self._pure(role[1])
             return func.id in _HARMLESS_HELPERS
-        if isinstance(func, ast.Name) and func.id == "print":
+        return self._computes(func, self.parsed)
+
+    def _computes(self, func, parsed) -> bool:
+        """A call that only computes a value from its arguments: a builtin such as `int` or
+        `min`, a `math` function, a numeric cast (`float32(x)`), `cuda.grid`/`cuda.gridsize`.
+        Nothing else (a random number generator writes its state; moving an index computed
+        by it would change which number goes where)."""
+        # (the pipeline's resolver wraps the backend's, which resolves names)
+        base = getattr(self.resolver, "resolver", self.resolver)
+        if isinstance(func, ast.Attribute) and func.attr in ("grid", "gridsize"):
+            is_cuda = getattr(base, "is_cuda_module", None)
+            return is_cuda is not None and bool(is_cuda(func.value, parsed))
+        resolve = getattr(base, "resolve", None)
+        if resolve is None or not isinstance(func, (ast.Name, ast.Attribute)):
             return False
-        return self.resolver.classify_call(func, self.parsed) is None
+        obj = resolve(func, parsed)
+        if isinstance(func, ast.Name) and func.id in _BUILTINS:
+            return obj is getattr(builtins, func.id)
+        return getattr(obj, "__module__", None) == "math" or _numeric_cast(obj)
 
     def _pure(self, dev) -> bool:
-        """A checked device function whose rewrite holds no check, store, print or call of
-        anything but builtins and numba's math: it can neither record nor write."""
+        """A checked device function whose rewrite holds no check, store, print or call but
+        those that only compute (`_computes`): it can neither record nor write."""
         key = id(dev)
         if key not in self.pure:
             self.pure[key] = False                 # (recursion: not pure)
@@ -164,10 +183,7 @@ class _Deferrer:
                     ok = False
                 elif isinstance(node, ast.Call):
                     f = node.func
-                    if isinstance(f, ast.Name) and (f.id.startswith(names.PREFIX) or
-                                                    f.id == "print"):
-                        ok = False
-                    elif self.resolver.classify_call(f, inner) is not None:
+                    if not self._computes(f, inner):
                         ok = False
                 if not ok:
                     break
