@@ -5,8 +5,9 @@ each (exits.py), and the loads of such a run load with no branch before them (`_
 loop_loads.py). Each still branches to its record right after it: the loads of the next
 statement wait behind that branch, and the record's stores to the failure buffer stop the
 compiler from keeping an element loaded twice. Perlin noise's eight permutation-table gathers
-(`p[p[x] + y]`, four times) then run one after another: nine global loads where numba's kernel
-issues six together, 40 registers for its 32.
+(`p[p[x] + y]`, four times) then run one after another: eight global loads where numba's
+kernel issues six together (now six together too; the indices kept for the checks cost it 8
+registers over numba's 32).
 
 Here such a run loads through `_sk_loadq` (the same branch-free load, no record) and checks
 each of those indices again at the run's end, in the order the loads ran
