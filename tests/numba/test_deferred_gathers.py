@@ -42,8 +42,13 @@ def test_the_four_gathers_load_before_their_checks():
     # p[xi] and p[xi + 1] are read twice each: one check each (the first's)
     assert len(checks) == 6 and max(loads) < min(checks), lines
     # in the order the loads ran: each index kept in a temporary of its own
-    assert [lines[k].split(", ")[1] for k in checks] == [f"_sk_gi{n}" for n in range(6)]
-    assert max(checks) < lines.index("if _sk_flag[0]:") < _first(lines, "out[i, j] =")
+    assert [lines[k].split(", ")[1] for k in checks] == \
+        ["_sk_gi0", "_sk_gi1", "_sk_gi3", "_sk_gi5", "_sk_gi6", "_sk_gi8"], lines
+    # then the arithmetic on the loaded values (no index alive through it), one exit, the store
+    assert max(checks) < _first(lines, "n00 = _sk_dev0(vec, _sk_gv2,") < \
+        lines.index("if _sk_flag[0]:") < _first(lines, "out[i, j] =")
+    # its failing checks end the thread (exit_mode.py): the joins would keep the indices alive
+    assert K.perlin_like.rewritten.checks_exit
 
 
 def test_a_device_function_that_checks_ends_the_run():
@@ -60,7 +65,8 @@ def test_a_store_ends_the_run_after_its_checks():
 def test_a_conditional_load_is_not_deferred():
     lines = _lines(K.conditional_load)
     assert "_sk_loadq" not in lines[_first(lines, "a = ")]
-    assert "_sk_loadq" in lines[_first(lines, "b = ")]
+    assert lines[_first(lines, "b = ")].startswith("b = _sk_gv")
+    assert _first(lines, "a = ") < _first(lines, "_sk_gi0 = i")
 
 
 def test_an_element_read_twice_is_checked_once_while_its_index_holds():
@@ -69,9 +75,11 @@ def test_an_element_read_twice_is_checked_once_while_its_index_holds():
     # p[i] twice (one check), q twice, then i changes: p[i] is another element, checked again
     assert sum(line.count("_sk_loadq(") for line in lines) == 5, lines
     assert checks == [["_sk_load_check(p", "_sk_gi0"], ["_sk_load_check(q", "_sk_gi1"],
-                      ["_sk_load_check(q", "_sk_gi2"], ["_sk_load_check(p", "_sk_gi3"]], lines
-    assert lines[_first(lines, "_sk_gi2 = ")].startswith("_sk_gi2 = _sk_loadq(p, _sk_gi0,")
-    assert lines.index("i = i + 1") < lines.index("_sk_gi3 = i")
+                      ["_sk_load_check(q", "_sk_gi3"], ["_sk_load_check(p", "_sk_gi5"]], lines
+    assert lines[_first(lines, "_sk_gi3 = ")].startswith("_sk_gi3 = _sk_loadq(p, _sk_gi0,")
+    # the last load reads i after `i = i + 1`, and comes after it; the checks after it
+    assert lines.index("i = i + 1") < lines.index("_sk_gi5 = i") < \
+        _first(lines, "_sk_load_check(")
 
 
 def test_an_index_computed_by_a_call_is_checked_each_time():
@@ -89,7 +97,7 @@ def test_a_call_that_does_more_than_compute_keeps_its_run_as_it_was():
 def test_a_reassigned_array_ends_the_run():
     lines = _lines(K.reassigned)
     assert _first(lines, "_sk_load_check(p, _sk_gi1") < lines.index("p = q") < \
-        _first(lines, "_sk_gi2 = ")
+        _first(lines, "_sk_gi3 = ")
 
 
 @pytest.fixture(scope="module")
@@ -107,8 +115,11 @@ def ptx_summary():
 
 
 def test_the_loads_issue_together_as_in_numbas_kernel(ptx_summary):
+    # numba's kernel: all six in one stretch (the four outer ones wait for the two inner ones
+    # anyway); checked, the four outer ones together after the inner ones' checks (one at a
+    # time before gathers.py)
     assert ptx_summary["cas64"] >= 6           # every element gathered still checked
-    assert ptx_summary["checked"] >= ptx_summary["plain"] >= 4, ptx_summary
+    assert ptx_summary["plain"] >= ptx_summary["checked"] >= 4, ptx_summary
 
 
 def _line_of(kernel, text):

@@ -95,20 +95,19 @@ def k(p, out, marks):
 """)
     body = rw.source.split("if i < out.shape[0] and i < marks.shape[0]:")[1]
     lines = [line.strip() for line in body.splitlines() if line.strip()]
-    # the four loads with no record between them (gathers.py: their indices kept in _sk_gi)
-    a = next(k for k, line in enumerate(lines) if line.startswith("a = "))
-    b = next(k for k, line in enumerate(lines) if line.startswith("b = "))
-    assert lines[a].startswith("a = _sk_loadq(p, _sk_gi"), lines
-    assert lines[b].startswith("b = _sk_loadq(p, _sk_gi"), lines
-    assert sum("_sk_loadq(" in line for line in lines[:b + 1]) == 4, lines
-    # then their records, in the order the loads ran, and one exit for them all,
-    # before the plain store (not one after each gather)
+    # the four loads first, with no record between them (gathers.py: each index kept in a
+    # _sk_gi temporary, each value in a _sk_gv one; p[i] is read twice: checked once)
+    loads = [k for k, line in enumerate(lines) if "_sk_loadq(" in line]
     checks = [k for k, line in enumerate(lines) if line.startswith("_sk_load_check(")]
+    assert sum(lines[k].count("_sk_loadq(") for k in loads) == 4, lines
+    assert len(checks) == 3 and max(loads) < min(checks), lines
+    # the records in the order the loads ran, then the statements, one exit for them all,
+    # before the plain store (not one after each gather)
+    indices = [lines[k].split(", ")[1] for k in checks]
+    assert indices == ["_sk_gi0", "_sk_gi1", "_sk_gi3"], lines
+    a, b = lines.index("a = _sk_gv2"), lines.index("b = _sk_gv4")
     exit_ = lines.index("if _sk_flag[0]:")
-    # (p[i] is read twice: checked once)
-    assert len(checks) == 3 and b < checks[0] and checks == list(range(checks[0], exit_))
-    indices = [line.split(", ")[1] for line in lines if line.startswith("_sk_load_check(")]
-    assert indices == ["_sk_gi0", "_sk_gi1", "_sk_gi2"], lines
+    assert max(checks) < a < b < exit_, lines
     store = lines.index("marks[i] = 7")
     assert "return" in lines[exit_:store] and lines.count("if _sk_flag[0]:") == 1, lines
 

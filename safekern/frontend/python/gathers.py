@@ -82,25 +82,52 @@ class _Deferrer:
         return out + self._run(run)
 
     def _run(self, run: list) -> list:
-        """The run's statements, its loads deferred, their checks at its end."""
+        """The run's statements, its loads deferred, their checks after its last load."""
         if sum(1 for stmt in run for n in walk(stmt) if _is_loadv(n)) < 2:
             return run
-        out, checks, seen = [], [], {}
+        checks, seen, parts = [], {}, []
         for stmt in run:
             pre: list = []
             new = _Statement(self, pre, checks, seen).visit(stmt)
-            out += pre + [new]
-            stored = {n.id for n in walk(stmt) if isinstance(n, ast.Name) and
-                      isinstance(n.ctx, ast.Store)}
+            pre += self._hoist_loads(new)
+            stored = _stored(stmt)
+            parts.append((pre, new, stored))
             for key in [k for k, (_, reads) in seen.items() if reads & stored]:
                 del seen[key]           # its index may differ from here on
-        like = run[-1]
+        # The loads move up to just after the last statement they depend on, with the
+        # checks right after them: the arithmetic that uses the loaded values comes after the
+        # checks, and keeps none of the indices alive.
+        last = -1
+        for i, (pre, _, _) in enumerate(parts):
+            reads = {n.id for s in pre for n in walk(s) if isinstance(n, ast.Name) and
+                     isinstance(n.ctx, ast.Load)}
+            last = max([last] + [j for j in range(i) if parts[j][2] & reads])
+        out = [s for pre, new, _ in parts[:last + 1] for s in pre + [new]]
+        out += [s for pre, _, _ in parts[last + 1:] for s in pre]
         for array, temp, call in checks:
             check = ast.Call(ast.Name(names.LOAD_CHECK, ast.Load()),
                              [ast.Name(array, ast.Load()), ast.Name(temp, ast.Load()),
                               *(copy_tree(a) for a in call.args[2:])], [])
-            out.append(_located(ast.Expr(check), call if call is not None else like))
-        return out
+            out.append(_located(ast.Expr(check), call))
+        return out + [new for _, new, _ in parts[last + 1:]]
+
+    def _hoist_loads(self, stmt) -> list:
+        """The deferred loads left in `stmt` (not in an index) as `_sk_gv<n> = load` before
+        it, in evaluation order; `stmt` reads the temporaries."""
+        pre = []
+        deferrer = self
+
+        class Hoist(ast.NodeTransformer):
+            def visit_Call(self, node):
+                self.generic_visit(node)
+                if not (isinstance(node.func, ast.Name) and node.func.id == names.LOADQ):
+                    return node
+                temp = f"{names.GATHER_VALUE}{next(deferrer.temps)}"
+                pre.append(_located(ast.Assign([ast.Name(temp, ast.Store())], node), node))
+                return ast.copy_location(ast.Name(temp, ast.Load()), node)
+
+        Hoist().visit(stmt)
+        return pre
 
     def _breaks(self, run: list, stmt) -> bool:
         """Would `stmt` assign an array a load of the run reads (its record would read
@@ -242,6 +269,10 @@ def _value_of(index):
                 node.func.id == names.LOADQ:
             node.args = node.args[:2]
     return index
+
+
+def _stored(stmt) -> set:
+    return {n.id for n in walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
 def _is_loadv(node) -> bool:

@@ -226,10 +226,10 @@ def _finish(fn, new_fn, body, device, bound, parsed, ctx):
     -> (module, has_barriers, whether its failing checks end the thread)"""
     has_barriers = barriers.contains_barrier(body, bound, parsed)
     grid_sync = barriers.contains_grid_sync(body, bound, parsed)
-    exits_at_check = exit_mode.checks_exit(body, device=device, has_barriers=has_barriers,
-                                           grid_sync=grid_sync, resolver=bound, parsed=parsed)
     body = defer_gathers(body, device=device, has_barriers=has_barriers, grid_sync=grid_sync,
                          resolver=bound, parsed=parsed)
+    exits_at_check = exit_mode.checks_exit(body, device=device, has_barriers=has_barriers,
+                                           grid_sync=grid_sync, resolver=bound, parsed=parsed)
     body = barriers.add_failure_exits(body, kind="device" if device else "kernel",
                                       has_barriers=has_barriers, resolver=bound, parsed=parsed)
     args = ast.arguments(posonlyargs=list(fn.args.posonlyargs), args=list(fn.args.args),
