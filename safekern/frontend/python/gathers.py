@@ -6,14 +6,16 @@ loop_loads.py). Each still branches to its record right after it: the loads of t
 statement wait behind that branch, and the record's stores to the failure buffer stop the
 compiler from keeping an element loaded twice. Perlin noise's eight permutation-table gathers
 (`p[p[x] + y]`, four times) then run one after another: eight global loads where numba's
-kernel issues six together (now six together too; the indices kept for the checks cost it 8
-registers over numba's 32).
+kernel issues six in two levels, and 40 registers for its 32 (now: six in two levels, 32).
 
-Here such a run loads through `_sk_loadq` (the same branch-free load, no record) and checks
-each of those indices again at the run's end, in the order the loads ran
-(`_sk_load_check`, the record): every load of the run is issued before any branch of its checks.
+Here such a run loads through `_sk_loadq` (the same branch-free load, no record) into
+temporaries (`_sk_gv<n>`), moved up to just after the last statement of the run they depend on,
+and checks each of those indices again right after them, in the order the loads ran
+(`_sk_load_check`, the record); the statements follow, reading the temporaries. Every load of
+the run is issued before any branch of its checks, and the arithmetic after the checks keeps
+no index alive (with exit_mode.py's exit at the check: the checks' joins would).
 A failing load gives the same stand-in as before; nothing in the run may use it for an effect
-before the run's end records the failure (the thread then leaves, as before):
+before its check records the failure (the thread then leaves, as before):
 
 - the run's statements are assignments and expressions of names, holding no store, atomic,
   print, assert, division check, conditional evaluation (`a if c else b`, `and`, `or`, whose
