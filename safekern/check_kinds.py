@@ -55,7 +55,7 @@ class CheckKind:
         return self.message.format(kind=self.name)
 
 
-_C_BOUNDS = ("__sk_ix", "__sk_ixu", "__sk_ixb", "__sk_fp", "__sk_at")
+_C_BOUNDS = ("__sk_ix", "__sk_ixu", "__sk_ix32", "__sk_ixb", "__sk_fp", "__sk_at")
 _KINDS = (
     CheckKind("bounds", "bounds", access=True, exception=BoundsError,
               helpers={"c": _C_BOUNDS}),

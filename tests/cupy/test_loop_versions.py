@@ -40,6 +40,7 @@ extern "C" __global__ void total(const float* x, float* out, int n) {
 
 #: loops that must stay as they are: (why, body of `for (int k = lo; k < hi; k++) ...`)
 KEPT = {
+    "a store": "y[k] = x[k];",
     "a store through a local pointer": "{ float* p = y; p[k] = x[k]; }",
     "a store to a parameter the function moves": "{ y[k] = x[k]; y += 1; }",
     "a call": "acc += __ldg(&x[k]);",

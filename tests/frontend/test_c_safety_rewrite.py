@@ -171,7 +171,7 @@ def test_assert_forms_and_constant_conditions():
     ]
     body = user_lines(rw.source, "k.cl")
     assert body[2].strip() == "__SK_ASSERT_OFF(1);"
-    assert body[3].strip().startswith("(__SK_LIKELY((i < n && a[__sk_ix(")
+    assert body[3].strip().startswith("(__SK_LIKELY((i < n && a[__sk_ix32((int)(i), ")
     assert '"no threes"' not in body[4] and ", 0, 0, 0))" in body[4]
     # the accesses inside the condition are checked, in both dialects
     assert [e.status for e in rw.report() if e.kind == "bounds" and e.lineno == 4] == ["checked"]

@@ -38,9 +38,9 @@ SAXPY_CHECKED = (
     "const long __sk_n_x = __sk_nb_x / (long)sizeof(*x); "
     "const long __sk_n_y = __sk_nb_y / (long)sizeof(*y);\n"
     "    int i = get_global_id(0);\n"
-    "    y[__sk_ix((long)(i), __sk_n_y, CODE, 0, __sk_fb, __sk_fp)] = "
-    "a * x[__sk_ix((long)(i), __sk_n_x, CODE, 0, __sk_fb, __sk_fp)] + "
-    "y[__sk_ix((long)(i), __sk_n_y, CODE, 0, __sk_fb, __sk_fp)]; "
+    "    y[__sk_ix32((int)(i), __sk_n_y, CODE, 0, __sk_fb, __sk_fp)] = "
+    "a * x[__sk_ix32((int)(i), __sk_n_x, CODE, 0, __sk_fb, __sk_fp)] + "
+    "y[__sk_ix32((int)(i), __sk_n_y, CODE, 0, __sk_fb, __sk_fp)]; "
     "if (__SK_UNLIKELY(*__sk_fp)) return;\n"
     "}\n")
 
@@ -72,16 +72,16 @@ REDUCE_CHECKED = "\n".join([
     "__private int *__sk_fp = &__sk_f; const long __sk_n_x = __sk_nb_x / (long)sizeof(*x); "
     "const long __sk_n_s = __sk_nb_s / (long)sizeof(*s);",
     "    int lid = get_local_id(0);",
-    "    s[__sk_ix((long)(lid), __sk_n_s, CODE, 0, __sk_fb, __sk_fp)] = "
+    "    s[__sk_ix32((int)(lid), __sk_n_s, CODE, 0, __sk_fb, __sk_fp)] = "
     # get_global_id() is a size_t: __sk_ixu records an unsigned index (failures.UNSIGNED)
     "x[__sk_ixu((long)(get_global_id(0)), __sk_n_x, CODE, 0, __sk_fb, __sk_fp)]; " + GOTO_B1,
     "    __sk_b1: barrier((CLK_LOCAL_MEM_FENCE) | CLK_LOCAL_MEM_FENCE); " + AFTER_BARRIER,
     "    for (int k = get_local_size(0) / 2; k > 0; k >>= 1) { " + GOTO_B2 + " ",
-    "        if (lid < k) { s[__sk_ix((long)(lid), __sk_n_s, CODE, 0, __sk_fb, __sk_fp)] += "
-    "s[__sk_ix((long)(lid + k), __sk_n_s, CODE, 0, __sk_fb, __sk_fp)]; " + GOTO_B2 + " }",
+    "        if (lid < k) { s[__sk_ix32((int)(lid), __sk_n_s, CODE, 0, __sk_fb, __sk_fp)] += "
+    "s[__sk_ix32((int)(lid + k), __sk_n_s, CODE, 0, __sk_fb, __sk_fp)]; " + GOTO_B2 + " }",
     "        __sk_b2: barrier((CLK_LOCAL_MEM_FENCE) | CLK_LOCAL_MEM_FENCE); " + AFTER_BARRIER,
-    "        x[__sk_ix((long)(lid), __sk_n_x, CODE, 0, __sk_fb, __sk_fp)] = "
-    "s[__sk_ix((long)(0), __sk_n_s, CODE, 0, __sk_fb, __sk_fp)]; "
+    "        x[__sk_ix32((int)(lid), __sk_n_x, CODE, 0, __sk_fb, __sk_fp)] = "
+    "s[__sk_ix32((int)(0), __sk_n_s, CODE, 0, __sk_fb, __sk_fp)]; "
     "if (__SK_UNLIKELY(*__sk_fp)) { __sk_lf = __sk_nb + 1; goto __sk_c3; }",
     "     __sk_c3: ;} if (__SK_UNLIKELY(*__sk_fp)) return;",
     "}",
@@ -151,7 +151,7 @@ def test_failing_if_or_switch_condition_is_tested_in_every_branch():
     # A branch may go round the loop (continue) before the test after the statement: the
     # stand-in value would send the work-item round for ever.
     lines = user_part(BRANCHES).split("\n")
-    assert lines[3] == ("        if (text[__sk_ix((long)(j), __sk_n_text, CODE, 0, __sk_fb, "
+    assert lines[3] == ("        if (text[__sk_ix32((int)(j), __sk_n_text, CODE, 0, __sk_fb, "
                         f"__sk_fp)] != '\\n') {{ {TEST}  j++; continue; }} else {{ {TEST} n++; }} "
                         f"{TEST}")
     # Every case label's statement (not each label of a run), and the switch's end; a
@@ -177,7 +177,7 @@ def test_failing_if_condition_between_barriers_goes_to_the_next_barrier():
 """
     line = user_part(src).split("\n")[6]
     leave = "if (__SK_UNLIKELY(*__sk_fp)) { __sk_lf = __sk_nb + 1; goto __sk_b2; }"
-    assert line == (f"        {{ if (text[__sk_ix((long)(j), __sk_n_text, CODE, 0, __sk_fb, "
+    assert line == (f"        {{ if (text[__sk_ix32((int)(j), __sk_n_text, CODE, 0, __sk_fb, "
                     f"__sk_fp)] != '\\n') {{ {leave} j++; }} else {{ {leave} break; }} {leave} }}")
 
 

@@ -37,6 +37,7 @@ def summarize(ptx: str) -> dict:
         "local": ".local" in body,
         "cas64": "atom.global.cas.b64" in body,
         "cas64_count": body.count("atom.global.cas.b64"),
+        "ids_asm": "%sk_id" in body,     # the thread/block ids stored by one inline asm
         "barrier_or": bool(re.search(r"bar\.red\.or\.pred|barrier\.red\.or|bar\.red\.popc", body)),
         "plain_bar_sync": bool(re.search(r"\bbar\.sync\b|barrier\.sync", body)),
         "calls": len(re.findall(r"\bcall(\.uni)?\b", body)),

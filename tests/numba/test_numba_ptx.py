@@ -37,17 +37,18 @@ def test_proven_checks_leave_no_failure_path(ptx_summary):
     assert not ptx_summary["guarded_copy"]["local"]
 
 
-def test_one_failure_record_per_access(ptx_summary):
-    # a[i + di, j + dj]: both components checked, one record for the access (the first
-    # failing component's), not one per component: half the cold code for NVVM and ptxas.
-    assert ptx_summary["add2d"]["cas64_count"] == 1
+def test_a_failure_record_per_failing_component(ptx_summary):
+    # a[i + di, j + dj]: each component records itself in its own cold branch. (One record
+    # joined through phis kept the joined values live across the checks: rw_fbpic_gather
+    # 1.21x -> 1.47x on an H100.)
+    assert ptx_summary["add2d"]["cas64_count"] == 2
 
 
-def test_failure_record_is_small(ptx_summary):
-    # Compile time grows with the cold code: the record's thread and block indices are one
-    # inline asm of reads and 32-bit stores (gather: 148 instructions with separate reads,
-    # extensions and 64-bit stores; 136 now).
-    assert ptx_summary["gather"]["instructions"] <= 140, ptx_summary["gather"]
+def test_thread_and_block_are_read_one_by_one(ptx_summary):
+    # Six volatile register reads and stores, no inline asm with a memory clobber: the
+    # clobber, a store to any memory inside the loop though on the cold path, made spmv_csr
+    # 0.98x -> 1.20x on an H100.
+    assert not ptx_summary["gather"]["ids_asm"], ptx_summary["gather"]
 
 
 @pytest.mark.parametrize("name", ["row_sums", "window_sum"])

@@ -73,7 +73,7 @@ def test_spmv_is_versioned():
     text = _body(rw.source)
     fast, slow = text.split("if (!__sk_vdone", 1)
     # before the loop: start and bound once (checked), the affine accesses over the range
-    assert "__sk_lo0_" in fast and "(long)(int)(indptr [ __sk_ix((long)( row )" in fast
+    assert "__sk_lo0_" in fast and "(long)(int)(indptr [ __sk_ix32((int)( row )" in fast
     # (data[k], indices[k]: k itself, from lo to the last k)
     assert fast.count("__sk_vin(") == 2 and "(__sk_n_x) > 0" in fast
     # first a scan: x[...] clamped, the largest column kept; then acc as before the loop (the
@@ -87,7 +87,7 @@ def test_spmv_is_versioned():
     copy = fast[fast.index("__sk_dl"):]          # (no failure recorded in the fast copy)
     assert "__sk_fail" not in copy and "__sk_fp" not in copy
     # the other copy: the loop as the rewrite checks it; the exit test after the loop
-    assert "x[__sk_ix((long)(indices[__sk_ix((long)(k)" in slow
+    assert "x[__sk_ix32((int)(indices[__sk_ix32((int)(k)" in slow
     assert slow.split("y[")[0].rstrip().endswith("if (__SK_UNLIKELY(*__sk_fp)) return;")
     # the report: the affine accesses hoisted, the data-dependent one checked
     by_text = {e.text: e.status for e in rw.report()}

@@ -26,6 +26,7 @@ import logging
 from ... import check_kinds, config, runtime
 from ...frontend.python import names
 from ...frontend.python.races import analyse_kernel
+from ...frontend.python.trees import walk
 from .build import LaunchVariantBuild
 from .device import current_source, fast_source, launched
 from .plain import COMPILE_ERRORS, simulator_runs
@@ -267,9 +268,11 @@ def check_free(rewritten, _seen=None) -> bool:
     if id(rewritten) in seen:
         return True                  # recursion: free if the rest of the cycle is
     seen.add(id(rewritten))
-    if any(isinstance(node, ast.Assert) for node in ast.walk(rewritten.parsed.tree)):
+    if any(isinstance(node, ast.Assert) for node in walk(rewritten.parsed.tree)):
         return False                 # SAFEKERN_KERNEL_ASSERTS=0 compiled it away: not numba's
-    for node in ast.walk(rewritten.tree):
+    # (trees.walk: ast.walk's nodes in its order, in half the time; a launch asks this of
+    # each form it may run, the first time)
+    for node in walk(rewritten.tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
             continue
         name = node.func.id

@@ -65,17 +65,13 @@ _IDS = ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z")
 
 
 def store_thread_and_block(builder, data, slot: int) -> None:
-    """The thread and block indices into slots `slot`.. of the failure buffer at `data`: one
-    inline asm (a register read and a 32-bit store each: one register, even on this path, and
-    a tenth of the LLVM IR that separate reads, extensions and stores would be). A 32-bit store
-    writes the slot's low half (little-endian); the high half of these slots is never written
-    otherwise, so it stays the zero the buffer was allocated with."""
-    stores = " ".join(f"mov.u32 %sk_id, %{reg}; st.u32 [$0+{8 * (slot + k)}], %sk_id;"
-                      for k, reg in enumerate(_IDS))
-    fnty = ir.FunctionType(ir.VoidType(), [data.type])
-    asm = ir.InlineAsm(fnty, "{ .reg .u32 %sk_id; " + stores + " }", "l,~{memory}",
-                       side_effect=True)
-    builder.call(asm, [data])
+    """The thread and block indices into slots `slot`.. of the failure buffer at `data`: a
+    volatile register read and a 64-bit store each. (One inline asm with a memory clobber
+    doing all six made spmv_csr 0.98x -> 1.20x on an H100: the clobber, though on the cold
+    path, is a store to any memory inside the loop; benchmarks/results/2026-11-27b-device-calls.)"""
+    i64 = ir.IntType(64)
+    for k, reg in enumerate(_IDS):
+        builder.store(special_register(builder, reg), builder.gep(data, [ir.Constant(i64, slot + k)]))
 
 
 def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, axis,
@@ -84,9 +80,8 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
     compare-and-swap on slot 0) writes its index, size, axis, thread and block. `code`,
     `index`, `size` and `axis` are i64 values; bit k of `unsigned_bits` (a constant) says the
     k-th of index, size, axis came from an unsigned type, so that the host reads a uint64
-    >= 2**63 back as itself, not as a negative number (failures.UNSIGNED); an i64 value
-    instead of a constant is stored as it is. Without `set_flag`, the thread ends after it
-    (emit_records' `exits`): no flag to set."""
+    >= 2**63 back as itself, not as a negative number (failures.UNSIGNED). Without
+    `set_flag`, the thread ends after it (emit_records' `exits`): no flag to set."""
     i64 = ir.IntType(64)
     if set_flag:
         flag_ary = context.make_array(flag_ty)(context, builder, flag)
@@ -99,10 +94,7 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
         for value in (index, size, axis):
             builder.store(value, builder.gep(data, [ir.Constant(i64, slot)]))
             slot += 1
-        if isinstance(unsigned_bits, ir.Value):    # chosen at run time (emit_records)
-            builder.store(unsigned_bits,
-                          builder.gep(data, [ir.Constant(i64, failures.UNSIGNED)]))
-        elif unsigned_bits:
+        if unsigned_bits:
             builder.store(ir.Constant(i64, unsigned_bits),
                           builder.gep(data, [ir.Constant(i64, failures.UNSIGNED)]))
         store_thread_and_block(builder, data, slot)
@@ -141,73 +133,32 @@ def end_thread(builder) -> None:
 
 def emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty,
                  exits: bool = False):
-    """The cold side: the components tested in order, each failing one branching to one
-    record for the access, which records the first that fails (a later failing component
-    would lose the compare-and-swap to it anyway). One record per access, whatever its number
-    of components: less code for numba to lower and for NVVM and ptxas to compile.
-    With `exits` (a kernel whose failing checks end the thread: frontend/python/exit_mode.py)
-    the record ends the thread instead of setting its flag and joining the code again: the
-    fast path then keeps nothing alive for it, and is the only way on.
-    -> i1 ok (no component failed; true with `exits`, where nothing failed on the way on)"""
-    if not compared:
-        return cgutils.true_bit
+    """The cold side: each failing component records itself, in its own branch. (One record
+    per access, the failing component's values joined through phis, made rw_fbpic_gather
+    1.21x -> 1.47x on an H100: the joined values stay live across the checks;
+    benchmarks/results/2026-11-27b-device-calls.) With `exits` (a kernel whose failing checks
+    end the thread: frontend/python/exit_mode.py) the record ends the thread instead of
+    setting its flag and joining the code again: the fast path then keeps nothing alive for
+    it, and is the only way on. -> i1 ok (no component failed; true with `exits`, where
+    nothing failed on the way on)"""
+    ok = cgutils.true_bit
     i64 = ir.IntType(64)
-    if len(compared) == 1 and exits:
-        pos, axis, value, size, unsigned, bad = compared[0]
-        cold = builder.append_basic_block("sk_record")
-        passed = builder.append_basic_block("sk_in_bounds")
-        builder.cbranch(bad, cold, passed).set_weights([1, 99])
-        builder.position_at_end(cold)
-        emit_record(context, builder, fb_ty, flag_ty, fb, flag,
-                    builder.add(code, ir.Constant(i64, pos)), value, size,
-                    ir.Constant(i64, axis), unsigned_bits=int(unsigned), set_flag=False)
-        end_thread(builder)
-        builder.position_at_end(passed)
-        return cgutils.true_bit
-    if len(compared) == 1:               # (the common case: no blocks to join)
-        pos, axis, value, size, unsigned, bad = compared[0]
+    for pos, axis, value, size, unsigned, bad in compared:
+        if exits:
+            cold = builder.append_basic_block("sk_record")
+            passed = builder.append_basic_block("sk_in_bounds")
+            builder.cbranch(bad, cold, passed).set_weights([1, 99])
+            builder.position_at_end(cold)
+            emit_record(context, builder, fb_ty, flag_ty, fb, flag,
+                        builder.add(code, ir.Constant(i64, pos)), value, size,
+                        ir.Constant(i64, axis), unsigned_bits=int(unsigned), set_flag=False)
+            end_thread(builder)
+            builder.position_at_end(passed)
+            continue
         with builder.if_then(bad, likely=False):
             emit_record(context, builder, fb_ty, flag_ty, fb, flag,
                         builder.add(code, ir.Constant(i64, pos)), value, size,
                         ir.Constant(i64, axis), unsigned_bits=int(unsigned))
-        return builder.not_(bad)
-    record = builder.append_basic_block("sk_record")
-    sources = []
-    for pos, axis, value, size, unsigned, bad in compared:
-        passed = builder.append_basic_block("sk_in_bounds")
-        builder.cbranch(bad, record, passed).set_weights([1, 99])
-        sources.append((builder.basic_block, pos, value, size, axis, int(unsigned)))
-        builder.position_at_end(passed)
-    done = builder.append_basic_block("sk_checked")
-    builder.branch(done)
-    builder.position_at_end(record)
-    fields = []
-    for k in range(4):                   # code offset (position), index, size, axis
-        phi = builder.phi(i64)
-        for src in sources:
-            value = src[1 + k]
-            phi.add_incoming(value if k in (1, 2) else ir.Constant(i64, value), src[0])
-        fields.append(phi)
-    unsigned = {src[5] for src in sources}
-    if len(unsigned) == 1:
-        unsigned = unsigned.pop()                    # the same for every component
-    else:
-        phi = builder.phi(i64)
-        for src in sources:
-            phi.add_incoming(ir.Constant(i64, src[5]), src[0])
-        unsigned = phi
-    pos, value, size, axis = fields
-    emit_record(context, builder, fb_ty, flag_ty, fb, flag, builder.add(code, pos), value,
-                size, axis, unsigned_bits=unsigned, set_flag=not exits)
-    if exits:
-        end_thread(builder)
-    else:
-        builder.branch(done)
-    builder.position_at_end(done)
-    if exits:
-        return cgutils.true_bit
-    ok = cgutils.true_bit
-    for *_, bad in compared:
         ok = builder.and_(ok, builder.not_(bad))
     return ok
 

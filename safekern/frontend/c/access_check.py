@@ -31,6 +31,7 @@ class Check:
     elems: int | None = None       # elements touched, where a built-in says (vloadN: N)
     negate: bool = False           # "offset": the index is subtracted (p - k)
     unsigned: bool = False         # the index is a 64-bit unsigned integer
+    int32: bool = False            # the index is an `int` (OpenCL tests it in 32 bits)
     #: CUDA `p[i]` on a derived pointer: where the text starts and the '[' and ']' tokens
     #: ((start, end) each), which the edit replaces
     brackets: tuple | None = None

@@ -151,6 +151,7 @@ class OpenCLWalker(AccessWalker):
         b = strip(base_expr)
         i_s, i_e = self.ps.offsets(index)
         wide = {"unsigned": _canon_kind(index) in ("ULONG", "ULONGLONG")}   # failures.UNSIGNED
+        int32 = _canon_kind(index) == "INT"
         reason = self._macro_reason(i_s, i_e)
         if not reason and (i_e <= i_s or self.ps.offsets(base_expr)[1] > i_s):
             name = self.ps.macro_containing(*self.ps.offsets(c))
@@ -181,7 +182,8 @@ class OpenCLWalker(AccessWalker):
                               is not None else f"loop index in [{rng[0]}, {rng[1]}]")
                 return
             acc.check = Check("index", index=(i_s, i_e), extent=extent, axis=axis,
-                              unsigned=wide["unsigned"], depth=self.depth)
+                              unsigned=wide["unsigned"], int32=int32,
+                              depth=self.depth)
             return
         # A pointer: the parameter itself, or a pointer derived from one.
         acc = self._new(c, "subscript", index_start=i_s, index_end=i_e,
@@ -195,7 +197,7 @@ class OpenCLWalker(AccessWalker):
             acc.status, acc.reason = Status.UNCHECKED, str(err)
             return
         if self._tie(acc, base, direct, base_expr):
-            self._offset_check(acc, wide["unsigned"])
+            self._offset_check(acc, wide["unsigned"], int32=int32)
 
     def _tie(self, acc: Access, base: Root, direct: bool, pointer_expr) -> bool:
         """Tie a pointer access to the memory it reaches; False: left unchecked (the
@@ -216,14 +218,16 @@ class OpenCLWalker(AccessWalker):
             acc.axis = 0
         return True
 
-    def _offset_check(self, acc: Access, unsigned: bool = False, elems=None):
+    def _offset_check(self, acc: Access, unsigned: bool = False, elems=None, int32=False):
         """The check of a pointer plus an index: on a kernel's pointer parameter itself, the
         index against its element count; else the element reached against the root."""
         index = (acc.index_start, acc.index_end)
         pointer = None if acc.pointer_start < 0 else (acc.pointer_start, acc.pointer_end)
         if pointer is None and elems is None and acc.base.kind == "param":
             acc.check = Check("index", index=index, extent=("param", acc.base.key[1]),
-                              root=acc.base, unsigned=unsigned, depth=self.depth)
+                              root=acc.base, unsigned=unsigned,
+                              int32=int32,
+                              depth=self.depth)
         else:
             acc.check = Check("offset", index=index, pointer=pointer, root=acc.base,
                               elems=elems, negate=acc.negate, depth=self.depth)

@@ -33,13 +33,8 @@ def int_type(t):
 class CountedLoop:
     """One candidate loop: its parts, and what its body reads and writes."""
 
-    def __init__(self, ps, cursor, invariant, stores=False):
+    def __init__(self, ps, cursor, invariant):
         self.ps, self.cursor, self.invariant = ps, cursor, invariant
-        # `stores`: the body may store to `p[i]`, p a pointer parameter the function never
-        # assigns (a kernel argument, or a caller's memory: never this function's locals, so
-        # the counter and the invariants of an affine index stay in registers); `self.stores`
-        # says whether it does (loop_versions.py then guards the counter, module doc there)
-        self.allow_stores, self.stores = stores, False
         K = C.kinds()
         kids = C.children(cursor)
         if len(kids) != 4:
@@ -130,9 +125,6 @@ class CountedLoop:
                     raise NoVersion("a static or shared variable")
             if target is not None:
                 t = C.strip(target)
-                if self.allow_stores and self._parameter_element(t):
-                    self.stores = True
-                    continue
                 if t.kind != K.DECL_REF_EXPR or t.referenced is None or \
                         t.referenced.kind != K.VAR_DECL or t.type.kind.name in (
                             "LVALUEREFERENCE", "RVALUEREFERENCE") or \
@@ -148,30 +140,6 @@ class CountedLoop:
                 self.outer.setdefault(t.referenced.hash, t.referenced)
         for h in self.declared:
             self.outer.pop(h, None)
-
-    def _parameter_element(self, t) -> bool:
-        """`t` is `p[i]`, p a pointer parameter that its function never assigns."""
-        K = C.kinds()
-        if t.kind != K.ARRAY_SUBSCRIPT_EXPR:
-            return False
-        base = C.strip(C.children(t)[0])
-        ref = base.referenced if base.kind == K.DECL_REF_EXPR else None
-        if ref is None or ref.kind != K.PARM_DECL or ref.type.get_canonical().kind.name != \
-                "POINTER" or ref.semantic_parent is None:
-            return False
-        for n, _ in C.walk(ref.semantic_parent):
-            target = None
-            if n.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR) and \
-                    C.binary_op(self.ps, n) in _STORES:
-                target = C.children(n)[0]
-            elif n.kind == K.UNARY_OPERATOR and C.unary_op(self.ps, n) in (
-                    "++", "--", "post++", "post--", "&"):
-                target = C.children(n)[0]
-            if target is not None:
-                t2 = C.strip(target)
-                if t2.kind == K.DECL_REF_EXPR and t2.referenced == ref:
-                    return False        # (assigned, or its address taken)
-        return True
 
     def _pure(self, c):
         K = C.kinds()

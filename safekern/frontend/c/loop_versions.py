@@ -1,7 +1,7 @@
 """Loop versioning for C (CUDA C and OpenCL C): a loop's affine accesses checked once, before
-the loop. (A CUDA loop that stores to a pointer parameter's elements is guarded instead: the
-user's loop, its bound re-read, each iteration's k compared with the last one tested -- _guard;
-docs/checks.md, "Loops that store".)
+the loop. (A loop that stores is left as it is: a guarded copy of BFS's loop, each iteration's
+counter compared with the last one tested, made CuPy's bfs_step 2.0x on an H100 against 1.18x
+unversioned -- benchmarks/results/2026-11-27b-device-calls.)
 
 The numba front end's idea (frontend/python/versioning.py) for the C rewrites. A counted loop
 (counted_loops.py)
@@ -74,10 +74,6 @@ from .model import Access
 #: the report's reason for an affine access of a versioned loop (status HOISTED), numba's words
 HOISTED_REASON = ("checked once before the loop at line {line} (bounds at the first and last "
                   "iteration); the loop runs with checks when that fails")
-#: the same for a loop that stores (_guard): the counter is compared with the last one tested
-GUARDED_REASON = ("checked once before the loop at line {line} (bounds at the first and last "
-                  "iteration), each iteration's counter compared with the last; the checked "
-                  "body runs when either fails")
 _DEPTH = 10 ** 6     # the versioning texts sit inside every other edit at the loop's ends
 
 
@@ -189,13 +185,12 @@ def _tokens(ps, start, end, *, inserts=(), replaces=(), rename=None) -> str:
     return " ".join(pieces)
 
 
-def _edited(ps, start, end, edits, replaces=()) -> str:
+def _edited(ps, start, end, edits) -> str:
     """_tokens of [start, end) with `edits` (those that fall in it): insertions and
     replacements (a struct field's check replaces its brackets)."""
     return _tokens(ps, start, end,
                    inserts=[(e.start, e.key, e.text) for e in edits if e.end == e.start],
-                   replaces=[(e.start, e.end, e.text) for e in edits if e.end > e.start] +
-                   list(replaces))
+                   replaces=[(e.start, e.end, e.text) for e in edits if e.end > e.start])
 
 
 def _only_constant_macros(ps, cursor, ls, le) -> bool:
@@ -236,12 +231,7 @@ def version_loops(ps, body, edits, checks, words: LoopWords) -> Versioned:
 
 
 def _version(ps, cursor, edits, checks, words, out):
-    try:
-        loop = CountedLoop(ps, cursor, words.invariant)
-    except NoVersion:           # a loop that stores to a parameter's array: guarded (doc)
-        if not words.enclose:   # (OpenCL's failing work-item goes on to the statement's end:
-            raise               # its copies would need exits.py's tests; CUDA's exits at once)
-        loop = CountedLoop(ps, cursor, words.invariant, stores=True)
+    loop = CountedLoop(ps, cursor, words.invariant)
     ls = ps.offsets(cursor)[0]
     le = _statement_end(ps, cursor)
     if "#" in ps.slice(ls, le) or not _only_constant_macros(ps, cursor, ls, le):
@@ -269,8 +259,6 @@ def _version(ps, cursor, edits, checks, words, out):
         if d is None and ch.affine_only:
             raise NoVersion("a data-dependent index of a check that cannot clamp it")
         (affine if d is not None else dependent).append((idx, ch))
-    if loop.stores and not affine:
-        raise NoVersion("a loop that stores, with nothing affine to hoist")
     # (a loop with data-dependent accesses only is versioned too: a launch variant that
     # proves the affine ones leaves those, and they are cheaper without a branch)
     L, sfx = words.long, words.suffix
@@ -308,9 +296,6 @@ def _version(ps, cursor, edits, checks, words, out):
     for space in _SPACES:
         ctype = ctype.replace(space, "")        # OpenCL's canonical types name theirs
     bounds = (f"{L} {lo} = ({L})({ctype})({init_text}); {L} {hi} = ({L})({bound_text});")
-    if loop.stores:
-        return _guard(ps, loop, (ls, le, bs, v, lo, last, empty, tests, ctype, bounds),
-                      mine, affine, out)
     for _, ch in dependent:
         tests.append(f"({ch.extent}) > 0")
     cond = f"{empty} || ({' && '.join(tests)})"
@@ -366,36 +351,6 @@ def _version(ps, cursor, edits, checks, words, out):
     out.starts.append(ls)
     line = ps.line_col(ls)[0]
     out.hoisted += [(ch.access, HOISTED_REASON.format(line=line)) for _, ch in affine]
-
-
-def _guard(ps, loop, parts, mine, affine, out):
-    """A loop that stores: the copy that runs when the affine accesses are in bounds at lo
-    and at last is the user's loop from lo, with its own bound (re-read each iteration, as
-    the user's: a store may change what it reads) and a guard `k <= last` on each iteration
-    that picks the body without the affine checks, else the body as the rewrite checks it.
-    Every iteration does what the checked loop does (module doc); nothing runs twice. CUDA
-    only (_version): the copy sits in `{ ...; if (ok) { RUN } else LOOP }`."""
-    ls, le, bs, v, lo, last, empty, tests, ctype, bounds = parts
-    start_s, start_e = ps.offsets(loop.start)
-    # the header: the start is lo (evaluated once, as the user's start is), the rest with
-    # its checks
-    header = _edited(ps, ls, bs, [e for e in mine
-                                  if e.start < bs and not start_s <= e.start <= start_e],
-                     replaces=[(start_s, start_e, lo)])
-    ids = {id(e) for _, ch in affine for e in (ch.open, ch.close, *ch.extra)}
-    body = [e for e in mine if e.start >= bs]
-    fast = _edited(ps, bs, le, [e for e in body if id(e) not in ids])
-    checked = _edited(ps, bs, le, body)
-    cond = f"!({empty}) && ({' && '.join(tests)})"
-    gl = f"__sk_gl{v}"
-    # (last is in the counter's type here: lo <= last <= its largest value less the step)
-    run = (f"{ctype} {gl} = ({ctype})({last}); {header} {{ if ({gl} >= {loop.var.spelling}) "
-           f"{{ {fast} }} else {{ {checked} }} }}")
-    out.edits.append(E.insert_after(le, f" }} /* {lo} */", _DEPTH))
-    out.edits.append(E.insert_before(ls, f"{{ {bounds} if ({cond}) {{ {run} }} else ", _DEPTH))
-    out.starts.append(ls)
-    line = ps.line_col(ls)[0]
-    out.hoisted += [(ch.access, GUARDED_REASON.format(line=line)) for _, ch in affine]
 
 
 __all__ = ["version_loops", "HOISTED_REASON", "IndexCheck", "LoopWords", "Versioned", "WORDS",

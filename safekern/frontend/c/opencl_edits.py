@@ -4,7 +4,8 @@ hidden arguments at helper calls.
 
 The checks call functions the prelude defines (prelude.py):
   __sk_ix(long i, long n, long code, int axis, FB, FP)        -> i, or 0 after recording
-                                   (__sk_ixu for a ulong index: it records that too)
+                                   (__sk_ixu for a ulong index: it records that too;
+                                    __sk_ix32 takes and gives an int, tested in 32 bits)
   __sk_ixb(long i, long off, long esz, long nbytes, long code, FB, FP)
                             -> i when off + i*esz is in [0, nbytes - esz], else -(off/esz)
 so a failing access touches element 0 instead of leaving its buffer; the work-item then leaves
@@ -18,6 +19,18 @@ from .edits import insert_after, insert_before
 from .loop_versions import IndexCheck
 from .parse import ParsedSource
 from .model import FunctionFacts
+
+
+def index_helper(check) -> tuple:
+    """The helper that checks an "index" check's index, and the type it takes the index as:
+    a ulong's records that it is unsigned (2**63 and up read back as themselves); an `int`'s
+    tests it in 32 bits (no sign extension and 64-bit compare on the path to the load; the
+    same test as the 64-bit one, every OpenCL extent being >= 0) and gives back an `int`."""
+    if check.unsigned:
+        return "__sk_ixu", "long"
+    if check.int32:
+        return "__sk_ix32", "int"
+    return "__sk_ix", "long"
 
 
 def access_edits(ps: ParsedSource, facts: FunctionFacts, codes: dict) -> tuple:
@@ -40,8 +53,8 @@ def access_edits(ps: ParsedSource, facts: FunctionFacts, codes: dict) -> tuple:
             extent = check.extent
             text = (f"__sk_n_{check.root.name}" if isinstance(extent, tuple)
                     else f"{extent}L")
-            ix = "__sk_ixu" if check.unsigned else "__sk_ix"     # ulong: 2**63 and up
-            pair = (insert_before(check.index[0], f"{ix}((long)(", d),
+            ix, itype = index_helper(check)
+            pair = (insert_before(check.index[0], f"{ix}(({itype})(", d),
                     insert_after(check.index[1],
                                  f"), {text}, {code}, {check.axis}, {fb})", d))
             edits.extend(pair)

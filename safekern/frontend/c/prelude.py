@@ -34,12 +34,6 @@ _WORDS = {
         code="unsigned long long", template="template <typename I>\n",
         fb="long long* fb", index_type="I", unlikely="__builtin_expect({}, 0)",
         guard=" && n >= 0",
-        # (an int index in 32 bits: its unsigned value against n capped at 2**31 -- a negative
-        # one is above any cap -- which spares the sign extension and the 64-bit compare on
-        # the path to the load; the same test as the 64-bit one for every n >= 0)
-        out=("(sizeof(I) == 4 && (I)-1 < (I)0 ? (unsigned int)i >= (unsigned int)(n < "
-             "2147483648LL ? n : 2147483648LL) : (unsigned long long)v >= "
-             "(unsigned long long)n)"),
         fail="__sk_fail(fb, code, v, n, axis, {bits});",
         bits_store="if (unsigned_bits) fb[{unsigned}] = unsigned_bits;  "
                    "// a uint64 >= 2**63 reads back as itself",
@@ -64,8 +58,7 @@ def _index_check(w: dict, name: str, bits: str) -> str:
     head = f"{w['fn']} {w['long']} {name}("
     pad = " " * len(head)
     fb = w["fb"].format(pad=pad)
-    cond = w["unlikely"].format(w.get("out", f"({w['ulong']})v >= ({w['ulong']})n")) + \
-        w["guard"]
+    cond = w["unlikely"].format(f"({w['ulong']})v >= ({w['ulong']})n") + w["guard"]
     return (f"{w['template']}{head}{w['index_type']} i, {w['long']} n, {w['code']} code, "
             f"int axis,\n{pad}{fb}) {{\n"
             f"  {w['long']} v = ({w['long']})i;\n"
@@ -75,13 +68,28 @@ def _index_check(w: dict, name: str, bits: str) -> str:
             f"  return v;\n}}")
 
 
+#: An `int` index (opencl_edits.index_helper): its unsigned value against n capped at 2**31 (a
+#: negative one is above any cap), so no sign extension and one 32-bit compare; the same test
+#: as __sk_ix's for every n >= 0 (an OpenCL extent always is); the index comes back an int.
+_OPENCL_IX32 = """\
+static inline int __sk_ix32(int i, long n, long code, int axis,
+                            __global long *fb,
+                            __private int *fp) {
+  if (__SK_UNLIKELY((uint)i >= (uint)(n < 2147483648L ? n : 2147483648L))) {
+    *fp = 1; __sk_fail_bits(fb, code, (long)i, n, axis, 0); return 0;
+  }
+  return i;
+}"""
+
+
 def _shared(dialect: str) -> dict:
     w = _WORDS[dialect]
     if dialect == "opencl":
         checks = [_index_check(w, "__sk_ix", "0"),
                   "/* An index of type ulong (size_t): slot 11 says so, so 2**63 and up read "
                   "back as\n   themselves (failures.UNSIGNED), not as negative numbers. */",
-                  _index_check(w, "__sk_ixu", "1")]
+                  _index_check(w, "__sk_ixu", "1"),
+                  _OPENCL_IX32]
     else:        # templated: the index's own type says whether it is unsigned
         checks = [_index_check(w, "__sk_ix", "(I)-1 > (I)0 ? 1 : 0")]
     return {"record": _record(w), "index_checks": "\n".join(checks)}

@@ -32,6 +32,22 @@ class Form:
     terms: tuple = ()            # ((atom, coeff), ...) in one order per set of atoms, no zeros
     const: int = 0
 
+    # The hash the dataclass would compute, kept once computed: forms are dict keys and set
+    # members again and again in the provers (proof memos, one fact per form), and a tuple of
+    # atom tuples is hashed anew each time. The same value, so every set and dict iterates in
+    # the same order as before. Not pickled (a str's hash differs between processes).
+    def __hash__(self):
+        try:
+            return self.__dict__["_hash"]
+        except KeyError:
+            h = self.__dict__["_hash"] = hash((self.terms, self.const))
+            return h
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_hash", None)
+        return state
+
     @staticmethod
     def of(terms: dict, const: int = 0) -> "Form":
         # (Ordered by hash: cheap, and atoms are tuples of mixed types. Equal hashes of different
@@ -175,7 +191,7 @@ def local_bounds(atoms: Atoms, facts) -> dict:
             for atom, c in fact.form.terms:
                 if not atoms[atom].integer:
                     continue
-                top = atoms.maximum(fact.form.without(atom), bounds)
+                top = _maximum_without(atoms, fact.form, atom, bounds)
                 if top is None:
                     continue
                 lo, hi = bounds.get(atom, (None, None))
@@ -193,6 +209,21 @@ def local_bounds(atoms: Atoms, facts) -> dict:
         if not changed:
             break
     return bounds
+
+
+def _maximum_without(atoms: Atoms, form: Form, skip, bounds: dict):
+    """`atoms.maximum(form.without(skip), bounds)` without making the two forms (local_bounds
+    asks it for every atom of every fact, in each round): each term at the bound its sign
+    needs, negation being exact."""
+    total = form.const
+    for atom, c in form.terms:
+        if atom == skip:
+            continue
+        b = atoms.bound(atom, bounds, upper=c > 0)
+        if b is None:
+            return None
+        total += c * b
+    return total
 
 
 def _aligned(atoms: Atoms, bounds: dict) -> bool:
@@ -327,10 +358,8 @@ class Prover:
         goal_atoms = set(goal.atoms)
         touching = [goal_atoms.intersection(f.form.atoms) != set() for f in useful]
         for f, touches in zip(useful, touching):
-            if touches:
-                rest = self._rest(goal, (f,))
-                if self.atoms.nonneg(rest, local):
-                    return self._sources(rest, [f], useful)
+            if touches and self._rest_nonneg(goal, (f,), local):
+                return self._sources(self._rest(goal, (f,)), [f], useful)
         for (i, f), (j, g) in itertools.combinations(enumerate(useful), 2):
             if not touching[i]:
                 if not touching[j]:
@@ -338,10 +367,34 @@ class Prover:
                 f, g = g, f
             if not goal_atoms.union(f.form.atoms).intersection(g.form.atoms):
                 continue
-            rest = self._rest(goal, (f, g))
-            if self.atoms.nonneg(rest, local):
-                return self._sources(rest, [f, g], useful)
+            if self._rest_nonneg(goal, (f, g), local):
+                return self._sources(self._rest(goal, (f, g)), [f, g], useful)
         return None
+
+    def _rest_nonneg(self, goal: Form, combo, local) -> bool:
+        """`self.atoms.nonneg(combination_rest(goal, combo), local)`, the sum kept in one dict:
+        no Form (sorted terms, hashed atoms) is made for each of the many combinations tried,
+        only for the one that proves (the same arithmetic: scale_for's k, then the bounds)."""
+        terms = dict(goal.terms)
+        const = goal.const + 1 if any(f.strict for f in combo) else goal.const
+        for f in combo:
+            k = 1
+            for atom, c in f.form.terms:
+                g = terms.get(atom, 0)
+                if g and c and g % c == 0 and 0 < g // c <= _MAX_SCALE:
+                    k = g // c
+                    break
+            const -= k * f.form.const
+            for atom, c in f.form.terms:
+                terms[atom] = terms.get(atom, 0) - k * c
+        bound = self.atoms.bound
+        for atom, c in terms.items():
+            if c:
+                b = bound(atom, local, upper=c < 0)
+                if b is None:
+                    return False
+                const += c * b
+        return const >= 0
 
     @staticmethod
     def _rest(goal: Form, combo) -> Form:
