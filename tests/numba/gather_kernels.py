@@ -85,7 +85,7 @@ def read_twice(p, q, out):
         a = q[p[i]]
         b = q[p[i] + 1]
         i = i + 1
-        c = p[i]
+        c = q[p[i]]
         out[i - 1] = a + b + c
 
 
