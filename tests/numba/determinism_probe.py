@@ -10,6 +10,10 @@ the sha256 of the cache-key material of the kernel and of each variant (keys.fun
 what the binary cache keys by, less the toolchain and device). tests/numba/
 test_rewrite_determinism.py runs it with several PYTHONHASHSEEDs: all of it must be the same.
 Runs under the CUDA simulator with the cache off (every process rewrites afresh).
+
+    PYTHONHASHSEED=1 python -m tests.numba.determinism_probe --cache FILE
+
+lud_perimeter through the kernel cache FILE instead (`through_the_cache`).
 """
 from __future__ import annotations
 
@@ -94,5 +98,37 @@ def main(names) -> dict:
     return out
 
 
+def through_the_cache(cache_file) -> dict:
+    """lud_perimeter decorated with the kernel cache in `cache_file`: whether its rewrite came
+    from the cache, the key digests of the kernel and of its variant for all launch predicates
+    but the last (a launch where that one fails), and the warnings of a compile's fresh rewrite
+    (which a stored rewrite must equal)."""
+    import logging
+
+    from safekern import config
+    from safekern.backends.numba import stored
+    from safekern.backends.numba.build import LaunchVariantBuild
+
+    os.environ["SAFEKERN_CACHE"] = cache_file
+    config.reload()
+    warned = []
+    handler = logging.Handler()
+    handler.emit = lambda record: warned.append(record.getMessage())
+    logging.getLogger("safekern").addHandler(handler)
+    kernel = _benchmark_kernels("lud")["lud.lud_perimeter"]
+    build = kernel.build
+    rewritten = build.final_rewrite()
+    predicates = rewritten.launch_predicates
+    out = {"stored": stored.is_stored(rewritten), "key": _key_digest(build),
+           "subset_key": _key_digest(LaunchVariantBuild(build, frozenset(predicates[:-1])))}
+    build.compilable_rewrite()          # what a launch that compiles the kernel rewrites
+    out["key_after_compile"] = _key_digest(build)
+    out["warnings"] = [w for w in warned if "differs" in w]
+    return out
+
+
 if __name__ == "__main__":
-    json.dump(main(sys.argv[1:]), sys.stdout, indent=1, sort_keys=True)
+    if sys.argv[1:2] == ["--cache"]:
+        json.dump(through_the_cache(sys.argv[2]), sys.stdout, sort_keys=True)
+    else:
+        json.dump(main(sys.argv[1:]), sys.stdout, indent=1, sort_keys=True)

@@ -115,3 +115,19 @@ def test_thread_facts_come_in_the_order_of_the_forms_atoms():
     facts = prover.thread_facts(forms)
     got = [next(a for a, c in f.form.terms if c < 0) for f in facts]
     assert got == order
+
+
+def test_a_cache_filled_under_one_seed_serves_another(tmp_path):
+    """The binary cache's key holds the rewritten source: a process whose seed ordered the
+    terms the other way keyed lud_perimeter's launch variant apart (a miss, compiled again),
+    and a compile of the kernel found its stored rewrite unlike a fresh one (a warning)."""
+    cache = str(tmp_path / "kernels.cache")
+    runs = []
+    for seed in ("0", "1", "6"):        # one after another: the first fills the cache
+        runs.append(json.loads(_run_seeds(["-m", "tests.numba.determinism_probe", "--cache",
+                                           cache], seeds=(seed,))[seed]))
+    assert [r["stored"] for r in runs] == [False, True, True]
+    for run in runs:
+        assert run["key"] == run["key_after_compile"] == runs[0]["key"]
+        assert run["subset_key"] == runs[0]["subset_key"]
+        assert run["warnings"] == []
