@@ -77,8 +77,8 @@ def differences(before: dict, after: dict) -> list:
 
 def main(argv=None) -> int:
     if os.environ.get("PYTHONHASHSEED") != "0":
-        # linear.Form orders terms by hash: generated code is the same run to run only with
-        # one hash seed (str hashes are salted per process otherwise).
+        # (The rewrite no longer depends on the seed -- tests/numba/test_rewrite_determinism.py
+        # -- but a snapshot made by an older tree did: one seed keeps them comparable.)
         os.environ["PYTHONHASHSEED"] = "0"
         os.execv(sys.executable, [sys.executable, "-m", "tools.prover_snapshot",
                                   *(sys.argv[1:] if argv is None else argv)])

@@ -200,7 +200,9 @@ class LaunchProver:
         """Facts true in every launch that tie the thread atoms of `forms` to the launch:
         threadIdx.k <= blockDim.k - 1, blockIdx.k <= gridDim.k - 1, grid(n)[k] <= gridsize - 1."""
         out = []
-        for atom in {a for form in forms for a in form.atoms}:
+        # (In the forms' order, not a set's: the facts' order decides which of equally good
+        # predicates `_predicate` keeps, and a set of atoms iterates by the salted str hash.)
+        for atom in dict.fromkeys(a for form in forms for a in form.atoms):
             if atom[0] != "cuda":
                 continue
             if atom[1] in ("threadIdx", "blockIdx") and atom[2] in _AXES:

@@ -50,10 +50,23 @@ class Form:
 
     @staticmethod
     def of(terms: dict, const: int = 0) -> "Form":
-        # (Ordered by hash: cheap, and atoms are tuples of mixed types. Equal hashes of different
-        # atoms could only make two equal forms compare unequal: a lost proof, never a wrong one.)
-        return Form(tuple(sorted(((a, c) for a, c in terms.items() if c),
-                                 key=lambda t: hash(t[0]))), const)
+        # Ordered by the atoms' order keys, not their hash: a str's hash is salted per process,
+        # and versioning.py writes a Form's terms back into the code in this order (the
+        # rewrite, and so the cache key, would depend on PYTHONHASHSEED). Equal keys of
+        # different atoms could only make two equal forms compare unequal: a lost proof.
+        items = [(a, c) for a, c in terms.items() if c]
+        if len(items) > 1:
+            items.sort(key=_term_key)
+        return Form(tuple(items), const)
+
+    def order_key(self) -> str:
+        """A text that is the same in every process for equal forms (see `order_key`)."""
+        try:
+            return self.__dict__["_key"]
+        except KeyError:
+            k = self.__dict__["_key"] = \
+                f"F({','.join(order_key(a) + '*' + str(c) for a, c in self.terms)}{self.const:+d})"
+            return k
 
     def as_dict(self) -> dict:
         return dict(self.terms)
@@ -86,6 +99,48 @@ class Form:
 
     def without(self, atom) -> "Form":
         return Form(tuple(t for t in self.terms if t[0] != atom), self.const)
+
+
+# atom -> its order key, for Form.of: atoms recur in many forms, and a key of an atom that holds
+# forms (an opaque term, a choice) is a walk. Bounded: a long-running process rewrites many kernels.
+_ORDER_KEYS: dict = {}
+_MAX_ORDER_KEYS = 1 << 16
+
+
+def order_key(value) -> str:
+    """A text for an atom (or a part of one) that is the same in every process: atoms are
+    tuples of str, int, Forms and facts (a choice's conditions), so the structure in words,
+    the members of a frozenset (a fact's variables) sorted. Not `repr`: a frozenset's repr
+    follows the str hashes."""
+    try:
+        return _ORDER_KEYS[value]
+    except (KeyError, TypeError):
+        pass
+    key = _order_key(value)
+    if len(_ORDER_KEYS) >= _MAX_ORDER_KEYS:
+        _ORDER_KEYS.clear()
+    try:
+        _ORDER_KEYS[value] = key
+    except TypeError:
+        pass
+    return key
+
+
+def _order_key(value) -> str:
+    if isinstance(value, Form):
+        return value.order_key()
+    if isinstance(value, tuple):
+        return f"({','.join(order_key(v) for v in value)})"
+    if isinstance(value, (frozenset, set)):
+        return f"{{{','.join(sorted(order_key(v) for v in value))}}}"
+    if isinstance(value, Fact):
+        return f"Fact({order_key(value.form)},{order_key(value.deps)}," \
+               f"{value.origin!r},{value.strict})"
+    return repr(value)          # str, int, None, bool (atoms hold nothing else)
+
+
+def _term_key(term) -> str:
+    return order_key(term[0])
 
 
 @dataclass(frozen=True)
