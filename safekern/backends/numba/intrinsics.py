@@ -18,7 +18,8 @@ from numba.cuda.extending import intrinsic
 
 from ... import failures
 from ...frontend.python import INDEXED_ATOMICS
-from .lowering import (emit_checks, emit_record, flag_clear, select_load, selectable,
+from .lowering import (array_data, array_extent, emit_checks, emit_record, flag_clear,
+                       select_load, selectable,
                        special_register)
 
 # -- failure recording (the cold side) ------------------------------------------------------
@@ -44,7 +45,7 @@ def _sk_skip(typingctx, fb):
                                          ir.Constant(i64, 0))
             first = builder.and_(first, zero)
         with builder.if_then(first, likely=False):
-            data = context.make_array(fb)(context, builder, args[0]).data
+            data = array_data(context, builder, fb, args[0])
             slot = builder.gep(data, [ir.Constant(i64, failures.SKIPPED)])
             builder.atomic_rmw("add", slot, ir.Constant(i64, 1), "monotonic")
         return context.get_dummy_value()
@@ -73,8 +74,7 @@ def _sk_extent(typingctx, arr, axis):
         intp = context.get_value_type(types.intp)
         if not isinstance(arr, types.Array):
             return ir.Constant(intp, -1)
-        ary = context.make_array(arr)(context, builder, args[0])
-        return builder.extract_value(ary.shape, k)
+        return array_extent(context, builder, arr, args[0], k)
 
     return types.intp(arr, axis), codegen
 

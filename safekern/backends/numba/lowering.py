@@ -78,6 +78,34 @@ def store_thread_and_block(builder, data, slot: int) -> None:
     builder.call(asm, [data])
 
 
+def array_data(context, builder, arr_ty, arr):
+    """The data pointer of the array value `arr`: one extractvalue. Not numba's struct proxy
+    (`context.make_array(arr_ty)(context, builder, arr).data`): that stores the value in an
+    alloca of the entry block and loads the field back (the same value once LLVM promotes the
+    alloca), and first looks for an `__array__` conversion, whose failure refreshes every
+    registry of the target: about half a millisecond of Python per proxy, several per check,
+    for IR that the optimiser folds away again."""
+    return builder.extract_value(arr, _position(context, arr_ty, "data"))
+
+
+def array_shape(context, builder, arr_ty, arr) -> list:
+    """The extents of the array value `arr` (one extractvalue each; see array_data)."""
+    return [array_extent(context, builder, arr_ty, arr, k) for k in range(arr_ty.ndim)]
+
+
+def array_extent(context, builder, arr_ty, arr, axis: int):
+    return builder.extract_value(arr, [_position(context, arr_ty, "shape"), axis])
+
+
+def array_strides(context, builder, arr_ty, arr) -> list:
+    pos = _position(context, arr_ty, "strides")
+    return [builder.extract_value(arr, [pos, k]) for k in range(arr_ty.ndim)]
+
+
+def _position(context, arr_ty, field: str) -> int:
+    return context.data_model_manager[arr_ty].get_field_position(field)
+
+
 def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, axis,
                 unsigned_bits: int = 0):
     """The cold path: set the thread's flag; the first failure on the device (a 64-bit
@@ -87,9 +115,9 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
     >= 2**63 back as itself, not as a negative number (failures.UNSIGNED); an i64 value
     instead of a constant is stored as it is."""
     i64 = ir.IntType(64)
-    flag_ary = context.make_array(flag_ty)(context, builder, flag)
-    builder.store(ir.Constant(flag_ary.data.type.pointee, 1), flag_ary.data)
-    data = context.make_array(fb_ty)(context, builder, fb).data
+    flag_data = array_data(context, builder, flag_ty, flag)
+    builder.store(ir.Constant(flag_data.type.pointee, 1), flag_data)
+    data = array_data(context, builder, fb_ty, fb)
     result = builder.cmpxchg(data, ir.Constant(i64, 0), code, "monotonic", "monotonic")
     with builder.if_then(builder.extract_value(result, 1), likely=True):
         slot = failures.INDEX
@@ -106,9 +134,6 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
         store_thread_and_block(builder, data, slot)
 
 
-def _shapes(context, builder, arr_ty, arr):
-    ary = context.make_array(arr_ty)(context, builder, arr)
-    return ary, cgutils.unpack_tuple(builder, ary.shape, arr_ty.ndim)
 
 
 def _compare(builder, context, arr_ty, idx_ty, shapes, idx):
@@ -183,7 +208,7 @@ def emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty):
 
 def emit_checks(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_ty, flag_ty):
     """Compare each integer index component with its axis; record failures (cold). -> i1 ok"""
-    _, shapes = _shapes(context, builder, arr_ty, arr)
+    shapes = array_shape(context, builder, arr_ty, arr)
     compared = _compare(builder, context, arr_ty, idx_ty, shapes, idx)
     return emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty)
 
@@ -193,12 +218,12 @@ def select_load(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_t
     component is in bounds, else a slot of the failure buffer (always readable); the failure
     is recorded after the load. So loads of later iterations are not held behind a branch
     and stay in flight together, as in the unchecked loop."""
-    ary, shapes = _shapes(context, builder, arr_ty, arr)
+    shapes = array_shape(context, builder, arr_ty, arr)
     compared = _compare(builder, context, arr_ty, idx_ty, shapes, idx)
     ok = cgutils.true_bit
     for *_, bad in compared:
         ok = builder.and_(ok, builder.not_(bad))
-    strides = cgutils.unpack_tuple(builder, ary.strides, arr_ty.ndim)
+    strides = array_strides(context, builder, arr_ty, arr)
     comps = components(idx_ty)
     tupled = isinstance(idx_ty, types.BaseTuple)
     inds = []
@@ -209,9 +234,10 @@ def select_load(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_t
             value = builder.select(builder.icmp_signed("<", value, ir.Constant(value.type, 0)),
                                    builder.add(value, shapes[pos]), value)
         inds.append(value)
-    ptr = cgutils.get_item_pointer2(context, builder, ary.data, shapes, strides, arr_ty.layout,
+    ptr = cgutils.get_item_pointer2(context, builder, array_data(context, builder, arr_ty, arr),
+                                    shapes, strides, arr_ty.layout,
                                     inds, wraparound=False)
-    spare = context.make_array(fb_ty)(context, builder, fb).data
+    spare = array_data(context, builder, fb_ty, fb)
     spare = builder.gep(spare, [ir.Constant(ir.IntType(64), failures.BUFFER_LEN - 2)])
     ptr = builder.select(ok, ptr, builder.bitcast(spare, ptr.type))
     from numba.cuda.np.arrayobj import load_item
@@ -234,10 +260,9 @@ def selectable(context, arr_ty, idx_ty) -> bool:
 
 
 def flag_clear(context, builder, flag_ty, flag):
-    ary = context.make_array(flag_ty)(context, builder, flag)
-    value = builder.load(ary.data)
+    value = builder.load(array_data(context, builder, flag_ty, flag))
     return builder.icmp_signed("==", value, ir.Constant(value.type, 0))
 
 
-__all__ = ["components", "plan", "special_register", "store_thread_and_block", "emit_record", "emit_records",
+__all__ = ["components", "plan", "array_data", "array_shape", "array_extent", "special_register", "store_thread_and_block", "emit_record", "emit_records",
            "emit_checks", "select_load", "selectable", "flag_clear"]
