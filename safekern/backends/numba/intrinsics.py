@@ -18,9 +18,8 @@ from numba.cuda.extending import intrinsic
 
 from ... import failures
 from ...frontend.python import INDEXED_ATOMICS
-from .lowering import (array_data, array_extent, emit_checks, emit_record, flag_clear,
-                       select_load, selectable,
-                       special_register)
+from .lowering import (array_data, array_extent, element_load, emit_checks, emit_record,
+                       flag_clear, select_load, selectable, special_register)
 
 # -- failure recording (the cold side) ------------------------------------------------------
 
@@ -203,7 +202,11 @@ def _load_typer(typingctx, arr, idx, code, fb, flag, select: bool):
         # Loads do not test the flag: an in-bounds read is harmless after a failure (its
         # value is never stored: stores and atomics test the flag), and the test would cost
         # a branch per load.
-        return _if_ok(context, builder, ok, lambda: getitem(builder, (a, gi)), result)
+        def load():
+            value = element_load(context, builder, arr, gsig.args[1], a, gi)
+            return getitem(builder, (a, gi)) if value is None else \
+                context.cast(builder, value, arr.dtype, result)
+        return _if_ok(context, builder, ok, load, result)
 
     return result(arr, idx, code, fb, flag), codegen
 

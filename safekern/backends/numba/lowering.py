@@ -247,6 +247,28 @@ def select_load(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_t
     return value
 
 
+def element_load(context, builder, arr_ty, idx_ty, arr, idx):
+    """numba's getitem of one element (`arr[i, j]`, every component an integer; its
+    basic_indexing with wraparound, then load_item), with the array's fields read by
+    extractvalue: numba's getitem builds the struct proxy (see array_data) at every load.
+    None where numba's own getitem must lower it (other indices; NUMBA_BOUNDSCHECK on)."""
+    comps = components(idx_ty)
+    if context.enable_boundscheck or len(comps) != arr_ty.ndim or \
+            not all(isinstance(c, types.Integer) for c in comps):
+        return None
+    from numba.cuda.np.arrayobj import fix_integer_index, load_item
+
+    shapes = array_shape(context, builder, arr_ty, arr)
+    tupled = isinstance(idx_ty, types.BaseTuple)
+    inds = [fix_integer_index(context, builder, comp,
+                              builder.extract_value(idx, k) if tupled else idx, shapes[k])
+            for k, comp in enumerate(comps)]
+    ptr = cgutils.get_item_pointer2(context, builder, array_data(context, builder, arr_ty, arr),
+                                    shapes, array_strides(context, builder, arr_ty, arr),
+                                    arr_ty.layout, inds, wraparound=False)
+    return load_item(context, builder, arr_ty, ptr)
+
+
 def selectable(context, arr_ty, idx_ty) -> bool:
     """A full integer index of an array whose element fits the failure buffer's spare slots."""
     comps = components(idx_ty)
@@ -264,5 +286,6 @@ def flag_clear(context, builder, flag_ty, flag):
     return builder.icmp_signed("==", value, ir.Constant(value.type, 0))
 
 
-__all__ = ["components", "plan", "array_data", "array_shape", "array_extent", "special_register", "store_thread_and_block", "emit_record", "emit_records",
-           "emit_checks", "select_load", "selectable", "flag_clear"]
+__all__ = ["components", "plan", "array_data", "array_shape", "array_extent", "special_register",
+           "store_thread_and_block", "emit_record", "emit_records", "emit_checks", "select_load",
+           "element_load", "selectable", "flag_clear"]
