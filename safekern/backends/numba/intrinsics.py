@@ -2,7 +2,8 @@
 
 `_sk_load(a, idx, code, fb, flag)` and `_sk_store(...)` are intrinsics: for an array they emit
 inline (lowering.py) a comparison of each integer index component with its axis' extent, the
-failure recording on an unlikely branch, and numba's own getitem/setitem; for anything else
+failure recording on an unlikely branch, and the access (numba's basic indexing for an element
+load, lowering.element_load; numba's own getitem/setitem otherwise); for anything else
 (tuples, records, user types) they are the plain subscript. So which subscripts are array accesses is
 decided by numba's typing, never guessed from syntax. Atomics are intrinsics too: the same
 checks, then numba's own atomic. (No overloads: numba compiles each overload apart, per type.)
@@ -120,7 +121,7 @@ def _sk_flag_array(typingctx):
 # -- loads and stores: intrinsics, so a view (row = a[i]) can be the result -------------------------
 # A numba-cuda device function may not return an array it did not receive, so loads cannot be
 # overloads. The intrinsic emits the checks inline, with the failure side marked unlikely, and
-# lowers the subscript with numba's own getitem/setitem.
+# lowers the subscript as numba does (element_load for one element, else numba's getitem/setitem).
 
 
 def _if_ok(context, builder, ok, emit, result):
