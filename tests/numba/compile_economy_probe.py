@@ -1,8 +1,8 @@
 """Run without the simulator: compiles checked kernels to PTX for sm_90 (no GPU needed) and
 prints, as JSON, for each: how many of numba's array struct proxies (`context.make_array`)
 safekern's own lowering made (`proxies`), how many were made while lowering a checked load
-(`load_proxies`: numba's getitem inside the load helper makes one), how many checked loads were
-lowered (`loads`), and how many failure records the PTX holds (`records`: CAS sites)."""
+(`load_proxies`: numba's getitem inside the load helper makes one) or a store (`store_proxies`:
+numba's setitem), how many checked loads were lowered (`loads`), and how many failure records the PTX holds (`records`: CAS sites)."""
 import json
 import sys
 
@@ -21,12 +21,19 @@ CASES = {
 
 made = []
 in_load = []
+in_store = []
 _make_array = arrayobj.make_array
 
 
 def _load_codegen(frame) -> bool:
     return frame.f_code.co_name == "codegen" and \
         frame.f_code.co_qualname.startswith("_load_typer.") and \
+        frame.f_globals.get("__name__") == "safekern.backends.numba.intrinsics"
+
+
+def _store_codegen(frame) -> bool:
+    return frame.f_code.co_name == "codegen" and \
+        frame.f_code.co_qualname.startswith(("_sk_store.", "_sk_put.")) and \
         frame.f_globals.get("__name__") == "safekern.backends.numba.intrinsics"
 
 
@@ -39,6 +46,9 @@ def _counting(typ):
     while frame is not None:
         if _load_codegen(frame):
             in_load.append(typ)
+            break
+        if _store_codegen(frame):
+            in_store.append(typ)
             break
         frame = frame.f_back
     return _make_array(typ)
@@ -62,8 +72,10 @@ out = {}
 for name, sig in CASES.items():
     made.clear()
     in_load.clear()
+    in_store.clear()
     loads.clear()
     ptx = getattr(K, name).compile_ptx(sig, cc=(9, 0))
     out[name] = {"proxies": len(made), "load_proxies": len(in_load), "loads": len(loads),
+                 "store_proxies": len(in_store),
                  "records": ptx.count("atom.global.cas.b64")}
 json.dump(out, sys.stdout)

@@ -2,8 +2,8 @@
 
 `_sk_load(a, idx, code, fb, flag)` and `_sk_store(...)` are intrinsics: for an array they emit
 inline (lowering.py) a comparison of each integer index component with its axis' extent, the
-failure recording on an unlikely branch, and the access (numba's basic indexing for an element
-load, lowering.element_load; numba's own getitem/setitem otherwise); for anything else
+failure recording on an unlikely branch, and the access (numba's basic indexing for one
+element, lowering.element_load/element_store; numba's own getitem/setitem otherwise); for anything else
 (tuples, records, user types) they are the plain subscript. So which subscripts are array accesses is
 decided by numba's typing, never guessed from syntax. Atomics are intrinsics too: the same
 checks, then numba's own atomic. (No overloads: numba compiles each overload apart, per type.)
@@ -19,8 +19,8 @@ from numba.cuda.extending import intrinsic
 
 from ... import failures
 from ...frontend.python import INDEXED_ATOMICS
-from .lowering import (array_data, array_extent, element_load, emit_checks, emit_record,
-                       flag_clear, select_load, selectable, special_register)
+from .lowering import (array_data, array_extent, element_load, element_store, emit_checks,
+                       emit_record, flag_clear, select_load, selectable, special_register)
 
 # -- failure recording (the cold side) ------------------------------------------------------
 
@@ -225,6 +225,13 @@ def _sk_loadv(typingctx, arr, idx, code, fb, flag):
     return _load_typer(typingctx, arr, idx, code, fb, flag, select=True)
 
 
+def _setitem(context, builder, ssig, setitem, args) -> None:
+    """numba's setitem of `args` (with ssig's types): element_store for one element, else
+    numba's own."""
+    if not element_store(context, builder, *ssig.args[:3], *args):
+        setitem(builder, args)
+
+
 @intrinsic
 def _sk_store(typingctx, arr, idx, value, code, fb, flag):
     ssig = _resolve(typingctx, operator.setitem, (arr, idx, value))
@@ -245,7 +252,7 @@ def _sk_store(typingctx, arr, idx, value, code, fb, flag):
         ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
         ok = builder.and_(ok, flag_clear(context, builder, flag, flagv))
         with builder.if_then(ok, likely=True):
-            setitem(builder, (a, si, v))
+            _setitem(context, builder, ssig, setitem, (a, si, v))
         return context.get_dummy_value()
 
     return types.none(arr, idx, value, code, fb, flag), codegen
@@ -265,7 +272,7 @@ def _sk_put(typingctx, arr, idx, value, flag):
         si = context.cast(builder, i, idx, ssig.args[1])
         setitem = context.get_function(operator.setitem, ssig)
         with builder.if_then(flag_clear(context, builder, flag, flagv), likely=True):
-            setitem(builder, (a, si, v))
+            _setitem(context, builder, ssig, setitem, (a, si, v))
         return context.get_dummy_value()
 
     return types.none(arr, idx, value, flag), codegen

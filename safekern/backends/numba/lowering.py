@@ -247,25 +247,49 @@ def select_load(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_t
     return value
 
 
-def element_load(context, builder, arr_ty, idx_ty, arr, idx):
-    """numba's getitem of one element (`arr[i, j]`, every component an integer; its
-    basic_indexing with wraparound, then load_item), with the array's fields read by
-    extractvalue: numba's getitem builds the struct proxy (see array_data) at every load.
-    None where numba's own getitem must lower it (other indices; NUMBA_BOUNDSCHECK on)."""
+def element_pointer(context, builder, arr_ty, idx_ty, arr, idx):
+    """The address numba's basic indexing gives one element (`arr[i, j]`: every component an
+    integer, negative ones wrapped), the array's fields read by extractvalue (numba's getitem
+    and setitem build the struct proxy, see array_data, at every access). None where numba
+    must index (other indices; NUMBA_BOUNDSCHECK on: numba's own check then)."""
     comps = components(idx_ty)
-    if context.enable_boundscheck or len(comps) != arr_ty.ndim or \
-            not all(isinstance(c, types.Integer) for c in comps):
+    if not isinstance(arr_ty, types.Array) or context.enable_boundscheck or \
+            len(comps) != arr_ty.ndim or not all(isinstance(c, types.Integer) for c in comps):
         return None
-    from numba.cuda.np.arrayobj import fix_integer_index, load_item
+    from numba.cuda.np.arrayobj import fix_integer_index
 
     shapes = array_shape(context, builder, arr_ty, arr)
     tupled = isinstance(idx_ty, types.BaseTuple)
     inds = [fix_integer_index(context, builder, comp,
                               builder.extract_value(idx, k) if tupled else idx, shapes[k])
             for k, comp in enumerate(comps)]
-    ptr = cgutils.get_item_pointer2(context, builder, array_data(context, builder, arr_ty, arr),
-                                    shapes, array_strides(context, builder, arr_ty, arr),
-                                    arr_ty.layout, inds, wraparound=False)
+    return cgutils.get_item_pointer2(context, builder, array_data(context, builder, arr_ty, arr),
+                                     shapes, array_strides(context, builder, arr_ty, arr),
+                                     arr_ty.layout, inds, wraparound=False)
+
+
+def element_store(context, builder, arr_ty, idx_ty, val_ty, arr, idx, val) -> bool:
+    """numba's setitem of one element (a scalar value cast to the element type, store_item)
+    at element_pointer; False (nothing emitted) where numba's setitem must lower it."""
+    if isinstance(val_ty, types.Buffer):
+        return False
+    ptr = element_pointer(context, builder, arr_ty, idx_ty, arr, idx)
+    if ptr is None:
+        return False
+    from numba.cuda.np.arrayobj import store_item
+
+    store_item(context, builder, arr_ty, context.cast(builder, val, val_ty, arr_ty.dtype), ptr)
+    return True
+
+
+def element_load(context, builder, arr_ty, idx_ty, arr, idx):
+    """numba's getitem of one element (load_item at element_pointer); None where numba's
+    getitem must lower it."""
+    ptr = element_pointer(context, builder, arr_ty, idx_ty, arr, idx)
+    if ptr is None:
+        return None
+    from numba.cuda.np.arrayobj import load_item
+
     return load_item(context, builder, arr_ty, ptr)
 
 
@@ -288,4 +312,4 @@ def flag_clear(context, builder, flag_ty, flag):
 
 __all__ = ["components", "plan", "array_data", "array_shape", "array_extent", "special_register",
            "store_thread_and_block", "emit_record", "emit_records", "emit_checks", "select_load",
-           "element_load", "selectable", "flag_clear"]
+           "element_pointer", "element_load", "element_store", "selectable", "flag_clear"]
