@@ -2,7 +2,8 @@
 
 `_sk_load(a, idx, code, fb, flag)` and `_sk_store(...)` are intrinsics: for an array they emit
 inline (lowering.py) a comparison of each integer index component with its axis' extent, the
-failure recording on an unlikely branch, and numba's own getitem/setitem; for anything else
+failure recording on an unlikely branch, and the access (numba's basic indexing for one
+element, lowering.element_load/element_store; numba's own getitem/setitem otherwise); for anything else
 (tuples, records, user types) they are the plain subscript. So which subscripts are array accesses is
 decided by numba's typing, never guessed from syntax. Atomics are intrinsics too: the same
 checks, then numba's own atomic. (No overloads: numba compiles each overload apart, per type.)
@@ -18,8 +19,8 @@ from numba.cuda.extending import intrinsic
 
 from ... import failures
 from ...frontend.python import INDEXED_ATOMICS
-from .lowering import (emit_checks, emit_record, flag_clear, select_load, selectable,
-                       special_register)
+from .lowering import (array_data, array_extent, element_load, element_store, emit_checks,
+                       emit_record, flag_clear, select_load, selectable, special_register)
 
 # -- failure recording (the cold side) ------------------------------------------------------
 
@@ -44,7 +45,7 @@ def _sk_skip(typingctx, fb):
                                          ir.Constant(i64, 0))
             first = builder.and_(first, zero)
         with builder.if_then(first, likely=False):
-            data = context.make_array(fb)(context, builder, args[0]).data
+            data = array_data(context, builder, fb, args[0])
             slot = builder.gep(data, [ir.Constant(i64, failures.SKIPPED)])
             builder.atomic_rmw("add", slot, ir.Constant(i64, 1), "monotonic")
         return context.get_dummy_value()
@@ -73,8 +74,7 @@ def _sk_extent(typingctx, arr, axis):
         intp = context.get_value_type(types.intp)
         if not isinstance(arr, types.Array):
             return ir.Constant(intp, -1)
-        ary = context.make_array(arr)(context, builder, args[0])
-        return builder.extract_value(ary.shape, k)
+        return array_extent(context, builder, arr, args[0], k)
 
     return types.intp(arr, axis), codegen
 
@@ -121,7 +121,7 @@ def _sk_flag_array(typingctx):
 # -- loads and stores: intrinsics, so a view (row = a[i]) can be the result -------------------------
 # A numba-cuda device function may not return an array it did not receive, so loads cannot be
 # overloads. The intrinsic emits the checks inline, with the failure side marked unlikely, and
-# lowers the subscript with numba's own getitem/setitem.
+# lowers the subscript as numba does (element_load for one element, else numba's getitem/setitem).
 
 
 def _if_ok(context, builder, ok, emit, result):
@@ -205,7 +205,11 @@ def _load_typer(typingctx, arr, idx, code, fb, flag, select: bool, exits: bool =
         # Loads do not test the flag: an in-bounds read is harmless after a failure (its
         # value is never stored: stores and atomics test the flag), and the test would cost
         # a branch per load.
-        return _if_ok(context, builder, ok, lambda: getitem(builder, (a, gi)), result)
+        def load():
+            value = element_load(context, builder, arr, gsig.args[1], a, gi)
+            return getitem(builder, (a, gi)) if value is None else \
+                context.cast(builder, value, arr.dtype, result)
+        return _if_ok(context, builder, ok, load, result)
 
     return result(arr, idx, code, fb, flag), codegen
 
@@ -221,6 +225,13 @@ def _sk_loadv(typingctx, arr, idx, code, fb, flag):
     """A checked load in a loop: no branch before the load (see select_load), so loads of
     successive iterations overlap as in the unchecked loop; costs a few registers."""
     return _load_typer(typingctx, arr, idx, code, fb, flag, select=True)
+
+
+def _setitem(context, builder, ssig, setitem, args) -> None:
+    """numba's setitem of `args` (with ssig's types): element_store for one element, else
+    numba's own."""
+    if not element_store(context, builder, *ssig.args[:3], *args):
+        setitem(builder, args)
 
 
 @intrinsic
@@ -287,7 +298,7 @@ def _store_typer(typingctx, arr, idx, value, code, fb, flag, exits: bool = False
         # (the flag: a device function, an assert or a division may have failed before)
         ok = builder.and_(ok, flag_clear(context, builder, flag, flagv))
         with builder.if_then(ok, likely=True):
-            setitem(builder, (a, si, v))
+            _setitem(context, builder, ssig, setitem, (a, si, v))
         return context.get_dummy_value()
 
     return types.none(arr, idx, value, code, fb, flag), codegen
@@ -318,7 +329,7 @@ def _sk_put(typingctx, arr, idx, value, flag):
         si = context.cast(builder, i, idx, ssig.args[1])
         setitem = context.get_function(operator.setitem, ssig)
         with builder.if_then(flag_clear(context, builder, flag, flagv), likely=True):
-            setitem(builder, (a, si, v))
+            _setitem(context, builder, ssig, setitem, (a, si, v))
         return context.get_dummy_value()
 
     return types.none(arr, idx, value, flag), codegen

@@ -74,6 +74,34 @@ def store_thread_and_block(builder, data, slot: int) -> None:
         builder.store(special_register(builder, reg), builder.gep(data, [ir.Constant(i64, slot + k)]))
 
 
+def array_data(context, builder, arr_ty, arr):
+    """The data pointer of the array value `arr`: one extractvalue. Not numba's struct proxy
+    (`context.make_array(arr_ty)(context, builder, arr).data`): that stores the value in an
+    alloca of the entry block and loads the field back (the same value once LLVM promotes the
+    alloca), and first looks for an `__array__` conversion, whose failure refreshes every
+    registry of the target: about half a millisecond of Python per proxy, several per check,
+    for IR that the optimiser folds away again."""
+    return builder.extract_value(arr, _position(context, arr_ty, "data"))
+
+
+def array_shape(context, builder, arr_ty, arr) -> list:
+    """The extents of the array value `arr` (one extractvalue each; see array_data)."""
+    return [array_extent(context, builder, arr_ty, arr, k) for k in range(arr_ty.ndim)]
+
+
+def array_extent(context, builder, arr_ty, arr, axis: int):
+    return builder.extract_value(arr, [_position(context, arr_ty, "shape"), axis])
+
+
+def array_strides(context, builder, arr_ty, arr) -> list:
+    pos = _position(context, arr_ty, "strides")
+    return [builder.extract_value(arr, [pos, k]) for k in range(arr_ty.ndim)]
+
+
+def _position(context, arr_ty, field: str) -> int:
+    return context.data_model_manager[arr_ty].get_field_position(field)
+
+
 def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, axis,
                 unsigned_bits: int = 0, set_flag: bool = True):
     """The cold path: set the thread's flag; the first failure on the device (a 64-bit
@@ -84,9 +112,9 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
     `set_flag`, the thread ends after it (emit_records' `exits`): no flag to set."""
     i64 = ir.IntType(64)
     if set_flag:
-        flag_ary = context.make_array(flag_ty)(context, builder, flag)
-        builder.store(ir.Constant(flag_ary.data.type.pointee, 1), flag_ary.data)
-    data = context.make_array(fb_ty)(context, builder, fb).data
+        flag_data = array_data(context, builder, flag_ty, flag)
+        builder.store(ir.Constant(flag_data.type.pointee, 1), flag_data)
+    data = array_data(context, builder, fb_ty, fb)
     result = builder.cmpxchg(data, ir.Constant(i64, 0), code, "monotonic", "monotonic")
     with builder.if_then(builder.extract_value(result, 1), likely=True):
         slot = failures.INDEX
@@ -100,9 +128,6 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
         store_thread_and_block(builder, data, slot)
 
 
-def _shapes(context, builder, arr_ty, arr):
-    ary = context.make_array(arr_ty)(context, builder, arr)
-    return ary, cgutils.unpack_tuple(builder, ary.shape, arr_ty.ndim)
 
 
 def _compare(builder, context, arr_ty, idx_ty, shapes, idx):
@@ -166,7 +191,7 @@ def emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty,
 def emit_checks(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_ty, flag_ty,
                 exits: bool = False):
     """Compare each integer index component with its axis; record failures (cold). -> i1 ok"""
-    _, shapes = _shapes(context, builder, arr_ty, arr)
+    shapes = array_shape(context, builder, arr_ty, arr)
     compared = _compare(builder, context, arr_ty, idx_ty, shapes, idx)
     return emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty, exits)
 
@@ -177,12 +202,12 @@ def select_load(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_t
     component is in bounds, else a slot of the failure buffer (always readable); the failure
     is recorded after the load. So loads of later iterations are not held behind a branch
     and stay in flight together, as in the unchecked loop."""
-    ary, shapes = _shapes(context, builder, arr_ty, arr)
+    shapes = array_shape(context, builder, arr_ty, arr)
     compared = _compare(builder, context, arr_ty, idx_ty, shapes, idx)
     ok = cgutils.true_bit
     for *_, bad in compared:
         ok = builder.and_(ok, builder.not_(bad))
-    strides = cgutils.unpack_tuple(builder, ary.strides, arr_ty.ndim)
+    strides = array_strides(context, builder, arr_ty, arr)
     comps = components(idx_ty)
     tupled = isinstance(idx_ty, types.BaseTuple)
     inds = []
@@ -193,9 +218,10 @@ def select_load(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_t
             value = builder.select(builder.icmp_signed("<", value, ir.Constant(value.type, 0)),
                                    builder.add(value, shapes[pos]), value)
         inds.append(value)
-    ptr = cgutils.get_item_pointer2(context, builder, ary.data, shapes, strides, arr_ty.layout,
+    ptr = cgutils.get_item_pointer2(context, builder, array_data(context, builder, arr_ty, arr),
+                                    shapes, strides, arr_ty.layout,
                                     inds, wraparound=False)
-    spare = context.make_array(fb_ty)(context, builder, fb).data
+    spare = array_data(context, builder, fb_ty, fb)
     spare = builder.gep(spare, [ir.Constant(ir.IntType(64), failures.BUFFER_LEN - 2)])
     ptr = builder.select(ok, ptr, builder.bitcast(spare, ptr.type))
     from numba.cuda.np.arrayobj import load_item
@@ -204,6 +230,52 @@ def select_load(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_t
     if record:       # (else the end of its straight run checks it again: _sk_load_check)
         emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty, exits)
     return value
+
+
+def element_pointer(context, builder, arr_ty, idx_ty, arr, idx):
+    """The address numba's basic indexing gives one element (`arr[i, j]`: every component an
+    integer, negative ones wrapped), the array's fields read by extractvalue (numba's getitem
+    and setitem build the struct proxy, see array_data, at every access). None where numba
+    must index (other indices; NUMBA_BOUNDSCHECK on: numba's own check then)."""
+    comps = components(idx_ty)
+    if not isinstance(arr_ty, types.Array) or context.enable_boundscheck or \
+            len(comps) != arr_ty.ndim or not all(isinstance(c, types.Integer) for c in comps):
+        return None
+    from numba.cuda.np.arrayobj import fix_integer_index
+
+    shapes = array_shape(context, builder, arr_ty, arr)
+    tupled = isinstance(idx_ty, types.BaseTuple)
+    inds = [fix_integer_index(context, builder, comp,
+                              builder.extract_value(idx, k) if tupled else idx, shapes[k])
+            for k, comp in enumerate(comps)]
+    return cgutils.get_item_pointer2(context, builder, array_data(context, builder, arr_ty, arr),
+                                     shapes, array_strides(context, builder, arr_ty, arr),
+                                     arr_ty.layout, inds, wraparound=False)
+
+
+def element_store(context, builder, arr_ty, idx_ty, val_ty, arr, idx, val) -> bool:
+    """numba's setitem of one element (a scalar value cast to the element type, store_item)
+    at element_pointer; False (nothing emitted) where numba's setitem must lower it."""
+    if isinstance(val_ty, types.Buffer):
+        return False
+    ptr = element_pointer(context, builder, arr_ty, idx_ty, arr, idx)
+    if ptr is None:
+        return False
+    from numba.cuda.np.arrayobj import store_item
+
+    store_item(context, builder, arr_ty, context.cast(builder, val, val_ty, arr_ty.dtype), ptr)
+    return True
+
+
+def element_load(context, builder, arr_ty, idx_ty, arr, idx):
+    """numba's getitem of one element (load_item at element_pointer); None where numba's
+    getitem must lower it."""
+    ptr = element_pointer(context, builder, arr_ty, idx_ty, arr, idx)
+    if ptr is None:
+        return None
+    from numba.cuda.np.arrayobj import load_item
+
+    return load_item(context, builder, arr_ty, ptr)
 
 
 def selectable(context, arr_ty, idx_ty) -> bool:
@@ -219,10 +291,11 @@ def selectable(context, arr_ty, idx_ty) -> bool:
 
 
 def flag_clear(context, builder, flag_ty, flag):
-    ary = context.make_array(flag_ty)(context, builder, flag)
-    value = builder.load(ary.data)
+    value = builder.load(array_data(context, builder, flag_ty, flag))
     return builder.icmp_signed("==", value, ir.Constant(value.type, 0))
 
 
-__all__ = ["components", "plan", "special_register", "store_thread_and_block", "emit_record", "emit_records", "end_thread",
-           "emit_checks", "select_load", "selectable", "flag_clear"]
+__all__ = ["components", "plan", "array_data", "array_shape", "array_extent", "special_register",
+           "store_thread_and_block", "emit_record", "emit_records", "end_thread", "emit_checks",
+           "select_load", "element_pointer", "element_load", "element_store", "selectable",
+           "flag_clear"]
