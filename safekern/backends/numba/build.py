@@ -36,17 +36,15 @@ _MISSING = object()
 _SCALAR_TYPES = (int, float, bool, str, complex, bytes, type(None))
 
 
-def helpers_namespace(checks_exit: bool = False) -> dict:
-    """What the rewritten code's `_sk_*` names are bound to; `checks_exit`: for a rewrite whose
-    failing checks end the thread (the simulator's helpers leave after the statement, as
-    before: nothing the thread would still do there is seen)."""
+def helpers_namespace() -> dict:
+    """What the rewritten code's `_sk_*` names are bound to."""
     if SIMULATOR:
         from . import sim
 
         return sim.namespace()
     from . import intrinsics
 
-    return intrinsics.namespace(checks_exit)
+    return intrinsics.namespace()
 
 
 def compile_rewritten(rewritten, device_impls: dict, namespace=None):
@@ -60,7 +58,7 @@ def compile_rewritten(rewritten, device_impls: dict, namespace=None):
     for name, value in namespace.items():
         if isinstance(value, UncheckedFunction):      # numba calls numba's own dispatcher
             namespace[name] = value.numba_dispatcher()
-    namespace.update(helpers_namespace(rewritten.checks_exit))
+    namespace.update(helpers_namespace())
     namespace.update(device_impls)
     code = compile(rewritten.tree, parsed.filename, "exec")
     exec(code, namespace)

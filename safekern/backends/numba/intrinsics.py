@@ -155,8 +155,7 @@ def _static_tuple_index(container, index):
     return None
 
 
-def _load_typer(typingctx, arr, idx, code, fb, flag, select: bool, exits: bool = False,
-                record: bool = True):
+def _load_typer(typingctx, arr, idx, code, fb, flag, select: bool):
     if not isinstance(arr, types.Array):
         position = _static_tuple_index(arr, idx)
         if position is not None:           # a heterogeneous tuple needs a constant index
@@ -192,10 +191,9 @@ def _load_typer(typingctx, arr, idx, code, fb, flag, select: bool, exits: bool =
         a, i, c, fbv, flagv = args
         c = context.cast(builder, c, sig.args[2], types.int64)
         if select and not isinstance(result, types.Array) and selectable(context, arr, idx):
-            value = select_load(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag,
-                                exits, record)
+            value = select_load(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
             return context.cast(builder, value, arr.dtype, result)
-        ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag, exits)
+        ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
         getitem = context.get_function(operator.getitem, gsig)
         gi = context.cast(builder, i, idx, gsig.args[1])
         if isinstance(result, types.Array):
@@ -235,50 +233,7 @@ def _setitem(context, builder, ssig, setitem, args) -> None:
 
 
 @intrinsic
-def _sk_load_exit(typingctx, arr, idx, code, fb, flag):
-    """_sk_load of a kernel whose failing checks end the thread (exit_mode.py)."""
-    return _load_typer(typingctx, arr, idx, code, fb, flag, select=False, exits=True)
-
-
-@intrinsic
-def _sk_loadv_exit(typingctx, arr, idx, code, fb, flag):
-    """_sk_loadv of a kernel whose failing checks end the thread (exit_mode.py)."""
-    return _load_typer(typingctx, arr, idx, code, fb, flag, select=True, exits=True)
-
-
-@intrinsic
-def _sk_loadq(typingctx, arr, idx, code, fb, flag):
-    """A load of a straight run whose failure the run's end records (`_sk_load_check`,
-    frontend/python/gathers.py): branch-free, no record. A view, or an element the failure
-    buffer's spare slot cannot stand in for, is checked and recorded at once (_sk_loadv)."""
-    return _load_typer(typingctx, arr, idx, code, fb, flag, select=True, record=False)
-
-
-def _check_typer(typingctx, arr, idx, code, fb, flag, exits: bool = False):
-    def codegen(context, builder, sig, args):
-        if isinstance(arr, types.Array):
-            a, i, c, fbv, flagv = args
-            c = context.cast(builder, c, sig.args[2], types.int64)
-            emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag, exits)
-        return context.get_dummy_value()
-
-    return types.none(arr, idx, code, fb, flag), codegen
-
-
-@intrinsic
-def _sk_load_check(typingctx, arr, idx, code, fb, flag):
-    """The record of a `_sk_loadq` at the end of its run: the index checked again, a failure
-    recorded (nothing for what is not an array: its subscript was checked by numba's own)."""
-    return _check_typer(typingctx, arr, idx, code, fb, flag)
-
-
-@intrinsic
-def _sk_load_check_exit(typingctx, arr, idx, code, fb, flag):
-    """_sk_load_check of a kernel whose failing checks end the thread (exit_mode.py)."""
-    return _check_typer(typingctx, arr, idx, code, fb, flag, exits=True)
-
-
-def _store_typer(typingctx, arr, idx, value, code, fb, flag, exits: bool = False):
+def _sk_store(typingctx, arr, idx, value, code, fb, flag):
     ssig = _resolve(typingctx, operator.setitem, (arr, idx, value))
     if ssig is None:
         return None
@@ -294,25 +249,13 @@ def _store_typer(typingctx, arr, idx, value, code, fb, flag, exits: bool = False
             setitem(builder, (a, si, v))
             return context.get_dummy_value()
         c = context.cast(builder, c, sig.args[3], types.int64)
-        ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag, exits)
-        # (the flag: a device function, an assert or a division may have failed before)
+        ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
         ok = builder.and_(ok, flag_clear(context, builder, flag, flagv))
         with builder.if_then(ok, likely=True):
             _setitem(context, builder, ssig, setitem, (a, si, v))
         return context.get_dummy_value()
 
     return types.none(arr, idx, value, code, fb, flag), codegen
-
-
-@intrinsic
-def _sk_store(typingctx, arr, idx, value, code, fb, flag):
-    return _store_typer(typingctx, arr, idx, value, code, fb, flag)
-
-
-@intrinsic
-def _sk_store_exit(typingctx, arr, idx, value, code, fb, flag):
-    """_sk_store of a kernel whose failing checks end the thread (exit_mode.py)."""
-    return _store_typer(typingctx, arr, idx, value, code, fb, flag, exits=True)
 
 
 @intrinsic
@@ -406,7 +349,7 @@ DIVISIONS = {f"_sk_div_{name}" + ("_any" if any_type else ""): _make_division(na
              for any_type in (False, True)}
 
 
-def _atomic_typer(op, exits: bool = False):
+def _atomic_typer(op):
     """A checked `cuda.atomic.<op>(arr, idx, *values)`: the index checks inline (emit_checks),
     then numba's own atomic on the likely side, done only while the thread's flag is clear;
     the other side gives 0. An intrinsic, not an overload numba compiles apart per type."""
@@ -427,7 +370,7 @@ def _atomic_typer(op, exits: bool = False):
         def codegen(context, builder, sig, args):
             a, i, *vals, c, fbv, flagv = args
             c = context.cast(builder, c, sig.args[-3], types.int64)
-            ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag, exits)
+            ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
             ok = builder.and_(ok, flag_clear(context, builder, flag, flagv))
             impl = context.get_function(fnty, asig)
             call_args = [a, context.cast(builder, i, idx, asig.args[1])] + [
@@ -440,40 +383,30 @@ def _atomic_typer(op, exits: bool = False):
     return typer
 
 
-def _make_atomic(op, exits: bool = False):
+def _make_atomic(op):
     # numba's intrinsic reads the typer's parameters: cas takes two values, the others one.
-    checked = _atomic_typer(op, exits)
+    checked = _atomic_typer(op)
     if op == "cas":
         def typer(typingctx, arr, idx, old, val, code, fb, flag):
             return checked(typingctx, arr, idx, old, val, code, fb, flag)
     else:
         def typer(typingctx, arr, idx, val, code, fb, flag):
             return checked(typingctx, arr, idx, val, code, fb, flag)
-    typer.__name__ = f"_sk_atomic_{op}" + ("_exit" if exits else "")
+    typer.__name__ = f"_sk_atomic_{op}"
     return intrinsic(typer)
 
 
 ATOMICS = {f"_sk_atomic_{op}": _make_atomic(op) for op in INDEXED_ATOMICS}
-#: The same for a kernel whose failing checks end the thread (exit_mode.py).
-ATOMICS_EXIT = {f"_sk_atomic_{op}": _make_atomic(op, exits=True) for op in INDEXED_ATOMICS}
 
 
-def namespace(checks_exit: bool = False) -> dict:
-    """What the rewritten code's names are bound to, for real numba-cuda kernels; with
-    `checks_exit`, the check helpers whose failure ends the thread (a kernel's rewrite says
-    when: frontend/python/exit_mode.py; device functions, asserts and divisions keep the
-    flag)."""
+def namespace() -> dict:
+    """What the rewritten code's names are bound to, for real numba-cuda kernels."""
     ns = {"_sk_load": _sk_load, "_sk_loadv": _sk_loadv, "_sk_store": _sk_store,
-          "_sk_loadq": _sk_loadq, "_sk_load_check": _sk_load_check,
           "_sk_skip": _sk_skip, "_sk_put": _sk_put,
           "_sk_buffer": _sk_buffer, "_sk_extent": _sk_extent,
           "_sk_cuda": cuda, "_sk_int32": types.int32, "_sk_slice": slice,
           "_sk_flag_array": _sk_flag_array}
     ns.update(ATOMICS)
-    if checks_exit:
-        ns.update({"_sk_load": _sk_load_exit, "_sk_loadv": _sk_loadv_exit,
-                   "_sk_store": _sk_store_exit, "_sk_load_check": _sk_load_check_exit})
-        ns.update(ATOMICS_EXIT)
     ns["_sk_fail"] = _sk_fail
     ns.update(DIVISIONS)
     return ns

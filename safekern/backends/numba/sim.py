@@ -223,10 +223,7 @@ def _sk_extent(arr, axis):
 def namespace() -> dict:
     from numba import cuda
 
-    # (a deferred gather records at once here: the same failure, recorded where it happens)
-    ns = {"_sk_load": _sk_load, "_sk_loadv": _sk_load, "_sk_loadq": _sk_load,
-          "_sk_load_check": lambda arr, idx, code, fb, flag: None,
-          "_sk_store": _sk_store, "_sk_skip": _sk_skip,
+    ns = {"_sk_load": _sk_load, "_sk_loadv": _sk_load, "_sk_store": _sk_store, "_sk_skip": _sk_skip,
           "_sk_buffer": lambda buffer: buffer,     # the simulator passes the array itself
           "_sk_cuda": cuda, "_sk_int32": np.int32, "_sk_slice": slice,
           "_sk_flag_array": lambda: np.zeros(1, np.int32),     # one per thread: local

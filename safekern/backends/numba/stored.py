@@ -189,9 +189,7 @@ def pack(build, rewritten) -> dict:
     if variant is not None:
         # The launch variant's source too: a warm start launches it without rewriting.
         data["launch_variant"] = {"source": variant.source, "names": _pack_names(variant.tree),
-                                  "device_calls": _pack_calls(parsed, variant.device_calls),
-                                  # (its own: with fewer checks it may keep the flag)
-                                  "checks_exit": variant.checks_exit}
+                                  "device_calls": _pack_calls(parsed, variant.device_calls)}
     return data
 
 
@@ -273,7 +271,6 @@ def unpack(build, data: dict):
                                               device_calls=_unpack_calls(
                                                   parsed, variant.get("device_calls", {})),
                                               failure_sites=sites, **fields)
-        stored.launch_variant.checks_exit = bool(variant.get("checks_exit", False))
         stored.launch_variant.stored_source = variant["source"]
         stored.launch_variant.names_used = _unpack_names(variant["names"])
     elif stored.launch_predicates:

@@ -12,10 +12,6 @@ FLAG_BLOCK = 2           # flag value set at a barrier: the whole block knows of
                          # this thread's own check failed); every thread of the block agrees
 LOAD = "_sk_load"        # _sk_load(array, index, code, fb, flag) -> array[index]
 LOADV = "_sk_loadv"      # the same, for loads in loops: no branch before the load
-LOADQ = "_sk_loadq"      # a load whose failure the end of its straight run records (gathers.py)
-LOAD_CHECK = "_sk_load_check"   # _sk_load_check(array, index, code, fb, flag): that record
-GATHER_INDEX = "_sk_gi"  # _sk_gi<n>: the index of such a load, kept for its record
-GATHER_VALUE = "_sk_gv"  # _sk_gv<n>: the value it loaded (the loads come before the checks)
 STORE = "_sk_store"      # _sk_store(array, index, value, code, fb, flag)
 PUT = "_sk_put"          # _sk_put(array, index, value, flag): a proven store, if flag is clear
 ATOMIC = "_sk_atomic_"   # _sk_atomic_<op>(array, index, *values, code, fb, flag)

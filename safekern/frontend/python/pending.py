@@ -18,9 +18,7 @@ first failure's compare-and-swap on slot 0 keeps it), compute, and call the chec
 `cuda.grid`, `cuda.gridsize`, `cuda.shared.array`, `cuda.local.array`, numeric casts
 (`float32(80.0)`), `len`, `min`, `max`, `abs`. A kernel with an
 access left unchecked keeps the test at entry (its plain subscripts are not all proven), as
-does one with grid syncs (exits.py's grid prelude). In a kernel whose failing checks end the
-thread (exit_mode.py), a check is not harmless: the test comes before the first one, so that
-thread 0 of block 0 counts the skipped launch before a check can end it.
+does one with grid syncs (exits.py's grid prelude).
 """
 from __future__ import annotations
 
@@ -32,7 +30,7 @@ from .trees import walk
 
 PEND = "_sk_pend"          # the failure buffer's slot 0, read at entry
 _BUILTINS = (len, min, max, abs)
-_HELPERS = (names.LOAD, names.LOADV, names.LOADQ, names.LOAD_CHECK, names.EXTENT)
+_HELPERS = (names.LOAD, names.LOADV, names.EXTENT)
 
 
 def pending_read() -> ast.stmt:
@@ -51,10 +49,9 @@ def _test() -> ast.stmt:
 class PendingPlacer:
     """Puts the pending test as late as is harmless on every path (see module doc)."""
 
-    def __init__(self, resolver, parsed, checks_exit: bool = False):
+    def __init__(self, resolver, parsed):
         self.resolver = resolver
         self.parsed = parsed
-        self.checks_exit = checks_exit      # a failing check ends the thread (exit_mode.py)
         self.private: set = set()       # names bound once, to a shared or local array
         self.once: set = set()
 
@@ -94,8 +91,8 @@ class PendingPlacer:
             return True                                   # a docstring
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
             call = stmt.value                             # a store into a private array
-            stores = (names.PUT,) if self.checks_exit else (names.STORE, names.PUT)
-            return isinstance(call.func, ast.Name) and call.func.id in stores and \
+            return isinstance(call.func, ast.Name) and call.func.id in (names.STORE,
+                                                                        names.PUT) and \
                 self._private(call.args[0]) and all(self._harmless(a) for a in call.args)
         if isinstance(stmt, ast.If):
             return self._harmless(stmt.test) and all(self._simple(s) for s in stmt.body) and \
@@ -136,9 +133,6 @@ class PendingPlacer:
         return True
 
     def _harmless_call(self, func) -> bool:
-        if isinstance(func, ast.Name) and self.checks_exit and func.id in (
-                names.LOAD, names.LOADV, names.LOAD_CHECK):
-            return False
         if isinstance(func, ast.Name) and (func.id in _HELPERS or
                                            func.id.startswith(names.DIVIDE)):
             return True

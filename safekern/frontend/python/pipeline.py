@@ -19,8 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from ...errors import CompilationError
 from ..located import internal_errors
-from . import eliminate, exit_mode, exits as barriers, names
-from .gathers import defer_gathers
+from . import eliminate, exits as barriers, names
 from .checks import BoundsCheckRewriter, CheckSite, _Context, hidden_first
 from .call_facts import specialise_calls
 from .collapse import collapse_same_branches
@@ -45,9 +44,6 @@ class RewrittenFunction:
     # `launch_variant` (this rewrite without the checks they prove) instead of `tree`.
     launch_predicates: tuple = ()
     launch_variant: "RewrittenFunction | None" = None
-    # The kernel's own failing checks end the thread where they fail (exit_mode.py): the
-    # backend compiles it with the check helpers that do.
-    checks_exit: bool = False
     # (Not a field: not stored, not copied by `replace`.) Makes the launch variant for a
     # subset of the predicates from this rewrite's own elimination, which does not depend on
     # the subset: without it, that variant is a whole rewrite of its own.
@@ -169,10 +165,9 @@ def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, laun
                 # (_finish edits `body` in place: the subsets' variants start from a copy.)
                 maker = _SubsetVariants(fn, copy_tree(body), found, device, bound, parsed,
                                         ctx, flag_tested, unspecialised)
-    module, has_barriers, exits_at_check = _finish(fn, new_fn, body, device, bound, parsed, ctx)
+    module, has_barriers = _finish(fn, new_fn, body, device, bound, parsed, ctx)
     rewritten = RewrittenFunction(parsed, module, sites, ctx.device_calls, has_barriers,
-                                  ctx.plain_device_calls, ctx.failure_sites,
-                                  checks_exit=exits_at_check)
+                                  ctx.plain_device_calls, ctx.failure_sites)
     if launch_body is not None:
         rewritten.launch_predicates = predicates
         rewritten.launch_variant = _variant(rewritten, fn, launch_body, device, bound, parsed,
@@ -195,10 +190,8 @@ def _launch_body(body, found, launch_subset, flag_tested) -> list:
 
 
 def _variant(rewritten, fn, launch_body, device, bound, parsed, ctx, variant_calls):
-    launch_module, _, exits_at_check = _finish(fn, copy.copy(fn), launch_body, device, bound,
-                                               parsed, ctx)
-    return replace(rewritten, tree=launch_module, device_calls=variant_calls,
-                   checks_exit=exits_at_check)
+    launch_module, _ = _finish(fn, copy.copy(fn), launch_body, device, bound, parsed, ctx)
+    return replace(rewritten, tree=launch_module, device_calls=variant_calls)
 
 
 class _SubsetVariants:
@@ -222,14 +215,9 @@ class _SubsetVariants:
 
 
 def _finish(fn, new_fn, body, device, bound, parsed, ctx):
-    """The function around the checked body: failure exits, hidden parameters, prelude.
-    -> (module, has_barriers, whether its failing checks end the thread)"""
+    """The function around the checked body: failure exits, hidden parameters, prelude."""
     has_barriers = barriers.contains_barrier(body, bound, parsed)
     grid_sync = barriers.contains_grid_sync(body, bound, parsed)
-    body = defer_gathers(body, device=device, has_barriers=has_barriers, grid_sync=grid_sync,
-                         resolver=bound, parsed=parsed)
-    exits_at_check = exit_mode.checks_exit(body, device=device, has_barriers=has_barriers,
-                                           grid_sync=grid_sync, resolver=bound, parsed=parsed)
     body = barriers.add_failure_exits(body, kind="device" if device else "kernel",
                                       has_barriers=has_barriers, resolver=bound, parsed=parsed)
     args = ast.arguments(posonlyargs=list(fn.args.posonlyargs), args=list(fn.args.args),
@@ -250,7 +238,7 @@ def _finish(fn, new_fn, body, device, bound, parsed, ctx):
     deferred = not device and not grid_sync and \
         not any(s.status == "unchecked" for s in ctx.sites)
     if deferred:
-        body = PendingPlacer(bound.resolver, parsed, checks_exit=exits_at_check).place(body)
+        body = PendingPlacer(bound.resolver, parsed).place(body)
     new_fn.body = body if device else \
         barriers.kernel_prelude(fn, grid=grid_sync, deferred=deferred) + body
     if fn.args.defaults and not first:
@@ -262,6 +250,6 @@ def _finish(fn, new_fn, body, device, bound, parsed, ctx):
         if not hasattr(node, "lineno") and isinstance(node, (ast.stmt, ast.expr)):
             ast.copy_location(node, fn)
     ast.fix_missing_locations(module)
-    return module, has_barriers, exits_at_check
+    return module, has_barriers
 
 __all__ = ["rewrite_function", "RewrittenFunction"]
