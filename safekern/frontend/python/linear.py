@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
+from ...memo import BoundedMemo
 from .choices import cases, definitional_facts, has_choice
 
 _MAX_FACTS_PER_PROOF = 2
@@ -103,8 +104,7 @@ class Form:
 
 # atom -> its order key, for Form.of: atoms recur in many forms, and a key of an atom that holds
 # forms (an opaque term, a choice) is a walk. Bounded: a long-running process rewrites many kernels.
-_ORDER_KEYS: dict = {}
-_MAX_ORDER_KEYS = 1 << 16
+_ORDER_KEYS = BoundedMemo(1 << 16)
 
 
 def order_key(value) -> str:
@@ -117,10 +117,8 @@ def order_key(value) -> str:
     except (KeyError, TypeError):
         pass
     key = _order_key(value)
-    if len(_ORDER_KEYS) >= _MAX_ORDER_KEYS:
-        _ORDER_KEYS.clear()
     try:
-        _ORDER_KEYS[value] = key
+        _ORDER_KEYS.put(value, key)
     except TypeError:
         pass
     return key
