@@ -17,7 +17,6 @@ from safekern.cache.kernels import pack_payload
 from tests.support.numba_probes import run_probe
 
 
-
 # -- argument types as plain data ---------------------------------------------------------------
 
 ROUND_TRIP = [
