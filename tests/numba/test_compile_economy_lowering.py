@@ -6,28 +6,14 @@ a checked element load or store likewise lowers numba's basic indexing itself. T
 same (benchmarks/results/2026-11-27-compile-6-cpu.md): here, that safekern
 makes one proxy per kernel (the failure buffer's, at entry) whatever its number of checks, and
 that the checks are still recorded."""
-import json
-import os
-import subprocess
-import sys
-
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.support.numba_probes import run_probe
 
 
 @pytest.fixture(scope="module")
 def counts():
-    env = dict(os.environ)
-    env.pop("NUMBA_ENABLE_CUDASIM", None)
-    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
-    proc = subprocess.run([sys.executable, "-m", "tests.numba.compile_economy_probe"], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0:
-        if "NVVM" in proc.stderr and "not found" in proc.stderr.lower():
-            pytest.skip("numba-cuda cannot find NVVM here: " + proc.stderr[-300:])
-        raise AssertionError(proc.stderr[-3000:])
-    return json.loads(proc.stdout)
+    return run_probe("tests.numba.compile_economy_probe")
 
 
 def test_one_array_proxy_per_kernel_whatever_its_checks(counts):

@@ -6,9 +6,6 @@ and which kernels stay on numba's own launch path. Loading and launching: test_n
 import collections
 import enum
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -17,8 +14,7 @@ from safekern.backends.numba import keys as nk, payload as npl
 from safekern.backends.numba.payload import types
 from safekern.cache import keys
 from safekern.cache.kernels import pack_payload
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.support.numba_probes import run_probe
 
 
 # -- argument types as plain data ---------------------------------------------------------------
@@ -228,16 +224,7 @@ def test_cc_triple_is_numbas_cubin_key():
 # -- compiled without a GPU (numba-cuda, NVVM and nvJitLink; no simulator) ------------------------
 
 def _run_probe(*args):
-    env = dict(os.environ)
-    env.pop("NUMBA_ENABLE_CUDASIM", None)
-    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
-    proc = subprocess.run([sys.executable, "-m", "tests.numba.numba_binary_probe", *args], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0:
-        if "NVVM" in proc.stderr and "not found" in proc.stderr.lower():
-            pytest.skip("numba-cuda cannot find NVVM here: " + proc.stderr[-300:])
-        raise AssertionError(proc.stderr[-3000:])
-    return json.loads(proc.stdout)
+    return run_probe("tests.numba.numba_binary_probe", *args)
 
 
 @pytest.fixture(scope="module")

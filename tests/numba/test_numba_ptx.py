@@ -1,28 +1,14 @@
 """Checked numba kernels compile to PTX for sm_90 without a GPU (numba-cuda[cu13]), and the PTX
 shows the design: the failure flag stays in registers, failures use a 64-bit CAS, barriers
 become bar.red.or, everything is inlined (no calls on the fast path)."""
-import json
-import os
-import subprocess
-import sys
-
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.support.numba_probes import run_probe
 
 
 @pytest.fixture(scope="module")
 def ptx_summary():
-    env = dict(os.environ)
-    env.pop("NUMBA_ENABLE_CUDASIM", None)
-    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
-    proc = subprocess.run([sys.executable, "-m", "tests.numba.ptx_probe"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0:
-        if "NVVM" in proc.stderr and "not found" in proc.stderr.lower():
-            pytest.skip("numba-cuda cannot find NVVM here: " + proc.stderr[-300:])
-        raise AssertionError(proc.stderr[-3000:])
-    return json.loads(proc.stdout)
+    return run_probe("tests.numba.ptx_probe")
 
 
 def test_all_kernels_compile(ptx_summary):
