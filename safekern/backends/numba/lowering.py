@@ -71,7 +71,8 @@ def store_thread_and_block(builder, data, slot: int) -> None:
     path, is a store to any memory inside the loop; benchmarks/results/2026-11-27b-device-calls.)"""
     i64 = ir.IntType(64)
     for k, reg in enumerate(_IDS):
-        builder.store(special_register(builder, reg), builder.gep(data, [ir.Constant(i64, slot + k)]))
+        builder.store(special_register(builder, reg),
+                      builder.gep(data, [ir.Constant(i64, slot + k)]))
 
 
 def array_data(context, builder, arr_ty, arr):
@@ -124,8 +125,6 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
             builder.store(ir.Constant(i64, unsigned_bits),
                           builder.gep(data, [ir.Constant(i64, failures.UNSIGNED)]))
         store_thread_and_block(builder, data, slot)
-
-
 
 
 def _compare(builder, context, arr_ty, idx_ty, shapes, idx):

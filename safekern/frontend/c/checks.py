@@ -150,8 +150,9 @@ class OpenCLWalker(AccessWalker):
             return
         b = strip(base_expr)
         i_s, i_e = self.ps.offsets(index)
-        wide = {"unsigned": _canon_kind(index) in ("ULONG", "ULONGLONG")}   # failures.UNSIGNED
-        int32 = _canon_kind(index) == "INT"
+        kind = _canon_kind(index)
+        wide = {"unsigned": kind in ("ULONG", "ULONGLONG")}   # failures.UNSIGNED
+        int32 = kind == "INT"
         reason = self._macro_reason(i_s, i_e)
         if not reason and (i_e <= i_s or self.ps.offsets(base_expr)[1] > i_s):
             name = self.ps.macro_containing(*self.ps.offsets(c))
@@ -182,8 +183,7 @@ class OpenCLWalker(AccessWalker):
                               is not None else f"loop index in [{rng[0]}, {rng[1]}]")
                 return
             acc.check = Check("index", index=(i_s, i_e), extent=extent, axis=axis,
-                              unsigned=wide["unsigned"], int32=int32,
-                              depth=self.depth)
+                              unsigned=wide["unsigned"], int32=int32, depth=self.depth)
             return
         # A pointer: the parameter itself, or a pointer derived from one.
         acc = self._new(c, "subscript", index_start=i_s, index_end=i_e,
@@ -225,8 +225,7 @@ class OpenCLWalker(AccessWalker):
         pointer = None if acc.pointer_start < 0 else (acc.pointer_start, acc.pointer_end)
         if pointer is None and elems is None and acc.base.kind == "param":
             acc.check = Check("index", index=index, extent=("param", acc.base.key[1]),
-                              root=acc.base, unsigned=unsigned,
-                              int32=int32,
+                              root=acc.base, unsigned=unsigned, int32=int32,
                               depth=self.depth)
         else:
             acc.check = Check("offset", index=index, pointer=pointer, root=acc.base,

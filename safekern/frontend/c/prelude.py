@@ -51,17 +51,22 @@ def _record(w: dict) -> str:
             f"    {bits}\n    {thread}\n    {block}")
 
 
-def _index_check(w: dict, name: str, bits: str) -> str:
+def _index_check(w: dict, name: str, bits: str, word: str | None = None,
+                 test: str | None = None) -> str:
     """`name(i, n, code, axis, fb...)`: i when 0 <= i < n, else the failure recorded (slot
     UNSIGNED gets `bits`: 1 for an unsigned index, whose 2**63 and up read back as
-    themselves)."""
-    head = f"{w['fn']} {w['long']} {name}("
+    themselves). `word`: the type the index is taken and given back as (default: the
+    dialect's index type in, its long out); `test`: v out of bounds of n (default: as
+    unsigned longs)."""
+    out = word or w["long"]
+    test = test or f"({w['ulong']})v >= ({w['ulong']})n"
+    head = f"{w['fn']} {out} {name}("
     pad = " " * len(head)
     fb = w["fb"].format(pad=pad)
-    cond = w["unlikely"].format(f"({w['ulong']})v >= ({w['ulong']})n") + w["guard"]
-    return (f"{w['template']}{head}{w['index_type']} i, {w['long']} n, {w['code']} code, "
-            f"int axis,\n{pad}{fb}) {{\n"
-            f"  {w['long']} v = ({w['long']})i;\n"
+    cond = w["unlikely"].format(test) + w["guard"]
+    return (f"{w['template']}{head}{word or w['index_type']} i, {w['long']} n, "
+            f"{w['code']} code, int axis,\n{pad}{fb}) {{\n"
+            f"  {out} v = ({out})i;\n"
             f"  if ({cond}) {{\n"
             f"    {w['fail'].format(bits=bits)}\n"
             f"  }}\n"
@@ -71,15 +76,7 @@ def _index_check(w: dict, name: str, bits: str) -> str:
 #: An `int` index (opencl_edits.index_helper): its unsigned value against n capped at 2**31 (a
 #: negative one is above any cap), so no sign extension and one 32-bit compare; the same test
 #: as __sk_ix's for every n >= 0 (an OpenCL extent always is); the index comes back an int.
-_OPENCL_IX32 = """\
-static inline int __sk_ix32(int i, long n, long code, int axis,
-                            __global long *fb,
-                            __private int *fp) {
-  if (__SK_UNLIKELY((uint)i >= (uint)(n < 2147483648L ? n : 2147483648L))) {
-    *fp = 1; __sk_fail_bits(fb, code, (long)i, n, axis, 0); return 0;
-  }
-  return i;
-}"""
+_INT32_TEST = "(uint)v >= (uint)(n < 2147483648L ? n : 2147483648L)"
 
 
 def _shared(dialect: str) -> dict:
@@ -89,7 +86,7 @@ def _shared(dialect: str) -> dict:
                   "/* An index of type ulong (size_t): slot 11 says so, so 2**63 and up read "
                   "back as\n   themselves (failures.UNSIGNED), not as negative numbers. */",
                   _index_check(w, "__sk_ixu", "1"),
-                  _OPENCL_IX32]
+                  _index_check(w, "__sk_ix32", "0", word="int", test=_INT32_TEST)]
     else:        # templated: the index's own type says whether it is unsigned
         checks = [_index_check(w, "__sk_ix", "(I)-1 > (I)0 ? 1 : 0")]
     return {"record": _record(w), "index_checks": "\n".join(checks)}
