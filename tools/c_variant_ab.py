@@ -285,26 +285,31 @@ class Launch:
 
 # -- compile only (CPU) -----------------------------------------------------------------------
 
-def compile_only(names, quick):
+def compile_rows(names, quick):
+    """Yield (case, variant, note, text, registers, spill bytes, PTX calls, PTX loop body
+    sizes) for every text, compiled by NVRTC for sm_90 with CuPy's default options."""
     from safekern.backends.cupy import nvrtc
     from safekern.backends.cupy.program import compile_options
+    from tools.c_kernel_code import loops
 
     opts = compile_options(()) + ("--ptxas-options=-v",)
     for name in names:
         ln = Launch(name, quick)
-        print(f"{name}: kernel {ln.kname}, hidden sizes {[int(s) for s in ln.sizes]}, fields "
-              f"{[int(f) for f in ln.fields]}")
         for vname, (text, note, _hidden) in ln.texts().items():
-            t0 = time.perf_counter()
             res = nvrtc.compile_program(text, filename=ln.filename, arch="sm_90", options=opts)
             regs = re.search(r"Used (\d+) registers", res.log)
             spill = re.search(r"(\d+) bytes spill stores", res.log)
             ptx = res.ptx.decode(errors="replace")
             ptx = ptx[ptx.find(f".entry {ln.kname}("):]
-            calls = len(re.findall(r"^\s*call", ptx, re.M))
-            print(f"  {vname:18s} regs {regs.group(1) if regs else '?':>3s}  spill "
-                  f"{spill.group(1) if spill else '?':>3s}  calls {calls}  "
-                  f"({time.perf_counter() - t0:.1f} s)  {note[:70]}")
+            yield (name, vname, note, text, int(regs.group(1)) if regs else None,
+                   int(spill.group(1)) if spill else None,
+                   len(re.findall(r"^\s*call", ptx, re.M)), [len(b) for _, b in loops(ptx)])
+
+
+def compile_only(names, quick):
+    for name, vname, note, _text, regs, spill, calls, sizes in compile_rows(names, quick):
+        print(f"{name:9s} {vname:17s} regs {regs}  spill {spill}  calls {calls}  PTX loop "
+              f"bodies {sizes}  -- {note[:60]}", flush=True)
     return 0
 
 
@@ -419,11 +424,12 @@ def main(argv=None):
              f": {a.rounds} rounds x {a.launches} launches per variant, round-robin, CUDA "
              "events; median per launch. spread = (max - min) / median.", ""]
     for n in names:
-        lines += measure(cp, n, a.rounds, a.launches, not a.no_wrapper, src_dir) + [""]
-        print("\n".join(lines[-1:]), flush=True)
+        part = measure(cp, n, a.rounds, a.launches, not a.no_wrapper, src_dir)
+        print("\n".join(part), flush=True)
+        lines += part + [""]
     lines.append(f"total {time.perf_counter() - t0:.0f} s")
     text = "\n".join(lines)
-    print(text)
+    print(lines[-1])
     if a.out:
         with open(a.out, "w") as f:
             f.write(text + "\n")
