@@ -160,6 +160,10 @@ def spmv_variants(cur):
                    + " = " + dq + " > " + dl + r"; \} ", "", "clamp-only", count=1)
     out["clamp-only"] = (prelude + no_scan,
                          "UNSOUND: no scan, the clamped work copy only: the clamp's own cost")
+    out["fallback-ix32"] = (prelude + re.sub(
+        r"__sk_ix\((\w+(?: \[ \w+ \])?|indices\[[^\]]*\]), (__sk_n_\d+), (0x[0-9a-f]+ULL), (\d+), __sk_fb\)",
+        r"__sk_ix32c(\1, \2, \3, \4, __sk_fb)", kernel),
+        "the checked loop (never run here) by 32-bit compares: does its code alone cost?")
     out["checked-only"] = (prelude + _sub(kernel, f"bool {vr} = !(", f"bool {vr} = true || !(",
                                           "checked-only", literal=True),
                            "no versioning: the checked loop (__sk_ix per access) always")
@@ -198,6 +202,19 @@ def bfs_variants(cur):
     ix = r"__sk_ix\((\w+), (__sk_n_\d+), (0x[0-9a-f]+ULL), (\d+), __sk_fb\)"
     out["ix32"] = (prelude + _sub(kernel, ix, r"__sk_ix32c(\1, \2, \3, \4, __sk_fb)", "ix32"),
                    "level[v]/next_frontier[v] by a 32-bit unsigned compare (OpenCL's __sk_ix32)")
+    # g.nlist[k] as an index check against the field's element count (counted once at entry)
+    # instead of __sk_ptr's pointer-offset test; in 64 and in 32 bits
+    fld = r"__sk_fbytes_0_16"
+    count = (r"\1 const long long __sk_nf = __sk_count(" + fld + ", (long long)sizeof(*g.nlist));")
+    entry = r"(if \(__sk_enter\(__sk_fb\)\) return;)"
+    as_ix = _sub(_sub(kernel, entry, count, "nlist-ix", count=1), nlist,
+                 "g.nlist[__sk_ix(k, __sk_nf, 0x216d041444e131e4ULL, 0, __sk_fb)]", "nlist-ix")
+    out["nlist-ix"] = (prelude + as_ix, "g.nlist[k] by __sk_ix against the field's element "
+                       "count, not __sk_ptr's pointer offset (sound)")
+    all32 = re.sub(r"__sk_ix\((\w+), (__sk_n\w+), (0x[0-9a-f]+ULL), (\d+), __sk_fb\)",
+                   r"__sk_ix32c(\1, \2, \3, \4, __sk_fb)", as_ix)
+    out["nlist-ix+ix32"] = (prelude + all32, "nlist-ix, and all three checks by a 32-bit "
+                            "unsigned compare (sound for an int index)")
     loop = (r"(?P<ind> *)for \(int k = g\.nindex\[u\]; k < g\.nindex\[u \+ 1\]; k\+\+\) \{\n"
             r".*?\n(?P=ind)\}")
 
