@@ -194,72 +194,46 @@ def spmv_variants(cur):
 
 
 def bfs_variants(cur):
-    prelude, kernel, out = _common(cur)
-    nlist = r"\(\*__sk_ptr\(\(g\.nlist\) \+ \(k\), g\.nlist, [^)]*\)\)"
-    unchecked = _sub(kernel, nlist, "g.nlist[k]", "nlist-unchecked")
-    out["nlist-unchecked"] = (prelude + unchecked, "(b) g.nlist[k] unchecked: the most "
-                              "hoisting its check out of the loop could give")
-    ix = r"__sk_ix\((\w+), (__sk_n_\d+), (0x[0-9a-f]+ULL), (\d+), __sk_fb\)"
-    out["ix32"] = (prelude + _sub(kernel, ix, r"__sk_ix32c(\1, \2, \3, \4, __sk_fb)", "ix32"),
-                   "level[v]/next_frontier[v] by a 32-bit unsigned compare (OpenCL's __sk_ix32)")
-    # g.nlist[k] as an index check against the field's element count (counted once at entry)
-    # instead of __sk_ptr's pointer-offset test; in 64 and in 32 bits
-    fld = r"__sk_fbytes_0_16"
-    count = (r"\1 const long long __sk_nf = __sk_count(" + fld + ", (long long)sizeof(*g.nlist));")
-    entry = r"(if \(__sk_enter\(__sk_fb\)\) return;)"
-    as_ix = _sub(_sub(kernel, entry, count, "nlist-ix", count=1), nlist,
-                 "g.nlist[__sk_ix(k, __sk_nf, 0x216d041444e131e4ULL, 0, __sk_fb)]", "nlist-ix")
-    out["nlist-ix"] = (prelude + as_ix, "g.nlist[k] by __sk_ix against the field's element "
-                       "count, not __sk_ptr's pointer offset (sound)")
-    all32 = re.sub(r"__sk_ix\((\w+), (__sk_n\w+), (0x[0-9a-f]+ULL), (\d+), __sk_fb\)",
-                   r"__sk_ix32c(\1, \2, \3, \4, __sk_fb)", as_ix)
-    out["nlist-ix+ix32"] = (prelude + all32, "nlist-ix, and all three checks by a 32-bit "
-                            "unsigned compare (sound for an int index)")
-    loop = (r"(?P<ind> *)for \(int k = g\.nindex\[u\]; k < g\.nindex\[u \+ 1\]; k\+\+\) \{\n"
-            r".*?\n(?P=ind)\}")
-
-    def clamp_flag(text):
-        def repl(mm):
-            body = mm.group(0)
-            sizes = sorted(set(re.findall(ix, body)), key=lambda t: t[1])
-            fast = body
-            decl = []
-            for j, n in enumerate(dict.fromkeys(t[1] for t in sizes)):
-                decl.append(f"unsigned int __sk_cl{j} = (unsigned int)((({n}) < 2147483648LL "
-                            f"? ({n}) : 2147483648LL) - 1LL);")
-                fast = re.sub(r"__sk_ix\((\w+), " + n + r", 0x[0-9a-f]+ULL, \d+, __sk_fb\)",
-                              rf"__sk_dcb32((unsigned int)(\1), __sk_cl{j}, &__sk_bad)", fast)
-            ok = " && ".join(f"({t}) > 0" for t in dict.fromkeys(t[1] for t in sizes))
-            return (f"{{ {' '.join(decl)} unsigned int __sk_bad = !({ok});\n"
-                    f"if (!__sk_bad)\n{fast}\nif (__sk_bad)\n{body} }}")
-        return _sub(text, loop, repl, "clamp-flag", count=1)
-
-    note = ("UNSOUND for a loop that stores: a bad v's clamped store writes next_frontier[last]"
-            " and the iterations after it store too, before the checked re-run (which repeats"
-            " every store: wrong for +=); the checked semantics stop at the first bad access")
-    out["clamp-flag"] = (prelude + clamp_flag(kernel),
-                         "(c) level/next_frontier clamped + a flag, one test after the loop "
-                         "re-runs it checked; " + note)
-    out["clamp-flag+nlist"] = (prelude + clamp_flag(unchecked),
-                               "(b)+(c): both, the upper bound of both; UNSOUND as (c)")
-
-    def one_check(mm):
-        body = mm.group(0)
-        ns = list(dict.fromkeys(re.findall(ix, body)))
-        sizes = list(dict.fromkeys(t[1] for t in ns))
-        if len(sizes) < 2:
-            raise SystemExit("c_variant_ab: bfs_step's loop no longer checks two arrays by v")
-        known = " || ".join(f"({n}) < 0" for n in sizes)
-        least = sizes[0]
-        for n in sizes[1:]:
-            least = f"(({n}) < ({least}) ? ({n}) : ({least}))"
-        body = _sub(body, r"(int v = [^\n]*?;)", r"\1 bool __sk_ok = (unsigned long long)(long "
-                    r"long)v < (unsigned long long)__sk_mn;", "one-check", count=1)
-        body = re.sub(ix, r"__sk_ixo(\1, __sk_ok, \2, \3, \4, __sk_fb)", body)
-        return f"{{ const long long __sk_mn = ({known}) ? 0LL : {least};\n{body} }}"
-    out["one-check"] = (prelude + _sub(kernel, loop, one_check, "one-check", count=1),
-                        "sound: v tested once against min(level's, next_frontier's extents), "
-                        "hoisted; either check (its own site) only when that fails")
+    """BFS's loop stores, so it is not versioned: its three checks run in the loop. Today's
+    form (c3): `g.nlist[k]` an index check against the field's element count and all three by
+    the 32-bit `__sk_ix32`; `before`: the form of calls 3 and 4 (`__sk_ptr`, 64-bit), to A/B
+    them in one run. (Calls 3 and 4 also timed clamp-flag and one-check: tables in
+    benchmarks/results/2026-11-27c-device-calls/.)"""
+    prelude, kernel = _parts(cur)
+    noinline = "static __device__ __noinline__ void __sk_fail("
+    out = {"fail-inline": (_sub(prelude, noinline, noinline.replace("__noinline__",
+                                                                     "__forceinline__"),
+                                "fail-inline", literal=True) + kernel,
+                           "__sk_fail __forceinline__: no call ABI (registers, occupancy)")}
+    field = (r"g\.nlist\[__sk_ix32\(k, __sk_count\((__sk_fbytes_\w+), 4LL\), (0x[0-9a-f]+ULL), "
+             r"0, __sk_fb\)\]")
+    wide = re.sub(r"\b__sk_ix32\(", "__sk_ix(", kernel)
+    out["ix64"] = (prelude + _sub(wide, field.replace("__sk_ix32", "__sk_ix"),
+                                  r"g.nlist[__sk_ix(k, __sk_count(\1, 4LL), \2, 0, __sk_fb)]",
+                                  "ix64"),
+                   "the field's index check, all three checks by the 64-bit __sk_ix")
+    out["before"] = (prelude + _sub(wide, field.replace("__sk_ix32", "__sk_ix"),
+                                    r"(*__sk_ptr((g.nlist) + (k), g.nlist, \1, \2, __sk_fb))",
+                                    "before"),
+                     "as launched before (calls 3, 4): g.nlist[k] by __sk_ptr's pointer "
+                     "offset, level[v]/next_frontier[v] by the 64-bit __sk_ix")
+    entry = _sub(kernel, r"(if \(__sk_enter\(__sk_fb\)\) return;)",
+                 r"\1 const long long __sk_nf = __sk_count(__sk_fbytes_0_16, 4LL);",
+                 "count-at-entry", count=1)
+    out["count-at-entry"] = (prelude + _sub(entry, r"__sk_count\(__sk_fbytes_0_16, 4LL\), ",
+                                            "__sk_nf, ", "count-at-entry"),
+                             "today's, the field's element count computed once at entry "
+                             "(call 4's nlist-ix+ix32)")
+    head = "static __device__ __forceinline__ int __sk_ix32(int i,"
+    out["ix32-unsigned"] = (_sub(prelude, head, head.replace(" int __sk_ix32(",
+                                                             " unsigned int __sk_ix32("),
+                                 "ix32-unsigned", literal=True) + kernel,
+                            "today's, __sk_ix32 giving the index back unsigned (call 4's "
+                            "__sk_ix32c; a measurement: an unknown extent's negative index "
+                            "would change)")
+    out["nlist-unchecked"] = (prelude + _sub(kernel, field, "g.nlist[k]", "nlist-unchecked"),
+                              "g.nlist[k] unchecked: the most hoisting its check out of the "
+                              "loop could give (level/next_frontier as today)")
     return out
 
 
