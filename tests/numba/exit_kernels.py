@@ -1,5 +1,6 @@
-"""Kernels of tests/numba/test_exit_at_check.py: which failing checks end the thread."""
-from numba import cuda
+"""Kernels of tests/numba/test_exit_at_check.py: which failing checks end the thread (the
+checked accesses of loops that store: frontend/python/exit_mode.py)."""
+from numba import cuda, float32
 
 import safekern
 
@@ -23,9 +24,51 @@ def bfs(indptr, indices, frontier, level, next_frontier):
 def gather_then_loop(p, out):
     i = cuda.grid(1)
     if i < out.shape[0]:
-        first = p[p[i]]                 # a check before the loop, where the test would be
+        first = p[p[i]]                 # a check before the loop: keeps the flag
         for k in range(4):
             out[i] += first + p[p[i] + k]
+
+
+@safekern.jit
+def spmv(indptr, indices, data, x, y):
+    row = cuda.grid(1)
+    if row < y.shape[0]:
+        acc = float32(0.0)
+        for k in range(indptr[row], indptr[row + 1]):
+            acc += data[k] * x[indices[k]]        # a local only: the loop stores nothing
+        y[row] = acc
+
+
+@safekern.jit
+def rows_of_sums(indptr, indices, x, y):
+    # The outer loop stores; the inner one only reads: its gathers keep the flag.
+    i = cuda.grid(1)
+    if i < indptr.shape[0] - 1:
+        for r in range(2):
+            acc = float32(0.0)
+            for k in range(indptr[i], indptr[i + 1]):
+                acc += x[indices[k]]
+            y[2 * i + r] = acc + x[indices[i]]
+
+
+@safekern.jit
+def while_atomic(p, hist):
+    i = cuda.grid(1)
+    if i < p.shape[0]:
+        j = i
+        while p[j] >= 0:                # the test runs every iteration: inside the loop
+            cuda.atomic.add(hist, p[j], 1)
+            j = p[j]
+
+
+@safekern.jit
+def local_sort(p, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        best = cuda.local.array(4, float32)
+        for k in range(4):
+            best[k] = p[p[i] + k]       # a store to a local array is a store
+        out[i] = best[0] + best[3]
 
 
 @safekern.jit
@@ -43,20 +86,16 @@ def bfs_barrier(indptr, indices, level, next_frontier):
 def loop_with_warp_call(p, out):
     i = cuda.grid(1)
     if i < out.shape[0]:
-        acc = 0.0
         for k in range(4):
-            acc += cuda.shfl_down_sync(0xFFFFFFFF, p[p[i] + k], 1)
-        out[i] = acc
+            out[i] += cuda.shfl_down_sync(0xFFFFFFFF, p[p[i] + k], 1)
 
 
 @safekern.jit
 def loop_with_aliased_warp_call(p, out):
     i = cuda.grid(1)
     if i < out.shape[0]:
-        acc = 0.0
         for k in range(4):
-            acc += down(0xFFFFFFFF, p[p[i] + k], 1)
-        out[i] = acc
+            out[i] += down(0xFFFFFFFF, p[p[i] + k], 1)
 
 
 @safekern.jit(device=True)
@@ -68,10 +107,22 @@ def warp_sum(x):
 def loop_calling_warp_device(p, out):
     i = cuda.grid(1)
     if i < out.shape[0]:
-        acc = 0.0
         for k in range(4):
-            acc += warp_sum(p[p[i] + k])
-        out[i] = acc
+            out[i] += warp_sum(p[p[i] + k])
+
+
+@safekern.jit(device=True)
+def store_at(out, i, value):
+    for k in range(2):
+        out[i + k] = value              # a device function keeps the flag, loop or not
+
+
+@safekern.jit
+def loop_calling_storing_device(p, out):
+    i = cuda.grid(1)
+    if i < p.shape[0]:
+        for k in range(2):
+            store_at(out, p[p[i] + k], 1.0)
 
 
 @safekern.jit
