@@ -13,38 +13,14 @@ pytest.importorskip("clang.cindex")
 from safekern.backends.cupy import nvrtc, program  # noqa: E402
 from safekern.frontend.c import cuda  # noqa: E402
 from tests.cupy import cuda_c_kernels as K  # noqa: E402
+from tests.cupy.test_loop_versions import SPMV  # noqa: E402
+from tests.cupy.test_loops_that_store import BFS_STRUCT as BFS  # noqa: E402
 
 MIXED = r"""
 extern "C" __global__ void k(float* a, int i, long long j, unsigned int u, size_t z, short s) {
     a[i] = a[j] + a[u] + a[z] + a[s];
 }
 """
-
-BFS = r"""
-struct Graph { int nodes; int* nindex; int* nlist; };
-extern "C" __global__ void bfs(Graph g, const int* level, unsigned char* next) {
-    int u = blockIdx.x * blockDim.x + threadIdx.x;
-    if (u < g.nodes) {
-        for (int k = g.nindex[u]; k < g.nindex[u + 1]; k++) {
-            int v = g.nlist[k];
-            if (level[v] < 0) next[v] = 1;
-        }
-    }
-}
-"""
-
-SPMV = r"""
-extern "C" __global__ void spmv(const int* indptr, const int* indices, const float* data,
-                                const float* x, float* y, int n) {
-    int row = blockIdx.x * blockDim.x + threadIdx.x;
-    if (row < n) {
-        float acc = 0.0f;
-        for (int k = indptr[row]; k < indptr[row + 1]; k++) acc += data[k] * x[indices[k]];
-        y[row] = acc;
-    }
-}
-"""
-
 
 def _body(src):
     text = cuda.rewrite(src, filename="k.cu").source

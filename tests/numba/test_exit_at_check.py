@@ -11,11 +11,8 @@ Checked here without a GPU: which checks exit (the rewrite's source says: `_sk_*
 the pending test comes before them (thread 0 of block 0 counts a skipped launch before a check
 can end it), and the PTX. What a failure reports is the simulator's (its `_exit` helpers are
 the flag helpers) and, on a GPU (-m gpu), the exiting checks'."""
-import json
 import os
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -23,6 +20,7 @@ from numba import cuda
 
 import safekern
 from tests.numba import exit_kernels as K
+from tests.support.numba_probes import run_probe
 
 pytestmark = [pytest.mark.cudasim, pytest.mark.timeout(300)]   # (-m gpu runs them on a GPU)
 
@@ -123,16 +121,7 @@ def test_straight_code_keeps_its_late_pending_test():
 
 @pytest.fixture(scope="module")
 def ptx_summary():
-    env = dict(os.environ)
-    env.pop("NUMBA_ENABLE_CUDASIM", None)
-    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
-    proc = subprocess.run([sys.executable, "-m", "tests.numba.exit_probe"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0:
-        if "NVVM" in proc.stderr and "not found" in proc.stderr.lower():
-            pytest.skip("numba-cuda cannot find NVVM here: " + proc.stderr[-300:])
-        raise AssertionError(proc.stderr[-3000:])
-    return json.loads(proc.stdout)
+    return run_probe("tests.numba.exit_probe")
 
 
 def test_a_bfs_step_ends_the_failing_thread_and_is_a_third_less_code(ptx_summary):
