@@ -1,33 +1,22 @@
 """GPU A/B of OpenCL check designs for bfs_step and hotspot, in plain PyOpenCL (issue 25).
 
     python tools/opencl_variant_ab.py [--rounds 9] [--target-ms 20] [--cases bfs_step,hotspot]
-                                      [--out ab.md] [--quick]     # NVIDIA's platform when there
-    python tools/opencl_variant_ab.py --compile-only [--quick]     # builds every text (PoCL here)
+                                      [--out ab.md] [--quick]   # NVIDIA's platform when there
+    python tools/opencl_variant_ab.py --compile-only [--quick]   # builds every text (PoCL here)
 
-The device is the benchmark's (benchmarks/backends.opencl_device: NVIDIA's platform, else a
-GPU, else the first: PoCL's CPU here, whose times say nothing). Each case runs at the
-benchmark's size and data (benchmarks/cases.py, the OpenCL sources and launches of
-benchmarks/opencl_cases.py). Rows:
-- `plain-call`, `safekern`: the benchmark's own paths, `pyopencl.Program` and
-  `safekern.opencl.Program` called as OpenCLLanguage.launch calls them (host path included;
-  `safekern` syncs with safekern.sync() after each sample, as the benchmark's checked mode).
-  For `safekern`, every launch's enqueue is watched (a proxy of PyOpenCL's
-  enqueue_nd_range_kernel in backends/opencl/kernel.py, ~1 us a launch): which kernel ran
-  (plain = the user's binary, variant k/n = without k of its n checks, checked) and its
-  global/local sizes.
-- text rows, each a `pyopencl.Program` of one full text, its arguments set once and launched
-  by enqueue_nd_range_kernel (no host path): `plain` (the user's source), `current` (exactly
-  the text(s) the `safekern` row's launches run, found by one spied launch, with the hidden
-  arguments that launch passes: a zeroed failure buffer of its own and each pointer
-  argument's bytes), `checked` (the rewrite no predicate thins: what a launch whose
-  predicates fail runs), and variants, each a text edit of `current` that must apply (else
-  the tool stops: the rewrite changed). Unsound variants are measurements (notes say why).
-Every sample is `steps` steps (the benchmark's calibration: --target-ms of plain-call) with a
-profiling event per launch; per launch: `kernel` = mean event duration, `span` = last end -
-first start over the launches (the benchmark's measure; span - kernel = idle gaps), `host` =
-the enqueue loop's wall time. Rows are interleaved round-robin (order rotated per round);
-the table gives medians over rounds, ratios of kernel time to plain and current, whether the
-output equals plain-call's bit for bit and the failure buffer stayed zero.
+The benchmark's device (NVIDIA, else a GPU, else PoCL's CPU: times meaningless), sizes, data
+and launches (benchmarks/cases.py, opencl_cases.py). `plain-call`/`safekern`: pyopencl.Program
+/ safekern.opencl.Program called as the benchmark calls them (host path included), each
+safekern enqueue watched (a proxy of _cl.enqueue_nd_range_kernel in backends/opencl/kernel.py)
+for which kernel ran (plain = the user's binary, variant k/n = without k of n checks, checked)
+and its global/local sizes. Text rows: one full text each, arguments set once, enqueued (no
+host path): `plain`, `current` (exactly the text(s) a watched safekern step ran, with the hidden
+arguments it passes: a zeroed failure buffer of its own, each pointer argument's bytes),
+`checked` (the unthinned rewrite), and variants: text edits of `current` that must apply (else
+the tool stops); unsound ones are measurements. Samples of `steps` steps (the benchmark's
+calibration to --target-ms), an event per launch, rows round-robin (order rotated per round);
+medians over rounds per launch of kernel (event durations), span ((last end - first start) /
+launches: the benchmark's measure; span - kernel = idle gaps) and host (the enqueue loop).
 """
 from __future__ import annotations
 
@@ -56,53 +45,45 @@ _STORE = re.compile(r"\]\s*(?:=[^=]|[-+*/%&|^]=|<<=|>>=)|\+\+|--|\b(?:atom\w*|at
                     r"barrier|work_group_barrier|mem_fence|vstore\w*)\s*\(")
 
 
-# -- edits of the launched text -------------------------------------------------------------
+def _stop(what, why):
+    raise SystemExit(f"opencl_variant_ab: cannot make variant '{what}': {why} (the rewrite "
+                     "changed; update this tool)")
+
 
 def _sub(text, pattern, repl, what, count=0, literal=False):
     """`text` with `pattern` replaced; it must match (else the rewrite changed: say so)."""
-    if literal:
-        n = text.count(pattern)
-        out = text.replace(pattern, repl)
-    else:
-        out, n = re.subn(pattern, repl, text, count=count, flags=re.S)
+    out, n = (text.replace(pattern, repl), text.count(pattern)) if literal else \
+        re.subn(pattern, repl, text, count=count, flags=re.S)
     if n == 0:
-        raise SystemExit(f"opencl_variant_ab: cannot make variant '{what}': {pattern!r} is "
-                         "not in the launched source (the rewrite changed; update this tool)")
+        _stop(what, f"{pattern!r} is not in the launched source")
     return out
 
 
 def _parts(text):
-    at = text.index(_SPLIT)
-    return text[:at], text[at:]
+    return text[:text.index(_SPLIT)], text[text.index(_SPLIT):]
 
 
-def _open_of(text, close):
-    """Index of the '{' matching the '}' at `close`."""
+def _opening(text, close, pair="{}"):
+    """Index of the opening bracket matching the closing one at `close`."""
     depth = 0
     for i in range(close, -1, -1):
-        depth += {"}": 1, "{": -1}.get(text[i], 0)
+        depth += {pair[1]: 1, pair[0]: -1}.get(text[i], 0)
         if depth == 0:
             return i
-    raise ValueError("unbalanced braces")
+    raise ValueError("unbalanced brackets")
 
 
 def _is_loop_body(text, brace):
     head = text[:brace].rstrip()
     if not head.endswith(")"):
         return head.endswith("do")
-    depth = 0
-    for i in range(len(head) - 1, -1, -1):
-        depth += {")": 1, "(": -1}.get(head[i], 0)
-        if depth == 0:
-            return re.search(r"\b(for|while)\s*$", head[:i]) is not None
-    return False
+    return re.search(r"\b(for|while)\s*$", head[:_opening(head, len(head) - 1, "()")]) is not None
 
 
 def _reaches_test(text, at):
     """Whether every path from `at` reaches a flag test (or the kernel's end) through closing
-    braces only: of if/else blocks, or of a loop body that starts with a test (the next
-    iteration tests at once; the exit reaches what follows the loop) and whose increment
-    stores nothing."""
+    braces only: of if/else blocks, or of a loop body that starts with a test and whose
+    increment stores nothing (the next iteration tests at once, the exit goes on after it)."""
     while True:
         rest = text[at:]
         at += len(rest) - len(rest.lstrip())
@@ -110,7 +91,7 @@ def _reaches_test(text, at):
             return True
         if at >= len(text) or text[at] != "}":
             return False
-        brace = _open_of(text, at)
+        brace = _opening(text, at)
         if text[:brace].count("{") == text[:brace].count("}"):
             return True                           # the kernel's own closing brace
         if _is_loop_body(text, brace):
@@ -123,36 +104,32 @@ def _reaches_test(text, at):
             return False
 
 
+def _drop_tests(kernel, drop):
+    """`kernel` without the flag tests at p..q for which drop(text, p, q) holds."""
+    out, pos = kernel, 0
+    while (p := out.find(TEST, pos)) >= 0:
+        q = p + len(TEST)
+        if drop(out, p, q):
+            out = out[:p] + out[q:].lstrip(" ")
+        else:
+            pos = q
+    return out
+
+
 def drop_redundant_tests(kernel):
-    """(b) Remove each test from which every path reaches another test through closing braces
-    only (_reaches_test): the same work-items return at the same stores."""
-    out, pos = kernel, 0
-    while (p := out.find(TEST, pos)) >= 0:
-        q = p + len(TEST)
-        if _reaches_test(out, q):
-            out = out[:p] + out[q:].lstrip(" ")
-        else:
-            pos = q
-    return out
+    """(b) Drop each test from which every path reaches another test through closing braces
+    only (_reaches_test): the same work-items return before the same stores."""
+    return _drop_tests(kernel, lambda out, p, q: _reaches_test(out, q))
 
 
-def tests_before_stores(kernel):
-    """(d) Keep a test only where code up to the next test may store (a store, ++/--, an
-    atomic or barrier call), at the top or end of a loop body (a loop goes round at most once
-    more after a failure: no spin); drop the rest."""
-    out, pos = kernel, 0
-    while (p := out.find(TEST, pos)) >= 0:
-        q = p + len(TEST)
-        nxt = out.find(TEST, q)
-        between = out[q:nxt if nxt >= 0 else len(out)]
-        before, after = out[:p].rstrip(), out[q:].lstrip()
-        head = before.endswith("{") and _is_loop_body(out, len(before) - 1)
-        tail = after.startswith("}") and _is_loop_body(out, _open_of(out, len(out) - len(after)))
-        if _STORE.search(between) or head or tail:
-            pos = q
-        else:
-            out = out[:p] + out[q:].lstrip(" ")
-    return out
+def _needless(out, p, q):
+    """(d) A test that no store, ++/--, atomic or barrier call follows before the next test,
+    not at the top or end of a loop body (one test per iteration: no spin)."""
+    nxt = out.find(TEST, q)
+    before, after = out[:p].rstrip(), out[q:].lstrip()
+    return not (_STORE.search(out[q:nxt if nxt >= 0 else len(out)]) or (
+        before.endswith("{") and _is_loop_body(out, len(before) - 1)) or (
+        after.startswith("}") and _is_loop_body(out, _opening(out, len(out) - len(after)))))
 
 
 def _statement_start(text, at):
@@ -168,8 +145,8 @@ def _statement_start(text, at):
 
 def precheck(kernel):
     """(c) An index that is a plain identifier (a private local or parameter) is checked by a
-    statement before its statement, which returns at once; the access itself is unchecked.
-    Not in loop headers, nor where the statement assigns the identifier before the access."""
+    statement before its statement, returning at once; the access is unchecked. Not in loop
+    headers, nor where the statement assigns the identifier before the access."""
     out, done = kernel, 0
     for m in reversed(list(_IX32.finditer(kernel))):
         var, n, code, axis = m.groups()
@@ -186,8 +163,7 @@ def precheck(kernel):
         out = out[:start + lead] + guard + out[start + lead:]
         done += 1
     if not done:
-        raise SystemExit("opencl_variant_ab: cannot make variant 'precheck': no __sk_ix32 of "
-                         "an identifier (the rewrite changed; update this tool)")
+        _stop("precheck", "no __sk_ix32 of an identifier")
     if ", __sk_fp)" not in out:                  # nothing sets the flag: its tests are dead
         out = out.replace(" " + TEST, "").replace(TEST, "")
     return out
@@ -198,62 +174,49 @@ def bfs_variants(cur):
     prelude, kernel = _parts(cur)
     cold = "#define __SK_COLD __attribute__((noinline))"
     inline = _sub(prelude, cold, "#define __SK_COLD", "fail-inline", literal=True)
-    out = {"fail-inline": (inline + kernel,
-                           "(a) sound: __SK_COLD empty: __sk_fail_bits/__sk_fail may be "
-                           "inlined, the compiler can thread the flag")}
+    out = {"fail-inline": (inline + kernel, "(a) sound: __SK_COLD empty (__sk_fail_bits "
+                           "inlinable: the compiler may thread the flag)")}
     fewer = drop_redundant_tests(kernel)
     if fewer == kernel:
-        raise SystemExit("opencl_variant_ab: cannot make variant 'redundant-tests': no "
-                         "redundant test (the rewrite changed; update this tool)")
-    out["redundant-tests"] = (prelude + fewer,
-                              f"(b) sound: {kernel.count(TEST) - fewer.count(TEST)} test(s) "
-                              "whose every path reaches another test through `}` only")
+        _stop("redundant-tests", "no redundant test")
+    gone = kernel.count(TEST) - fewer.count(TEST)
+    out["redundant-tests"] = (prelude + fewer, f"(b) sound: {gone} test(s) gone whose every "
+                              "path reaches a test through `}`s")
     pre = precheck(kernel)
-    out["precheck"] = (prelude + pre,
-                       "(c) sound here: `if ((uint)k >= cap) {record; return;}` before the "
-                       "statement, access unchecked (k, v private locals the statement does "
-                       "not assign first); a kernel with barriers may not return (its group "
-                       "would wait at the barrier: the exits pass jumps to it instead)")
+    out["precheck"] = (prelude + pre, "(c) sound here (no barrier: with one the group would "
+                       "wait for the returned item; k, v: private, not assigned first): "
+                       "`if ((uint)k >= cap) {record; return;}`, the access unchecked")
     out["precheck+inline"] = (inline + pre, "(c)+(a) sound here, as (c)")
-    stores = tests_before_stores(kernel)
+    stores = _drop_tests(kernel, _needless)
     if stores == fewer:
-        raise SystemExit("opencl_variant_ab: variant 'before-stores' is 'redundant-tests' "
-                         "(the rewrite changed; update this tool)")
-    out["before-stores"] = (prelude + stores,
-                            f"(d) sound here: {stores.count(TEST)} of {kernel.count(TEST)} "
-                            "tests kept, before each store and once per loop iteration; a "
-                            "failed item goes on loading element-0 stand-ins (in bounds) but "
-                            "stores nothing; general use needs care at break/continue/goto")
+        _stop("before-stores", "it equals 'redundant-tests'")
+    out["before-stores"] = (prelude + stores, f"(d) sound here: {stores.count(TEST)} of "
+                            f"{kernel.count(TEST)} tests kept (before stores, one per loop "
+                            "iteration): a failed item loads element 0 (in bounds), stores "
+                            "nothing more; break/continue/goto would need care")
     out["tests-none"] = (prelude + _sub(kernel, " " + TEST, "", "tests-none", literal=True)
                          .replace(TEST, ""),
-                         "(e) UNSOUND as a design: every access still checked (in bounds), "
-                         "but a failed item stores element-0 stand-ins and a loop may spin: "
-                         "the flag tests' whole cost")
+                         "(e) UNSOUND design: accesses in bounds, but a failed item goes on "
+                         "storing and a loop may spin: the tests' whole cost")
     out["no-pending"] = (prelude + _sub(kernel, r"if \(__sk_pending\(__sk_fb\)\) return; ", "",
                                         "no-pending", count=1),
-                         "(e) UNSOUND: no entry test of a pending failure (a later launch "
-                         "would run after a failure): its load's cost")
+                         "(e) UNSOUND: no entry test of a pending failure: its load's cost")
     fail = re.search(r"static __SK_COLD void __sk_fail_bits\(.*?\n}\n", prelude, re.S)
     if fail is None:
-        raise SystemExit("opencl_variant_ab: no __sk_fail_bits in the prelude (update this "
-                         "tool)")
-    lean = fail.group(0).split("{", 1)[0] + (
-        "{\n  atom_cmpxchg((volatile __global long *)fb, 0L, code);\n}\n")
-    out["fail-code-only"] = (prelude.replace(fail.group(0), lean) + kernel,
-                             "(e) measurement: a failure records its code only (index, size, "
-                             "work-item lost): the cold path's size")
+        _stop("fail-code-only", "no __sk_fail_bits in the prelude")
+    lean = fail.group(0).split("{", 1)[0] + "{ atom_cmpxchg((volatile __global long *)fb, " \
+        "0L, code); }\n"
+    out["fail-code-only"] = (prelude.replace(fail.group(0), lean) + kernel, "(e) a failure "
+                             "records its code only (details lost): the cold path's size")
     return out
 
 
-# -- the launch -----------------------------------------------------------------------------
-
 class _Spy:
     """PyOpenCL's _cl module, with enqueue_nd_range_kernel recording (kernel, global, local)."""
-
     def __init__(self, real):
         self.real, self.seen = real, []
 
-    def __getattr__(self, name):
+    def __getattr__(self, name):          # everything else: PyOpenCL's own
         return getattr(self.real, name)
 
     def enqueue_nd_range_kernel(self, queue, knl, g, l, *rest):
@@ -267,7 +230,6 @@ class Launch:
     def __init__(self, lang, name, quick):
         import safekern
         from safekern.backends.opencl import kernel as K
-
         self.lang, self.K, self.safekern = lang, K, safekern
         self.case = lang.adapt(cases.build(name, quick))
         self.dev = lang.upload(self.case)
@@ -279,8 +241,7 @@ class Launch:
             self.checked_call = lang.compile(modes.CHECKED, self.case)
             self.sk = self.checked_call[self.kname]
             self.prg = self.sk.program
-            kinds, self.launched = self.probe()
-        self.kinds = kinds
+            self.kinds, self.launched = self.probe()
 
     def geometry(self, p):
         local = opencl_cases._dims(p[2])
@@ -289,7 +250,6 @@ class Launch:
     def classify(self, knl):
         """(kind, text, hidden arguments?) of a kernel a safekern launch enqueued."""
         from safekern.frontend.c.opencl import checks_off_source
-
         sk, built = self.sk, self.prg._built
         if knl is sk:
             return "checked", built.rewritten.source, True
@@ -303,12 +263,11 @@ class Launch:
         return "other", None, True
 
     def spied(self, fn):
-        spy, real = _Spy(self.K._cl), self.K._cl
-        self.K._cl = spy
+        self.K._cl = spy = _Spy(self.K._cl)
         try:
             fn()
         finally:
-            self.K._cl = real
+            self.K._cl = spy.real
         return spy.seen
 
     def probe(self):
@@ -323,7 +282,6 @@ class Launch:
 
     def hidden(self, args, fb):
         from safekern.backends.opencl.build import hidden_size
-
         return [fb] + [np.int64(hidden_size(args[p.index], p.name, self.kname))
                        for p in self.sk._info.pointer_params]
 
@@ -348,14 +306,11 @@ class Launch:
         return out
 
 
-# -- timing ---------------------------------------------------------------------------------
-
 class Row:
     def __init__(self, name, note, launch_fn, sync, fb=None):
         self.name, self.note, self.launch_fn, self.sync, self.fb = name, note, launch_fn, sync, fb
         self.kernel, self.span, self.host, self.kinds = [], [], [], collections.Counter()
-        self.geometry = set()
-        self.same = self.fb_zero = None
+        self.geometry, self.same, self.fb_zero = set(), None, None
 
     def sample(self, steps, record=True):
         t0 = time.perf_counter()
@@ -371,6 +326,7 @@ class Row:
 
 def rows_of(ln, src_dir):
     import pyopencl as cl
+    import pyopencl.array as cla
     from safekern.failures import BUFFER_LEN
 
     lang, q = ln.lang, ln.lang.queue
@@ -383,36 +339,29 @@ def rows_of(ln, src_dir):
     rows = [Row("plain-call", "pyopencl.Program called as the benchmark does (host path "
                 "included)", call_fn(ln.plain_call), q.finish)]
     for rname, (per_launch, note) in ln.texts().items():
-        fb = cl.Buffer(lang.ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
-                       hostbuf=np.zeros(BUFFER_LEN, np.int64))
+        fb = cla.zeros(q, BUFFER_LEN, np.int64)
         launches = []
-        for i, ((text, hidden), p) in enumerate(zip(per_launch, ln.plan)):
+        for (text, hidden), p in zip(per_launch, ln.plan):
             if text not in built:
                 built[text] = cl.Program(lang.ctx, text).build()
             knl = cl.Kernel(built[text], ln.kname)
-            knl.set_args(*p[3], *(ln.hidden(p[3], fb) if hidden else ()))
+            knl.set_args(*p[3], *(ln.hidden(p[3], fb.data) if hidden else ()))
             launches.append((knl, *ln.geometry(p)))
-            if src_dir:
-                tail = f"-{i}" if len(set(per_launch)) > 1 else ""
-                if i == 0 or tail:
-                    with open(os.path.join(src_dir, f"{ln.case.name}-{rname}{tail}.cl"),
-                              "w") as f:
-                        f.write(text)
+        for i, text in enumerate(dict.fromkeys(t for t, _h in per_launch) if src_dir else ()):
+            with open(os.path.join(src_dir, f"{ln.case.name}-{rname}-{i}.cl"), "w") as f:
+                f.write(text)
         rows.append(Row(rname, note, lambda launches=launches: [
             cl.enqueue_nd_range_kernel(q, k, g, l) for k, g, l in launches], q.finish, fb))
         rows[-1].geometry = {(g, l) for _k, g, l in launches}
     sk = Row("safekern", "safekern.opencl.Program called as the benchmark does (host path "
-             "included; synced by safekern.sync())", call_fn(ln.checked_call),
-             ln.safekern.sync)
-    spied = sk.launch_fn
+             "included; synced by safekern.sync())", None, ln.safekern.sync)
 
-    def watched():
-        seen = []
-        events = ln.spied(lambda: seen.append(spied()))
-        for knl, g, l in events:
+    def watched(call=call_fn(ln.checked_call)):
+        events = []
+        for knl, g, l in ln.spied(lambda: events.extend(call())):
             sk.kinds[ln.classify(knl)[0]] += 1
             sk.geometry.add((g, l))
-        return seen[0]
+        return events
     sk.launch_fn = watched
     rows.append(sk)
     rows[0].geometry = {ln.geometry(p) for p in ln.plan}
@@ -420,8 +369,7 @@ def rows_of(ln, src_dir):
 
 
 def check_outputs(ln, rows):
-    """Each row's output after one step from reset arrays, against plain-call's; plain-call's
-    against the NumPy reference. Returns the reference comparison's message (or 'ok')."""
+    """Each row's output of a step from reset arrays vs plain-call's; plain-call's vs NumPy."""
     got = {}
     for r in rows:
         for name in ln.case.reset_names():
@@ -445,23 +393,17 @@ def measure(lang, name, rounds, target_ms, quick, src_dir):
     ref = check_outputs(ln, rows)
     with modes.active(modes.CHECKED):
         probe = Row("probe", "", rows[0].launch_fn, rows[0].sync)
-        probe.sample(3)
+        probe.sample(3)                                 # the benchmark's calibration
         step_ms = probe.span[0] * len(ln.plan) / 1e3
         steps = 1 if quick else max(3, min(500, math.ceil(target_ms / max(step_ms, 1e-3))))
         for r in rows:
             r.sample(1, record=False)                   # warm up
-        for r in rows:
             r.kinds.clear()
         for rnd in range(rounds):
-            order = rows[rnd % len(rows):] + rows[:rnd % len(rows)]
-            for r in order:
+            for r in rows[rnd % len(rows):] + rows[:rnd % len(rows)]:
                 r.sample(steps)
-    for r in rows:
-        if r.fb is not None:
-            import pyopencl as cl
-            host = np.empty(16, np.int64)
-            cl.enqueue_copy(lang.queue, host, r.fb, is_blocking=True)
-            r.fb_zero = not host.any()
+    for r in (r for r in rows if r.fb is not None):
+        r.fb_zero = not r.fb.get().any()
     by = {r.name: r for r in rows}
     med = lambda r, a="kernel": statistics.median(getattr(r, a))   # noqa: E731
     base, cur, base_span = med(by["plain"]), med(by["current"]), med(by["plain-call"], "span")
@@ -487,8 +429,6 @@ def measure(lang, name, rounds, target_ms, quick, src_dir):
     return lines
 
 
-# -- compile only ---------------------------------------------------------------------------
-
 def compile_rows(lang, names, quick):
     """Yield (case, row, note, text) for every distinct text, built on the device."""
     import pyopencl as cl
@@ -501,13 +441,6 @@ def compile_rows(lang, names, quick):
                 yield name, rname, note, text
 
 
-def _device(lang):
-    why = lang.unavailable()
-    if why:
-        raise SystemExit(f"opencl_variant_ab: no OpenCL device: {why}")
-    return backends.opencl_device_name(lang.device)
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=9)
@@ -518,11 +451,13 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="the CI sizes (PoCL: the path works)")
     a = ap.parse_args(argv)
     names = [n for n in a.cases.split(",") if n]
-    for n in names:
-        if n not in CASES:
-            ap.error(f"unknown case {n!r} (known: {', '.join(CASES)})")
+    if set(names) - set(CASES):
+        ap.error(f"unknown case(s) {sorted(set(names) - set(CASES))} (known: {CASES})")
     lang = opencl_cases.OpenCLLanguage()
-    dev = _device(lang)
+    if lang.unavailable():
+        raise SystemExit(f"opencl_variant_ab: no OpenCL device: {lang.unavailable()}")
+    dev = backends.opencl_device_name(lang.device)
+    cmd = " ".join(sys.argv[1:] if argv is None else argv)
     if a.compile_only:
         for name, rname, note, text in compile_rows(lang, names, a.quick):
             _p, kernel = _parts(text) if _SPLIT in text else ("", text)
@@ -530,20 +465,14 @@ def main(argv=None):
                   f", flag tests {kernel.count(TEST)}  -- {note[:70]}", flush=True)
         return 0
     import pyopencl as cl
-
-    t0 = time.perf_counter()
-    src_dir = None
-    if a.out:
-        os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-        src_dir = os.path.splitext(a.out)[0] + "-sources"
-        os.makedirs(src_dir, exist_ok=True)
+    t0, src_dir = time.perf_counter(), os.path.splitext(a.out)[0] + "-sources" if a.out else None
+    os.makedirs(src_dir or ".", exist_ok=True)
     lines = [f"# OpenCL check variants A/B ({dev}, {lang.device.driver_version}, PyOpenCL "
              f"{cl.VERSION_TEXT}, commit {_git_head()})", "",
-             f"`python tools/opencl_variant_ab.py {' '.join(sys.argv[1:] if argv is None else argv)}`"
-             f": {a.rounds} rounds, round-robin, a profiling event per launch; medians per "
-             "launch. kernel = mean event duration, span = (last end - first start) / "
-             "launches (the benchmark's measure), host = enqueue loop; spread = (max - min) / "
-             "median of kernel.", ""]
+             f"`python tools/opencl_variant_ab.py {cmd}`: {a.rounds} rounds round-robin, an "
+             "event per launch; medians per launch: kernel = mean event duration, span = (last "
+             "end - first start) / launches (the benchmark's), host = enqueue loop; spread = "
+             "(max - min) / median kernel.", ""]
     if backends.opencl_on_cpu(lang.device):
         lines += ["**A CPU device: these times say nothing about a GPU.**", ""]
     for n in names:
@@ -560,11 +489,8 @@ def main(argv=None):
 
 def _git_head():
     import subprocess
-    try:
-        return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True).stdout.strip()
-    except Exception:  # noqa: BLE001
-        return "?"
+    return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip() or "?"
 
 
 if __name__ == "__main__":
