@@ -310,7 +310,7 @@ class Row:
     def __init__(self, name, note, launch_fn, sync, fb=None):
         self.name, self.note, self.launch_fn, self.sync, self.fb = name, note, launch_fn, sync, fb
         self.kernel, self.span, self.host, self.kinds = [], [], [], collections.Counter()
-        self.geometry, self.same, self.fb_zero = set(), None, None
+        self.geometry, self.same, self.fb_zero, self.seen = set(), None, None, []
 
     def sample(self, steps, record=True):
         t0 = time.perf_counter()
@@ -356,13 +356,11 @@ def rows_of(ln, src_dir):
     sk = Row("safekern", "safekern.opencl.Program called as the benchmark does (host path "
              "included; synced by safekern.sync())", None, ln.safekern.sync)
 
-    def watched(call=call_fn(ln.checked_call)):
+    def watched(call=call_fn(ln.checked_call)):       # (classified after the rounds)
         events = []
-        for knl, g, l in ln.spied(lambda: events.extend(call())):
-            sk.kinds[ln.classify(knl)[0]] += 1
-            sk.geometry.add((g, l))
+        sk.seen += ln.spied(lambda: events.extend(call()))
         return events
-    sk.launch_fn = watched
+    sk.launch_fn = watched                            # sk.seen: (kernel, global, local)
     rows.append(sk)
     rows[0].geometry = {ln.geometry(p) for p in ln.plan}
     return rows
@@ -398,10 +396,14 @@ def measure(lang, name, rounds, target_ms, quick, src_dir):
         steps = 1 if quick else max(3, min(500, math.ceil(target_ms / max(step_ms, 1e-3))))
         for r in rows:
             r.sample(1, record=False)                   # warm up
-            r.kinds.clear()
+            r.seen.clear()
         for rnd in range(rounds):
             for r in rows[rnd % len(rows):] + rows[:rnd % len(rows)]:
                 r.sample(steps)
+    for r in rows:
+        for knl, g, l in r.seen:
+            r.kinds[ln.classify(knl)[0]] += 1
+            r.geometry.add((g, l))
     for r in (r for r in rows if r.fb is not None):
         r.fb_zero = not r.fb.get().any()
     by = {r.name: r for r in rows}
