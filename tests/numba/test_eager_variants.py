@@ -79,3 +79,16 @@ def test_without_signatures_nothing_compiles_at_decoration():
             out[i] = a[idx[i]]
 
     assert not built(lazy) and lazy.dispatch.variants is None
+
+
+def test_numbas_on_disk_cache_keeps_the_checked_kernel_compiled_at_decoration():
+    """cache=True: numba's on-disk cache and its records (stats) are the checked kernel's, as
+    before."""
+    @safekern.jit("void(float64[:], int64[:], float64[:])", cache=True)
+    def cached_gather(a, idx, out):
+        i = cuda.grid(1)
+        if i < out.shape[0]:
+            out[i] = a[idx[i]]
+
+    assert built(cached_gather)
+    assert not cached_gather.dispatch.variants or not cached_gather.dispatch.variants.kernels()

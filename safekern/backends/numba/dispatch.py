@@ -227,6 +227,8 @@ class LaunchDispatch:
         A variant that does not compile: the checked kernel is compiled (`compile_checked()`)
         and, if it fails too, the variant's error raised (numba's words for a first compile
         of it; a second compile of the same error is worded apart)."""
+        if self.build.options.get("cache"):
+            return False      # numba's on-disk cache: its records are the checked kernel's
         variants = self.launch_variants()
         if not variants:
             return False
