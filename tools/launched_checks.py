@@ -13,9 +13,10 @@ real-world set), with the case's own arguments and launch configuration:
   it, else the checked kernel), and `setp` / `bra`:
   the compares and branches the launched kernel adds over plain numba.
 
-    NUMBA_ENABLE_CUDASIM=0 python -m tools.launched_checks [--sites] [CASE ...]
+    NUMBA_ENABLE_CUDASIM=0 python -m tools.launched_checks [--sites] [--ptx-dir DIR] [CASE ...]
 
-`--sites` lists each remaining check (line, text, reason). CPU only: the PTX is compiled for
+`--sites` lists each remaining check (line, text, reason); `--ptx-dir` writes each launched
+kernel's PTX to DIR/<case>.<kernel>.ptx (to compare two trees, or to run ptxas on). CPU only: the PTX is compiled for
 sm_90 without a GPU; instruction counts are a proxy for run time, not a measure of it.
 """
 from __future__ import annotations
@@ -68,7 +69,7 @@ def _decorate(fn):
     return safekern.jit(fresh(fn))
 
 
-def measure(names, sites=False) -> list:
+def measure(names, sites=False, ptx_dir=None) -> list:
     import numba
     from numba import cuda
 
@@ -106,13 +107,17 @@ def measure(names, sites=False) -> list:
             rewrite = variant.final_rewrite()
         # A launch whose kernel holds no check runs numba's own kernel (plain.py).
         if check_free(rewrite):
-            launched = plain
+            launched, text = plain, None
         else:
             try:
                 with assume_device((9, 0)):
-                    launched = ptx_counts(run.compile_ptx(sig, cc=(9, 0)))
+                    text = run.compile_ptx(sig, cc=(9, 0))
+                launched = ptx_counts(text)
             except Exception:     # noqa: BLE001 -- eager signatures want a device: no count
-                launched = {"total": -1}
+                launched, text = {"total": -1}, None
+        if ptx_dir and text is not None:
+            with open(os.path.join(ptx_dir, f"{case}.{kname}.ptx"), "w") as f:
+                f.write(text)
         rows.append({"kernel": f"{case}.{kname}", "checked": len(left),
                      "preds": f"{bin(mask).count('1')}/{len(preds)}", "plain": plain,
                      "launched": launched, "sites": left})
@@ -127,8 +132,11 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("cases", nargs="*")
     p.add_argument("--sites", action="store_true", help="list each remaining check")
+    p.add_argument("--ptx-dir", help="write each launched kernel's PTX there")
     args = p.parse_args(argv)
-    rows = measure(args.cases, args.sites)
+    if args.ptx_dir:
+        os.makedirs(args.ptx_dir, exist_ok=True)
+    rows = measure(args.cases, args.sites, args.ptx_dir)
     print(f"{'kernel':36s}{'checked':>8s}{'preds':>7s}{'plain':>7s}{'launched':>9s}"
           f"{'+setp':>6s}{'+bra':>6s}")
     for r in rows:

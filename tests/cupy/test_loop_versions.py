@@ -63,7 +63,7 @@ def test_spmv_is_versioned():
     text = _body(_rewrite(SPMV))
     fast, slow = text.split("} else for", 1)
     # before the loop: start and bound once (checked), the affine accesses over the range
-    assert re.search(r"__sk_lo\w+ = \(long long\)\(int\)\(indptr \[ __sk_ix\( row ,", fast)
+    assert re.search(r"__sk_lo\w+ = \(long long\)\(int\)\(indptr \[ __sk_ix32\( row ,", fast)
     # (data[k], indices[k]: k itself, from lo to the last k)
     assert fast.count("__sk_vin(") == 2 and "(__sk_n_3) > 0" in fast
     # x's last element as an int index reaches it (an extent capped at 2**31)

@@ -27,7 +27,8 @@ extern "C" __global__ void bfs(const int* nindex, const int* nlist, const int* l
 }
 """
 
-#: the benchmark's form: the CSR arrays in a struct by value (a field's check is __sk_ptr)
+#: the benchmark's form: the CSR arrays in a struct by value (a field subscripted as itself is
+#: an index check against its element count)
 BFS_STRUCT = r"""
 struct Graph { int nodes; int* nindex; int* nlist; };
 extern "C" __global__ void bfs(Graph g, const int* level, unsigned char* next) {
@@ -50,12 +51,13 @@ def _body(text):
     return text[text.rfind("#line 1"):]
 
 
-@pytest.mark.parametrize("src,nlist", [(BFS, "__sk_ix(k,"), (BFS_STRUCT, "__sk_ptr((g.nlist) + (k)")])
+@pytest.mark.parametrize("src,nlist", [(BFS, "__sk_ix32(k,"),
+                                       (BFS_STRUCT, "g.nlist[__sk_ix32(k, __sk_count(")])
 def test_a_loop_that_stores_keeps_its_checks(src, nlist):
     rw = _rewrite(src)
     text = _body(rw.source)
     assert "__sk_lo" not in text and "__sk_gl" not in text, text
-    assert nlist in text and "level[__sk_ix(v," in text and "next[__sk_ix(v," in text, text
+    assert nlist in text and "level[__sk_ix32(v," in text and "next[__sk_ix32(v," in text, text
     why = {e.text: e for e in rw.report()}
     assert all(why[a].reason == "" for a in ("level[v]", "next[v]"))
     out = nvrtc.compile_program(rw.source, filename="g.cu", arch="sm_90",

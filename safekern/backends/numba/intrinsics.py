@@ -155,7 +155,7 @@ def _static_tuple_index(container, index):
     return None
 
 
-def _load_typer(typingctx, arr, idx, code, fb, flag, select: bool):
+def _load_typer(typingctx, arr, idx, code, fb, flag, select: bool, exits: bool = False):
     if not isinstance(arr, types.Array):
         position = _static_tuple_index(arr, idx)
         if position is not None:           # a heterogeneous tuple needs a constant index
@@ -191,9 +191,10 @@ def _load_typer(typingctx, arr, idx, code, fb, flag, select: bool):
         a, i, c, fbv, flagv = args
         c = context.cast(builder, c, sig.args[2], types.int64)
         if select and not isinstance(result, types.Array) and selectable(context, arr, idx):
-            value = select_load(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
+            value = select_load(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag,
+                                exits)
             return context.cast(builder, value, arr.dtype, result)
-        ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
+        ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag, exits)
         getitem = context.get_function(operator.getitem, gsig)
         gi = context.cast(builder, i, idx, gsig.args[1])
         if isinstance(result, types.Array):
@@ -233,7 +234,18 @@ def _setitem(context, builder, ssig, setitem, args) -> None:
 
 
 @intrinsic
-def _sk_store(typingctx, arr, idx, value, code, fb, flag):
+def _sk_load_exit(typingctx, arr, idx, code, fb, flag):
+    """_sk_load whose failure ends the thread (frontend/python/exit_mode.py)."""
+    return _load_typer(typingctx, arr, idx, code, fb, flag, select=False, exits=True)
+
+
+@intrinsic
+def _sk_loadv_exit(typingctx, arr, idx, code, fb, flag):
+    """_sk_loadv whose failure ends the thread (frontend/python/exit_mode.py)."""
+    return _load_typer(typingctx, arr, idx, code, fb, flag, select=True, exits=True)
+
+
+def _store_typer(typingctx, arr, idx, value, code, fb, flag, exits: bool = False):
     ssig = _resolve(typingctx, operator.setitem, (arr, idx, value))
     if ssig is None:
         return None
@@ -249,13 +261,25 @@ def _sk_store(typingctx, arr, idx, value, code, fb, flag):
             setitem(builder, (a, si, v))
             return context.get_dummy_value()
         c = context.cast(builder, c, sig.args[3], types.int64)
-        ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
+        ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag, exits)
+        # (the flag: a device function, an assert or a division may have failed before)
         ok = builder.and_(ok, flag_clear(context, builder, flag, flagv))
         with builder.if_then(ok, likely=True):
             _setitem(context, builder, ssig, setitem, (a, si, v))
         return context.get_dummy_value()
 
     return types.none(arr, idx, value, code, fb, flag), codegen
+
+
+@intrinsic
+def _sk_store(typingctx, arr, idx, value, code, fb, flag):
+    return _store_typer(typingctx, arr, idx, value, code, fb, flag)
+
+
+@intrinsic
+def _sk_store_exit(typingctx, arr, idx, value, code, fb, flag):
+    """_sk_store whose failure ends the thread (frontend/python/exit_mode.py)."""
+    return _store_typer(typingctx, arr, idx, value, code, fb, flag, exits=True)
 
 
 @intrinsic
@@ -349,7 +373,7 @@ DIVISIONS = {f"_sk_div_{name}" + ("_any" if any_type else ""): _make_division(na
              for any_type in (False, True)}
 
 
-def _atomic_typer(op):
+def _atomic_typer(op, exits: bool = False):
     """A checked `cuda.atomic.<op>(arr, idx, *values)`: the index checks inline (emit_checks),
     then numba's own atomic on the likely side, done only while the thread's flag is clear;
     the other side gives 0. An intrinsic, not an overload numba compiles apart per type."""
@@ -370,7 +394,7 @@ def _atomic_typer(op):
         def codegen(context, builder, sig, args):
             a, i, *vals, c, fbv, flagv = args
             c = context.cast(builder, c, sig.args[-3], types.int64)
-            ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag)
+            ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag, exits)
             ok = builder.and_(ok, flag_clear(context, builder, flag, flagv))
             impl = context.get_function(fnty, asig)
             call_args = [a, context.cast(builder, i, idx, asig.args[1])] + [
@@ -383,30 +407,38 @@ def _atomic_typer(op):
     return typer
 
 
-def _make_atomic(op):
+def _make_atomic(op, exits: bool = False):
     # numba's intrinsic reads the typer's parameters: cas takes two values, the others one.
-    checked = _atomic_typer(op)
+    checked = _atomic_typer(op, exits)
     if op == "cas":
         def typer(typingctx, arr, idx, old, val, code, fb, flag):
             return checked(typingctx, arr, idx, old, val, code, fb, flag)
     else:
         def typer(typingctx, arr, idx, val, code, fb, flag):
             return checked(typingctx, arr, idx, val, code, fb, flag)
-    typer.__name__ = f"_sk_atomic_{op}"
+    typer.__name__ = f"_sk_atomic_{op}" + ("_exit" if exits else "")
     return intrinsic(typer)
 
 
 ATOMICS = {f"_sk_atomic_{op}": _make_atomic(op) for op in INDEXED_ATOMICS}
+#: `_sk_atomic_<op>_exit`: the same, a failure ends the thread (frontend/python/exit_mode.py).
+ATOMICS_EXIT = {f"_sk_atomic_{op}_exit": _make_atomic(op, exits=True)
+                for op in INDEXED_ATOMICS}
 
 
 def namespace() -> dict:
-    """What the rewritten code's names are bound to, for real numba-cuda kernels."""
+    """What the rewritten code's names are bound to, for real numba-cuda kernels. The
+    `..._exit` helpers are the checks whose failure ends the thread (checked accesses in loops
+    that store: frontend/python/exit_mode.py picks them; the others keep the flag)."""
     ns = {"_sk_load": _sk_load, "_sk_loadv": _sk_loadv, "_sk_store": _sk_store,
+          "_sk_load_exit": _sk_load_exit, "_sk_loadv_exit": _sk_loadv_exit,
+          "_sk_store_exit": _sk_store_exit,
           "_sk_skip": _sk_skip, "_sk_put": _sk_put,
           "_sk_buffer": _sk_buffer, "_sk_extent": _sk_extent,
           "_sk_cuda": cuda, "_sk_int32": types.int32, "_sk_slice": slice,
           "_sk_flag_array": _sk_flag_array}
     ns.update(ATOMICS)
+    ns.update(ATOMICS_EXIT)
     ns["_sk_fail"] = _sk_fail
     ns.update(DIVISIONS)
     return ns

@@ -104,15 +104,17 @@ def _position(context, arr_ty, field: str) -> int:
 
 
 def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, axis,
-                unsigned_bits: int = 0):
+                unsigned_bits: int = 0, set_flag: bool = True):
     """The cold path: set the thread's flag; the first failure on the device (a 64-bit
     compare-and-swap on slot 0) writes its index, size, axis, thread and block. `code`,
     `index`, `size` and `axis` are i64 values; bit k of `unsigned_bits` (a constant) says the
     k-th of index, size, axis came from an unsigned type, so that the host reads a uint64
-    >= 2**63 back as itself, not as a negative number (failures.UNSIGNED)."""
+    >= 2**63 back as itself, not as a negative number (failures.UNSIGNED). Without
+    `set_flag`, the thread ends after it (emit_records' `exits`): no flag to set."""
     i64 = ir.IntType(64)
-    flag_data = array_data(context, builder, flag_ty, flag)
-    builder.store(ir.Constant(flag_data.type.pointee, 1), flag_data)
+    if set_flag:
+        flag_data = array_data(context, builder, flag_ty, flag)
+        builder.store(ir.Constant(flag_data.type.pointee, 1), flag_data)
     data = array_data(context, builder, fb_ty, fb)
     result = builder.cmpxchg(data, ir.Constant(i64, 0), code, "monotonic", "monotonic")
     with builder.if_then(builder.extract_value(result, 1), likely=True):
@@ -145,14 +147,38 @@ def _compare(builder, context, arr_ty, idx_ty, shapes, idx):
     return out
 
 
-def emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty):
+def end_thread(builder) -> None:
+    """PTX `exit`: the thread ends here (its stores so far stay done), and LLVM knows that
+    nothing after it runs."""
+    fnty = ir.FunctionType(ir.VoidType(), [])
+    builder.call(ir.InlineAsm(fnty, "exit;", "~{memory}", side_effect=True), [])
+    builder.unreachable()
+
+
+def emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty,
+                 exits: bool = False):
     """The cold side: each failing component records itself, in its own branch. (One record
     per access, the failing component's values joined through phis, made rw_fbpic_gather
     1.21x -> 1.47x on an H100: the joined values stay live across the checks;
-    benchmarks/results/2026-11-27b-device-calls.) -> i1 ok (no component failed)"""
+    benchmarks/results/2026-11-27b-device-calls.) With `exits` (a check whose failure ends the
+    thread: frontend/python/exit_mode.py) the record ends the thread instead of
+    setting its flag and joining the code again: the fast path then keeps nothing alive for
+    it, and is the only way on. -> i1 ok (no component failed; true with `exits`, where
+    nothing failed on the way on)"""
     ok = cgutils.true_bit
     i64 = ir.IntType(64)
     for pos, axis, value, size, unsigned, bad in compared:
+        if exits:
+            cold = builder.append_basic_block("sk_record")
+            passed = builder.append_basic_block("sk_in_bounds")
+            builder.cbranch(bad, cold, passed).set_weights([1, 99])
+            builder.position_at_end(cold)
+            emit_record(context, builder, fb_ty, flag_ty, fb, flag,
+                        builder.add(code, ir.Constant(i64, pos)), value, size,
+                        ir.Constant(i64, axis), unsigned_bits=int(unsigned), set_flag=False)
+            end_thread(builder)
+            builder.position_at_end(passed)
+            continue
         with builder.if_then(bad, likely=False):
             emit_record(context, builder, fb_ty, flag_ty, fb, flag,
                         builder.add(code, ir.Constant(i64, pos)), value, size,
@@ -161,14 +187,16 @@ def emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty):
     return ok
 
 
-def emit_checks(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_ty, flag_ty):
+def emit_checks(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_ty, flag_ty,
+                exits: bool = False):
     """Compare each integer index component with its axis; record failures (cold). -> i1 ok"""
     shapes = array_shape(context, builder, arr_ty, arr)
     compared = _compare(builder, context, arr_ty, idx_ty, shapes, idx)
-    return emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty)
+    return emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty, exits)
 
 
-def select_load(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_ty, flag_ty):
+def select_load(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_ty, flag_ty,
+                exits: bool = False):
     """A scalar load without a branch before it: the address is the element's when every
     component is in bounds, else a slot of the failure buffer (always readable); the failure
     is recorded after the load. So loads of later iterations are not held behind a branch
@@ -198,7 +226,7 @@ def select_load(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_t
     from numba.cuda.np.arrayobj import load_item
 
     value = load_item(context, builder, arr_ty, ptr)
-    emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty)
+    emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty, exits)
     return value
 
 
@@ -266,5 +294,6 @@ def flag_clear(context, builder, flag_ty, flag):
 
 
 __all__ = ["components", "plan", "array_data", "array_shape", "array_extent", "special_register",
-           "store_thread_and_block", "emit_record", "emit_records", "emit_checks", "select_load",
-           "element_pointer", "element_load", "element_store", "selectable", "flag_clear"]
+           "store_thread_and_block", "emit_record", "emit_records", "end_thread", "emit_checks",
+           "select_load", "element_pointer", "element_load", "element_store", "selectable",
+           "flag_clear"]

@@ -16,7 +16,7 @@ import threading
 import numpy as np
 
 from ... import failures
-from ...frontend.python import INDEXED_ATOMICS
+from ...frontend.python import INDEXED_ATOMICS, names
 
 _lock = threading.Lock()
 
@@ -230,6 +230,11 @@ def namespace() -> dict:
           "_sk_extent": _sk_extent, "_sk_put": _sk_put}
     for op in INDEXED_ATOMICS:
         ns[f"_sk_atomic_{op}"] = _make_atomic(op)
+    # Checks whose failure ends the thread on a GPU (frontend/python/exit_mode.py) set the
+    # flag here: the thread runs on with no effect, as exits.py makes sure; what is recorded
+    # and reported is the same.
+    for name in [n for n in ns if n.startswith(("_sk_load", "_sk_store", "_sk_atomic_"))]:
+        ns[name + names.EXIT] = ns[name]
     ns["_sk_fail"] = _sk_fail
     for op in ("floordiv", "mod", "truediv"):
         for any_type in (False, True):

@@ -5,7 +5,9 @@ Each checked access carries its check (`Access.check`, access_check.Check: byte 
 memory they are checked against); here it becomes C text:
 
     "index"     i -> __sk_ix(i, extent, CODE, axis, __sk_fb): an array's axis, or a kernel's
-                pointer parameter i against its element count (__sk_n_<i>)
+                pointer parameter i against its element count (__sk_n_<i>); `__sk_ix32`
+                for an `int` index (index_helper); also a struct's pointer field
+                subscripted as itself (`g.nlist[k]`), against the field's element count
     "offset"    p[i] -> (*__sk_ptr((p) + (i), base, size, CODE, __sk_fb)): a derived pointer
                 against its root (the '[' and ']' tokens replaced)
     "element"   p -> __sk_ptr(p, base, size, CODE, __sk_fb): *p, p->f, an atomic's address
@@ -37,9 +39,16 @@ def check_edits(accesses, *, kernel: bool) -> tuple:
             continue
         code = code_text(a.extra["code"], kernel=kernel)
         depth = check.depth
-        if check.how == "index":
-            (i0, i1), extent = check.index, _extent_text(check.extent)
-            pair = (E.insert_before(i0, "__sk_ix(", depth),
+        if check.how == "index" or (check.how == "offset" and check.field_extent is not None
+                                    and not check.negate):
+            # `g.nlist[k]`, a struct's pointer field subscripted as itself, is k against the
+            # field's elements (k * size within the bytes from the field's address on: the
+            # same test as __sk_ptr's offset, one compare instead of pointer arithmetic; an
+            # H100: CuPy's bfs_step 1.19x -> 1.13x, benchmarks/results/2026-11-27c-device-calls)
+            extent = _extent_text(check.extent) if check.how == "index" else \
+                f"__sk_count({check.root.size}, {check.field_extent[3]}LL)"
+            (i0, i1) = check.index
+            pair = (E.insert_before(i0, f"{index_helper(check)}(", depth),
                     E.insert_after(i1, f", {extent}, {code}, {check.axis}, __sk_fb)", depth))
             out += pair
             if kernel:
@@ -51,13 +60,6 @@ def check_edits(accesses, *, kernel: bool) -> tuple:
                     E.replace(o0, o1, ") + ("),
                     E.replace(c0, c1, f"), {root.base}, {root.size}, {code}, __sk_fb))")]
             out += trio
-            if kernel and check.field_extent is not None:
-                # `g.nlist[k]`, the field itself subscripted: the check is k against the
-                # field's elements (k * size within its bytes), which loop versioning may
-                # test before a loop where k is affine (it never clamps such an index)
-                extent = f"__sk_count({root.size}, {check.field_extent[3]}LL)"
-                indexes.append(IndexCheck(a, extent, code, check.axis, trio[0], trio[2],
-                                          extra=(trio[1],), affine_only=True))
         elif check.how == "element":
             (p0, p1), root = check.pointer, check.root
             out += [E.insert_before(p0, "__sk_ptr(", depth),
@@ -65,6 +67,14 @@ def check_edits(accesses, *, kernel: bool) -> tuple:
         else:
             raise ValueError(f"unknown check {check.how!r}")
     return out, indexes
+
+
+def index_helper(check) -> str:
+    """The prelude's check of an index: `__sk_ix32` for an `int` (its unsigned value in one
+    32-bit compare, no sign extension: an H100 ran CuPy's bfs_step 1.13x -> 1.08x with it),
+    else `__sk_ix`, templated on the index's type. (A versioned loop's checked copy, which
+    runs only when its test before the loop fails, keeps `__sk_ix`: loop_versions.wide.)"""
+    return "__sk_ix32" if check.int32 and not check.unsigned else "__sk_ix"
 
 
 def _extent_text(extent) -> str:

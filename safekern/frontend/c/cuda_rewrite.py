@@ -230,6 +230,8 @@ class ModuleRewriter:
                             versioned = version_loops(self.ps, body, self.edits[first_edit:],
                                                       indexes, LOOP_WORDS["cuda"])
                         self.edits += versioned.edits
+                        if versioned.wide:      # the checked copies' 64-bit checks
+                            self.edits = [versioned.wide.get(id(e), e) for e in self.edits]
                         for a, why in versioned.hoisted:
                             a.extra["hoisted"] = why       # the report says so (_entries)
                     if self.launch_predicates and not state and fn.kernel and not fn.template:

@@ -88,8 +88,6 @@ class IndexCheck:
     axis: int
     open: E.Edit
     close: E.Edit
-    extra: tuple = ()           # its other edits (a struct field's `[` -> `) + (`)
-    affine_only: bool = False   # open/close wrap more than the index: never clamped
 
 
 @dataclass(frozen=True)
@@ -103,6 +101,12 @@ class LoopWords:
     u32: str                    # the unsigned 32- and 64-bit types
     u64: str
     typeof: bool                # a saved local's type as `decltype(x)` (C++), else spelled
+    #: (the 32-bit check's opening text, the 64-bit one's): the checked copy of a versioned
+    #: loop, which runs only when its test before the loop fails, is written with the 64-bit
+    #: check. CUDA only: on an H100 the 32-bit one there, never run, made NVRTC compile the
+    #: fast copies of CuPy's spmv_csr slower (1.10x -> 1.15x, c_variant_ab.py's fallback-ix32);
+    #: OpenCL's spmv_csr runs 1.00x with it (None: left as written)
+    wide: tuple | None = None
 
 
 @dataclass
@@ -112,6 +116,7 @@ class Versioned:
     edits: list = field(default_factory=list)
     starts: list = field(default_factory=list)
     hoisted: list = field(default_factory=list)    # (Access, the report's reason)
+    wide: dict = field(default_factory=dict)       # id(an edit): the edit that replaces it
 
 
 _CUDA_IDS = re.compile(r"^(threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]$")
@@ -134,7 +139,8 @@ def _opencl_id(ps, c) -> bool:
 #: dialect name -> its words
 WORDS = {
     "cuda": LoopWords(long="long long", suffix="LL", enclose=True, invariant=_cuda_id,
-                      u32="unsigned int", u64="unsigned long long", typeof=True),
+                      u32="unsigned int", u64="unsigned long long", typeof=True,
+                      wide=("__sk_ix32(", "__sk_ix(")),
     "opencl": LoopWords(long="long", suffix="L", enclose=False, invariant=_opencl_id,
                         u32="uint", u64="ulong", typeof=False),
 }
@@ -243,7 +249,7 @@ def _version(ps, cursor, edits, checks, words, out):
         raise NoVersion("an edit across the loop")
     # the checks of the body
     inside = [ch for ch in checks if bs <= ch.open.start and ch.close.start < le]
-    used = {id(e) for ch in inside for e in (ch.open, ch.close, *ch.extra)}
+    used = {id(e) for ch in inside for e in (ch.open, ch.close)}
     if any(id(e) not in used for e in mine if e.start >= bs):
         raise NoVersion("an edit in the body that is not a bounds check")
     if not inside:
@@ -256,8 +262,6 @@ def _version(ps, cursor, edits, checks, words, out):
         idx = index_of.get((ch.access.index_start, ch.access.index_end))
         width = width_of(idx) if idx is not None else None
         d = degree(ps, loop, idx, width) if width is not None else None
-        if d is None and ch.affine_only:
-            raise NoVersion("a data-dependent index of a check that cannot clamp it")
         (affine if d is not None else dependent).append((idx, ch))
     # (a loop with data-dependent accesses only is versioned too: a launch variant that
     # proves the affine ones leaves those, and they are cheaper without a branch)
@@ -348,6 +352,11 @@ def _version(ps, cursor, edits, checks, words, out):
         pre = (f"{bounds} int {done} = 0; if ({cond}) {{ {prepare}{fast} {finish} }} "
                f"if (!{done}) ")
     out.edits.append(E.insert_before(ls, pre, _DEPTH))
+    if words.wide is not None:
+        narrow, wide = words.wide
+        for e in mine:          # the checked copy's, its header's too (lo and hi have theirs)
+            if e.text == narrow:
+                out.wide[id(e)] = E.Edit(e.start, e.end, wide, e.key)
     out.starts.append(ls)
     line = ps.line_col(ls)[0]
     out.hoisted += [(ch.access, HOISTED_REASON.format(line=line)) for _, ch in affine]

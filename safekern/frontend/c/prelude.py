@@ -60,11 +60,12 @@ def _index_check(w: dict, name: str, bits: str, word: str | None = None,
     unsigned longs)."""
     out = word or w["long"]
     test = test or f"({w['ulong']})v >= ({w['ulong']})n"
+    template = "" if word else w["template"]     # (a fixed index type: nothing to deduce)
     head = f"{w['fn']} {out} {name}("
     pad = " " * len(head)
     fb = w["fb"].format(pad=pad)
     cond = w["unlikely"].format(test) + w["guard"]
-    return (f"{w['template']}{head}{word or w['index_type']} i, {w['long']} n, "
+    return (f"{template}{head}{word or w['index_type']} i, {w['long']} n, "
             f"{w['code']} code, int axis,\n{pad}{fb}) {{\n"
             f"  {out} v = ({out})i;\n"
             f"  if ({cond}) {{\n"
@@ -73,10 +74,13 @@ def _index_check(w: dict, name: str, bits: str, word: str | None = None,
             f"  return v;\n}}")
 
 
-#: An `int` index (opencl_edits.index_helper): its unsigned value against n capped at 2**31 (a
-#: negative one is above any cap), so no sign extension and one 32-bit compare; the same test
-#: as __sk_ix's for every n >= 0 (an OpenCL extent always is); the index comes back an int.
+#: An `int` index (opencl_edits.index_helper, cuda_edits.index_helper): its unsigned value
+#: against n capped at 2**31 (a negative one is above any cap), so no sign extension and one
+#: 32-bit compare; the same test as __sk_ix's for every n >= 0 (an OpenCL extent always is;
+#: CUDA's guard leaves n < 0, unknown, unchecked as __sk_ix does); the index comes back an int.
 _INT32_TEST = "(uint)v >= (uint)(n < 2147483648L ? n : 2147483648L)"
+_INT32_TEST_CUDA = ("(unsigned int)v >= (unsigned int)(n < 2147483648LL ? n : "
+                    "2147483648LL)")
 
 
 def _shared(dialect: str) -> dict:
@@ -88,7 +92,8 @@ def _shared(dialect: str) -> dict:
                   _index_check(w, "__sk_ixu", "1"),
                   _index_check(w, "__sk_ix32", "0", word="int", test=_INT32_TEST)]
     else:        # templated: the index's own type says whether it is unsigned
-        checks = [_index_check(w, "__sk_ix", "(I)-1 > (I)0 ? 1 : 0")]
+        checks = [_index_check(w, "__sk_ix", "(I)-1 > (I)0 ? 1 : 0"),
+                  _index_check(w, "__sk_ix32", "0", word="int", test=_INT32_TEST_CUDA)]
     return {"record": _record(w), "index_checks": "\n".join(checks)}
 
 

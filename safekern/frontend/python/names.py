@@ -15,6 +15,8 @@ LOADV = "_sk_loadv"      # the same, for loads in loops: no branch before the lo
 STORE = "_sk_store"      # _sk_store(array, index, value, code, fb, flag)
 PUT = "_sk_put"          # _sk_put(array, index, value, flag): a proven store, if flag is clear
 ATOMIC = "_sk_atomic_"   # _sk_atomic_<op>(array, index, *values, code, fb, flag)
+EXIT = "_exit"           # appended to a load, store or atomic helper's name: its failure ends
+                         # the thread (exit_mode.py: checks in loops that store)
 SKIP = "_sk_skip"        # _sk_skip(fb): count a skipped launch (one thread per launch)
 CUDA = "_sk_cuda"        # numba.cuda (or the simulator's), bound by the backend
 INT32 = "_sk_int32"

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field, replace
 
 from ...errors import CompilationError
 from ..located import internal_errors
-from . import eliminate, exits as barriers, names
+from . import eliminate, exit_mode, exits as barriers, names
+from .exit_calls import end_thread_at
 from .checks import BoundsCheckRewriter, CheckSite, _Context, hidden_first
 from .call_facts import specialise_calls
 from .collapse import collapse_same_branches
@@ -220,6 +221,9 @@ def _finish(fn, new_fn, body, device, bound, parsed, ctx):
     grid_sync = barriers.contains_grid_sync(body, bound, parsed)
     body = barriers.add_failure_exits(body, kind="device" if device else "kernel",
                                       has_barriers=has_barriers, resolver=bound, parsed=parsed)
+    # checked accesses in loops that store end a failing thread at the check (exit_mode.py)
+    end_thread_at(exit_mode.exiting_checks(body, device=device, has_barriers=has_barriers,
+                                           grid_sync=grid_sync, resolver=bound, parsed=parsed))
     args = ast.arguments(posonlyargs=list(fn.args.posonlyargs), args=list(fn.args.args),
                          vararg=fn.args.vararg, kwonlyargs=list(fn.args.kwonlyargs),
                          kw_defaults=list(fn.args.kw_defaults), kwarg=fn.args.kwarg,

@@ -8,6 +8,6 @@ template <typename T>
 __global__ void axpy(T a, const T* x, T* y, int n, int off, long long __sk_bytes_1, long long __sk_bytes_2, long long* __sk_fb) {if (__sk_enter(__sk_fb)) return; const long long __sk_n_1 = __sk_count(__sk_bytes_1, (long long)sizeof(*x)); const long long __sk_n_2 = __sk_count(__sk_bytes_2, (long long)sizeof(*y));
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
-        y[__sk_ix(i + off, __sk_n_2, 0x37634327b92ed674ULL, 0, __sk_fb)] = a * x[__sk_ix(i, __sk_n_1, 0x3da703eb61dae1a1ULL, 0, __sk_fb)] + twice(__sk_fb, 0x79e27ULL, (const volatile void*)(y), (long long)(__sk_bytes_2), y, i);   // @template_kernel
+        y[__sk_ix32(i + off, __sk_n_2, 0x37634327b92ed674ULL, 0, __sk_fb)] = a * x[__sk_ix32(i, __sk_n_1, 0x3da703eb61dae1a1ULL, 0, __sk_fb)] + twice(__sk_fb, 0x79e27ULL, (const volatile void*)(y), (long long)(__sk_bytes_2), y, i);   // @template_kernel
     }
 }

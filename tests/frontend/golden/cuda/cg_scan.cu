@@ -10,7 +10,7 @@ extern "C" __global__ void cg_scan(const float* in, float* out, int n, int bad, 
     __sk_cg_sync(block);
     for (unsigned int d = 1; d < blockDim.x; d *= 2) {
         float v = t >= d ? s[__sk_ix(t - d, 256, 0x3a6227af7c30c3b7ULL, 0, __sk_fb)] : 0.0f;
-        if (d == 4 && (int)t == bad) v += in[__sk_ix(n + 77, __sk_n_0, 0x598b34eb1600e90ULL, 0, __sk_fb)];   // @cg_fail
+        if (d == 4 && (int)t == bad) v += in[__sk_ix32(n + 77, __sk_n_0, 0x598b34eb1600e90ULL, 0, __sk_fb)];   // @cg_fail
         __sk_cg_sync(cg::this_thread_block());
         s[__sk_ix(t, 256, 0xc6b78d0bf4d7420ULL, 0, __sk_fb)] += v;
         __sk_cg_sync(block);

@@ -7,6 +7,6 @@ extern "C" __global__ void row_sums(const float* a, float* sums, int rows, int c
         for (int j = 0; j < cols + extra; ++j) {
             s += (*__sk_ptr((row) + (j), a, __sk_bytes_0, 0xa9d2c77771ca4e4ULL, __sk_fb));   // @derived
         }
-        sums[__sk_ix(r, __sk_n_1, 0x300da2417df63ae7ULL, 0, __sk_fb)] = s;
+        sums[__sk_ix32(r, __sk_n_1, 0x300da2417df63ae7ULL, 0, __sk_fb)] = s;
     }
 }

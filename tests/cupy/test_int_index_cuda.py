@@ -1,0 +1,63 @@
+"""CUDA C's `int` index checks (cuda_edits.index_helper): an `int` index goes through the
+prelude's `__sk_ix32` (one 32-bit compare), every other through the templated `__sk_ix`; a
+struct's pointer field subscripted as itself (`g.nlist[k]`) is an index check against the
+field's element count, not `__sk_ptr`'s pointer offset; a versioned loop's checked copy keeps
+the 64-bit `__sk_ix` (loop_versions.LoopWords.wide). Here the rewrite and NVRTC (no GPU); the
+GPU half is test_int_index_cuda_gpu.py."""
+import re
+
+import pytest
+
+pytest.importorskip("clang.cindex")
+
+from safekern.backends.cupy import nvrtc, program  # noqa: E402
+from safekern.frontend.c import cuda  # noqa: E402
+from tests.cupy import cuda_c_kernels as K  # noqa: E402
+from tests.cupy.test_loop_versions import SPMV  # noqa: E402
+from tests.cupy.test_loops_that_store import BFS_STRUCT as BFS  # noqa: E402
+
+MIXED = r"""
+extern "C" __global__ void k(float* a, int i, long long j, unsigned int u, size_t z, short s) {
+    a[i] = a[j] + a[u] + a[z] + a[s];
+}
+"""
+
+def _body(src):
+    text = cuda.rewrite(src, filename="k.cu").source
+    return text[text.rfind("#line 1"):]
+
+
+def _builds(src):
+    out = nvrtc.compile_program(cuda.rewrite(src, filename="k.cu").source, filename="k.cu",
+                                arch="sm_90", options=program.compile_options(()), cubin=True)
+    assert out.cubin[:4] == b"\x7fELF" and "warning" not in out.log, out.log
+
+
+def test_an_int_index_goes_through_the_32_bit_check():
+    body = _body(MIXED)
+    assert "a[__sk_ix32(i," in body
+    for other in ("j", "u", "z", "s"):         # 64-bit, unsigned, size_t, short: templated
+        assert f"a[__sk_ix({other}," in body, other
+    _builds(MIXED)
+
+
+def test_a_struct_field_subscript_is_an_index_check_against_its_elements():
+    body = _body(BFS)
+    assert re.search(r"g\.nlist\[__sk_ix32\(k, __sk_count\(__sk_fbytes_\w+, 4LL\), ", body), body
+    assert "__sk_ptr((g.nlist)" not in body
+    assert "level[__sk_ix32(v," in body and "next[__sk_ix32(v," in body
+    _builds(BFS)
+
+
+def test_the_struct_fields_of_the_test_kernels_still_build():
+    _builds(K.CSR_GRAPH)
+
+
+def test_a_versioned_loops_checked_copy_keeps_the_64_bit_check():
+    body = _body(SPMV)
+    checked = body[body.index("} else for"):body.index("/* __sk_lo")]
+    assert "__sk_dc32(" in body                          # the loop is versioned
+    assert "__sk_ix(k," in checked and "__sk_ix(indices[" in checked
+    assert "__sk_ix32" not in checked
+    assert "y[__sk_ix32(row," in body                    # outside the loop: 32 bits
+    _builds(SPMV)
