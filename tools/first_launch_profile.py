@@ -4,7 +4,9 @@ The benchmark (benchmarks/overhead.py) times, per case, decorating its kernels a
 one step, fresh (SAFEKERN_CACHE=off), checked and plain numba. Without a GPU the step cannot
 run, so here, for each case, with numba compiling for an sm_90a (an H100) and nothing loaded:
 
-1. the decoration (the front end; module import for the real-world set);
+1. the decoration (the front end; module import for the real-world set), with what a GPU
+   compiles there: a kernel decorated with signatures compiles at once, numba's and safekern's
+   (kernel.py defers it where no GPU is found: here it is told one is);
 2. the forms the step's launches choose, by each kernel's own launch dispatcher (the launch
    variant of the predicates that hold, numba's own kernel when that form holds no check and
    nothing can be pending: `step_forms`), each compiled for the step's argument types as a
