@@ -72,6 +72,15 @@ def compile_rewritten(rewritten, device_impls: dict, namespace=None):
     return fn
 
 
+def names_itself(pyfunc, name: str) -> bool:
+    """`pyfunc`'s code (its nested functions' too) reads the name `name`: a global, or a
+    variable of the enclosing function (a recursive call)."""
+    code = getattr(pyfunc, "__code__", None)
+    if code is None:
+        return True                  # (nothing to read: bound, as always before)
+    return name in code.co_freevars or name in keys.code_names(code)
+
+
 def supported_options(options: dict) -> dict:
     """The simulator's jit takes fewer options than numba's; it ignores code generation ones."""
     if not SIMULATOR:
@@ -292,7 +301,11 @@ class Build:
         for name, callee in late:
             callee.waiting.append((namespace, name))
         numba = self.jit(fn)
-        namespace[self.parsed.name] = numba          # its own calls (recursion)
+        if names_itself(self.parsed.pyfunc, self.parsed.name):
+            # Its own calls (recursion). Only then: bound, the name ties numba's dispatcher to
+            # its own compiled kernels (their function's globals are this namespace), which
+            # numba's finalizer of the dispatcher holds -- it and its code are never freed.
+            namespace[self.parsed.name] = numba
         return numba
 
     def jit(self, fn):

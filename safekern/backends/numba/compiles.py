@@ -57,8 +57,13 @@ class Compiles:
                 continue
             _by_user_types(hits, numba._cache_hits, form)
             _by_user_types(misses, numba._cache_misses, form)
-        return _CompileStats(cache_path=kernel.numba_dispatcher()._cache.cache_path,
-                             cache_hits=hits, cache_misses=misses)
+        if kernel.build.numba is None and not kernel.options.get("cache"):
+            # numba's NullCache's path: nothing compiled only to say so (a kernel decorated
+            # with signatures may have compiled its launch variant only: kernel.py)
+            cache_path = None
+        else:
+            cache_path = kernel.numba_dispatcher()._cache.cache_path
+        return _CompileStats(cache_path=cache_path, cache_hits=hits, cache_misses=misses)
 
     def signatures(self) -> list:
         kernel = self.kernel

@@ -218,6 +218,39 @@ class LaunchDispatch:
             return False
         return True
 
+    def eager_variant(self, compile_checked) -> bool:
+        """A kernel with launch variants, decorated with signatures: the variant of all its
+        predicates compiled now -- what its launches run where they all hold, numba's own
+        kernel instead when that variant holds no check and nothing is pending -- and not
+        the checked kernel too (a second compile of nearly the same code, which launches
+        where a predicate fails compile when they come). False: compile the checked one.
+        A variant that does not compile: the checked kernel is compiled (`compile_checked()`)
+        and, if it fails too, the variant's error raised (numba's words for a first compile
+        of it; a second compile of the same error is worded apart)."""
+        if self.build.options.get("cache"):
+            return False      # numba's on-disk cache: its records are the checked kernel's
+        variants = self.launch_variants()
+        if not variants:
+            return False
+        if check_free(self.build.final_rewrite().launch_variant) and self.plain_allowed():
+            try:
+                self.plain()
+            except COMPILE_ERRORS as err:
+                self._plain = None
+                self.plain_failed(err)
+                return False
+            return True
+        try:
+            variants.full_variant()
+        except Exception as err:
+            log.debug("kernel %r: its launch variant did not compile at decoration (%s: %s)",
+                      self.build.name, type(err).__name__, err)
+            try:
+                compile_checked()
+            except Exception:      # noqa: BLE001 - the user's error: the first words of it
+                raise err from None
+        return True
+
     def plain_failed(self, err) -> None:
         """numba could not compile the function as written: no plain launches."""
         log.debug("kernel %r: numba's own kernel of it does not compile (%s: %s); its launches "

@@ -56,12 +56,17 @@ class CheckedKernel(CheckedFunction):
             self.select = self.dispatch.select
         if sigs is not None and (SIMULATOR or cuda.is_available()):
             # Eager, like numba (from the kernel cache when it has every signature); without a
-            # GPU, deferred (PTX still works). A kernel with no check compiles what its
-            # launches run while nothing is pending: numba's own kernel (plain.py).
-            eager_plain = build is None and self.dispatch.eager_plain()
-            if not eager_plain and (self._binary is None or
-                                    not self._binary.prepare_signatures()):
-                self.numba_dispatcher()
+            # GPU, deferred (PTX still works). A kernel compiles what its launches run: with
+            # no check, numba's own kernel while nothing is pending (plain.py); with launch
+            # variants, the one where every predicate holds (dispatch.eager_variant), the
+            # checked kernel when a launch or a question of numba's first needs it.
+            def compile_checked():
+                if self._binary is None or not self._binary.prepare_signatures():
+                    self.numba_dispatcher()
+
+            if build is not None or not (self.dispatch.eager_plain() or
+                                         self.dispatch.eager_variant(compile_checked)):
+                compile_checked()
 
     def make_surface(self) -> DispatcherSurface:
         return DispatcherSurface(self.numba_dispatcher, hidden=hidden_types(False),

@@ -88,6 +88,11 @@ class LaunchVariants:
         """The variant this launch may run, or None (the checked kernel)."""
         return self._table.lookup(self.mask(args, config))
 
+    def full_variant(self):
+        """The variant of all the predicates, made now if it was not (a kernel decorated with
+        signatures compiles it at decoration: dispatch.eager_variant)."""
+        return self._table.lookup(self.full)
+
     def kernels(self) -> list:
         """The variants made so far."""
         return self._table.kernels()
