@@ -153,6 +153,8 @@ runtime.register_plain_sync(_plain_sync)
 
 def hidden_size(arg, param_name: str, kernel: str) -> int:
     """Bytes a pointer parameter may access, from the argument passed for it."""
+    if type(arg) is cl.Buffer:          # (the common case first)
+        return arg.size
     if arg is None:
         return 0
     if isinstance(arg, cla.Array):
