@@ -156,6 +156,8 @@ def main(argv=None):
     if why:
         sys.exit(f"no OpenCL device: {why}")
     print("device:", lang.describe()["device"])
+    if a.profile:
+        _name_c_calls()
     for name in a.cases:
         built, plan = _case(lang, name, a.quick)
         steps = max(1, a.launches // len(plan))
@@ -171,6 +173,11 @@ def main(argv=None):
         how = "median call" if a.per_call else "per launch"
         line = ", ".join(f"{m} {sorted(v)[len(v) // 2]:.1f} us" for m, v in per.items())
         print(f"{name}: host time {how} (median of {len(per['checked'])}): {line}")
+        if a.profile:
+            prof = cProfile.Profile()
+            _per_call(lang, built["checked"], plan, steps, prof)
+            safekern.sync()
+            pstats.Stats(prof, stream=sys.stdout).sort_stats("tottime").print_stats(a.profile)
         seen = _count_setters()
         lang.launch(built["checked"], plan)
         safekern.sync()
@@ -182,12 +189,6 @@ def main(argv=None):
                 names[id(own)] = "plain"
             sets = {names.get(k, "other"): n for k, n in seen.items() if k in names}
             print(f"  {kname}: arguments set in one step, by kernel: {sets}")
-        if a.profile:
-            _name_c_calls()
-            prof = cProfile.Profile()
-            _per_call(lang, built["checked"], plan, steps, prof)
-            safekern.sync()
-            pstats.Stats(prof, stream=sys.stdout).sort_stats("tottime").print_stats(a.profile)
 
 
 if __name__ == "__main__":
