@@ -169,3 +169,20 @@ def test_the_overlap_check_sees_every_launch(clenv, monkeypatch):
             prg.copy(clenv.queue, (16,), (16,), x.data, x.data)
     np.testing.assert_array_equal(y.get(), 1.0)
     safekern.sync()
+
+
+def test_a_forgotten_failure_source_is_looked_up_again(clenv, mode):
+    from safekern import runtime
+
+    prg = skcl.Program(clenv.ctx, VADD, filename=f"hp_source_{mode}.cl").build()
+    a, out, short = f32(clenv, 64), f32(clenv, 64, 0.0), f32(clenv, 40)
+    prg.add(clenv.queue, (64,), (16,), a.data, a.data, out.data, np.int32(64))
+    safekern.sync()
+    first = prg.add._fb_source
+    assert runtime.release_sources("opencl", lambda source: source is first) == 1
+    # the same queue: the registry's new source is bound, and the failure reported from it
+    prg.add(clenv.queue, (64,), (16,), a.data, a.data, short.data, np.int32(64))
+    with pytest.raises(safekern.BoundsError):
+        safekern.sync()
+    assert prg.add._fb_source is not first
+    assert runtime.is_current("opencl", prg.add._fb_source.key, prg.add._fb_source)

@@ -101,6 +101,7 @@ class Kernel(_cl.Kernel):
         self._nb_pos = {i: k for k, i in enumerate(sorted(self._pointer_slots))}
         self._disjoint = None         # the arguments of the last launch found disjoint
         self._fb_source = None        # the failure source whose buffer is bound
+        self._fb_queue = None         # the queue it was looked up for
         self._arg_types = None
         self._vector_args = ()        # positions of VectorArg types (set_scalar_arg_dtypes)
         # buffer arguments that share memory (races.md); one check per kernel of the program
@@ -343,7 +344,12 @@ class Kernel(_cl.Kernel):
         return [*(wait_for or ()), *events] if events else wait_for
 
     def _bind_failure_buffer(self, queue):
-        source = backend.failure_source(queue.context, queue.device)
+        source = self._fb_source
+        # The queue of the last launch (held: its context, device and so its source stay)
+        # has the same source while the registry keeps it.
+        if queue is not self._fb_queue or not runtime.is_current("opencl", source.key, source):
+            source = backend.failure_source(queue.context, queue.device)
+            self._fb_queue = queue
         if source is not self._fb_source:
             self._set("_set_arg_multi", [self._n_user, source.buffer], 2)
             self._fb_source = source
