@@ -145,6 +145,12 @@ def failure_source(backend: str, key, make, *, current=None) -> FailureSource:
         return source
 
 
+def is_current(backend: str, key, source) -> bool:
+    """Whether `source` is still the registry's source for `key` (a backend that remembers the
+    source of its last launch checks it so, without asking `failure_source` again)."""
+    return _sources.get((backend, key)) is source
+
+
 def release_sources(backend: str, orphaned) -> int:
     """Forget the sources of `backend` with nothing pending that `orphaned(source)` says the
     user can no longer launch on (an OpenCL context the user dropped: the source's buffer and

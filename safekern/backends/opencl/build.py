@@ -43,6 +43,7 @@ class OpenCLFailureSource(runtime.FailureSource):
         # references this source holds are exactly the three made here.
         self.context = cl.Context.from_int_ptr(context.int_ptr, retain=True)
         self.device = device
+        self.key = (context.int_ptr, device.int_ptr)     # (its key in runtime's registry)
         self.name = f"OpenCL device {device.name!r} ({device.platform.name})"
         self.queue = cl.CommandQueue(self.context, device)
         self.buffer = cl.Buffer(self.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
@@ -56,6 +57,10 @@ class OpenCLFailureSource(runtime.FailureSource):
         self._lock = threading.Lock()
 
     def note_queue(self, queue) -> None:
+        # (Noted already: the launch, enqueued before this read, is one synchronize() finishes,
+        # whether it clears the queues before or after.)
+        if self._queues.get(queue.int_ptr) is queue:
+            return
         with self._lock:
             self._queues[queue.int_ptr] = queue
 
@@ -112,7 +117,7 @@ def failure_source(context, device) -> OpenCLFailureSource:
     them): a program that makes context after context -- PyOpenCL's own tests, a service --
     would otherwise keep every one alive, with its device memory (NVIDIA's OpenCL then fails
     new contexts with OUT_OF_HOST_MEMORY)."""
-    key = (context.int_ptr, device.int_ptr)
+    key = (context.int_ptr, device.int_ptr)     # (OpenCLFailureSource.key)
 
     def make():
         runtime.release_sources("opencl", _orphaned)
@@ -153,6 +158,8 @@ runtime.register_plain_sync(_plain_sync)
 
 def hidden_size(arg, param_name: str, kernel: str) -> int:
     """Bytes a pointer parameter may access, from the argument passed for it."""
+    if type(arg) is cl.Buffer:          # (the common case first)
+        return arg.size
     if arg is None:
         return 0
     if isinstance(arg, cla.Array):

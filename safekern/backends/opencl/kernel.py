@@ -13,11 +13,19 @@ parameters. The failure buffer is bound before each launch (it is per device).
 Every argument set is also recorded by index: the overlap check (races.md) reads the buffers,
 launch variants (c_launch.py) read the scalars and get the same arguments replayed. A kernel
 with launch variants or plain launches sets a launch's arguments on the kernel that launch runs
-only, just before it runs (`_catch_up`: the ones it lags behind); `set_arg`/`set_args` outside
-a launch set them on this kernel at once, as PyOpenCL does, for `enqueue_nd_range_kernel`.
+only, just before it runs, and there only those that changed since that kernel last ran
+(arguments.py); `set_arg`/`set_args` outside a launch set them on this kernel at once, as
+PyOpenCL does, for `enqueue_nd_range_kernel`. A NumPy scalar is set through
+`_set_arg_buf_multi`, which takes its bytes as PyOpenCL's `_set_arg_multi` ends up doing after
+five failed casts.
+
+The host path of a launch repeats little: an argument passed again at its index (the same
+buffer, the same NumPy scalar) is not looked at again (`_passed`), the overlap check is skipped for the objects of the last launch it found disjoint, the launch
+predicates are memoised on what they read (c_launch.py).
 """
 from __future__ import annotations
 
+import operator
 import threading
 import weakref
 
@@ -30,10 +38,15 @@ from ... import config, runtime
 from ...errors import user_boundary
 from ..c_launch import CLaunchVariants, opencl_geometry, plain_launch
 from . import build as backend
+from .arguments import HANDLES, ArgumentLedger
 from .registry import checked_program_of
 
 _BASE = _cl.Kernel
 _LONG = np.dtype(np.int64).char.encode()     # PyOpenCL's pack character of a 64-bit long
+_PACKED: dict = {}                           # pack character -> its NumPy scalar type
+# NumPy scalars whose bytes are fixed (not np.void: a structured array's element is a view)
+_SCALARS = frozenset(np.dtype(c).type for c in "?bBhHiIlLqQefdFDg")
+_UNSET = object()
 #: int_ptr -> the checked kernel of that handle (Kernel.from_int_ptr)
 _by_handle: "weakref.WeakValueDictionary[int, Kernel]" = weakref.WeakValueDictionary()
 #: PyOpenCL < 2024.2 is built with pybind11, whose kernels keep their attributes in a __dict__
@@ -78,21 +91,30 @@ class Kernel(_cl.Kernel):
         self._pointer_slots = {p.index: (n + 1 + k, p.name)
                                for k, p in enumerate(info.pointer_params)} if info else {}
         self._values: dict = {}       # argument index -> the object set (buffers, scalars)
-        self._replay: dict = {}       # argument index -> (setter name, its entry): variants
-        self._sizes: dict = {}        # pointer parameter index -> bytes behind its argument
+        # argument index -> the object `_set_arg_multi` set last there, where its bytes and
+        # size are fixed (arguments.py): passed again, it changes nothing
+        self._passed: dict = {}
+        self._args = ArgumentLedger()     # what is set, and on which kernel (module doc)
+        self._args.watch(self)
+        # the pointer parameters' sizes, in parameter order (the launch predicates' `nb`)
+        self._nb = [0] * len(self._pointer_slots)
+        self._nb_pos = {i: k for k, i in enumerate(sorted(self._pointer_slots))}
+        self._disjoint = None         # the arguments of the last launch found disjoint
         self._fb_source = None        # the failure source whose buffer is bound
+        self._fb_queue = None         # the queue it was looked up for
         self._arg_types = None
+        self._vector_args = ()        # positions of VectorArg types (set_scalar_arg_dtypes)
         # buffer arguments that share memory (races.md); one check per kernel of the program
         # (its warning is given once), however often the kernel is retrieved
         self._overlap = owner._overlap_check(name, info) if info is not None else None
+        self._overlap_positions = self._overlap.positions if self._overlap is not None else ()
         self._lock = threading.Lock()   # one thread's arguments and launch at a time
         self._launch = None           # CLaunchVariants, made at the first launch (or False)
         self._plain = None            # c_launch.PlainLaunch, made with _launch (or None)
         self._variant_kernels: list = []
         self._plain_kernels: list = []    # the user's kernel: the user's arguments only
         # Launch variants and plain launches: the arguments of a launch are set on the kernel
-        # that runs only (module doc); ids of the kernels whose arguments lag `_replay`
-        self._behind: set = set()
+        # that runs only (module doc)
         self._deferring = False       # a launch's set_args: recorded, set on no kernel yet
         if info is not None and hasattr(_BASE, "_set_enqueue_and_set_args"):
             # PyOpenCL >= 2025 made its generic invoker for every argument of the driver's
@@ -151,7 +173,11 @@ class Kernel(_cl.Kernel):
         return Kernel(self._sk_owner, self.function_name)
 
     def set_scalar_arg_dtypes(self, arg_types) -> None:
+        from pyopencl.tools import VectorArg
+
         self._arg_types = tuple(arg_types)
+        self._vector_args = tuple(i for i, t in enumerate(self._arg_types)
+                                  if isinstance(t, VectorArg))
         _BASE.set_scalar_arg_dtypes(self, arg_types)
         swapped = type(self)
         if swapped is not Kernel:
@@ -166,15 +192,29 @@ class Kernel(_cl.Kernel):
 
     # -- argument setting: PyOpenCL's invokers call these ---------------------------------------
     def _set_arg_multi(self, entries) -> None:
-        out, sizes = list(entries), []
+        out, scalars, sizes, fresh = [], [], [], []
+        n, passed = self._n_user, self._passed
         for k in range(0, len(entries), 2):
-            index = entries[k]
-            if not 0 <= index < self._n_user:
+            index, value = entries[k], entries[k + 1]
+            if passed.get(index, _UNSET) is value:    # set last here, fixed: nothing new
+                continue
+            if not 0 <= index < n:
                 raise _invalid_index(self, index, "clSetKernelArg")
-            out[k + 1] = self._note_object(index, entries[k + 1], sizes)
-        self._set("_set_arg_multi", out, 2)
+            if isinstance(value, np.generic):     # its bytes: set_arg_buf (module doc)
+                self._values[index] = value
+                scalars += (index, value)
+            else:
+                out += (index, self._note_object(index, value, sizes))
+            if type(value) in _SCALARS or isinstance(value, HANDLES):
+                fresh += (index, value)
+        if out:
+            self._set("_set_arg_multi", out, 2)
+        if scalars:
+            self._set("_set_arg_buf_multi", scalars, 2)
         if sizes:          # (packed: a NumPy scalar costs PyOpenCL ~10 us to set, this 0.1)
             self._set("_set_arg_buf_pack_multi", sizes, 3)
+        for k in range(0, len(fresh), 2):      # (after the setters: they may raise)
+            passed[fresh[k]] = fresh[k + 1]
 
     def set_arg(self, index, value) -> None:
         self._set_arg_multi((index, value))
@@ -183,14 +223,19 @@ class Kernel(_cl.Kernel):
         for k in range(0, len(entries), 2):
             self._check_index(entries[k])
             self._values[entries[k]] = entries[k + 1]
+            self._passed.pop(entries[k], None)
         self._set("_set_arg_buf_multi", list(entries), 2)
 
     def _set_arg_buf_pack_multi(self, entries) -> None:
         for k in range(0, len(entries), 3):
             index, char, value = entries[k:k + 3]
             self._check_index(index)
+            self._passed.pop(index, None)
+            kind = _PACKED.get(char)
+            if kind is None:
+                kind = _PACKED[char] = np.dtype(char.decode()).type
             try:
-                self._values[index] = np.dtype(char.decode()).type(value)
+                self._values[index] = kind(value)
             except (TypeError, ValueError, OverflowError):
                 self._values[index] = value
         self._set("_set_arg_buf_pack_multi", list(entries), 3)
@@ -206,7 +251,7 @@ class Kernel(_cl.Kernel):
         slot = self._pointer_slots.get(index)
         if slot is not None:
             size = backend.hidden_size(value, slot[1], self.function_name)
-            self._sizes[index] = size
+            self._nb[self._nb_pos[index]] = size
             sizes += (slot[0], _LONG, size)
         if isinstance(value, cla.Array):      # safekern's addition: an Array for a buffer
             value = backend.array_argument(value, self._name(index), self.function_name)
@@ -217,31 +262,16 @@ class Kernel(_cl.Kernel):
         if self._launch is False and self._plain is None:   # no other kernel: no replay
             getattr(_BASE, setter)(self, entries)
             return
-        for k in range(0, len(flat), width):
-            self._replay[flat[k]] = (setter, entries[k:k + width])
         # The variants and the user's kernel get the arguments when they run (_catch_up);
         # this kernel now, unless a launch sets them (the kernel it runs gets them then).
-        if self._deferring:
-            self._behind.add(id(self))
-        else:
-            getattr(_BASE, setter)(self, entries)
-        for knl in self._variant_kernels:
-            self._behind.add(id(knl))
-        for knl in self._plain_kernels:
-            self._behind.add(id(knl))
+        self._args.record(setter, entries, width)
+        if not self._deferring:
+            self._args.catch_up(self)
 
     def _catch_up(self, knl, user_only: bool = False) -> None:
-        """Set on `knl` the arguments it lags behind (`user_only`: the user's kernel, which
-        has no hidden ones): every recorded one, a call per setter."""
-        if id(knl) not in self._behind:
-            return
-        groups: dict = {}
-        for setter, entry in self._replay.values():
-            if not (user_only and entry[0] >= self._n_user):
-                groups.setdefault(setter, []).extend(entry)
-        for setter, flat in groups.items():
-            getattr(_BASE, setter)(knl, tuple(flat))
-        self._behind.discard(id(knl))
+        """Set on `knl` the arguments it lacks (`user_only`: the user's kernel, which has no
+        hidden ones), a call per setter."""
+        self._args.catch_up(knl, self._n_user if user_only else None)
 
     def _name(self, i) -> str:
         if self._info is not None and i < len(self._info.params):
@@ -293,7 +323,7 @@ class Kernel(_cl.Kernel):
                 self._check_overlap()             # before anything runs
             knl = self
             m = 0 if not variants else variants.mask_of(
-                self._scalar_args(), self._size_args(), opencl_geometry, global_size,
+                self._values, self._nb, opencl_geometry, global_size,
                 local_size, global_offset, g_times_l)
             own = None if plain is None else plain.kernel(m, source)
             if own is not None:                   # nothing can fail: the user's own kernel
@@ -308,16 +338,18 @@ class Kernel(_cl.Kernel):
 
     def _wait_list(self, wait_for, args):
         """`wait_for` and, as PyOpenCL's invoker adds them, the events of VectorArg arrays."""
-        from pyopencl.tools import VectorArg
-
-        if not self._arg_types:
+        if not self._vector_args:
             return wait_for
-        events = [e for t, a in zip(self._arg_types, args) if isinstance(t, VectorArg)
-                  for e in a.events]
+        events = [e for i in self._vector_args for e in args[i].events]
         return [*(wait_for or ()), *events] if events else wait_for
 
     def _bind_failure_buffer(self, queue):
-        source = backend.failure_source(queue.context, queue.device)
+        source = self._fb_source
+        # The queue of the last launch (held: its context, device and so its source stay)
+        # has the same source while the registry keeps it.
+        if queue is not self._fb_queue or not runtime.is_current("opencl", source.key, source):
+            source = backend.failure_source(queue.context, queue.device)
+            self._fb_queue = queue
         if source is not self._fb_source:
             self._set("_set_arg_multi", [self._n_user, source.buffer], 2)
             self._fb_source = source
@@ -345,8 +377,15 @@ class Kernel(_cl.Kernel):
         runtime.after_launch(source)
 
     def _check_overlap(self) -> None:
-        self._overlap.check([backend.memory_span(self._values.get(i))
-                             for i in self._overlap.positions])
+        """The overlap check of this launch's buffers; none for the objects of the last launch
+        found disjoint (an object's memory is fixed: build.memory_span)."""
+        now = tuple(map(self._values.get, self._overlap_positions))
+        last = self._disjoint
+        if last is not None and all(map(operator.is_, now, last)):
+            return
+        self._disjoint = None
+        if self._overlap.check([backend.memory_span(v) for v in now]):
+            self._disjoint = now
 
     # -- launch variants -------------------------------------------------------------------------
     def _launch_variants(self):
@@ -373,14 +412,14 @@ class Kernel(_cl.Kernel):
         knl = _BASE(self._sk_owner._variant(frozenset(), checks=False).program._get_prg(),
                     self.function_name)
         self._plain_kernels.append(knl)
-        self._behind.add(id(knl))
+        self._args.watch(knl)
         self._catch_up(knl, user_only=True)
         return knl
 
     def _make_variant(self, codes):
         knl = _BASE(self._sk_owner._variant(codes).program._get_prg(), self.function_name)
         self._variant_kernels.append(knl)
-        self._behind.add(id(knl))
+        self._args.watch(knl)
         self._catch_up(knl)                 # the arguments set so far
         return knl
 
@@ -388,7 +427,7 @@ class Kernel(_cl.Kernel):
         return [self._values.get(i) for i in range(self._n_user)]
 
     def _size_args(self) -> tuple:
-        return tuple(self._sizes.get(i, 0) for i in sorted(self._pointer_slots))
+        return tuple(self._nb)
 
     def _size_value(self, arg, i):
         """The size argument for `arg` given for pointer parameter `i` (tests' launch probes)."""
