@@ -66,46 +66,71 @@ def test_bfs_step_launch_variant_has_no_flag_left():
                               "__kernel void k(__global int *a) {\n"
                               "    int i = get_global_id(0);\n    a[i] = 1;\n    sync();\n}\n"),
     ("assigned in the statement", "__kernel void k(__global int *a, __global int *b, int j) {\n"
-                                  "    int i = 0;\n    b[0] = (i = j) + a[i];\n}\n"),
+                                  "    int i = 0;\n    int r = (i = j) + a[i];\n"
+                                  "    b[get_global_id(0)] = r;\n}\n"),
     ("incremented in the statement", "__kernel void k(__global int *a, __global int *b) {\n"
                                      "    int i = get_global_id(0);\n"
-                                     "    b[0] = i++ + a[i];\n}\n"),
+                                     "    int r = i++ + a[i];\n"
+                                     "    b[get_global_id(0)] = r;\n}\n"),
     ("behind &&", "__kernel void k(__global int *a, __global int *b, int n) {\n"
-                  "    int i = get_global_id(0);\n    b[0] = i < n && a[i] > 0;\n}\n"),
+                  "    int i = get_global_id(0);\n    int r = i < n && a[i] > 0;\n"
+                  "    b[get_global_id(0)] = r;\n}\n"),
     ("behind ||", "__kernel void k(__global int *a, __global int *b, int n) {\n"
-                  "    int i = get_global_id(0);\n    b[0] = i >= n || a[i] > 0;\n}\n"),
+                  "    int i = get_global_id(0);\n    int r = i >= n || a[i] > 0;\n"
+                  "    b[get_global_id(0)] = r;\n}\n"),
     ("in a ?: branch", "__kernel void k(__global int *a, __global int *b, int n) {\n"
-                       "    int i = get_global_id(0);\n    b[0] = i < n ? a[i] : 0;\n}\n"),
+                       "    int i = get_global_id(0);\n    int r = i < n ? a[i] : 0;\n"
+                       "    b[get_global_id(0)] = r;\n}\n"),
     ("in a for condition", "__kernel void k(__global int *a, __global int *b, int i) {\n"
                            "    int s = 0;\n    for (int k = 0; k < a[i]; k++) s += k;\n"
-                           "    b[0] = s;\n}\n"),
+                           "    b[get_global_id(0)] = s;\n}\n"),
     ("in a for increment", "__kernel void k(__global int *a, __global int *b, int i) {\n"
                            "    int s = 0;\n    for (int k = 0; k < 4; k += a[i]) s += k;\n"
-                           "    b[0] = s;\n}\n"),
+                           "    b[get_global_id(0)] = s;\n}\n"),
     ("in a while condition", "__kernel void k(__global int *a, __global int *b, int i) {\n"
-                             "    int s = 0;\n    while (a[i] > s) s++;\n    b[0] = s;\n}\n"),
+                             "    int s = 0;\n    while (a[i] > s) s++;\n    b[get_global_id(0)] = s;\n}\n"),
     ("in a device function", "int get(__global int *a, int i) { return a[i]; }\n"
                              "__kernel void k(__global int *a, __global int *b, int i) {\n"
-                             "    b[0] = get(a, i);\n}\n"),
-    ("in a macro", "#define AT(p, j) p[j]\n"
-                   "__kernel void k(__global int *a, __global int *b, int i) {\n"
-                   "    b[0] = AT(a, i);\n}\n"),
+                             "    int r = get(a, i);\n"
+                             "    b[get_global_id(0)] = r;\n}\n"),
     ("index written by a macro", "#define I i\n"
                                  "__kernel void k(__global int *a, __global int *b, int i) {\n"
-                                 "    b[0] = a[I];\n}\n"),
+                                 "    int r = a[I];\n"
+                                 "    b[get_global_id(0)] = r;\n}\n"),
     ("address taken", "__kernel void k(__global int *a, __global int *b, int i) {\n"
-                      "    int *p = &i;\n    b[0] = a[i];\n}\n"),
+                      "    int *p = &i;\n    int r = a[i];\n"
+                      "    b[get_global_id(0)] = r;\n}\n"),
     ("after an expression check", "__kernel void k(__global int *a, __global int *b, int i) {\n"
-                                  "    b[0] = a[i + 1] * a[i];\n}\n"),
+                                  "    int r = a[i + 1] * a[i];\n"
+                                  "    b[get_global_id(0)] = r;\n}\n"),
     ("a __local index", "__kernel void k(__global int *a, __global int *b) {\n"
-                        "    __local int i;\n    b[0] = a[i];\n}\n"),
+                        "    __local int i;\n    int r = a[i];\n"
+                        "    b[get_global_id(0)] = r;\n}\n"),
     ("declared in the statement", "__kernel void k(__global int *a, __global int *b) {\n"
-                                  "    int i = 1, x = a[i];\n    b[0] = x;\n}\n"),
+                                  "    int i = 1, x = a[i];\n    int r = x;\n"
+                                  "    b[get_global_id(0)] = r;\n}\n"),
 ])
 def test_no_precheck_where_it_would_change_the_semantics(name, src):
     text = body(src)
     assert PRE not in text, name
-    assert "__sk_ix32((int)(i)" in text or "__sk_ix" in text, name
+    # (each index of `i` is the statement's first check: only the rule at stake stops it)
+    assert "[__sk_ix32((int)(i)" in text or "__sk_ix32((int)(I)" in text or \
+        "__sk_ixb" in text, name
+
+
+def test_a_macro_from_the_options_is_not_prechecked():
+    src = ("__kernel void k(__global int *a, __global int *b, int i) {\n"
+           "    int r = AT(a, i);\n    b[get_global_id(0)] = r;\n}\n")
+    text = body(src, options=["-DAT(p,j)=p[j]"])
+    assert PRE not in text and "AT(a, i)" in text
+
+
+def test_a_macro_of_the_source_is_prechecked_as_its_expansion():
+    """The source's own function-like macros are written out in the body (macros.py): the
+    expansion is the text the rewrite checks, prechecks included."""
+    src = ("#define AT(p, j) p[j]\n__kernel void k(__global int *a, __global int *b, int i) {\n"
+           "    int r = AT(a, i);\n    b[get_global_id(0)] = r;\n}\n")
+    assert "return; } int r = a[i];" in body(src)
 
 
 @pytest.mark.parametrize("src, before", [
