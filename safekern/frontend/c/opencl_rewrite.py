@@ -16,7 +16,7 @@ from . import edits as E, parse as C, safety as c_safety, writes as c_writes
 from .checks import analyse_function
 from .exits import ControlPlan, build_tree, find_anchor
 from .launch import kernel_predicates
-from .opencl_edits import access_edits, call_edits, precheck_text
+from .opencl_edits import access_edits, call_edits, extent_text, precheck_text
 from .prechecks import PrecheckFinder, holds_group_calls
 from .kernel_info import KernelInfo
 from .loop_versions import WORDS as LOOP_WORDS, Versioned, version_loops
@@ -147,8 +147,15 @@ class ProgramRewriter:
             edits = [e for e in edits if id(e) not in dropped]
             failure_offsets = [a.start for a in fa.checked if id(a) not in gone] + \
                 [self.ps.offsets(c.cursor)[0] for c in fa.calls if c.callee in failing]
-        before = [(p.node.start, precheck_text(p.access.check, p.var, codes[id(p.access)]))
-                  for p in pre]
+        before, tests = [], set()
+        for p in pre:
+            # a statement's second test of one variable against one extent cannot fail where
+            # its first passed (the statement does not assign it): only the first is written
+            key = (p.node.start, p.var, extent_text(p.access.check))
+            if key not in tests:
+                tests.add(key)
+                before.append((p.node.start, precheck_text(p.access.check, p.var,
+                                                           codes[id(p.access)])))
         plan, control = self._control(f, is_kernel, barrier_calls, collectives,
                                       failure_offsets + versioned.starts, checks, before)
         if versioned.starts and checks.edits != safety_edits:
