@@ -65,6 +65,10 @@ def test_bfs_step_launch_variant_has_no_flag_left():
     ("helper with a barrier", "void sync(void) { barrier(CLK_LOCAL_MEM_FENCE); }\n"
                               "__kernel void k(__global int *a) {\n"
                               "    int i = get_global_id(0);\n    a[i] = 1;\n    sync();\n}\n"),
+    ("async copy", "__kernel void k(__global int *a, __local int *t) {\n"
+                   "    int i = get_global_id(0);\n    a[i] = 1;\n"
+                   "    event_t e = async_work_group_copy(t, a, 4, 0);\n"
+                   "    wait_group_events(1, &e);\n}\n"),
     ("assigned in the statement", "__kernel void k(__global int *a, __global int *b, int j) {\n"
                                   "    int i = 0;\n    int r = (i = j) + a[i];\n"
                                   "    b[get_global_id(0)] = r;\n}\n"),
@@ -116,6 +120,14 @@ def test_no_precheck_where_it_would_change_the_semantics(name, src):
     assert PRE not in text, name
     # (each index of `i` is the statement's first check: only the rule at stake stops it)
     assert "[__sk_ix32((int)(i)" in text or "__sk_ix32((int)(I)" in text, name
+
+
+@pytest.mark.parametrize("call", ["sub_group_reduce_add(2)", "work_group_reduce_add(2)"])
+def test_no_precheck_in_a_kernel_with_a_group_collective(call):
+    src = ("__kernel void k(__global int *a) {\n    int i = get_global_id(0);\n    a[i] = 1;\n"
+           f"    a[get_global_id(0)] = {call};\n}}\n")
+    text = body(src, options=["-cl-std=CL2.0"])
+    assert PRE not in text and "a[__sk_ix32((int)(i)," in text
 
 
 def test_a_macro_from_the_options_is_not_prechecked():

@@ -14,8 +14,8 @@ kernel (benchmarks/results/2026-11-27c-device-calls/ocl-ab-call8.md). It is exac
 semantics only where all of this holds, so a check becomes a precheck only there:
 
 - a kernel (a helper cannot end the work-item) with no barrier, work-group or sub-group
-  collective, nor a call of a helper that holds one: a returned work-item would leave its group
-  waiting;
+  function (collectives, `async_work_group_copy`, `wait_group_events`), nor a call of a helper
+  that holds one: a returned work-item would leave its group waiting;
 - an "index" check (a pointer parameter, an array axis, a vector) whose index is one private
   scalar variable or parameter of integer type, declared before the statement, never
   address-taken (no call can change it), not `volatile`, `static` or `__local`;
@@ -46,7 +46,10 @@ _INTEGER = frozenset(("CHAR_S", "CHAR_U", "SCHAR", "UCHAR", "SHORT", "USHORT", "
 _QUALIFIERS = frozenset(("static", "volatile", "__local", "local", "__global", "global",
                          "__constant", "constant", "extern"))
 _WRITES = frozenset(("++", "--", "post++", "post--"))
-GROUP_PREFIXES = ("work_group_", "sub_group_")
+#: functions every work-item of a work-group (or sub-group) must reach: with one, a work-item
+#: that returns early leaves the others waiting
+GROUP_PREFIXES = ("work_group_", "sub_group_", "intel_sub_group_", "async_work_group_")
+GROUP_FUNCTIONS = frozenset(("wait_group_events",))
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,8 @@ def holds_group_calls(fn, barrier_functions) -> bool:
     for c, _ in C.walk(fn):
         if c.kind == K.CALL_EXPR:
             name = C.called_name(c) or ""
-            if name in barrier_functions or name.startswith(GROUP_PREFIXES):
+            if name in barrier_functions or name in GROUP_FUNCTIONS or \
+                    name.startswith(GROUP_PREFIXES):
                 return True
     return False
 
