@@ -92,7 +92,8 @@ def test_bfs_step_launch_variant_has_no_flag_left():
                            "    int s = 0;\n    for (int k = 0; k < 4; k += a[i]) s += k;\n"
                            "    b[get_global_id(0)] = s;\n}\n"),
     ("in a while condition", "__kernel void k(__global int *a, __global int *b, int i) {\n"
-                             "    int s = 0;\n    while (a[i] > s) s++;\n    b[get_global_id(0)] = s;\n}\n"),
+                             "    int s = 0;\n    while (a[i] > s) s++;\n"
+                             "    b[get_global_id(0)] = s;\n}\n"),
     ("in a device function", "int get(__global int *a, int i) {\n"
                              "    int t[4] = {1, 2, 3, 4};\n    return t[i] + a[0];\n}\n"
                              "__kernel void k(__global int *a, __global int *b, int i) {\n"
