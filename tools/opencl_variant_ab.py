@@ -39,6 +39,7 @@ from benchmarks import backends, cases, modes, opencl_cases  # noqa: E402
 CASES = ("bfs_step", "hotspot")
 _SPLIT = '#line 1 "'
 TEST = "if (__SK_UNLIKELY(*__sk_fp)) return;"
+PRECHECK = "__sk_fail_bits(__sk_fb, "          # a precheck's record (prechecks.py)
 _IX32 = re.compile(r"__sk_ix32\(\(int\)\((\w+)\), (__sk_n_\w+), (0x[0-9a-f]+L), (\d+), "
                    r"__sk_fb, __sk_fp\)")
 _STORE = re.compile(r"\]\s*(?:=[^=]|[-+*/%&|^]=|<<=|>>=)|\+\+|--|\b(?:atom\w*|atomic\w*|"
@@ -169,24 +170,17 @@ def precheck(kernel):
     return out
 
 
-def bfs_variants(cur):
-    """{name: (text, note)}: edits of the launched bfs_step text."""
-    prelude, kernel = _parts(cur)
-    cold = "#define __SK_COLD __attribute__((noinline))"
-    inline = _sub(prelude, cold, "#define __SK_COLD", "fail-inline", literal=True)
-    out = {"fail-inline": (inline + kernel, "(a) sound: __SK_COLD empty (__sk_fail_bits "
-                           "inlinable: the compiler may thread the flag)")}
-    fewer = drop_redundant_tests(kernel)
+def _flag_variants(prelude, inline, kernel):
+    """(b)-(e): the variants that edit the flag tests and in-expression index checks."""
+    fewer, pre = drop_redundant_tests(kernel), precheck(kernel)
     if fewer == kernel:
         _stop("redundant-tests", "no redundant test")
     gone = kernel.count(TEST) - fewer.count(TEST)
-    out["redundant-tests"] = (prelude + fewer, f"(b) sound: {gone} test(s) gone whose every "
-                              "path reaches a test through `}`s")
-    pre = precheck(kernel)
-    out["precheck"] = (prelude + pre, "(c) sound here (no barrier: with one the group would "
-                       "wait for the returned item; k, v: private, not assigned first): "
-                       "`if ((uint)k >= cap) {record; return;}`, the access unchecked")
-    out["precheck+inline"] = (inline + pre, "(c)+(a) sound here, as (c)")
+    out = {"redundant-tests": (prelude + fewer, f"(b) sound: {gone} test(s) gone whose every "
+                               "path reaches a test through `}`s"),
+           "precheck": (prelude + pre, "(c) sound here (no barrier; k, v: private, not "
+                        "assigned first): `if ((uint)k >= cap) {record; return;}`, the access "
+                        "unchecked"), "precheck+inline": (inline + pre, "(c)+(a) as (c)")}
     stores = _drop_tests(kernel, _needless)
     if stores == fewer:
         _stop("before-stores", "it equals 'redundant-tests'")
@@ -198,6 +192,20 @@ def bfs_variants(cur):
                          .replace(TEST, ""),
                          "(e) UNSOUND design: accesses in bounds, but a failed item goes on "
                          "storing and a loop may spin: the tests' whole cost")
+    return out
+
+
+def bfs_variants(cur):
+    """{name: (text, note)}: edits of the launched bfs_step text."""
+    prelude, kernel = _parts(cur)
+    cold = "#define __SK_COLD __attribute__((noinline))"
+    inline = _sub(prelude, cold, "#define __SK_COLD", "fail-inline", literal=True)
+    out = {"fail-inline": (inline + kernel, "(a) sound: __SK_COLD empty (__sk_fail_bits "
+                           "inlinable: the compiler may thread the flag)")}
+    # a launch that prechecks every index (frontend/c/prechecks.py) sets no flag: the
+    # flag-test and precheck variants would be `current` itself
+    if not (PRECHECK in kernel and TEST not in kernel and not _IX32.search(kernel)):
+        out.update(_flag_variants(prelude, inline, kernel))
     out["no-pending"] = (prelude + _sub(kernel, r"if \(__sk_pending\(__sk_fb\)\) return; ", "",
                                         "no-pending", count=1),
                          "(e) UNSOUND: no entry test of a pending failure: its load's cost")

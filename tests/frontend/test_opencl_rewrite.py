@@ -34,14 +34,17 @@ SAXPY = """__kernel void saxpy(__global const float *x, __global float *y, float
 SAXPY_CHECKED = (
     "__kernel void saxpy(__global const float *x, __global float *y, float a, "
     "__global long *__sk_fb, long __sk_nb_x, long __sk_nb_y) { "
-    "if (__sk_pending(__sk_fb)) return; int __sk_f = 0; __private int *__sk_fp = &__sk_f; "
+    "if (__sk_pending(__sk_fb)) return; "
     "const long __sk_n_x = __sk_nb_x / (long)sizeof(*x); "
     "const long __sk_n_y = __sk_nb_y / (long)sizeof(*y);\n"
     "    int i = get_global_id(0);\n"
-    "    y[__sk_ix32((int)(i), __sk_n_y, CODE, 0, __sk_fb, __sk_fp)] = "
-    "a * x[__sk_ix32((int)(i), __sk_n_x, CODE, 0, __sk_fb, __sk_fp)] + "
-    "y[__sk_ix32((int)(i), __sk_n_y, CODE, 0, __sk_fb, __sk_fp)]; "
-    "if (__SK_UNLIKELY(*__sk_fp)) return;\n"
+    # i is a private int the statement does not assign: each array's test before the
+    # statement (prechecks.py; y's second access needs none), nothing in it sets the flag
+    "    if (__SK_UNLIKELY((uint)((int)(i)) >= (uint)(__sk_n_y < 2147483648L ? __sk_n_y : "
+    "2147483648L))) { __sk_fail_bits(__sk_fb, CODE, (int)(i), __sk_n_y, 0, 0); return; } "
+    "if (__SK_UNLIKELY((uint)((int)(i)) >= (uint)(__sk_n_x < 2147483648L ? __sk_n_x : "
+    "2147483648L))) { __sk_fail_bits(__sk_fb, CODE, (int)(i), __sk_n_x, 0, 0); return; } "
+    "y[i] = a * x[i] + y[i];\n"
     "}\n")
 
 
@@ -124,8 +127,10 @@ def test_helpers_get_hidden_arguments_and_derived_offsets():
     assert ("dot(row, v, ncols, __sk_fb, __sk_fp, (long)((const __global char *)(row) - "
             "(const __global char *)(a)), __sk_nb_a, 0L, __sk_nb_v); "
             "if (__SK_UNLIKELY(*__sk_fp)) return; }") in lines[10]
-    assert lines[10].startswith("    if (r % 2) { out[")
-    assert lines[11].startswith("    else { out[") and lines[11].endswith("return; }")
+    # (out[r]: tested before its statement, prechecks.py; braces around each branch)
+    assert lines[10].startswith("    if (r % 2) { if (__SK_UNLIKELY((uint)((int)(r)) >= ")
+    assert lines[11].startswith("    else { if (__SK_UNLIKELY((uint)((int)(r)) >= ") and \
+        "return; } out[r] = row[__sk_ixb(" in lines[11] and lines[11].endswith("return; }")
     # do-while: the condition's check is tested at the top of the body and after the loop.
     assert lines[12].startswith("    do { if (__SK_UNLIKELY(*__sk_fp)) return;  r--; } while")
 
@@ -133,7 +138,7 @@ def test_helpers_get_hidden_arguments_and_derived_offsets():
 BRANCHES = """__kernel void scan(__global const uchar *text, __global int *out) {
     int j = get_global_id(0), n = 0;
     while (1) {
-        if (text[j] != '\\n') { j++; continue; } else n++;
+        if (text[j + 0] != '\\n') { j++; continue; } else n++;
         switch (text[j + 1]) {
         case 'a': case 'b': j++; continue;
         default: ;
@@ -151,7 +156,8 @@ def test_failing_if_or_switch_condition_is_tested_in_every_branch():
     # A branch may go round the loop (continue) before the test after the statement: the
     # stand-in value would send the work-item round for ever.
     lines = user_part(BRANCHES).split("\n")
-    assert lines[3] == ("        if (text[__sk_ix32((int)(j), __sk_n_text, CODE, 0, __sk_fb, "
+    # (j + 0: checked in the condition; a plain `j` is tested before the if, prechecks.py)
+    assert lines[3] == ("        if (text[__sk_ix32((int)(j + 0), __sk_n_text, CODE, 0, __sk_fb, "
                         f"__sk_fp)] != '\\n') {{ {TEST}  j++; continue; }} else {{ {TEST} n++; }} "
                         f"{TEST}")
     # Every case label's statement (not each label of a run), and the switch's end; a
@@ -218,7 +224,8 @@ def test_32bit_codes():
     codes = [int(c[:-1], 16) for c in re.findall(r"0x[0-9a-f]+L", text)]
     assert codes and all(c < 2 ** 31 for c in codes)
     sites = rewrite(SAXPY).failure_sites
-    assert {code32(s.code) for s in sites} <= set(codes)
+    # (every code written is a site's; y[i]'s second site has no test of its own: prechecks)
+    assert set(codes) <= {code32(s.code) for s in sites} and len(set(codes)) == 2
 
 
 def test_safe_and_unchecked_accesses():

@@ -60,8 +60,15 @@ def test_an_int_index_goes_through_the_32_bit_check():
     text = opencl_front.rewrite("__kernel void k(__global float *a, int i, long j, uint u) {\n"
                                 "    a[i] = a[j] + a[u];\n}\n", filename="k.cl").source
     body = text[text.rfind("#line 1"):]
-    assert "a[__sk_ix32((int)(i)," in body
-    assert "a[__sk_ix((long)(j)," in body and "a[__sk_ix((long)(u)," in body
+    # (private scalars: each is tested before the statement, by its helper's own test)
+    assert "if (__SK_UNLIKELY((uint)((int)(i)) >= (uint)(__sk_n_a < 2147483648L ? " in body
+    assert "if (__SK_UNLIKELY((ulong)((long)(j)) >= (ulong)(__sk_n_a))) {" in body
+    assert "if (__SK_UNLIKELY((ulong)((long)(u)) >= (ulong)(__sk_n_a))) {" in body
+    text = opencl_front.rewrite("__kernel void k(__global float *a, int i, long j, uint u) {\n"
+                                "    a[i + 1] = a[j + 1] + a[u + 1];\n}\n", filename="k.cl").source
+    body = text[text.rfind("#line 1"):]
+    assert "a[__sk_ix32((int)(i + 1)," in body
+    assert "a[__sk_ix((long)(j + 1)," in body and "a[__sk_ix((long)(u + 1)," in body
 
 
 SOURCE = """

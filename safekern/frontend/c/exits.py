@@ -297,8 +297,10 @@ class ControlPlan:
         return self._entry(body) if body.has_barrier else self.next_target(loop)
 
     # -- edits ------------------------------------------------------------------------------
-    def edits(self, exit_text: str) -> list:
-        """All control edits; `exit_text` leaves the function ('return;' / 'return 0;')."""
+    def edits(self, exit_text: str, before=()) -> list:
+        """All control edits; `exit_text` leaves the function ('return;' / 'return 0;').
+        `before`: (start, text) of statements to put before the statement that starts there
+        (prechecks.py: a kernel without barriers), inside the braces a body gets."""
         anchors = [find_anchor(self.root, x) for x in self.failures]
         self.validate(anchors)
         out = []
@@ -351,6 +353,11 @@ class ControlPlan:
                 for entry in _branch_entries(node):
                     at_start(entry, self.next_target(node))
 
+        for start, text in before:
+            node = self._statement_at(start)
+            wrap(node)
+            # after the braces, a label and a test at the statement's start (2 * depth)
+            out.append(insert_before(node.start, text, 2 * node.depth + 1))
         fail_inside = set()
         for node, header in anchors:
             if node.is_barrier:
@@ -428,6 +435,14 @@ class ControlPlan:
                 top.exit_label = self._new_label("e")
             target = top.exit_label
         return f"goto {target};"
+
+    def _statement_at(self, start: int) -> Node:
+        """The innermost statement (not a block) that starts at byte `start`."""
+        found = [n for n in self._all() if n.start == start and n.kind != "COMPOUND_STMT"
+                 and n is not self.root]
+        if not found:
+            raise AssertionError(f"no statement starts at byte {start}")
+        return max(found, key=lambda n: n.depth)
 
     def _all(self):
         stack = [self.root]

@@ -18,6 +18,7 @@ from .checks import LONG_MAX, offset_expr, offset_of, tokens_text
 from .edits import insert_after, insert_before
 from .loop_versions import IndexCheck
 from .parse import ParsedSource
+from .prelude import opencl_index_test
 from .model import FunctionFacts
 
 
@@ -31,6 +32,13 @@ def index_helper(check) -> tuple:
     if check.int32:
         return "__sk_ix32", "int"
     return "__sk_ix", "long"
+
+
+def extent_text(check) -> str:
+    """An "index" check's extent as C text: a constant-size array or vector axis, or a
+    kernel's pointer parameter itself against its element count."""
+    extent = check.extent
+    return f"__sk_n_{check.root.name}" if isinstance(extent, tuple) else f"{extent}L"
 
 
 def access_edits(ps: ParsedSource, facts: FunctionFacts, codes: dict) -> tuple:
@@ -48,11 +56,7 @@ def access_edits(ps: ParsedSource, facts: FunctionFacts, codes: dict) -> tuple:
         code = codes[id(a)]
         d = 1000 + check.depth
         if check.how == "index":
-            # a constant-size array or vector axis, or a kernel's pointer parameter itself
-            # against its element count
-            extent = check.extent
-            text = (f"__sk_n_{check.root.name}" if isinstance(extent, tuple)
-                    else f"{extent}L")
+            text = extent_text(check)
             ix, itype = index_helper(check)
             pair = (insert_before(check.index[0], f"{ix}(({itype})(", d),
                     insert_after(check.index[1],
@@ -82,6 +86,18 @@ def access_edits(ps: ParsedSource, facts: FunctionFacts, codes: dict) -> tuple:
     return edits, indexes
 
 
+def precheck_text(check, var: str, code: str) -> str:
+    """The statement a precheck puts before its statement (prechecks.py): the test and the
+    record of the check's own helper (index_helper; prelude.py's words) on the index
+    variable `var`, then the work-item leaves (a kernel without barriers)."""
+    ix, itype = index_helper(check)
+    v = f"({itype})({var})"
+    bits = 1 if ix == "__sk_ixu" else 0
+    n = extent_text(check)
+    return (f"if (__SK_UNLIKELY({opencl_index_test(ix, v, n)})) {{ __sk_fail_bits(__sk_fb, "
+            f"{code}, {v}, {n}, {check.axis}, {bits}); return; }} ")
+
+
 def call_edits(ps: ParsedSource, facts: FunctionFacts) -> list:
     """Hidden arguments appended to every call of a rewritten helper."""
     edits = []
@@ -96,4 +112,4 @@ def call_edits(ps: ParsedSource, facts: FunctionFacts) -> list:
     return edits
 
 
-__all__ = ["access_edits", "call_edits"]
+__all__ = ["access_edits", "call_edits", "extent_text", "precheck_text"]

@@ -14,9 +14,10 @@ from ...errors import UnsupportedError
 from ...report import ReportEntry, Status
 from . import edits as E, parse as C, safety as c_safety, writes as c_writes
 from .checks import analyse_function
-from .exits import ControlPlan, find_anchor
+from .exits import ControlPlan, build_tree, find_anchor
 from .launch import kernel_predicates
-from .opencl_edits import access_edits, call_edits
+from .opencl_edits import access_edits, call_edits, extent_text, precheck_text
+from .prechecks import PrecheckFinder, holds_group_calls
 from .kernel_info import KernelInfo
 from .loop_versions import WORDS as LOOP_WORDS, Versioned, version_loops
 from .param_info import params_of
@@ -67,6 +68,9 @@ class ProgramRewriter:
                     with self._located(f):
                         self._launch_predicates(f, facts[f.spelling])
         barrier_helpers = self._closure(facts, lambda fa: bool(fa.barriers))
+        # helpers that hold a barrier or a group collective: their callers get no precheck
+        self.grouped = self._closure(facts, lambda fa: holds_group_calls(
+            fa.cursor, self.dialect.barrier_functions))
         safety = {}
         for f in self.fns:
             with self._located(f):
@@ -133,13 +137,32 @@ class ProgramRewriter:
         # its loop, so the exit test goes after each versioned loop
         safety_edits = list(checks.edits)
         versioned = self._versions(f, edits + safety_edits, indexes)
+        pre = self._prechecks(f, fa, is_kernel, failing, checks, versioned, codes)
+        if pre:
+            # the prechecked accesses are left unchecked in their expressions and no longer
+            # set the flag: their statements' flag tests go where nothing else fails
+            gone = {id(p.access) for p in pre}
+            dropped = {id(e) for ix in indexes if id(ix.access) in gone
+                       for e in (ix.open, ix.close)}
+            edits = [e for e in edits if id(e) not in dropped]
+            failure_offsets = [a.start for a in fa.checked if id(a) not in gone] + \
+                [self.ps.offsets(c.cursor)[0] for c in fa.calls if c.callee in failing]
+        before, tests = [], set()
+        for p in pre:
+            # a statement's second test of one variable against one extent cannot fail where
+            # its first passed (the statement does not assign it): only the first is written
+            key = (p.node.start, p.var, extent_text(p.access.check))
+            if key not in tests:
+                tests.add(key)
+                before.append((p.node.start, precheck_text(p.access.check, p.var,
+                                                           codes[id(p.access)])))
         plan, control = self._control(f, is_kernel, barrier_calls, collectives,
-                                      failure_offsets + versioned.starts, checks)
+                                      failure_offsets + versioned.starts, checks, before)
         if versioned.starts and checks.edits != safety_edits:
             # divisions left unchecked (_control) after the loops were versioned: not again
             versioned = Versioned()
             plan, control = self._control(f, is_kernel, barrier_calls, collectives,
-                                          failure_offsets, checks)
+                                          failure_offsets, checks, before)
         for a, why in versioned.hoisted:
             a.extra["hoisted"] = why       # the report says so (_report)
         failure_offsets += [s.start for s in checks.checked] + versioned.starts
@@ -216,7 +239,21 @@ class ProgramRewriter:
                            if not checks.inside_removed(self.ps.offsets(c.cursor)[0])]
         return checks
 
-    def _control(self, fn, is_kernel, barrier_calls, collectives, failure_offsets, checks):
+    def _prechecks(self, f, fa, is_kernel, failing, checks, versioned, codes) -> list:
+        """The checks of a kernel tested by a statement before theirs (prechecks.py): none
+        where the kernel or a helper it calls holds a barrier or group collective."""
+        if not is_kernel or not self.eliminate or holds_group_calls(
+                f, self.dialect.barrier_functions) or \
+                any(c.callee in self.grouped for c in fa.calls):
+            return []
+        others = [self.ps.offsets(c.cursor) for c in fa.calls if c.callee in failing] + \
+            [(s.start, s.end) for s in checks.checked]
+        with self._located(f):
+            finder = PrecheckFinder(self.ps, f, build_tree(self.ps, C.function_body(f)))
+            return finder.find(fa.checked, others, versioned.starts)
+
+    def _control(self, fn, is_kernel, barrier_calls, collectives, failure_offsets, checks,
+                 before=()):
         """(ControlPlan, its edits): where a failing work-item goes. Where the function's
         barriers make a failure path impossible only because of its divisions, those stay
         unchecked (a kernel that built before keeps building); asserts are the user's request
@@ -230,7 +267,7 @@ class ProgramRewriter:
                                    collectives=collectives)
                 if not is_kernel:
                     plan.barrier_mode = False
-                return plan, plan.edits(exit_text)
+                return plan, plan.edits(exit_text, before)
             except UnsupportedError as err:
                 if not checks.leave_divisions_unchecked(
                         "not checked: a failing work-item could not leave this function "

@@ -79,6 +79,14 @@ def _index_check(w: dict, name: str, bits: str, word: str | None = None,
 #: 32-bit compare; the same test as __sk_ix's for every n >= 0 (an OpenCL extent always is;
 #: CUDA's guard leaves n < 0, unknown, unchecked as __sk_ix does); the index comes back an int.
 _INT32_TEST = "(uint)v >= (uint)(n < 2147483648L ? n : 2147483648L)"
+
+
+def opencl_index_test(helper: str, v: str, n: str) -> str:
+    """The test `helper` (__sk_ix, __sk_ixu, __sk_ix32) makes of its value `v` (C text, of
+    the helper's index type) against `n`, for a precheck (prechecks.py) to make the same."""
+    if helper == "__sk_ix32":
+        return f"(uint)({v}) >= (uint)({n} < 2147483648L ? {n} : 2147483648L)"
+    return f"(ulong)({v}) >= (ulong)({n})"
 _INT32_TEST_CUDA = ("(unsigned int)v >= (unsigned int)(n < 2147483648LL ? n : "
                     "2147483648LL)")
 
