@@ -13,6 +13,7 @@ import pytest
 import safekern
 from safekern.backends.opencl.arguments import same_entry, same_value
 from tests.support.settings import safekern_setting, set_safekern
+from tests.opencl.test_launch_predicates_opencl import TILE, VADD  # noqa: E402
 
 cl = pytest.importorskip("pyopencl")
 cla = pytest.importorskip("pyopencl.array")
@@ -20,21 +21,6 @@ skcl = pytest.importorskip("safekern.opencl")
 
 pytestmark = pytest.mark.timeout(240, method="thread")
 
-VADD = """__kernel void add(__global const float *a, __global const float *b,
-                  __global float *out, int n) {
-    int i = get_global_id(0);
-    if (i < n) out[i] = a[i] + b[i];
-}
-"""
-TILE = """__kernel void tile(__global float *out, int n) {
-    __local float t[16];
-    int lid = get_local_id(0);
-    t[lid] = (float)lid;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    int i = get_global_id(0);
-    if (i < n) out[i] = t[15 - lid];
-}
-"""
 SCALE = """__kernel void scale(__global float *out, float alpha, int k) {
     int i = get_global_id(0);
     out[i] = (float)k / alpha;

@@ -210,6 +210,10 @@ class LaunchDispatch:
         (what its launches run while nothing is pending). False: compile the checked one."""
         if not self.plain_allowed() or not self.free():
             return False
+        return self._compile_plain()
+
+    def _compile_plain(self) -> bool:
+        """numba's own kernel compiled now; False (and its failure noted) where it fails."""
         try:
             self.plain()
         except COMPILE_ERRORS as err:
@@ -233,13 +237,7 @@ class LaunchDispatch:
         if not variants:
             return False
         if check_free(self.build.final_rewrite().launch_variant) and self.plain_allowed():
-            try:
-                self.plain()
-            except COMPILE_ERRORS as err:
-                self._plain = None
-                self.plain_failed(err)
-                return False
-            return True
+            return self._compile_plain()
         try:
             variants.full_variant()
         except Exception as err:
