@@ -191,17 +191,19 @@ def test_pyopencl_sample_rewrites_and_builds(capsys):
 # -- the shapes that broke PyOpenCL's programs (helpers and accesses through macros:
 #    test_c_macros.py) ------------------------------------------------------------------------
 
+#: (indexes `i + 0`, not a lone variable: a lone one is prechecked before its statement,
+#: opencl_edits.precheck_text, and leaves no exit test after it to place)
 CONDITIONAL_OPERAND = """__kernel void k(__global int *a, __global const int *b) {
     int i = get_global_id(0);
-    a[i] = b[i]
+    a[i + 0] = b[i + 0]
 #ifdef ADD_ONE
         + 1
 #endif
     ;
     for (int j = 0; j < 2; j++)
-        a[j] += 0
+        a[j + 0] += 0
 #ifndef ADD_ONE
-            + b[j]
+            + b[j + 0]
 #endif
         ;
 }
