@@ -8,17 +8,7 @@ from numba import cuda
 
 from safekern.backends.numba.build import assume_device
 from tests.numba import exit_kernels as K
-
-
-def instructions(body: str) -> int:
-    """PTX instructions (inline asm's included), not directives, labels or comments."""
-    n = 0
-    for line in body.splitlines():
-        for piece in line.split("//")[0].split(";")[:-1]:
-            piece = piece.strip().lstrip("{").strip()
-            if piece and not piece.startswith((".", "$")):
-                n += 1
-    return n
+from tests.support.numba_probes import instructions
 
 
 BFS = "void(int32[::1], int32[::1], uint8[::1], int32[::1], uint8[::1])"

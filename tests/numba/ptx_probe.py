@@ -5,6 +5,7 @@ import re
 import sys
 
 from tests.numba import numba_kernels as K
+from tests.support.numba_probes import instructions
 
 CASES = {
     "gather": "void(float32[::1], float32[::1], int64[::1])",
@@ -18,17 +19,6 @@ CASES = {
     "window_sum": "void(float32[::1], float32[::1], int64, int64)",
     "add2d": "void(float32[:, ::1], float32[:, ::1], int64, int64)",
 }
-
-
-def instructions(body: str) -> int:
-    """PTX instructions (inline asm's included), not directives, labels or comments."""
-    n = 0
-    for line in body.splitlines():
-        for piece in line.split("//")[0].split(";")[:-1]:
-            piece = piece.strip().lstrip("{").strip()
-            if piece and not piece.startswith((".", "$")):
-                n += 1
-    return n
 
 
 def summarize(ptx: str) -> dict:

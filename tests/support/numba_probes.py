@@ -25,3 +25,14 @@ def run_probe(module: str, *args) -> dict:
             pytest.skip("numba-cuda cannot find NVVM here: " + proc.stderr[-300:])
         raise AssertionError(proc.stderr[-3000:])
     return json.loads(proc.stdout)
+
+
+def instructions(body: str) -> int:
+    """PTX instructions (inline asm's included), not directives, labels or comments."""
+    n = 0
+    for line in body.splitlines():
+        for piece in line.split("//")[0].split(";")[:-1]:
+            piece = piece.strip().lstrip("{").strip()
+            if piece and not piece.startswith((".", "$")):
+                n += 1
+    return n
