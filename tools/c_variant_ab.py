@@ -104,14 +104,18 @@ static __device__ __forceinline__ long long __sk_ixo(I i, bool ok, long long n,
 """
 
 
+def _fail_inline(prelude, kernel):
+    """`__sk_fail` __forceinline__ instead of __noinline__ (variant and note)."""
+    noinline = "static __device__ __noinline__ void __sk_fail("
+    return (_sub(prelude, noinline, noinline.replace("__noinline__", "__forceinline__"),
+                 "fail-inline", literal=True) + kernel,
+            "__sk_fail __forceinline__: no call ABI (registers, occupancy)")
+
+
 def _common(cur):
     """Variants of both kernels: how the cold path is compiled."""
     prelude, kernel = _parts(cur)
-    noinline = "static __device__ __noinline__ void __sk_fail("
-    out = {"fail-inline": (_sub(prelude, noinline, noinline.replace("__noinline__",
-                                                                     "__forceinline__"),
-                                "fail-inline", literal=True) + kernel,
-                           "__sk_fail __forceinline__: no call ABI (registers, occupancy)")}
+    out = {"fail-inline": _fail_inline(prelude, kernel)}
     flag_kernel = _sub(kernel, r"\b__sk_ix\(", "__sk_ixf(", "fail-flag")
     flag_kernel = re.sub(r"\b__sk_ptr\(", "__sk_ptrf(", flag_kernel)
     out["fail-flag"] = (prelude + _flagging(prelude) + flag_kernel,
@@ -200,11 +204,7 @@ def bfs_variants(cur):
     them in one run. (Calls 3 and 4 also timed clamp-flag and one-check: tables in
     benchmarks/results/2026-11-27c-device-calls/.)"""
     prelude, kernel = _parts(cur)
-    noinline = "static __device__ __noinline__ void __sk_fail("
-    out = {"fail-inline": (_sub(prelude, noinline, noinline.replace("__noinline__",
-                                                                     "__forceinline__"),
-                                "fail-inline", literal=True) + kernel,
-                           "__sk_fail __forceinline__: no call ABI (registers, occupancy)")}
+    out = {"fail-inline": _fail_inline(prelude, kernel)}
     field = (r"g\.nlist\[__sk_ix32\(k, __sk_count\((__sk_fbytes_\w+), 4LL\), (0x[0-9a-f]+ULL), "
              r"0, __sk_fb\)\]")
     wide = re.sub(r"\b__sk_ix32\(", "__sk_ix(", kernel)

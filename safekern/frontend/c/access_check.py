@@ -50,4 +50,10 @@ class Check:
         return self.field_extent
 
 
-__all__ = ["Check"]
+def is_int32(index) -> bool:
+    """The index expression (a libclang cursor) is an `int`: both dialects test it in 32 bits
+    (`Check.int32`)."""
+    return index.type.get_canonical().kind.name == "INT"
+
+
+__all__ = ["Check", "is_int32"]

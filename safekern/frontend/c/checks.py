@@ -24,7 +24,7 @@ The checks the edits generate: opencl_edits.py.
 from __future__ import annotations
 
 from ...report import Status
-from .access_check import Check
+from .access_check import Check, is_int32
 from .model import Access, FunctionFacts, HelperCall, Root
 from .param_info import params_of
 from .parse import (ParsedSource, binary_op, call_args, called_name, children, evaluate_int,
@@ -152,7 +152,7 @@ class OpenCLWalker(AccessWalker):
         i_s, i_e = self.ps.offsets(index)
         kind = _canon_kind(index)
         wide = {"unsigned": kind in ("ULONG", "ULONGLONG")}   # failures.UNSIGNED
-        int32 = kind == "INT"
+        int32 = is_int32(index)
         reason = self._macro_reason(i_s, i_e)
         if not reason and (i_e <= i_s or self.ps.offsets(base_expr)[1] > i_s):
             name = self.ps.macro_containing(*self.ps.offsets(c))

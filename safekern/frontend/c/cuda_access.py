@@ -18,7 +18,7 @@ import dataclasses
 from ... import call_chains
 from ...report import Status
 from . import parse as C
-from .access_check import Check
+from .access_check import Check, is_int32
 from .cuda_calls import CallHooks
 from .cuda_dialect import BACKEND, DIALECT, _ASM_BARRIER
 from .model import FunctionFacts, Unknown
@@ -337,7 +337,7 @@ class CudaWalker(CallHooks, AccessWalker):
                      index=(i0, i1), extent=const,
                      check=Check("index", index=(i0, i1),
                                  extent=extent if const is None else const, axis=axis,
-                                 int32=_is_int(idx), depth=depth))
+                                 int32=is_int32(idx), depth=depth))
 
     def _pointer_subscript(self, c, base, index, depth, ctx):
         K = self.K
@@ -370,14 +370,14 @@ class CudaWalker(CallHooks, AccessWalker):
                 self._record("subscript", Status.CHECKED, "", s, e, array=name, axis=0,
                              index=(i0, i1), check=Check("index", index=(i0, i1),
                                                          extent=("param", i), root=root,
-                                                         int32=_is_int(index),
+                                                         int32=is_int32(index),
                                                          depth=depth))
             else:
                 self._record("subscript", Status.CHECKED, "", s, e, array=label, axis=0,
                              index=(i0, i1),
                              check=Check("offset", index=(i0, i1), pointer=(bs, be), root=root,
                                          brackets=(min(bs, i0), open_tok[:2], close_tok[:2]),
-                                         depth=depth, int32=_is_int(index),
+                                         depth=depth, int32=is_int32(index),
                                          field_extent=self._field_extent(root, b, swapped)))
         for ch in (base, index):
             self.visit(ch, depth + 1, ctx)
@@ -432,11 +432,6 @@ class CudaWalker(CallHooks, AccessWalker):
                 self._wrap_pointer("arrow", c, obj, depth + 1, ctx)
         for ch in kids:
             self.visit(ch, depth + 1, ctx)
-
-
-def _is_int(index) -> bool:
-    """The index is an `int` (cuda_edits.index_helper tests it in 32 bits)."""
-    return index.type.get_canonical().kind.name == "INT"
 
 
 __all__ = ["CudaWalker"]
