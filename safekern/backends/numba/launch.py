@@ -49,7 +49,6 @@ from ...memo import BoundedMemo
 from .device import current_source, fast_source, load_driver
 from .keys import NotLaunchable, device_fields, key_fields, launch_obstacle
 from .marshal import Numba, argument_plan, argument_types, marshal
-from . import registers
 from .launching import occupancy_warning
 from .options import compile_warnings, replay_warnings
 from .payload import (Uncacheable, pack_kernel, rebuild_kernel, storable, types,
@@ -425,10 +424,6 @@ class BinaryLauncher:
             STATS["numba_path"] += 1
             return NUMBA
         STATS["compile"] += 1
-        try:
-            registers.fit(kernel)
-        except Exception as err:          # noqa: BLE001 - the first binary stays
-            log.debug("numba kernel %r: register fit failed (%s)", self.build.name, err)
         return kernel
 
     def _spec(self, compiled, argtypes, source, from_cache):
