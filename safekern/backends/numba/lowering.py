@@ -101,8 +101,9 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
     >= 2**63 back as itself, not as a negative number (failures.UNSIGNED). Without
     `set_flag`, the thread ends after it (emit_records' `exits`): no flag to set.
 
-    The record is one inline PTX block (record_asm) that LLVM sees as touching no memory: the
-    failure buffer is safekern's own, which the kernel never reads after its prelude. Written
+    The record is one inline PTX block (record_asm) that LLVM sees as writing only memory it
+    cannot see: the failure buffer is safekern's own, which the kernel never reads after its
+    prelude. Written
     as LLVM stores and a compare-and-swap, the record was a store through a pointer that may
     alias every array of the kernel, on a path that joins the kernel again, so that a load
     repeated after a check was loaded again: Perlin noise read its permutation table at
