@@ -37,6 +37,14 @@ def table_gathers(out, p, y):
 
 
 @safekern.jit
+def unused_read(out, a, k):
+    # a read whose value nothing uses: the bug is still the user's (numba's bounds check, on,
+    # raises there too)
+    i = cuda.grid(1)
+    v = a[i + k]    # noqa: F841
+
+
+@safekern.jit
 def axis1_neg(out, a, k):
     i = cuda.grid(1)
     if i < out.shape[0]:

@@ -19,6 +19,7 @@ CASES = {
     "window_sum": "void(float32[::1], float32[::1], int64, int64)",
     "add2d": "void(float32[:, ::1], float32[:, ::1], int64, int64)",
     "table_gathers": "void(int64[::1], int64[::1], int64)",
+    "unused_read": "void(float32[::1], float32[::1], int64)",
 }
 
 

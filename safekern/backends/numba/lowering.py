@@ -101,8 +101,9 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
     >= 2**63 back as itself, not as a negative number (failures.UNSIGNED). Without
     `set_flag`, the thread ends after it (emit_records' `exits`): no flag to set.
 
-    The record is one inline PTX block (record_asm) that LLVM sees as touching no memory: the
-    failure buffer is safekern's own, which the kernel never reads after its prelude. Written
+    The record is one inline PTX block (record_asm) that LLVM sees as writing only memory it
+    cannot see: the failure buffer is safekern's own, which the kernel never reads after its
+    prelude. Written
     as LLVM stores and a compare-and-swap, the record was a store through a pointer that may
     alias every array of the kernel, on a path that joins the kernel again, so that a load
     repeated after a check was loaded again: Perlin noise read its permutation table at
@@ -112,33 +113,27 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
     data = array_data(context, builder, fb_ty, fb)
     i64 = ir.IntType(64)
     operands = [builder.ptrtoint(data, i64), code, index, size, axis]
-    if not set_flag:
-        # The thread ends here: nothing after it to keep loads for; a plain side effect.
-        fnty = ir.FunctionType(ir.VoidType(), [i64] * len(operands))
-        asm = ir.InlineAsm(fnty, record_asm(unsigned_bits, result=False),
-                           ",".join(["l"] * len(operands)) + ",~{memory}", side_effect=True)
-        builder.call(asm, operands)
-        return
-    # "readnone": LLVM's alias analysis keeps every value the kernel loaded across it. Its
-    # result (1, written by the asm) is the flag the thread then holds, so the record is used
-    # and stays; a call is never speculated out of its cold branch.
-    flag_data = array_data(context, builder, flag_ty, flag)
-    fnty = ir.FunctionType(flag_data.type.pointee, [i64] * len(operands))
-    width = flag_data.type.pointee.width
-    asm = ir.InlineAsm(fnty, record_asm(unsigned_bits, result=True, width=width),
-                       ",".join(["=" + ("l" if width == 64 else "r")] + ["l"] * len(operands)),
-                       side_effect=True)
-    builder.store(builder.call(asm, operands, attrs=("readnone", "nounwind")), flag_data)
+    fnty = ir.FunctionType(ir.VoidType(), [i64] * len(operands))
+    clobber = "" if set_flag else ",~{memory}"
+    asm = ir.InlineAsm(fnty, record_asm(unsigned_bits), ",".join(["l"] * len(operands)) +
+                       clobber, side_effect=True)
+    call = builder.call(asm, operands, attrs=("nounwind",))
+    if set_flag:
+        # Memory LLVM cannot see (llvmlite's call attributes do not list it): alias analysis
+        # keeps every value the kernel loaded across the record, which still may not be
+        # deleted, moved or merged (it writes). The thread that ends after it needs nothing
+        # kept: a memory clobber there.
+        set.add(call.attributes, "inaccessiblememonly")
+        flag_data = array_data(context, builder, flag_ty, flag)
+        builder.store(ir.Constant(flag_data.type.pointee, 1), flag_data)
 
 
-def record_asm(unsigned_bits: int, result: bool, width: int = 32) -> str:
+def record_asm(unsigned_bits: int) -> str:
     """The PTX of the failure record (emit_record): a compare-and-swap of the code into slot
     0 of the failure buffer; where it found 0 (the device's first failure), the index, size,
     axis, the unsigned bits (a constant) and the thread and block indices into their slots.
-    Operands: the buffer's generic address, the code, index, size, axis; with `result`, an
-    output first (the flag's new value, 1, of `width` bits) and the inputs from $1."""
-    n = 1 if result else 0
-    a, code, index, size, axis = (f"${n + k}" for k in range(5))
+    Operands: the buffer's generic address, the code, index, size, axis."""
+    a, code, index, size, axis = (f"${k}" for k in range(5))
     slot = lambda k: 8 * k                                          # noqa: E731
     lines = ["{", ".reg .pred %skfirst;", ".reg .b64 %skold;", ".reg .b32 %skid;",
              ".reg .b64 %skid64;", ".reg .b64 %skbuf;", f"cvta.to.global.u64 %skbuf, {a};",
@@ -152,8 +147,6 @@ def record_asm(unsigned_bits: int, result: bool, width: int = 32) -> str:
     for k, reg in enumerate(_IDS):
         lines += [f"mov.u32 %skid, %{reg};", "cvt.u64.u32 %skid64, %skid;",
                   f"@%skfirst st.global.u64 [%skbuf+{slot(failures.THREAD + k)}], %skid64;"]
-    if result:
-        lines.append(f"mov.b{width} $0, 1;")
     lines.append("}")
     return "\n\t".join(lines)
 
