@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from ...report import Status
 from .model import Access, Unknown
-from .parse import kinds
+from .parse import kinds, strip
 
 #: the reason a pointer whose provenance is a null pointer is not checked
 NULL_POINTER = "a null pointer"
@@ -98,6 +98,16 @@ class AccessWalker:
         if isinstance(root, Unknown):
             return root.reason
         return root
+
+    def written_as_root(self, expr, root) -> bool:
+        """The pointer expression `expr` is written as the memory `root` it reaches: a
+        pointer parameter that the function never moves, or the struct pointer field the
+        root is (`g.nlist`); access_check.pointer_check checks such a pointer's index
+        without pointer arithmetic."""
+        if root.kind == "field":
+            e = strip(expr)
+            return e.kind == self.K.MEMBER_REF_EXPR and self.ps.text(e).strip() == root.base
+        return self.prov.is_param_itself(expr)
 
     # -- hooks -----------------------------------------------------------------------------------
     def setup(self, body):
