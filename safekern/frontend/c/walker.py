@@ -20,6 +20,11 @@ CUDA template-dependent and operator subscripts), `on_unary`, `on_member`, `on_c
 `__sk_cs` and device-side launches) and `handlers` for node kinds only one dialect has
 (lambdas, inline assembly, CUDA's divisions in the walk).
 
+Whatever a hook finds checkable gets its `Check` from access_check.py's constructors
+(`axis_check`, `pointer_check`, `element_check`), which set every flag the same way for both
+dialects; `written_as_root` tells them a pointer written as its memory itself (a kernel
+parameter the function never moves, a struct pointer field).
+
 A hook returns True when it visited the node's children itself (CUDA's hooks choose the depth
 and the context of each child); otherwise the walk visits them after it.
 """
