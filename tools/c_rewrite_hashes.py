@@ -36,7 +36,17 @@ _ADDRESS = re.compile(r" (object )?at 0x[0-9a-fA-F]+")
 
 
 def _canon(obj) -> str:
-    """repr without object addresses (cursors, functions), so equal facts hash equal."""
+    """repr without object addresses (cursors, functions) and with sets and dicts sorted
+    (their order follows the process's string hashing), so equal facts hash equal."""
+    if isinstance(obj, (set, frozenset)):
+        return "{" + ", ".join(sorted(_canon(x) for x in obj)) + "}"
+    if isinstance(obj, dict):
+        return "{" + ", ".join(sorted(f"{_canon(k)}: {_canon(v)}" for k, v in obj.items())) + "}"
+    if isinstance(obj, (list, tuple)):
+        return "[" + ", ".join(_canon(x) for x in obj) + "]"
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return type(obj).__name__ + "(" + ", ".join(
+            f"{f.name}={_canon(getattr(obj, f.name))}" for f in dataclasses.fields(obj)) + ")"
     return _ADDRESS.sub("", repr(obj))
 
 
@@ -54,7 +64,7 @@ def _facts(rw, flags: bool = True) -> str:
         fields = {k: v for k, v in vars(a).items() if k != "extra"}
         if not flags and a.check is not None:
             fields["check"] = dataclasses.replace(a.check, unsigned=False, int32=False)
-        parts.append(_canon(fields) + _canon(sorted(a.extra.items(), key=lambda kv: kv[0])))
+        parts.append(_canon(fields) + _canon(a.extra))
     parts.append(_canon(list(rw.report())))
     parts.append(_canon(rw.failure_sites))
     parts.append(_canon(rw.kernels))
