@@ -36,12 +36,15 @@ _ADDRESS = re.compile(r" (object )?at 0x[0-9a-fA-F]+")
 
 
 def _canon(obj) -> str:
-    """repr without object addresses (cursors, functions) and with sets and dicts sorted
-    (their order follows the process's string hashing), so equal facts hash equal."""
+    """repr without object addresses (cursors, functions) and libclang's declaration hashes
+    (Root.key), with sets and dicts sorted (their order follows the process's string
+    hashing), so equal facts hash equal."""
     if isinstance(obj, (set, frozenset)):
         return "{" + ", ".join(sorted(_canon(x) for x in obj)) + "}"
     if isinstance(obj, dict):
         return "{" + ", ".join(sorted(f"{_canon(k)}: {_canon(v)}" for k, v in obj.items())) + "}"
+    if isinstance(obj, tuple) and len(obj) == 2 and obj[0] == "var":
+        return "('var', #)"     # a Root's key: libclang's declaration hash, per process
     if isinstance(obj, (list, tuple)):
         return "[" + ", ".join(_canon(x) for x in obj) + "]"
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
