@@ -62,3 +62,27 @@ def test_one_walk_the_dialects_only_fill_in_hooks():
     for walker in (CudaWalker, OpenCLWalker):
         assert issubclass(walker, AccessWalker)
         assert "visit" not in vars(walker) and "record" not in vars(walker)
+
+
+FLAGS_CUDA = ('extern "C" __global__ void k(float* a, int n, unsigned long long u) {\n'
+              "    float t[4] = {0};\n    float* row = a + 1;\n"
+              "    a[u] = t[n] + row[n] + row[u];\n}\n")
+FLAGS_OPENCL = ("__kernel void k(__global float* a, int n, ulong u) {\n"
+                "    float t[4] = {0};\n    __global float* row = a + 1;\n"
+                "    a[u] = t[n] + row[n] + row[u];\n}\n")
+
+
+def test_the_index_type_flags_are_set_in_one_place_for_both_dialects():
+    """access_check makes every check, so the flags an index's type sets (`unsigned`,
+    `int32`) are the same on both dialects' checks of every kind (they were set by each
+    walker, CUDA's "index" checks without `unsigned`, OpenCL's "offset" ones without
+    either)."""
+    def flags(rw):
+        src = rw.original.encode()
+        return [(src[a.start:a.end].decode(), a.check.how, a.check.unsigned, a.check.int32)
+                for a in sorted(rw.accesses, key=lambda a: a.start)
+                if a.status == Status.CHECKED]
+    expected = [("a[u]", "index", True, False), ("t[n]", "index", False, True),
+                ("row[n]", "offset", False, True), ("row[u]", "offset", True, False)]
+    assert flags(cuda.rewrite(FLAGS_CUDA, filename="k.cu")) == expected
+    assert flags(opencl.rewrite(FLAGS_OPENCL, filename="k.cl")) == expected

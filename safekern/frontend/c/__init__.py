@@ -15,8 +15,9 @@ CompilationError) in both. Where things are, bottom up:
     model        the facts passes hand on: Access, Root/Unknown, HelperCall, FunctionFacts,
                  Dialect (the dialect hooks), the check kinds (check_kinds.py's); param_info,
                  kernel_info, rewrite_result: what a rewrite returns, the same for both
-                 dialects; access_check: the check a found access needs (Check), which each
-                 dialect's edit pass spells
+                 dialects; access_check: the check a found access needs (Check), made
+                 there for both dialects' walks (its flags too), which each dialect's edit
+                 pass spells
     prelude      the C text of the check helpers (__sk_ix, the failure record, ...): one
                  generator, filled in with each dialect's words
     provenance   what a pointer points into -- one analysis for both dialects

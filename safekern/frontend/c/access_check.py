@@ -14,6 +14,19 @@ of the user's text and the memory they are checked against, never C text of the 
                    (`p[i]`, `*(p + i)` on a derived pointer; OpenCL: `vloadN(i, p)`);
         "element"  the pointer at `pointer` must point at an element inside `root`
                    (`*p`, `p->f`, an atomic's address).
+
+A walker (checks.OpenCLWalker, cuda_access.CudaWalker) decides what an access is and whether
+it can be checked at all; the check it gets is made here, the same way for both dialects:
+
+    axis_check(index, span, extent, axis, depth)      an array's or a vector's axis
+    pointer_check(root, span, depth, index=, pointer=, itself=, expr=, ...)
+                                                       p[i], *(p + i), vloadN(i, p): the
+                                                       index against a kernel parameter's
+                                                       element count, else an offset
+    element_check(pointer, root, depth)               *p, p->f, an atomic's address
+
+and every flag the index's type sets (`index_flags`: `unsigned`, `int32`) is set there, so a
+new check kind or flag is added in this module and spelled by the two edit passes.
 """
 from __future__ import annotations
 
@@ -56,4 +69,79 @@ def is_int32(index) -> bool:
     return index.type.get_canonical().kind.name == "INT"
 
 
-__all__ = ["Check", "is_int32"]
+def index_flags(index) -> dict:
+    """The flags of a check that the index expression's type sets (a libclang cursor; None:
+    none set): `unsigned` for a 64-bit unsigned index (failures.UNSIGNED: its failure reads
+    back 2**63 and up as themselves), `int32` for an `int` (tested in 32 bits)."""
+    if index is None:
+        return {}
+    kind = index.type.get_canonical().kind.name
+    return {"unsigned": kind in ("ULONG", "ULONGLONG"), "int32": is_int32(index)}
+
+
+def constant_extent(t) -> int | None:
+    """The extent of the axis a subscript of type `t` (a libclang type) indexes, where the
+    type says it: a constant-size array's or a vector's components; None otherwise."""
+    t = t.get_canonical()
+    kind = t.kind.name
+    if kind == "CONSTANTARRAY":
+        return t.get_array_size()
+    if kind in ("VECTOR", "EXTVECTOR"):
+        return t.element_count
+    return None
+
+
+def axis_check(index, span: tuple, extent, axis: int, depth: int) -> Check:
+    """The "index" check of one axis of an array (or a vector's components): the index
+    (cursor `index` at byte range `span`) against `extent`, an int or C text."""
+    return Check("index", index=span, extent=extent, axis=axis, depth=depth,
+                 **index_flags(index))
+
+
+def pointer_check(root, span: tuple, depth: int, *, index=None, pointer=None,
+                  itself: bool = False, expr=None, elems=None, negate: bool = False,
+                  brackets=None) -> Check:
+    """The check of a pointer plus an index (`p[i]`, `*(p + i)`, `vloadN(i, p)`): the index
+    at `span` (cursor `index`: its type sets the flags) from the pointer at `pointer` (None:
+    the root's base itself) into `root`.
+
+    `itself`: the pointer is written as the memory it reaches -- a kernel's pointer
+    parameter that the function never moves (provenance.Provenance.is_param_itself), a
+    struct's pointer field (`g.nlist`, cursor `expr`): a parameter's index is checked against
+    its element count ("index" with extent ("param", i): no pointer arithmetic), a field's
+    gets its extent for launch predicates (`field_extent`); anything else is an "offset"."""
+    flags = index_flags(index)
+    if itself and root.kind == "param" and elems is None and not negate:
+        return Check("index", index=span, extent=("param", root.key[1]), root=root,
+                     depth=depth, **flags)
+    return Check("offset", index=span, pointer=pointer, root=root, elems=elems,
+                 negate=negate, brackets=brackets, depth=depth,
+                 field_extent=field_extent(root, expr) if itself else None, **flags)
+
+
+def field_extent(root, expr):
+    """A struct pointer field written as itself (`g.nlist`, cursor `expr`): its extent for
+    launch predicates (launch.py), ("field", param, slot, element size, text); else None."""
+    if root.kind != "field" or expr is None:
+        return None
+    size = expr.type.get_canonical().get_pointee().get_size()
+    return ("field", root.key[1], root.key[2], size, root.base) if size > 0 else None
+
+
+def counted_params(checks) -> set:
+    """The indexes of the kernel's pointer parameters that some "index" check bounds by
+    their element count (`pointer_check` of a parameter written as itself): the kernel
+    computes each count once, in its prologue (CUDA's `__sk_n_<i>`, OpenCL's
+    `__sk_n_<name>`). `checks`: Check or None each."""
+    return {c.extent[1] for c in checks
+            if c is not None and c.how == "index" and isinstance(c.extent, tuple)}
+
+
+def element_check(pointer: tuple, root, depth: int) -> Check:
+    """The check of a pointer used as it is (`*p`, `p->f`, an atomic's address): the
+    pointer at byte range `pointer` must point at an element inside `root`."""
+    return Check("element", pointer=pointer, root=root, depth=depth)
+
+
+__all__ = ["Check", "is_int32", "index_flags", "constant_extent", "axis_check",
+           "pointer_check", "field_extent", "counted_params", "element_check"]

@@ -9,7 +9,9 @@ What differs from CUDA C (cuda_access.py): pointers carry address spaces (`__glo
 vectors' components are an axis; built-ins such as vloadN access N elements at an offset;
 a helper's hidden arguments are the byte offset and the size of the caller's memory.
 
-What an access is checked against (its access_check.Check):
+What an access is checked against (its access_check.Check, made by access_check's
+constructors as for CUDA C; this walker decides what the access is and whether it can be
+checked):
 - arrays of constant size (private, __local/__shared__, program scope, struct members) and
   vector components: the index of each axis against the axis's extent;
 - pointer parameters: a hidden size in bytes (`Root.size`); `p[i]` / `*(p + i)` on the
@@ -24,7 +26,7 @@ The checks the edits generate: opencl_edits.py.
 from __future__ import annotations
 
 from ...report import Status
-from .access_check import Check, is_int32
+from .access_check import axis_check, constant_extent, element_check, index_flags, pointer_check
 from .model import Access, FunctionFacts, HelperCall, Root
 from .param_info import params_of
 from .parse import (ParsedSource, binary_op, call_args, called_name, children, evaluate_int,
@@ -75,12 +77,13 @@ class OpenCLWalker(AccessWalker):
 
     # -- pointers -----------------------------------------------------------------------
     def pointer_base(self, expr):
-        """(Root, direct) of a pointer expression; direct: the unmoved parameter itself.
-        Raises _Unknown (with the reason) where provenance.py cannot tell the root."""
+        """(Root, direct) of a pointer expression; direct: written as its root, the unmoved
+        parameter itself (walker.written_as_root). Raises _Unknown (with the reason) where
+        provenance.py cannot tell the root."""
         root = self.root(expr)
         if isinstance(root, str):
             raise _Unknown(root)
-        return root, self.prov.is_param_itself(expr)
+        return root, self.written_as_root(expr, root)
 
     # -- the hooks -----------------------------------------------------------------------
     def on_subscript(self, c, depth, ctx) -> bool:
@@ -150,17 +153,14 @@ class OpenCLWalker(AccessWalker):
             return
         b = strip(base_expr)
         i_s, i_e = self.ps.offsets(index)
-        kind = _canon_kind(index)
-        wide = {"unsigned": kind in ("ULONG", "ULONGLONG")}   # failures.UNSIGNED
-        int32 = is_int32(index)
+        wide = {"unsigned": index_flags(index)["unsigned"]}   # failures.UNSIGNED
         reason = self._macro_reason(i_s, i_e)
         if not reason and (i_e <= i_s or self.ps.offsets(base_expr)[1] > i_s):
             name = self.ps.macro_containing(*self.ps.offsets(c))
             reason = (f"written inside the expansion of macro '{name}'" if name
                       else "written inside a macro expansion")
         if _is_array(b) or _is_vector(b):
-            t = b.type.get_canonical()
-            extent = t.get_array_size() if _is_array(b) else t.element_count
+            extent = constant_extent(b.type)
             root, axis = b, 0
             while strip(root).kind == K.ARRAY_SUBSCRIPT_EXPR and _is_array(
                     strip(children(strip(root))[0])):
@@ -182,8 +182,7 @@ class OpenCLWalker(AccessWalker):
                 acc.reason = ("constant index" if rng[0] == rng[1] and evaluate_int(index)
                               is not None else f"loop index in [{rng[0]}, {rng[1]}]")
                 return
-            acc.check = Check("index", index=(i_s, i_e), extent=extent, axis=axis,
-                              unsigned=wide["unsigned"], int32=int32, depth=self.depth)
+            acc.check = axis_check(index, (i_s, i_e), extent, axis, self.depth)
             return
         # A pointer: the parameter itself, or a pointer derived from one.
         acc = self._new(c, "subscript", index_start=i_s, index_end=i_e,
@@ -197,7 +196,7 @@ class OpenCLWalker(AccessWalker):
             acc.status, acc.reason = Status.UNCHECKED, str(err)
             return
         if self._tie(acc, base, direct, base_expr):
-            self._offset_check(acc, wide["unsigned"], int32=int32)
+            self._offset_check(acc, index)
 
     def _tie(self, acc: Access, base: Root, direct: bool, pointer_expr) -> bool:
         """Tie a pointer access to the memory it reaches; False: left unchecked (the
@@ -218,23 +217,18 @@ class OpenCLWalker(AccessWalker):
             acc.axis = 0
         return True
 
-    def _offset_check(self, acc: Access, unsigned: bool = False, elems=None, int32=False):
-        """The check of a pointer plus an index: on a kernel's pointer parameter itself, the
-        index against its element count; else the element reached against the root."""
-        index = (acc.index_start, acc.index_end)
+    def _offset_check(self, acc: Access, index, elems=None):
+        """The check of a pointer plus an index (access_check.pointer_check): the pointer
+        is its root itself where `_tie` recorded no pointer expression. `index`: the index's
+        cursor, whose type sets the check's flags (None: not set)."""
         pointer = None if acc.pointer_start < 0 else (acc.pointer_start, acc.pointer_end)
-        if pointer is None and elems is None and acc.base.kind == "param":
-            acc.check = Check("index", index=index, extent=("param", acc.base.key[1]),
-                              root=acc.base, unsigned=unsigned, int32=int32,
-                              depth=self.depth)
-        else:
-            acc.check = Check("offset", index=index, pointer=pointer, root=acc.base,
-                              elems=elems, negate=acc.negate, depth=self.depth)
+        acc.check = pointer_check(acc.base, (acc.index_start, acc.index_end), self.depth,
+                                  index=index, pointer=pointer, itself=pointer is None,
+                                  elems=elems, negate=acc.negate)
 
     def _element_check(self, acc: Access):
         """The check of a pointer used as it is: one element inside its root."""
-        acc.check = Check("element", pointer=(acc.pointer_start, acc.pointer_end),
-                          root=acc.base, depth=self.depth)
+        acc.check = element_check((acc.pointer_start, acc.pointer_end), acc.base, self.depth)
 
     def _deref(self, c, operand, kind):
         """*(p + k), *p, p->x: check the pointer operand."""
@@ -254,7 +248,9 @@ class OpenCLWalker(AccessWalker):
                     acc.status, acc.reason = Status.UNCHECKED, reason or "inside a macro expansion"
                     return
                 if self._tie(acc, base, direct and not acc.negate, ptr):
-                    self._offset_check(acc)
+                    # (the index's type sets no flag here: `*(a + i)` on a parameter is
+                    # checked by `__sk_ix`, as before the checks were made in one place)
+                    self._offset_check(acc, None)
                 return
             base, _ = self.pointer_base(o)
         except _Unknown as err:
@@ -313,7 +309,7 @@ class OpenCLWalker(AccessWalker):
             if self._tie(acc, base, False, ptr):
                 if direct:
                     acc.pointer_start = acc.pointer_end = -1
-                self._offset_check(acc, elems=elems)
+                self._offset_check(acc, args[offset_i], elems=elems)
         elif self._tie(acc, base, False, ptr):
             self._element_check(acc)
 

@@ -8,8 +8,8 @@ pointer fields of a kernel's by-value struct parameters (struct_fields.py), temp
 assembly, asserts and divisions found in the same walk (safety.py); the calls -- barriers,
 atomics, the source's own device functions with their call chains, device-side launches,
 arrays handed to functions outside the source -- are cuda_calls.py's. Every access is recorded
-as checked (with its access_check.Check), eliminated (proven in bounds), or unchecked with the
-reason.
+as checked (with its access_check.Check, made by access_check's constructors as for OpenCL C),
+eliminated (proven in bounds), or unchecked with the reason.
 """
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ import dataclasses
 from ... import call_chains
 from ...report import Status
 from . import parse as C
-from .access_check import Check, is_int32
+from .access_check import (axis_check, constant_extent, counted_params, element_check,
+                           pointer_check)
 from .cuda_calls import CallHooks
 from .cuda_dialect import BACKEND, DIALECT, _ASM_BARRIER
 from .model import FunctionFacts, Unknown
@@ -48,7 +49,6 @@ class CudaWalker(CallHooks, AccessWalker):
         self.barrier_sites: list = []
         self.hidden_args: list = []         # model.HelperCall: calls of own functions
         self.callees: set = set()           # the source's functions called (Function)
-        self.count_params: set = set()      # kernel params with a fast count (__sk_n_<i>)
         self.checked = fn.rewritable
         self.uncheck_reason = "" if fn.rewritable else fn.why
         self.safety = None                  # asserts and divisions (setup)
@@ -78,7 +78,8 @@ class CudaWalker(CallHooks, AccessWalker):
         return FunctionFacts(fn.name, fn.cursor, fn.kernel, fn.params, self.accesses,
                              self.hidden_args, self.prov.originals, self.barrier_sites,
                              self.prov.param_of, failure_sites=self.failure_sites,
-                             callees=self.callees, count_params=self.count_params,
+                             callees=self.callees,
+                             count_params=counted_params(a.check for a in self.accesses),
                              fields=self.fields.used, safety=self.safety)
 
     def _safety_ctx(self, ctx) -> str:
@@ -296,8 +297,8 @@ class CudaWalker(CallHooks, AccessWalker):
 
     def _extent_expr(self, arr_t, axis, name, root, b):
         """A C expression for the extent of `axis`, and its constant value if known."""
-        size = arr_t.get_array_size() if type_kind(arr_t) == "CONSTANTARRAY" else -1
-        if size >= 0:
+        size = constant_extent(arr_t) if type_kind(arr_t) == "CONSTANTARRAY" else None
+        if size is not None and size >= 0:
             return str(size), size
         if root is not None and not isinstance(root, Unknown) and root.kind == "extern" and \
                 axis == 0:
@@ -335,12 +336,10 @@ class CudaWalker(CallHooks, AccessWalker):
             return
         self._record("subscript", Status.CHECKED, "", s, e, array=name, axis=axis,
                      index=(i0, i1), extent=const,
-                     check=Check("index", index=(i0, i1),
-                                 extent=extent if const is None else const, axis=axis,
-                                 int32=is_int32(idx), depth=depth))
+                     check=axis_check(idx, (i0, i1), extent if const is None else const, axis,
+                                      depth))
 
     def _pointer_subscript(self, c, base, index, depth, ctx):
-        K = self.K
         s, e = self.ps.offsets(c)
         b = C.strip(base)
         bs, be = self.ps.offsets(base)
@@ -352,9 +351,7 @@ class CudaWalker(CallHooks, AccessWalker):
             self._record("subscript", Status.UNCHECKED, why, s, e, array=name, axis=0,
                          index=(i0, i1))
         else:
-            swapped = bs > i0
-            fast = (root.kind == "param" and b.kind == K.DECL_REF_EXPR and
-                    root.base == b.spelling and not swapped)
+            swapped = bs > i0       # i[p]
             open_tok = self.ps.next_token(min(be, i1))
             close_tok = self.ps.next_token(max(be, i1))
             ok = (open_tok is not None and open_tok[2] == "[" and close_tok is not None and
@@ -364,32 +361,16 @@ class CudaWalker(CallHooks, AccessWalker):
             if not ok:
                 self._record("subscript", Status.UNCHECKED, "inside a macro expansion", s, e,
                              array=label, axis=0, index=(i0, i1))
-            elif fast:
-                i = int(root.key[1])
-                self.count_params.add(i)
-                self._record("subscript", Status.CHECKED, "", s, e, array=name, axis=0,
-                             index=(i0, i1), check=Check("index", index=(i0, i1),
-                                                         extent=("param", i), root=root,
-                                                         int32=is_int32(index),
-                                                         depth=depth))
             else:
-                self._record("subscript", Status.CHECKED, "", s, e, array=label, axis=0,
-                             index=(i0, i1),
-                             check=Check("offset", index=(i0, i1), pointer=(bs, be), root=root,
-                                         brackets=(min(bs, i0), open_tok[:2], close_tok[:2]),
-                                         depth=depth, int32=is_int32(index),
-                                         field_extent=self._field_extent(root, b, swapped)))
+                # the edit replaces the brackets: `(*__sk_ptr((p) + (i), ...))`
+                check = pointer_check(root, (i0, i1), depth, index=index, pointer=(bs, be),
+                                      itself=self.written_as_root(b, root) and not swapped,
+                                      expr=b, brackets=(min(bs, i0), open_tok[:2],
+                                                        close_tok[:2]))
+                self._record("subscript", Status.CHECKED, "", s, e, axis=0, index=(i0, i1),
+                             array=name if check.how == "index" else label, check=check)
         for ch in (base, index):
             self.visit(ch, depth + 1, ctx)
-
-    def _field_extent(self, root, b, swapped):
-        """A struct pointer field subscripted as itself (`g.nlist[k]`): its extent for launch
-        predicates (launch.py), else None."""
-        if root.kind != "field" or swapped or b.kind != self.K.MEMBER_REF_EXPR or \
-                self.ps.text(b).strip() != root.base:
-            return None
-        size = b.type.get_canonical().get_pointee().get_size()
-        return ("field", root.key[1], root.key[2], size, root.base) if size > 0 else None
 
     def _wrap_pointer(self, kind, whole, ptr, depth, ctx, *, what=None):
         """Check one element at the pointer expression `ptr` (deref, ->, atomics)."""
@@ -406,7 +387,7 @@ class CudaWalker(CallHooks, AccessWalker):
         else:
             label = name if root.name == name else f"{name} (in {root.name})"
             self._record(kind, Status.CHECKED, "", s, e, array=label, axis=0, index=(ps_, pe),
-                         check=Check("element", pointer=(ps_, pe), root=root, depth=depth))
+                         check=element_check((ps_, pe), root, depth))
 
     def deref(self, c, operand, depth, ctx):
         o = C.strip(operand)

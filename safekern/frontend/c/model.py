@@ -232,7 +232,8 @@ class FunctionFacts:
     #: CUDA: the failure sites of the checked accesses and of the call sites (call chains)
     failure_sites: list = field(default_factory=list)
     callees: set = field(default_factory=set)        # CUDA: the source's functions called
-    count_params: set = field(default_factory=set)   # CUDA: params checked by element count
+    #: CUDA: params checked by element count (access_check.counted_params of the checks)
+    count_params: set = field(default_factory=set)
     fields: dict = field(default_factory=dict)       # CUDA: struct pointer fields used
     safety: object = None      # CUDA: safety.SafetyRewriter (asserts, divisions) of the walk
 

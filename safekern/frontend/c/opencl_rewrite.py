@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from ...errors import UnsupportedError
 from ...report import ReportEntry, Status
 from . import edits as E, parse as C, safety as c_safety, writes as c_writes
+from .access_check import counted_params
 from .checks import analyse_function
 from .exits import ControlPlan, build_tree, find_anchor
 from .launch import kernel_predicates
@@ -363,10 +364,9 @@ class ProgramRewriter:
         parts = []
         if is_kernel:
             parts.append(self.dialect.kernel_prologue(barriers=barriers, flag=flag))
-            used = {a.check.root.name for a in fa.checked
-                    if a.check.how == "index" and isinstance(a.check.extent, tuple)}
+            used = counted_params(a.check for a in fa.checked)
             for p in fa.params:
-                if p.is_pointer and p.name in used and not p.void:
+                if p.is_pointer and p.index in used and not p.void:
                     parts.append(f"const long __sk_n_{p.name} = __sk_nb_{p.name} / "
                                  f"(long)sizeof(*{p.name});")
         for p in fa.moved:

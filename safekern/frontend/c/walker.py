@@ -20,6 +20,11 @@ CUDA template-dependent and operator subscripts), `on_unary`, `on_member`, `on_c
 `__sk_cs` and device-side launches) and `handlers` for node kinds only one dialect has
 (lambdas, inline assembly, CUDA's divisions in the walk).
 
+Whatever a hook finds checkable gets its `Check` from access_check.py's constructors
+(`axis_check`, `pointer_check`, `element_check`), which set every flag the same way for both
+dialects; `written_as_root` tells them a pointer written as its memory itself (a kernel
+parameter the function never moves, a struct pointer field).
+
 A hook returns True when it visited the node's children itself (CUDA's hooks choose the depth
 and the context of each child); otherwise the walk visits them after it.
 """
@@ -27,7 +32,7 @@ from __future__ import annotations
 
 from ...report import Status
 from .model import Access, Unknown
-from .parse import kinds
+from .parse import kinds, strip
 
 #: the reason a pointer whose provenance is a null pointer is not checked
 NULL_POINTER = "a null pointer"
@@ -98,6 +103,16 @@ class AccessWalker:
         if isinstance(root, Unknown):
             return root.reason
         return root
+
+    def written_as_root(self, expr, root) -> bool:
+        """The pointer expression `expr` is written as the memory `root` it reaches: a
+        pointer parameter that the function never moves, or the struct pointer field the
+        root is (`g.nlist`); access_check.pointer_check checks such a pointer's index
+        without pointer arithmetic."""
+        if root.kind == "field":
+            e = strip(expr)
+            return e.kind == self.K.MEMBER_REF_EXPR and self.ps.text(e).strip() == root.base
+        return self.prov.is_param_itself(expr)
 
     # -- hooks -----------------------------------------------------------------------------------
     def setup(self, body):
