@@ -272,11 +272,13 @@ class LaunchProver:
         own = [{a for a, _ in f.form.terms} for f in useful]
         in_goal = any(table[a][0] is not None for a in goal_terms)
         launched = [in_goal or any(table[a][0] is not None for a in atoms) for atoms in own]
+        low, most = _lows(goal_terms, useful, table)
         combos = itertools.chain(
             [()] if in_goal else [],
             ((f,) for f, b, knows in zip(useful, bad, launched) if knows and not b),
             ((useful[i], useful[j]) for i, j in itertools.combinations(range(len(useful)), 2)
-             if (launched[i] or launched[j]) and not (bad[i] - own[j] or bad[j] - own[i])))
+             if (launched[i] or launched[j]) and not (bad[i] - own[j] or bad[j] - own[i])
+             and not _hopeless_pair(low, most, i, j)))
         for combo in combos:
             found = self._combination(goal_terms, goal.const + 1 if any(f.strict for f in combo)
                                       else goal.const, combo, table)
@@ -332,6 +334,48 @@ class LaunchProver:
                 if best is None or len(out) < len(best):     # the option needing fewest
                     best = out
         return best
+
+
+def _lows(goal_terms: dict, useful: list, table) -> tuple:
+    """([least value of goal - fact's other atoms], [largest value of -fact's other atoms]) per
+    fact (None: an atom without the bound), for `_hopeless_pair`. "Other": not a launch atom."""
+    low, most = [], []
+    for f in useful:
+        rest = dict(goal_terms)
+        for atom, c in f.form.terms:
+            rest[atom] = rest.get(atom, 0) - c
+        total = 0
+        for atom, c in rest.items():
+            fact, lower, upper = table[atom]
+            if fact is None and c:
+                b = upper if c < 0 else lower
+                if b is None:
+                    total = None
+                    break
+                total += c * b
+        low.append(total)
+        total = 0
+        for atom, c in f.form.terms:
+            fact, lower, upper = table[atom]
+            if fact is None:
+                if lower is None or upper is None:
+                    total = None
+                    break
+                total += max(-c * lower, -c * upper)
+        most.append(total)
+    return low, most
+
+
+def _hopeless_pair(low: list, most: list, i: int, j: int) -> bool:
+    """Is the least value of the other atoms of goal - fact i - fact j surely below
+    -_WORST_CASE (so that `_combination` refuses the pair)? Per atom a with coefficient x in
+    goal - fact i and y in -fact j, bounded both ways, its least value in the pair's rest,
+    min over its bounds b of (x + y) * b, is at most min_b x * b + max_b y * b: so the rest's
+    least value is at most low[i] + most[j] (and low[j] + most[i])."""
+    for a, b in ((i, j), (j, i)):
+        if low[a] is not None and most[b] is not None and low[a] + most[b] < -_WORST_CASE:
+            return True
+    return False
 
 
 def purity(other: bool, low: int) -> int:
