@@ -89,6 +89,53 @@ def test_combinations_that_must_be_refused_are_not_tried(tmp_path, asked, monkey
     assert 0 < len(tried) < len(OFFERED)      # fewer than every combination
 
 
+def test_combinations_without_a_launch_atom_are_not_tried(tmp_path, asked, monkeypatch):
+    """`_combination` refuses a rest without a launch atom: none is tried (a tiled kernel's
+    facts about thread indices alone make many such pairs)."""
+    tried = []
+    combination = launch_mod.LaunchProver._combination
+
+    def recording(self, goal_terms, const, combo, table):
+        tried.append((dict(goal_terms), combo, table))
+        return combination(self, goal_terms, const, combo, table)
+
+    monkeypatch.setattr(launch_mod.LaunchProver, "_combination", recording)
+    rewrite(tmp_path, KERNELS[1], launch_predicates=True)
+    assert tried and asked
+    for rest, combo, table in tried:
+        atoms = set(rest) | {a for f in combo for a, _ in f.form.terms}
+        assert any(table[a][0] is not None for a in atoms)
+    for prover, goal, facts, found in asked:        # nothing lost by skipping them
+        assert found == reference_predicate(prover, goal, facts)
+
+
+def test_pairs_skipped_as_hopeless_are_refused(tmp_path, monkeypatch):
+    """A pair `_hopeless_pair` skips is one `_combination` refuses (its bound is an upper
+    bound of the rest's least value); in a tiled kernel (blockIdx up to 2**31 - 2) it skips
+    some."""
+    searches = []
+    lows = launch_mod._lows
+
+    def recording(goal_terms, useful, table):
+        searches.append((goal_terms, useful, table))
+        return lows(goal_terms, useful, table)
+
+    monkeypatch.setattr(launch_mod, "_lows", recording)
+    rewrite(tmp_path, KERNELS[1], launch_predicates=True)
+    skipped = 0
+    for goal_terms, useful, table in searches:
+        low, most = lows(goal_terms, useful, table)
+        for i in range(len(useful)):
+            for j in range(i + 1, len(useful)):
+                if launch_mod._hopeless_pair(low, most, i, j):
+                    skipped += 1
+                    prover = table.prover
+                    for const in (0, 1, -(2 ** 40), 2 ** 40):
+                        assert prover._combination(goal_terms, const, (useful[i], useful[j]),
+                                                   table) is None
+    assert skipped
+
+
 def test_a_question_asked_again_is_answered_from_memory(tmp_path, asked, monkeypatch):
     rewrite(tmp_path, KERNELS[2], launch_predicates=True)
     prover, goal, facts, found = asked[-1]
