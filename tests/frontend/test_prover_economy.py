@@ -190,3 +190,35 @@ def test_a_static_proof_asked_again_is_answered_from_memory(monkeypatch):
     assert prover.prove(goal, []) is None and len(searches) == 2     # other facts: anew
     atoms.add("i", upper=5)                          # a bound changed: asked anew
     assert prover.prove(goal, [fact]) == [fact] and len(searches) == 3
+
+
+def test_no_second_elimination_run_without_an_open_check(tmp_path, monkeypatch):
+    """aliases.by_assumptions: once equal shapes prove every open check, the bounded-scalars
+    stage has none left to prove and runs no elimination (it would change nothing)."""
+    from safekern.frontend.python import eliminate
+
+    onlys = []
+    init = eliminate._Eliminator.__init__
+
+    def recording(self, *args, **kwargs):
+        onlys.append(kwargs.get("only"))
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(eliminate._Eliminator, "__init__", recording)
+    rewritten = rewrite(tmp_path, """
+        def k(buf_0, buf_1, timesteps, scale):
+            i = cuda.grid(1)
+            if i >= len(buf_0):
+                return
+            for step in range(timesteps):
+                if step % 2 == 0:
+                    data = buf_0
+                    next_data = buf_1
+                else:
+                    data = buf_1
+                    next_data = buf_0
+                next_data[i] = data[i] * scale
+    """, launch_predicates=True)
+    assert [s.status for s in rewritten.sites if s.kind in ("load", "store")] == \
+        ["proven at launch"] * 2
+    assert len(onlys) == 2 and onlys[0] is None and onlys[1]     # the first run, equal shapes
