@@ -159,15 +159,22 @@ class FunctionBindings:
         changed = True
         candidates = {n: v for n, v in single.items()
                       if counts[n] == 1 and n not in params and v is not None}
+        # (each candidate's names and purity once: the rounds below ask again and again)
+        reads = {name: ({x.id for x in walk(value) if isinstance(x, ast.Name)}, None)
+                 for name, value in candidates.items()}
         while changed:
             changed = False
             for name, value in candidates.items():
                 if name in self.defs:
                     continue
-                used = {x.id for x in walk(value) if isinstance(x, ast.Name)}
-                if all(never(u) or u in self.defs for u in used) and pure(value, check_call):
-                    self.defs[name] = value
-                    changed = True
+                used, is_pure = reads[name]
+                if all(never(u) or u in self.defs for u in used):
+                    if is_pure is None:
+                        is_pure = pure(value, check_call)
+                        reads[name] = used, is_pure
+                    if is_pure:
+                        self.defs[name] = value
+                        changed = True
         self.shapes = {}
         for name, value in self.defs.items():
             shape = self._constant_shape(value)
