@@ -222,3 +222,40 @@ def test_no_second_elimination_run_without_an_open_check(tmp_path, monkeypatch):
     assert [s.status for s in rewritten.sites if s.kind in ("load", "store")] == \
         ["proven at launch"] * 2
     assert len(onlys) == 2 and onlys[0] is None and onlys[1]     # the first run, equal shapes
+
+
+def test_only_binding_nodes_bind():
+    """bindings.BINDING_NODES (the nodes FunctionBindings asks `bindings` about) holds every
+    node `bindings` yields a name for: a walk of a module binding names every way skips none."""
+    from safekern.frontend.python.bindings import BINDING_NODES, bindings
+    from safekern.frontend.python.trees import walk
+
+    module = ast.parse("""
+import os.path as p
+from math import floor
+def f(a, /, b, *c, d=1, **e):
+    global g
+    x = y, *z = [1, 2, 3]
+    w: int = 1
+    w += 1
+    del w
+    for i in range(3):
+        pass
+    with open(a) as (h, k):
+        pass
+    try:
+        pass
+    except ValueError as err:
+        pass
+    s = [j for j in range(3) if (q := j)]
+    l = lambda m: m
+    def inner():
+        nonlocal s
+""")
+    bound = set()
+    for node in walk(module):
+        names = [n for n, _ in bindings(node, lambda call: False)]
+        assert not names or isinstance(node, BINDING_NODES)
+        bound.update(names)
+    assert {"p", "floor", "a", "b", "c", "d", "e", "g", "x", "y", "z", "w", "i", "h", "k",
+            "err", "j", "q", "m", "l", "s"} <= bound

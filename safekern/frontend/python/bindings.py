@@ -77,6 +77,13 @@ def _unpacked(value, pos, count):
     return None
 
 
+# The nodes `bindings` yields anything for: the passes over every node of a body skip the
+# others (most nodes) without making a generator for each.
+BINDING_NODES = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr, ast.With,
+                 ast.FunctionDef, ast.Lambda, ast.comprehension, ast.Global, ast.Nonlocal,
+                 ast.Import, ast.ImportFrom, ast.Delete, ast.ExceptHandler)
+
+
 def bindings(node, check_call):
     """(name, value or None) for each binding `node` makes (value: the expression bound)."""
     if isinstance(node, ast.Assign):
@@ -138,6 +145,8 @@ class FunctionBindings:
         single: dict[str, ast.expr] = {}
         nodes = [node for stmt in body for node in walk(stmt)]
         for node in nodes:
+            if not isinstance(node, BINDING_NODES):
+                continue
             for name, value in bindings(node, check_call):
                 counts[name] = counts.get(name, 0) + 1
                 single[name] = value
@@ -239,7 +248,7 @@ class FunctionBindings:
                 values.setdefault(node.target.id, []).append(
                     node.value if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv,
                                                        ast.Mod)) else None)
-            else:
+            elif isinstance(node, BINDING_NODES):
                 for name, value in bindings(node, check_call):
                     values.setdefault(name, []).append(value)
         ints = set(values)
