@@ -18,6 +18,10 @@ real-world set), with the case's own arguments and launch configuration:
 `--sites` lists each remaining check (line, text, reason); `--ptx-dir` writes each launched
 kernel's PTX to DIR/<case>.<kernel>.ptx (to compare two trees, or to run ptxas on). CPU only: the PTX is compiled for
 sm_90 without a GPU; instruction counts are a proxy for run time, not a measure of it.
+`--registers` (needs `ptxas` on PATH) adds each kernel's registers per thread, plain and
+launched, and the occupancy (resident warps of an SM's 64, from registers and the case's block
+size only) each gives: a checked kernel that needs a few registers more can lose a quarter of
+its warps, which a latency-bound gather pays in full.
 """
 from __future__ import annotations
 
@@ -69,7 +73,46 @@ def _decorate(fn):
     return safekern.jit(fresh(fn))
 
 
-def measure(names, sites=False, ptx_dir=None) -> list:
+def ptx_registers(ptx: str) -> int | None:
+    """Registers per thread ptxas gives the PTX's kernel for sm_90 (None: no ptxas, or it
+    failed). A PTX version newer than this ptxas knows is lowered to its own: the
+    instructions numba emits for sm_90 are the same."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    ptxas = shutil.which("ptxas")
+    if ptxas is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "k.ptx")
+        for attempt in range(2):
+            with open(path, "w") as f:
+                f.write(ptx)
+            done = subprocess.run([ptxas, "-arch=sm_90", "-v", path, "-o", os.devnull],
+                                  capture_output=True, text=True)
+            found = re.search(r"Used (\d+) registers", done.stderr)
+            if found:
+                return int(found.group(1))
+            known = re.search(r"current version is '([\d.]+)'", done.stderr)
+            if attempt or known is None:
+                return None
+            ptx = re.sub(r"^\.version [\d.]+", f".version {known.group(1)}", ptx, flags=re.M)
+    return None
+
+
+def occupancy(registers: int | None, threads: int) -> float | None:
+    """Resident warps of an sm_90 SM's 64 for a block of `threads`, from registers alone
+    (65536 a SM, allocated 256 a warp; at most 32 blocks; shared memory not counted)."""
+    if not registers:
+        return None
+    warps = -(-threads // 32)
+    per_warp = -(-registers * 32 // 256) * 256
+    blocks = min(65536 // (per_warp * warps), 64 // warps, 32)
+    return blocks * warps / 64
+
+
+def measure(names, sites=False, ptx_dir=None, registers=False) -> list:
     import numba
     from numba import cuda
 
@@ -93,7 +136,8 @@ def measure(names, sites=False, ptx_dir=None) -> list:
                     and not set((e.predicate or "").split(" and ")) <= held)]
         sig = numba.void(*(numba.typeof(a) for a in args))
         with assume_device((9, 0)):
-            plain = ptx_counts(cuda.compile_ptx(k.py_func, sig, cc=(9, 0))[0])
+            plain_text = cuda.compile_ptx(k.py_func, sig, cc=(9, 0))[0]
+        plain = ptx_counts(plain_text)
         run, rewrite = k, final
         if preds and mask == (1 << len(preds)) - 1 and final.launch_variant is not None:
             run = CheckedKernel(k.py_func, k.sigs, k.options, parsed=k.parsed,
@@ -107,7 +151,7 @@ def measure(names, sites=False, ptx_dir=None) -> list:
             rewrite = variant.final_rewrite()
         # A launch whose kernel holds no check runs numba's own kernel (plain.py).
         if check_free(rewrite):
-            launched, text = plain, None
+            launched, text = plain, plain_text
         else:
             try:
                 with assume_device((9, 0)):
@@ -115,12 +159,19 @@ def measure(names, sites=False, ptx_dir=None) -> list:
                 launched = ptx_counts(text)
             except Exception:     # noqa: BLE001 -- eager signatures want a device: no count
                 launched, text = {"total": -1}, None
-        if ptx_dir and text is not None:
+        threads = 1
+        for d in (block if isinstance(block, tuple) else (block,)):
+            threads *= d
+        regs = {"threads": threads}
+        if registers:
+            regs.update(plain=ptx_registers(plain_text),
+                        launched=ptx_registers(text) if text is not None else None)
+        if ptx_dir and text is not None and text is not plain_text:
             with open(os.path.join(ptx_dir, f"{case}.{kname}.ptx"), "w") as f:
                 f.write(text)
         rows.append({"kernel": f"{case}.{kname}", "checked": len(left),
                      "preds": f"{bin(mask).count('1')}/{len(preds)}", "plain": plain,
-                     "launched": launched, "sites": left})
+                     "launched": launched, "sites": left, "registers": regs})
         if sites:
             for e in left:
                 print(f"  {case}.{kname}:{e.lineno}:{e.col} {e.kind} {e.text!r} "
@@ -133,17 +184,27 @@ def main(argv=None):
     p.add_argument("cases", nargs="*")
     p.add_argument("--sites", action="store_true", help="list each remaining check")
     p.add_argument("--ptx-dir", help="write each launched kernel's PTX there")
+    p.add_argument("--registers", action="store_true",
+                   help="registers and occupancy, plain and launched (ptxas)")
     args = p.parse_args(argv)
     if args.ptx_dir:
         os.makedirs(args.ptx_dir, exist_ok=True)
-    rows = measure(args.cases, args.sites, args.ptx_dir)
+    rows = measure(args.cases, args.sites, args.ptx_dir, args.registers)
     print(f"{'kernel':36s}{'checked':>8s}{'preds':>7s}{'plain':>7s}{'launched':>9s}"
-          f"{'+setp':>6s}{'+bra':>6s}")
+          f"{'+setp':>6s}{'+bra':>6s}" + ("  regs plain/launched  occupancy" if args.registers
+                                           else ""))
     for r in rows:
         pl, la = r["plain"], r["launched"]
-        print(f"{r['kernel'][:36]:36s}{r['checked']:8d}{r['preds']:>7s}{pl['total']:7d}"
-              f"{la['total']:9d}{la.get('setp', 0) - pl.get('setp', 0):6d}"
-              f"{la.get('bra', 0) - pl.get('bra', 0):6d}")
+        line = (f"{r['kernel'][:36]:36s}{r['checked']:8d}{r['preds']:>7s}{pl['total']:7d}"
+                f"{la['total']:9d}{la.get('setp', 0) - pl.get('setp', 0):6d}"
+                f"{la.get('bra', 0) - pl.get('bra', 0):6d}")
+        if args.registers:
+            g = r["registers"]
+            occ = [occupancy(g.get(k), g["threads"]) for k in ("plain", "launched")]
+            line += (f"  {g.get('plain')!s:>4s}/{g.get('launched')!s:<4s} "
+                     + " -> ".join("?" if o is None else f"{o:.2f}" for o in occ)
+                     + ("  LOST" if None not in occ and occ[1] < occ[0] else ""))
+        print(line)
 
 
 if __name__ == "__main__":

@@ -218,3 +218,28 @@ def test_an_internal_error_in_elimination_names_the_kernel(tmp_path, monkeypatch
     assert err.lineno == 6                      # the def line: no finer place is known
     assert "ZeroDivisionError: a bug" in str(err) and "def gather" in str(err)
     assert isinstance(err, safekern.CompilationError)
+
+
+ROWS_OF_LOCAL = """
+from numba import cuda, int32
+import safekern
+
+@safekern.jit
+def table(out, p):
+    vec = cuda.local.array((4, 2), int32)
+    vec[0][0] = vec[1][1] = 1
+    vec[2][0] = -1
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = p[i] + vec[i % 4][0]
+"""
+
+
+def test_pending_test_after_stores_into_rows_of_a_local_array(tmp_path):
+    # vec[k][0] = v writes the thread's own local array (a row of it): harmless before the
+    # pending test, which then comes after them. In front of them, LLVM could not fold the
+    # table's stores into one (Perlin noise's `vec`: two local stores more a thread).
+    module, _ = load_module(tmp_path, ROWS_OF_LOCAL, "rows_of_local")
+    lines = [line.strip() for line in module.table.rewritten_source.splitlines()]
+    test = lines.index("if _sk_pend != 0:")
+    assert max(k for k, line in enumerate(lines) if line.startswith("vec[")) < test

@@ -27,6 +27,16 @@ def add2d(out, a, di, dj):
 
 
 @safekern.jit
+def table_gathers(out, p, y):
+    # Perlin noise's permutation-table gathers: p[x] read by two statements, checks between
+    x = cuda.grid(1)
+    if x < out.shape[0]:
+        a = p[p[x] + y]
+        b = p[p[x] + y + 1]
+        out[x] = a + b
+
+
+@safekern.jit
 def axis1_neg(out, a, k):
     i = cuda.grid(1)
     if i < out.shape[0]:

@@ -18,6 +18,7 @@ CASES = {
     "row_sums": "void(float32[::1], float32[:, ::1], int64)",
     "window_sum": "void(float32[::1], float32[::1], int64, int64)",
     "add2d": "void(float32[:, ::1], float32[:, ::1], int64, int64)",
+    "table_gathers": "void(int64[::1], int64[::1], int64)",
 }
 
 
@@ -27,7 +28,7 @@ def summarize(ptx: str) -> dict:
         "local": ".local" in body,
         "cas64": "atom.global.cas.b64" in body,
         "cas64_count": body.count("atom.global.cas.b64"),
-        "ids_asm": "%sk_id" in body,     # the thread/block ids stored by one inline asm
+        "global_loads": len(re.findall(r"\bld\.global\.", body)),
         "barrier_or": bool(re.search(r"bar\.red\.or\.pred|barrier\.red\.or|bar\.red\.popc", body)),
         "plain_bar_sync": bool(re.search(r"\bbar\.sync\b|barrier\.sync", body)),
         "calls": len(re.findall(r"\bcall(\.uni)?\b", body)),

@@ -64,17 +64,6 @@ def special_register(builder, name):
 _IDS = ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z")
 
 
-def store_thread_and_block(builder, data, slot: int) -> None:
-    """The thread and block indices into slots `slot`.. of the failure buffer at `data`: a
-    volatile register read and a 64-bit store each. (One inline asm with a memory clobber
-    doing all six made spmv_csr 0.98x -> 1.20x on an H100: the clobber, though on the cold
-    path, is a store to any memory inside the loop; benchmarks/results/2026-11-27b-device-calls.)"""
-    i64 = ir.IntType(64)
-    for k, reg in enumerate(_IDS):
-        builder.store(special_register(builder, reg),
-                      builder.gep(data, [ir.Constant(i64, slot + k)]))
-
-
 def array_data(context, builder, arr_ty, arr):
     """The data pointer of the array value `arr`: one extractvalue. Not numba's struct proxy
     (`context.make_array(arr_ty)(context, builder, arr).data`): that stores the value in an
@@ -110,23 +99,63 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
     `index`, `size` and `axis` are i64 values; bit k of `unsigned_bits` (a constant) says the
     k-th of index, size, axis came from an unsigned type, so that the host reads a uint64
     >= 2**63 back as itself, not as a negative number (failures.UNSIGNED). Without
-    `set_flag`, the thread ends after it (emit_records' `exits`): no flag to set."""
-    i64 = ir.IntType(64)
-    if set_flag:
-        flag_data = array_data(context, builder, flag_ty, flag)
-        builder.store(ir.Constant(flag_data.type.pointee, 1), flag_data)
+    `set_flag`, the thread ends after it (emit_records' `exits`): no flag to set.
+
+    The record is one inline PTX block (record_asm) that LLVM sees as touching no memory: the
+    failure buffer is safekern's own, which the kernel never reads after its prelude. Written
+    as LLVM stores and a compare-and-swap, the record was a store through a pointer that may
+    alias every array of the kernel, on a path that joins the kernel again, so that a load
+    repeated after a check was loaded again: Perlin noise read its permutation table at
+    `p[x_int]` twice for each of its two uses, eight gathers for numba's six, and as a kernel
+    bound by its L1 traffic ran 1.45x plain numba on an H100 (benchmarks/results/
+    2026-11-27d-device-calls)."""
     data = array_data(context, builder, fb_ty, fb)
-    result = builder.cmpxchg(data, ir.Constant(i64, 0), code, "monotonic", "monotonic")
-    with builder.if_then(builder.extract_value(result, 1), likely=True):
-        slot = failures.INDEX
-        assert failures.INDEX + 3 == failures.THREAD
-        for value in (index, size, axis):
-            builder.store(value, builder.gep(data, [ir.Constant(i64, slot)]))
-            slot += 1
-        if unsigned_bits:
-            builder.store(ir.Constant(i64, unsigned_bits),
-                          builder.gep(data, [ir.Constant(i64, failures.UNSIGNED)]))
-        store_thread_and_block(builder, data, slot)
+    i64 = ir.IntType(64)
+    operands = [builder.ptrtoint(data, i64), code, index, size, axis]
+    if not set_flag:
+        # The thread ends here: nothing after it to keep loads for; a plain side effect.
+        fnty = ir.FunctionType(ir.VoidType(), [i64] * len(operands))
+        asm = ir.InlineAsm(fnty, record_asm(unsigned_bits, result=False),
+                           ",".join(["l"] * len(operands)) + ",~{memory}", side_effect=True)
+        builder.call(asm, operands)
+        return
+    # "readnone": LLVM's alias analysis keeps every value the kernel loaded across it. Its
+    # result (1, written by the asm) is the flag the thread then holds, so the record is used
+    # and stays; a call is never speculated out of its cold branch.
+    flag_data = array_data(context, builder, flag_ty, flag)
+    fnty = ir.FunctionType(flag_data.type.pointee, [i64] * len(operands))
+    width = flag_data.type.pointee.width
+    asm = ir.InlineAsm(fnty, record_asm(unsigned_bits, result=True, width=width),
+                       ",".join(["=" + ("l" if width == 64 else "r")] + ["l"] * len(operands)),
+                       side_effect=True)
+    builder.store(builder.call(asm, operands, attrs=("readnone", "nounwind")), flag_data)
+
+
+def record_asm(unsigned_bits: int, result: bool, width: int = 32) -> str:
+    """The PTX of the failure record (emit_record): a compare-and-swap of the code into slot
+    0 of the failure buffer; where it found 0 (the device's first failure), the index, size,
+    axis, the unsigned bits (a constant) and the thread and block indices into their slots.
+    Operands: the buffer's generic address, the code, index, size, axis; with `result`, an
+    output first (the flag's new value, 1, of `width` bits) and the inputs from $1."""
+    n = 1 if result else 0
+    a, code, index, size, axis = (f"${n + k}" for k in range(5))
+    slot = lambda k: 8 * k                                          # noqa: E731
+    lines = ["{", ".reg .pred %skfirst;", ".reg .b64 %skold;", ".reg .b32 %skid;",
+             ".reg .b64 %skid64;", ".reg .b64 %skbuf;", f"cvta.to.global.u64 %skbuf, {a};",
+             f"atom.global.cas.b64 %skold, [%skbuf+{slot(failures.CODE)}], 0, {code};",
+             "setp.eq.u64 %skfirst, %skold, 0;"]
+    for k, operand in ((failures.INDEX, index), (failures.SIZE, size), (failures.AXIS, axis)):
+        lines.append(f"@%skfirst st.global.u64 [%skbuf+{slot(k)}], {operand};")
+    if unsigned_bits:
+        lines.append(f"@%skfirst st.global.u64 [%skbuf+{slot(failures.UNSIGNED)}], "
+                     f"{int(unsigned_bits)};")
+    for k, reg in enumerate(_IDS):
+        lines += [f"mov.u32 %skid, %{reg};", "cvt.u64.u32 %skid64, %skid;",
+                  f"@%skfirst st.global.u64 [%skbuf+{slot(failures.THREAD + k)}], %skid64;"]
+    if result:
+        lines.append(f"mov.b{width} $0, 1;")
+    lines.append("}")
+    return "\n\t".join(lines)
 
 
 def _compare(builder, context, arr_ty, idx_ty, shapes, idx):
@@ -294,6 +323,6 @@ def flag_clear(context, builder, flag_ty, flag):
 
 
 __all__ = ["components", "plan", "array_data", "array_shape", "array_extent", "special_register",
-           "store_thread_and_block", "emit_record", "emit_records", "end_thread", "emit_checks",
+           "emit_record", "emit_records", "end_thread", "emit_checks",
            "select_load", "element_pointer", "element_load", "element_store", "selectable",
            "flag_clear"]

@@ -115,6 +115,10 @@ class PendingPlacer:
         return True
 
     def _private(self, expr) -> bool:
+        """A private array, or a row of one (`vec[k]` in `vec[k][0] = v`: a view into the
+        same launch-local memory)."""
+        if isinstance(expr, ast.Subscript):
+            return self._private(expr.value) and self._harmless(expr.slice)
         return isinstance(expr, ast.Name) and expr.id in self.private
 
     def _allocation(self, expr) -> bool:
