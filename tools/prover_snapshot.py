@@ -7,6 +7,12 @@ launch variant. A change that makes the prover cheaper must leave all of it as i
 
     python -m tools.prover_snapshot --out before.json          # on the old code
     python -m tools.prover_snapshot --compare before.json      # on the new: lists differences
+    python -m tools.prover_snapshot --fuzz 300 --fuzz-seed 0 --out fuzz.json   # fuzzed kernels
+
+`--fuzz N` snapshots the kernels of N seeds of the elimination fuzzer (tests/support/
+fuzz_kernels.py, from `--fuzz-seed`) instead of the benchmark cases: each seed's module is written
+to one fixed path and imported (its kernel and device functions decorated there); a seed whose
+decoration is refused records the error's type and message.
 
 Runs under the CUDA simulator (decoration only: nothing is compiled or launched), with
 PYTHONHASHSEED=0 (it starts itself again so when it is not).
@@ -63,6 +69,38 @@ def snapshot(names=None) -> dict:
     return out
 
 
+def fuzz_snapshot(count: int, seed: int) -> dict:
+    import tempfile
+
+    from tests.support import differential, fuzz_kernels
+
+    # one fixed path: a path that differs would change nothing but the (renumbered) codes
+    work = os.path.join(tempfile.gettempdir(), f"safekern-prover-snapshot-{os.getpid()}")
+    os.makedirs(work, exist_ok=True)
+    path = os.path.join(work, "fuzz_kernel.py")
+    out = {}
+    try:
+        for s in range(seed, seed + count):
+            fk = fuzz_kernels.generate(s)
+            with open(path, "w") as f:
+                f.write(fk.source)
+            try:
+                module = differential.import_file(path, f"_sk_prover_snapshot_{s}")
+                try:
+                    entry = kernel_snapshot(getattr(module, fk.kernel))
+                finally:
+                    differential.forget(module)
+            except Exception as exc:    # noqa: BLE001 -- a refused kernel: compared as refused
+                entry = {field: f"{type(exc).__name__}: {exc}"
+                         for field in ("sites", "predicates", "source", "variant")}
+            out[f"fuzz.{s}"] = entry
+    finally:
+        if os.path.exists(path):
+            os.remove(path)
+        os.rmdir(work)
+    return out
+
+
 def differences(before: dict, after: dict) -> list:
     found = []
     for key in sorted(set(before) | set(after)):
@@ -86,8 +124,10 @@ def main(argv=None) -> int:
     p.add_argument("cases", nargs="*")
     p.add_argument("--out")
     p.add_argument("--compare")
+    p.add_argument("--fuzz", type=int, default=0, help="snapshot N fuzzed kernels instead")
+    p.add_argument("--fuzz-seed", type=int, default=0)
     args = p.parse_args(argv)
-    snap = snapshot(args.cases)
+    snap = fuzz_snapshot(args.fuzz, args.fuzz_seed) if args.fuzz else snapshot(args.cases)
     if args.out:
         with open(args.out, "w") as f:
             json.dump(snap, f, indent=1, sort_keys=True)

@@ -89,6 +89,53 @@ def test_combinations_that_must_be_refused_are_not_tried(tmp_path, asked, monkey
     assert 0 < len(tried) < len(OFFERED)      # fewer than every combination
 
 
+def test_combinations_without_a_launch_atom_are_not_tried(tmp_path, asked, monkeypatch):
+    """`_combination` refuses a rest without a launch atom: none is tried (a tiled kernel's
+    facts about thread indices alone make many such pairs)."""
+    tried = []
+    combination = launch_mod.LaunchProver._combination
+
+    def recording(self, goal_terms, const, combo, table):
+        tried.append((dict(goal_terms), combo, table))
+        return combination(self, goal_terms, const, combo, table)
+
+    monkeypatch.setattr(launch_mod.LaunchProver, "_combination", recording)
+    rewrite(tmp_path, KERNELS[1], launch_predicates=True)
+    assert tried and asked
+    for rest, combo, table in tried:
+        atoms = set(rest) | {a for f in combo for a, _ in f.form.terms}
+        assert any(table[a][0] is not None for a in atoms)
+    for prover, goal, facts, found in asked:        # nothing lost by skipping them
+        assert found == reference_predicate(prover, goal, facts)
+
+
+def test_pairs_skipped_as_hopeless_are_refused(tmp_path, monkeypatch):
+    """A pair `_hopeless_pair` skips is one `_combination` refuses (its bound is an upper
+    bound of the rest's least value); in a tiled kernel (blockIdx up to 2**31 - 2) it skips
+    some."""
+    searches = []
+    lows = launch_mod._lows
+
+    def recording(goal_terms, useful, table):
+        searches.append((goal_terms, useful, table))
+        return lows(goal_terms, useful, table)
+
+    monkeypatch.setattr(launch_mod, "_lows", recording)
+    rewrite(tmp_path, KERNELS[1], launch_predicates=True)
+    skipped = 0
+    for goal_terms, useful, table in searches:
+        low, most = lows(goal_terms, useful, table)
+        for i in range(len(useful)):
+            for j in range(i + 1, len(useful)):
+                if launch_mod._hopeless_pair(low, most, i, j):
+                    skipped += 1
+                    prover = table.prover
+                    for const in (0, 1, -(2 ** 40), 2 ** 40):
+                        assert prover._combination(goal_terms, const, (useful[i], useful[j]),
+                                                   table) is None
+    assert skipped
+
+
 def test_a_question_asked_again_is_answered_from_memory(tmp_path, asked, monkeypatch):
     rewrite(tmp_path, KERNELS[2], launch_predicates=True)
     prover, goal, facts, found = asked[-1]
@@ -143,3 +190,72 @@ def test_a_static_proof_asked_again_is_answered_from_memory(monkeypatch):
     assert prover.prove(goal, []) is None and len(searches) == 2     # other facts: anew
     atoms.add("i", upper=5)                          # a bound changed: asked anew
     assert prover.prove(goal, [fact]) == [fact] and len(searches) == 3
+
+
+def test_no_second_elimination_run_without_an_open_check(tmp_path, monkeypatch):
+    """aliases.by_assumptions: once equal shapes prove every open check, the bounded-scalars
+    stage has none left to prove and runs no elimination (it would change nothing)."""
+    from safekern.frontend.python import eliminate
+
+    onlys = []
+    init = eliminate._Eliminator.__init__
+
+    def recording(self, *args, **kwargs):
+        onlys.append(kwargs.get("only"))
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(eliminate._Eliminator, "__init__", recording)
+    rewritten = rewrite(tmp_path, """
+        def k(buf_0, buf_1, timesteps, scale):
+            i = cuda.grid(1)
+            if i >= len(buf_0):
+                return
+            for step in range(timesteps):
+                if step % 2 == 0:
+                    data = buf_0
+                    next_data = buf_1
+                else:
+                    data = buf_1
+                    next_data = buf_0
+                next_data[i] = data[i] * scale
+    """, launch_predicates=True)
+    assert [s.status for s in rewritten.sites if s.kind in ("load", "store")] == \
+        ["proven at launch"] * 2
+    assert len(onlys) == 2 and onlys[0] is None and onlys[1]     # the first run, equal shapes
+
+
+def test_only_binding_nodes_bind():
+    """bindings.BINDING_NODES (the nodes FunctionBindings asks `bindings` about) holds every
+    node `bindings` yields a name for: a walk of a module binding names every way skips none."""
+    from safekern.frontend.python.bindings import BINDING_NODES, bindings
+    from safekern.frontend.python.trees import walk
+
+    module = ast.parse("""
+import os.path as p
+from math import floor
+def f(a, /, b, *c, d=1, **e):
+    global g
+    x = y, *z = [1, 2, 3]
+    w: int = 1
+    w += 1
+    del w
+    for i in range(3):
+        pass
+    with open(a) as (h, k):
+        pass
+    try:
+        pass
+    except ValueError as err:
+        pass
+    s = [j for j in range(3) if (q := j)]
+    l = lambda m: m
+    def inner():
+        nonlocal s
+""")
+    bound = set()
+    for node in walk(module):
+        names = [n for n, _ in bindings(node, lambda call: False)]
+        assert not names or isinstance(node, BINDING_NODES)
+        bound.update(names)
+    assert {"p", "floor", "a", "b", "c", "d", "e", "g", "x", "y", "z", "w", "i", "h", "k",
+            "err", "j", "q", "m", "l", "s"} <= bound

@@ -150,6 +150,8 @@ def by_assumptions(rerun, tree, bindings, sites, first, verdicts: dict, launch_c
     for stage in ([(reps, set())] if reps else []) + ([(reps, scalars)] if scalars else []):
         if stage[1]:                # bounded scalars: only for checks still checked
             open_sites[:] = [c for c in open_sites if c not in launch_codes]
+        if not open_sites:
+            break                   # (a run proving nothing changes nothing)
         second = rerun(*stage, set(open_sites))
         assumed = shape_equalities(aliases, second.lin.alias_axes, bindings.launch_params) + \
             scalar_bounds(second.lin.scalars_read, bindings.launch_params)

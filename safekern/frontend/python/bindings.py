@@ -77,6 +77,13 @@ def _unpacked(value, pos, count):
     return None
 
 
+# The nodes `bindings` yields anything for: the passes over every node of a body skip the
+# others (most nodes) without making a generator for each.
+BINDING_NODES = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr, ast.With,
+                 ast.FunctionDef, ast.Lambda, ast.comprehension, ast.Global, ast.Nonlocal,
+                 ast.Import, ast.ImportFrom, ast.Delete, ast.ExceptHandler)
+
+
 def bindings(node, check_call):
     """(name, value or None) for each binding `node` makes (value: the expression bound)."""
     if isinstance(node, ast.Assign):
@@ -138,6 +145,8 @@ class FunctionBindings:
         single: dict[str, ast.expr] = {}
         nodes = [node for stmt in body for node in walk(stmt)]
         for node in nodes:
+            if not isinstance(node, BINDING_NODES):
+                continue
             for name, value in bindings(node, check_call):
                 counts[name] = counts.get(name, 0) + 1
                 single[name] = value
@@ -159,15 +168,22 @@ class FunctionBindings:
         changed = True
         candidates = {n: v for n, v in single.items()
                       if counts[n] == 1 and n not in params and v is not None}
+        # (each candidate's names and purity once: the rounds below ask again and again)
+        reads = {name: ({x.id for x in walk(value) if isinstance(x, ast.Name)}, None)
+                 for name, value in candidates.items()}
         while changed:
             changed = False
             for name, value in candidates.items():
                 if name in self.defs:
                     continue
-                used = {x.id for x in walk(value) if isinstance(x, ast.Name)}
-                if all(never(u) or u in self.defs for u in used) and pure(value, check_call):
-                    self.defs[name] = value
-                    changed = True
+                used, is_pure = reads[name]
+                if all(never(u) or u in self.defs for u in used):
+                    if is_pure is None:
+                        is_pure = pure(value, check_call)
+                        reads[name] = used, is_pure
+                    if is_pure:
+                        self.defs[name] = value
+                        changed = True
         self.shapes = {}
         for name, value in self.defs.items():
             shape = self._constant_shape(value)
@@ -232,7 +248,7 @@ class FunctionBindings:
                 values.setdefault(node.target.id, []).append(
                     node.value if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv,
                                                        ast.Mod)) else None)
-            else:
+            elif isinstance(node, BINDING_NODES):
                 for name, value in bindings(node, check_call):
                     values.setdefault(name, []).append(value)
         ints = set(values)

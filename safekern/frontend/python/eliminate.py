@@ -458,6 +458,9 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
     with the verdicts. `device`: the function is a device function (it may be entered with
     the flag set; it has no launch). `launch`: look for launch predicates (launch.py).
     `param_facts`: what every caller of this specialisation passes (call_facts.py)."""
+    # (Each run's tree is a copy of `body`: whether it holds a barrier is known once.)
+    flag_tested = device or contains_barrier(body, resolver, parsed)
+
     def run(aliases=None, scalars=(), only=None):
         excluded: set = set()
         while True:
@@ -471,7 +474,6 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
                              casts=IntegerCasts(ctx.lookup), aliases=aliases,
                              scalars=scalars)
             invariants = Invariants(tree, bindings, lin, is_check_call, excluded)
-            flag_tested = device or contains_barrier(tree, resolver, parsed)
             eliminator = _Eliminator(bindings, lin, ctx, sites, resolver, parsed,
                                      flag_tested=flag_tested, launch=launch and not device,
                                      flags=FlagFacts(fn, tree), invariants=invariants,

@@ -51,18 +51,19 @@ class Invariants:
         # `v += e` / `v *= e` directly in a `while v < X` (`<=`) loop's body: where the facts
         # can bound the new value (elsewhere it is no candidate, and the pass need not run
         # again for it).
-        bounded = {id(st) for node in (n for stmt in body for n in walk(stmt))
-                   if isinstance(node, ast.While) and isinstance(node.test, ast.Compare) and
-                   isinstance(node.test.left, ast.Name) and
-                   isinstance(node.test.ops[0], (ast.Lt, ast.LtE))
-                   for st in node.body if isinstance(st, ast.AugAssign) and
-                   isinstance(st.target, ast.Name) and st.target.id == node.test.left.id}
-        for node in (n for stmt in body for n in walk(stmt)):
+        bounded: set = set()
+        for node in (n for stmt in body for n in walk(stmt)):      # (one walk for all three)
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
                     isinstance(node.targets[0], ast.Name):
                 plain.setdefault(node.targets[0].id, []).append(node)
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
                 updates.setdefault(node.target.id, []).append(node)
+            elif isinstance(node, ast.While) and isinstance(node.test, ast.Compare) and \
+                    isinstance(node.test.left, ast.Name) and \
+                    isinstance(node.test.ops[0], (ast.Lt, ast.LtE)):
+                bounded.update(id(st) for st in node.body if isinstance(st, ast.AugAssign) and
+                               isinstance(st.target, ast.Name) and
+                               st.target.id == node.test.left.id)
         self.bounded = bounded
         for name, assigns in plain.items():
             ups = updates.get(name, [])

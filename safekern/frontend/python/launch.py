@@ -121,6 +121,25 @@ def launch_fact(atom, launch_params: dict) -> LaunchFact | None:
     return None
 
 
+class _AtomTable(dict):
+    """atom -> (its LaunchFact, least value, largest value), the bounds under one search's
+    local bounds, each made on first use: a search asks for the same atoms' bounds in every
+    one of its (many) combinations."""
+
+    def __init__(self, prover, local):
+        super().__init__()
+        self.prover, self.local = prover, local
+
+    def __missing__(self, atom):
+        fact = self.prover._launch_fact(atom)
+        if fact is not None:
+            entry = self[atom] = (fact, None, None)
+            return entry
+        bound = self.prover.atoms.bound
+        entry = self[atom] = (None, bound(atom, self.local, False), bound(atom, self.local, True))
+        return entry
+
+
 class LaunchProver:
     """Launch predicates for goals the static prover could not show (see module doc)."""
 
@@ -140,24 +159,23 @@ class LaunchProver:
             fact = self._launch_facts[atom] = launch_fact(atom, self.launch_params)
             return fact
 
-    def _combination(self, goal_terms: dict, const: int, combo, local):
+    def _combination(self, goal_terms: dict, const: int, combo, table):
         """(predicate, whether goal - combo is over launch atoms alone) for goal - combo
         (`const`: the goal's, plus 1 for a strict fact), or None: no launch atom left in it,
         another atom unbounded the way its sign needs, or a predicate not worth making. One
-        pass over the rest's terms, no Form made for it."""
+        pass over the rest's terms, no Form made for it; `table`: _AtomTable of the search."""
         rest = dict(goal_terms)
         for f in combo:
             const -= f.form.const
             for atom, c in f.form.terms:
                 rest[atom] = rest.get(atom, 0) - c
         launch, atoms, low, other = {}, {}, 0, False
-        bound = self.atoms.bound
         for atom, c in rest.items():
             if not c:
                 continue
-            fact = self._launch_fact(atom)
+            fact, lower, upper = table[atom]
             if fact is None:
-                b = bound(atom, local, upper=c < 0)
+                b = upper if c < 0 else lower
                 if b is None:
                     return None
                 low += c * b
@@ -185,12 +203,16 @@ class LaunchProver:
                              key=lambda t: (t[1].kind, t[1].param or 0, t[1].axis)))
         return LaunchPredicate(terms, const + low), purity(other, low)
 
-    def _unbounded(self, goal_terms: dict, fact, local) -> frozenset:
+    def _unbounded(self, goal_terms: dict, fact, table) -> frozenset:
         """The atoms of `fact` that leave goal - fact (- another fact without them) with an
         atom unbounded the way its sign needs: a combination with them is refused."""
-        return frozenset(a for a, c in fact.form.terms
-                         if a not in goal_terms and self._launch_fact(a) is None
-                         and self.atoms.bound(a, local, upper=c > 0) is None)
+        out = []
+        for a, c in fact.form.terms:
+            if a not in goal_terms:
+                launch, lower, upper = table[a]
+                if launch is None and (upper if c > 0 else lower) is None:
+                    out.append(a)
+        return frozenset(out)
 
     def _dimension(self, kind, axis):
         return self.atoms.add(("cuda", kind, axis), lower=1,
@@ -239,21 +261,27 @@ class LaunchProver:
         facts = list(facts) + self.thread_facts([goal] + [f.form for f in facts])
         facts += _scaled(goal, facts)
         useful = list({(f.form, f.strict): f for f in facts}.values())
-        local = self.lin.prover.local_bounds(useful)
+        table = _AtomTable(self, self.lin.prover.local_bounds(useful))
         best, best_rank = None, None
         weakest: dict = {}            # terms -> (predicate, pure) with the largest constant
         goal_terms = dict(goal.terms)
         # A combination leaving an atom of a fact that nothing cancels unbounded is refused by
-        # `_combination` anyway: those are not tried (most pairs, with many facts).
-        bad = [self._unbounded(goal_terms, f, local) for f in useful]
+        # `_combination` anyway: those are not tried (most pairs, with many facts). So is one
+        # without a launch atom in the goal or its facts: none can be left in the rest.
+        bad = [self._unbounded(goal_terms, f, table) for f in useful]
         own = [{a for a, _ in f.form.terms} for f in useful]
+        in_goal = any(table[a][0] is not None for a in goal_terms)
+        launched = [in_goal or any(table[a][0] is not None for a in atoms) for atoms in own]
+        low, most = _lows(goal_terms, useful, table)
         combos = itertools.chain(
-            [()], ((f,) for f, b in zip(useful, bad) if not b),
+            [()] if in_goal else [],
+            ((f,) for f, b, knows in zip(useful, bad, launched) if knows and not b),
             ((useful[i], useful[j]) for i, j in itertools.combinations(range(len(useful)), 2)
-             if not (bad[i] - own[j] or bad[j] - own[i])))
+             if (launched[i] or launched[j]) and not (bad[i] - own[j] or bad[j] - own[i])
+             and not _hopeless_pair(low, most, i, j)))
         for combo in combos:
             found = self._combination(goal_terms, goal.const + 1 if any(f.strict for f in combo)
-                                      else goal.const, combo, local)
+                                      else goal.const, combo, table)
             if found is None:
                 continue
             seen = weakest.get(found[0].terms)
@@ -306,6 +334,48 @@ class LaunchProver:
                 if best is None or len(out) < len(best):     # the option needing fewest
                     best = out
         return best
+
+
+def _lows(goal_terms: dict, useful: list, table) -> tuple:
+    """([least value of goal - fact's other atoms], [largest value of -fact's other atoms]) per
+    fact (None: an atom without the bound), for `_hopeless_pair`. "Other": not a launch atom."""
+    low, most = [], []
+    for f in useful:
+        rest = dict(goal_terms)
+        for atom, c in f.form.terms:
+            rest[atom] = rest.get(atom, 0) - c
+        total = 0
+        for atom, c in rest.items():
+            fact, lower, upper = table[atom]
+            if fact is None and c:
+                b = upper if c < 0 else lower
+                if b is None:
+                    total = None
+                    break
+                total += c * b
+        low.append(total)
+        total = 0
+        for atom, c in f.form.terms:
+            fact, lower, upper = table[atom]
+            if fact is None:
+                if lower is None or upper is None:
+                    total = None
+                    break
+                total += max(-c * lower, -c * upper)
+        most.append(total)
+    return low, most
+
+
+def _hopeless_pair(low: list, most: list, i: int, j: int) -> bool:
+    """Is the least value of the other atoms of goal - fact i - fact j surely below
+    -_WORST_CASE (so that `_combination` refuses the pair)? Per atom a with coefficient x in
+    goal - fact i and y in -fact j, bounded both ways, its least value in the pair's rest,
+    min over its bounds b of (x + y) * b, is at most min_b x * b + max_b y * b: so the rest's
+    least value is at most low[i] + most[j] (and low[j] + most[i])."""
+    for a, b in ((i, j), (j, i)):
+        if low[a] is not None and most[b] is not None and low[a] + most[b] < -_WORST_CASE:
+            return True
+    return False
 
 
 def purity(other: bool, low: int) -> int:

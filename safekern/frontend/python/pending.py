@@ -56,11 +56,15 @@ class PendingPlacer:
         self.once: set = set()
 
     def place(self, body: list) -> list:
-        stores = [n.id for stmt in body for n in walk(stmt)
-                  if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))]
-        nested = any(isinstance(n, (ast.FunctionDef, ast.Lambda, ast.Global, ast.Nonlocal))
-                     for stmt in body for n in walk(stmt))
-        self.once = set() if nested else {n for n in stores if stores.count(n) == 1}
+        stores: dict = {}           # name -> how many times it is bound
+        nested = False
+        for n in (n for stmt in body for n in walk(stmt)):     # (one walk for both)
+            if isinstance(n, ast.Name):
+                if isinstance(n.ctx, (ast.Store, ast.Del)):
+                    stores[n.id] = stores.get(n.id, 0) + 1
+            elif isinstance(n, (ast.FunctionDef, ast.Lambda, ast.Global, ast.Nonlocal)):
+                nested = True
+        self.once = set() if nested else {n for n, count in stores.items() if count == 1}
         return self._block(body)
 
     def _block(self, stmts: list) -> list:

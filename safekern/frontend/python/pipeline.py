@@ -217,10 +217,11 @@ class _SubsetVariants:
 
 def _finish(fn, new_fn, body, device, bound, parsed, ctx):
     """The function around the checked body: failure exits, hidden parameters, prelude."""
-    has_barriers = barriers.contains_barrier(body, bound, parsed)
-    grid_sync = barriers.contains_grid_sync(body, bound, parsed)
+    kinds = barriers.barrier_kinds(body, bound, parsed)       # (one walk for both)
+    has_barriers, grid_sync = bool(kinds), "grid" in kinds
     body = barriers.add_failure_exits(body, kind="device" if device else "kernel",
-                                      has_barriers=has_barriers, resolver=bound, parsed=parsed)
+                                      has_barriers=has_barriers, resolver=bound, parsed=parsed,
+                                      grid_sync=grid_sync)
     # checked accesses in loops that store end a failing thread at the check (exit_mode.py)
     end_thread_at(exit_mode.exiting_checks(body, device=device, has_barriers=has_barriers,
                                            grid_sync=grid_sync, resolver=bound, parsed=parsed))
