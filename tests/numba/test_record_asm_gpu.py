@@ -1,43 +1,18 @@
 """The failure record as one inline asm (backends/numba/lowering.py, record_asm) on a GPU: a
 failing permutation-table gather, a read nothing uses, and a failure of the second component of
 a 2-D index are each reported with their array, axis, index, size, thread and block; a kernel
-whose checks all pass gives numba's result."""
+whose checks all pass gives numba's result. Kernels: tests/numba/numba_kernels.py."""
 import numpy as np
 import pytest
 
 pytestmark = [pytest.mark.gpu, pytest.mark.timeout(300)]
 
-KERNELS = """
-from numba import cuda
-import safekern
-
-@safekern.jit
-def table(out, p, y):
-    x = cuda.grid(1)
-    if x < out.shape[0]:
-        a = p[p[x] + y]
-        b = p[p[x] + y + 1]
-        out[x] = a + b
-
-@safekern.jit
-def unused(a, k):
-    i = cuda.grid(1)
-    v = a[i + k]
-
-@safekern.jit
-def grid2(out, a, dj):
-    i, j = cuda.grid(2)
-    if i < out.shape[0] and j < out.shape[1]:
-        out[i, j] = a[i, j + dj]
-"""
-
 
 @pytest.fixture(scope="module")
-def mod(tmp_path_factory):
-    from tests.support.checks import load_kernel_module
+def mod():
+    from tests.numba import numba_kernels
 
-    return load_kernel_module(tmp_path_factory.mktemp("rec"), KERNELS, "record_asm_kernels",
-                              register=True)
+    return numba_kernels
 
 
 def _failure():
@@ -56,11 +31,11 @@ def test_table_gathers_give_numbas_result_and_report_the_gather(mod):
     p = np.arange(64, dtype=np.int64)[::-1].copy()
     out = cuda.to_device(np.zeros(32, np.int64))
     dp = cuda.to_device(p)
-    mod.table[1, 32](out, dp, -20)          # p[x] is 63 - x: every gather in bounds
+    mod.table_gathers[1, 32](out, dp, -20)          # p[x] is 63 - x: every gather in bounds
     safekern.sync()
     x = np.arange(32)
     np.testing.assert_array_equal(out.copy_to_host(), p[p[x] - 20] + p[p[x] - 19])
-    mod.table[1, 32](out, dp, 10)           # p[x] + 10 is 73 - x: past the end for x <= 10
+    mod.table_gathers[1, 32](out, dp, 10)           # p[x] + 10 is 73 - x: past the end for x <= 10
     err = _failure()
     assert (err.array, err.axis, err.size) == ("p", 0, 64)
     assert err.index >= 64 and err.block == (0, 0, 0) and err.thread[0] <= 10
@@ -69,8 +44,9 @@ def test_table_gathers_give_numbas_result_and_report_the_gather(mod):
 def test_a_read_nothing_uses_is_reported(mod):
     from numba import cuda
 
+    out = cuda.to_device(np.zeros(16, np.float32))
     a = cuda.to_device(np.zeros(16, np.float32))
-    mod.unused[1, 16](a, 100)
+    mod.unused_read[1, 16](out, a, 100)
     err = _failure()
     assert (err.array, err.axis, err.size) == ("a", 0, 16)
     assert 100 <= err.index < 116
@@ -81,7 +57,7 @@ def test_the_second_component_is_reported_with_its_axis(mod):
 
     out = cuda.to_device(np.zeros((8, 8), np.float32))
     a = cuda.to_device(np.ones((8, 8), np.float32))
-    mod.grid2[(1, 1), (8, 8)](out, a, 3)
+    mod.add2d[(1, 1), (8, 8)](out, a, 0, 3)
     err = _failure()
     assert (err.array, err.axis, err.size) == ("a", 1, 8)
     assert 8 <= err.index < 11
