@@ -103,13 +103,12 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
 
     The record is one inline PTX block (record_asm) that LLVM sees as writing only memory it
     cannot see: the failure buffer is safekern's own, which the kernel never reads after its
-    prelude. Written
-    as LLVM stores and a compare-and-swap, the record was a store through a pointer that may
-    alias every array of the kernel, on a path that joins the kernel again, so that a load
-    repeated after a check was loaded again: Perlin noise read its permutation table at
-    `p[x_int]` twice for each of its two uses, eight gathers for numba's six, and as a kernel
-    bound by its L1 traffic ran 1.45x plain numba on an H100 (benchmarks/results/
-    2026-11-27d-device-calls)."""
+    prelude. Written as LLVM stores and a compare-and-swap, the record was a store through a
+    pointer that may alias every array of the kernel, on a path that joins the kernel again,
+    so that a load repeated after a check was loaded again: Perlin noise read its
+    permutation table at `p[x_int]` twice for each of its two uses, eight gathers for numba's
+    six, and as a kernel bound by its L1 traffic ran 1.45x plain numba on an H100
+    (benchmarks/results/2026-11-27d-device-calls)."""
     data = array_data(context, builder, fb_ty, fb)
     i64 = ir.IntType(64)
     operands = [builder.ptrtoint(data, i64), code, index, size, axis]

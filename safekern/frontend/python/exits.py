@@ -94,21 +94,16 @@ def _header(stmt):
 
 
 def contains_barrier(body, resolver, parsed) -> bool:
-    return any(_barrier_kind(c, resolver, parsed) for stmt in body for c in _calls(stmt))
+    """Does the function hold a block barrier or a grid sync (barrier_kinds)?"""
+    return bool(barrier_kinds(body, resolver, parsed))
 
 
 def barrier_kinds(body, resolver, parsed) -> set:
-    """The kinds of barrier the statements hold ("block", "grid": `_barrier_kind`), in one
-    walk: what contains_barrier and contains_grid_sync tell, for a caller that needs both."""
+    """The kinds of barrier the statements hold ("block"; "grid": a grid sync,
+    `cuda.cg.this_grid().sync()`; see `_barrier_kind`), in one walk."""
     kinds = {_barrier_kind(c, resolver, parsed) for stmt in body for c in _calls(stmt)}
     kinds.discard(None)
     return kinds
-
-
-def contains_grid_sync(body, resolver, parsed) -> bool:
-    """Does the function synchronise the whole grid (`cuda.cg.this_grid().sync()`)?"""
-    return any(_barrier_kind(c, resolver, parsed) == "grid" for stmt in body
-               for c in _calls(stmt))
 
 
 def _barrier_kind(call: ast.Call, resolver, parsed):
@@ -444,19 +439,17 @@ class _ExitPlanner:
 
 
 def add_failure_exits(body, *, kind: str, has_barriers: bool, resolver, parsed,
-                      grid_sync: bool | None = None) -> list:
+                      grid_sync: bool = False) -> list:
     """The statement list with failure exits and barrier-safe barriers (see module doc).
 
-    A kernel with grid syncs is planned as kind "grid": its block barriers tell the block
-    (flag FLAG_BLOCK) without leaving, and the grid leaves together after a grid sync; its
-    threads may start with the flag set (kernel_prelude). `grid_sync`: whether the body
-    holds one, where the caller knows (else found here)."""
-    if grid_sync is None and kind == "kernel":
-        grid_sync = contains_grid_sync(body, resolver, parsed)
+    A kernel with grid syncs (`grid_sync`: "grid" in barrier_kinds) is planned as kind
+    "grid": its block barriers tell the block (flag FLAG_BLOCK) without leaving, and the grid
+    leaves together after a grid sync; its threads may start with the flag set
+    (kernel_prelude)."""
     grid = kind == "kernel" and grid_sync
     planner = _ExitPlanner("grid" if grid else kind, has_barriers or grid, resolver, parsed)
     return planner.block(body, in_free_loop=False, failing=grid)
 
 
-__all__ = ["add_failure_exits", "kernel_prelude", "contains_barrier", "contains_grid_sync",
-           "barrier_kinds", "may_fail", "GRID_FAILED"]
+__all__ = ["add_failure_exits", "kernel_prelude", "contains_barrier", "barrier_kinds",
+           "may_fail", "GRID_FAILED"]
