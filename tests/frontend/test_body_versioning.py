@@ -73,6 +73,12 @@ def test_what_is_not_known_on_entry_keeps_its_checks(tmp_path):
                     acc += a[i] + a[i + 1] + a[i + 2]
                 return acc
         """,
+        # a warp-level function: the lanes must meet at one call, not one in each copy
+        "warp": """
+            def g(a, i):
+                x = a[i] + a[i + 1] + a[i + 2]
+                return cuda.shfl_down_sync(0xFFFFFFFF, x, 1)
+        """,
         # the array rebound
         "array": """
             def g(a, b, i):

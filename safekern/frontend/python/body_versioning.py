@@ -26,7 +26,8 @@ What this assumes, and checks:
   negative indices wrapping as numba's do) for an array and an index of integers only, and
   False for anything else (a slice, a tuple of unknown kind): the checked body then runs. An
   access under a branch that is not taken only makes the test stricter than it needs to be;
-- the body has no loop (versioning.py versions loops), no barrier, no device call and
+- the body has no loop (versioning.py versions loops), no barrier, no warp-level function (the
+  lanes of a warp may take different copies, and must meet at one call), no device call and
   nothing that binds names in nested scopes.
 """
 from __future__ import annotations
@@ -36,6 +37,7 @@ import copy
 
 from . import names
 from .bindings import assigned
+from .exit_mode import warp_level
 from .trees import copy_tree, walk
 from .unchecked import Unchecker, is_check_call
 
@@ -56,16 +58,21 @@ class BodyVersioner:
     """Finds the accesses of a loop-free body that can be tested on entry and makes the
     versioned body (see module doc)."""
 
-    def __init__(self, has_barrier_or_device_call, *, mark, flag_tested: bool):
-        self.has_barrier_or_device_call = has_barrier_or_device_call
+    def __init__(self, loops, *, mark, flag_tested: bool):
+        self.loops = loops                # the LoopVersioner: what may not be copied
         self.mark = mark                  # mark(call, status, reason)
         self.flag_tested = flag_tested
+
+    def _meets_other_lanes(self, node) -> bool:
+        return isinstance(node, ast.Call) and warp_level(node.func, self.loops.resolver,
+                                                         self.loops.parsed)
 
     def version(self, fn: ast.FunctionDef, body: list) -> list:
         """`body`, or `[if <entry tests>: <fast copy> else: <body>]`."""
         if not body or any(isinstance(n, _NOT_COPIED) for s in body for n in walk(s)):
             return body
-        if any(self.has_barrier_or_device_call(s) for s in body):
+        if any(self.loops.has_barrier_or_device_call(s) for s in body) or any(
+                self._meets_other_lanes(n) for s in body for n in walk(s)):
             return body
         bound = assigned(body)
         covered, tests, seen = [], [], set()

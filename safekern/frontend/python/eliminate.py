@@ -78,7 +78,7 @@ class _Eliminator:
         self.versioner = LoopVersioner(lin, bindings, resolver, parsed,
                                        components=self._components, mark=self._mark,
                                        flag_tested=flag_tested)
-        self.body_versioner = BodyVersioner(self.versioner.has_barrier_or_device_call,
+        self.body_versioner = BodyVersioner(self.versioner,
                                             mark=self._mark, flag_tested=flag_tested)
 
     # -- statements ---------------------------------------------------------------------------
