@@ -24,7 +24,6 @@ has the table of the rules and what each assumes. `check_report()` lists each si
 from __future__ import annotations
 
 import ast
-import os
 from dataclasses import dataclass
 
 from . import names
@@ -483,7 +482,7 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
                                      flags=FlagFacts(fn, tree), invariants=invariants,
                                      only=only)
             tree = eliminator.block(tree, invariants.facts + entry_facts(lin, param_facts))
-            if only is None and os.environ.get("SAFEKERN_AB_BODYVER", "1") != "0":
+            if only is None:       # (a run for verdicts only: no versioned copies)
                 tree = eliminator.body_versioner.version(fn, tree)
             broken = invariants.broken()
             if not broken:
