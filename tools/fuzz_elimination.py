@@ -4,6 +4,7 @@
     python -m tools.fuzz_elimination --opencl --count 2000      # OpenCL C kernels on PoCL
     python -m tools.fuzz_elimination --count 100000 --jobs 16   # 16 processes, seeds split
     python -m tools.fuzz_elimination --opencl-launch --minutes 15 --jobs 2   # C launch predicates
+    python -m tools.fuzz_elimination --opencl --platform PoCL --jobs 60   # the PoCL of a GPU machine
 
 Each seed's kernel (tests/support/fuzz_kernels.py) runs on the CUDA simulator twice, with elimination
 and loop versioning on and with every check kept (tests/support/differential.py); any difference in a
@@ -74,15 +75,34 @@ def run(count: int, seed: int, out: str | None, minutes: float | None, log=print
             "set_apart": artifacts}
 
 
-def run_opencl(count: int, seed: int, out: str | None, minutes: float | None, log=print) -> dict:
-    """The same for OpenCL C kernels (tests/support/fuzz_opencl.py) on the first OpenCL platform."""
+def opencl_context(platform: str | None):
+    """A context on the first device of the first platform whose name or version contains
+    `platform` (case-insensitive), or PyOpenCL's choice (PYOPENCL_CTX, else the first
+    platform). A GPU machine lists NVIDIA's platform first, where which work-item fails first
+    is not ordered: the fuzzers compare the first failure, so they run on PoCL there
+    (`--platform PoCL`)."""
+    import pyopencl as cl
+
+    if not platform:
+        return cl.create_some_context(interactive=False)
+    for p in cl.get_platforms():
+        if platform.lower() in f"{p.name} {p.version}".lower():      # (PoCL: in the version)
+            return cl.Context(devices=p.get_devices()[:1])
+    raise SystemExit(f"no OpenCL platform named like {platform!r}: "
+                     f"{[p.name for p in cl.get_platforms()]}")
+
+
+def run_opencl(count: int, seed: int, out: str | None, minutes: float | None, log=print,
+               platform: str | None = None) -> dict:
+    """The same for OpenCL C kernels (tests/support/fuzz_opencl.py) on the first OpenCL platform
+    (or the one named)."""
     os.environ.setdefault("OCL_ICD_VENDORS", "/etc/OpenCL/vendors")
     import pyopencl as cl
 
     from tests.support import fuzz_opencl
 
     class Env:
-        ctx = cl.create_some_context(interactive=False)
+        ctx = opencl_context(platform)
         queue = cl.CommandQueue(ctx)
 
     start = time.monotonic()
@@ -108,7 +128,7 @@ def run_opencl(count: int, seed: int, out: str | None, minutes: float | None, lo
 
 
 def run_opencl_launch(count: int, seed: int, out: str | None, minutes: float | None,
-                      log=print) -> dict:
+                      log=print, platform: str | None = None) -> dict:
     """OpenCL C kernels and launches (tests/support/fuzz_launch_opencl.py) with launch predicates
     on and off: the same failures and outputs. PoCL runs on one thread here, so that which
     work-group fails first does not depend on its scheduling."""
@@ -120,7 +140,7 @@ def run_opencl_launch(count: int, seed: int, out: str | None, minutes: float | N
     from tests.support import fuzz_launch_opencl
 
     class Env:
-        ctx = cl.create_some_context(interactive=False)
+        ctx = opencl_context(platform)
         queue = cl.CommandQueue(ctx)
 
     start = time.monotonic()
@@ -166,7 +186,8 @@ def run_jobs(args) -> int:
                "--seed", str(first)] + (["--out", args.out] if args.out else []) + \
             (["--minutes", str(args.minutes)] if args.minutes else []) + \
             (["--opencl"] if args.opencl else []) + \
-            (["--opencl-launch"] if args.opencl_launch else [])
+            (["--opencl-launch"] if args.opencl_launch else []) + \
+            (["--platform", args.platform] if args.platform else [])
         procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                       text=True))
     kernels, differing, failed = 0, [], 0
@@ -196,12 +217,17 @@ def main(argv=None) -> int:
     parser.add_argument("--opencl-launch", action="store_true",
                         help="OpenCL C kernels on PoCL, launch predicates on vs. off")
     parser.add_argument("--jobs", type=int, default=1, help="processes (seeds split)")
+    parser.add_argument("--platform", help="OpenCL platform whose name contains this "
+                        "(C modes; default: PYOPENCL_CTX, else the first)")
     args = parser.parse_args(argv)
     if args.jobs > 1:
         return run_jobs(args)
-    result = (run_opencl_launch if args.opencl_launch else run_opencl if args.opencl
-              else run)(
-        args.count, args.seed, args.out, args.minutes, log=lambda *a: print(*a, flush=True))
+    log = lambda *a: print(*a, flush=True)                               # noqa: E731
+    if args.opencl or args.opencl_launch:
+        result = (run_opencl_launch if args.opencl_launch else run_opencl)(
+            args.count, args.seed, args.out, args.minutes, log=log, platform=args.platform)
+    else:
+        result = run(args.count, args.seed, args.out, args.minutes, log=log)
     print(f"done: {result['kernels']} kernels (seeds {args.seed}..."
           f"{args.seed + result['kernels'] - 1}) in {result['seconds']:.0f} s, "
           f"{len(result['differing'])} differing: {result['differing'][:50]}" +

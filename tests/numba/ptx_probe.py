@@ -4,6 +4,7 @@ import json
 import re
 import sys
 
+from tests.numba import body_versioning_kernels as BV
 from tests.numba import numba_kernels as K
 from tests.support.numba_probes import instructions
 
@@ -38,7 +39,16 @@ def summarize(ptx: str) -> dict:
     }
 
 
+# Body versioning (frontend/python/body_versioning.py): _sk_within's entry test lowered
+BODY_VERSIONED = {
+    "gather_corners": "void(float64[:, ::1], float64[:, ::1], float64[:, ::1], int64[::1], "
+                      "int64[::1], float64[::1])",
+    "gather_by_index": "void(float64[:, ::1], float64[::1])",
+}
+
 out = {}
 for name, sig in CASES.items():
     out[name] = summarize(getattr(K, name).compile_ptx(sig, cc=(9, 0)))
+for name, sig in BODY_VERSIONED.items():
+    out[name] = summarize(getattr(BV, name).compile_ptx(sig, cc=(9, 0)))
 json.dump(out, sys.stdout)

@@ -28,8 +28,10 @@ def callee_statuses(rewritten, name=None):
 
 def test_a_window_the_launch_proves_is_read_unchecked_in_the_variant():
     rewritten = K.slope.rewritten
+    # the checked kernel's callee checks its reads (once on entry: its indices are constants,
+    # body_versioning.py)
     assert callee_statuses(rewritten) and all(
-        st == {"checked"} for st in callee_statuses(rewritten).values())
+        st == {"hoisted"} for st in callee_statuses(rewritten).values())
     variant = callee_statuses(rewritten.launch_variant)
     assert variant["w[2, 2]"] == {"eliminated"} and variant["cellsize[0]"] == {"eliminated"}
     assert all(st == {"eliminated"} for st in variant.values()), variant

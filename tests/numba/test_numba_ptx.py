@@ -15,7 +15,7 @@ def test_all_kernels_compile(ptx_summary):
     assert set(ptx_summary) == {"gather", "tiled_matmul", "tree_reduce", "histogram",
                                 "calls_device", "rowview", "guarded_copy", "row_sums",
                                 "window_sum", "add2d", "table_gathers",
-                                "unused_read"}
+                                "unused_read", "gather_corners", "gather_by_index"}
 
 
 def test_proven_checks_leave_no_failure_path(ptx_summary):
@@ -45,6 +45,12 @@ def test_a_load_repeated_after_checks_is_loaded_once(ptx_summary):
     # ran 1.45x plain numba on an H100, 1.10x with the record as asm (2026-11-27d, call 4).
     assert ptx_summary["table_gathers"]["global_loads"] == 1 + 3
     assert ptx_summary["table_gathers"]["cas64_count"] >= 2
+
+
+@pytest.mark.parametrize("name", ["gather_corners", "gather_by_index"])
+def test_body_versioned_functions_compile_with_their_checked_copy(ptx_summary, name):
+    # The entry test (_sk_within of each access) lowered; the checked copy keeps its records.
+    assert ptx_summary[name]["cas64"] and ptx_summary[name]["calls"] == 0
 
 
 @pytest.mark.parametrize("name", ["row_sums", "window_sum"])

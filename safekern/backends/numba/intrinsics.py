@@ -14,13 +14,14 @@ import operator
 
 from llvmlite import ir
 from numba import cuda
-from numba.cuda import types
+from numba.cuda import cgutils, types
 from numba.cuda.extending import intrinsic
 
 from ... import failures
 from ...frontend.python import INDEXED_ATOMICS
-from .lowering import (array_data, array_extent, element_load, element_store, emit_checks,
-                       emit_record, flag_clear, select_load, selectable, special_register)
+from .lowering import (array_data, array_extent, array_shape, compare_index, components,
+                       element_load, element_store, emit_checks, emit_record, flag_clear,
+                       select_load, selectable, special_register)
 
 # -- failure recording (the cold side) ------------------------------------------------------
 
@@ -77,6 +78,28 @@ def _sk_extent(typingctx, arr, axis):
         return array_extent(context, builder, arr, args[0], k)
 
     return types.intp(arr, axis), codegen
+
+
+@intrinsic
+def _sk_within(typingctx, arr, idx):
+    """`arr[idx]` is in bounds: every component an integer within its axis (negative ones
+    from the end, as numba indexes), as the access's own check compares them; False for
+    anything else -- a slice, a tuple, a partial index -- whose access then runs checked
+    (frontend/python/body_versioning.py)."""
+    full = isinstance(arr, types.Array) and all(
+        isinstance(c, types.Integer) for c in components(idx)) and \
+        len(components(idx)) == arr.ndim
+
+    def codegen(context, builder, sig, args):
+        if not full:
+            return cgutils.false_bit
+        shapes = array_shape(context, builder, arr, args[0])
+        ok = cgutils.true_bit
+        for *_, bad in compare_index(builder, context, arr, idx, shapes, args[1]):
+            ok = builder.and_(ok, builder.not_(bad))
+        return ok
+
+    return types.boolean(arr, idx), codegen
 
 
 @intrinsic
@@ -434,7 +457,7 @@ def namespace() -> dict:
           "_sk_load_exit": _sk_load_exit, "_sk_loadv_exit": _sk_loadv_exit,
           "_sk_store_exit": _sk_store_exit,
           "_sk_skip": _sk_skip, "_sk_put": _sk_put,
-          "_sk_buffer": _sk_buffer, "_sk_extent": _sk_extent,
+          "_sk_buffer": _sk_buffer, "_sk_extent": _sk_extent, "_sk_within": _sk_within,
           "_sk_cuda": cuda, "_sk_int32": types.int32, "_sk_slice": slice,
           "_sk_flag_array": _sk_flag_array}
     ns.update(ATOMICS)

@@ -150,7 +150,7 @@ def record_asm(unsigned_bits: int) -> str:
     return "\n\t".join(lines)
 
 
-def _compare(builder, context, arr_ty, idx_ty, shapes, idx):
+def compare_index(builder, context, arr_ty, idx_ty, shapes, idx):
     """[(position, axis, index as int64, size, unsigned, bad)] for each integer index
     component."""
     checks, _, _, tupled = plan(arr_ty, idx_ty)
@@ -212,7 +212,7 @@ def emit_checks(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_t
                 exits: bool = False):
     """Compare each integer index component with its axis; record failures (cold). -> i1 ok"""
     shapes = array_shape(context, builder, arr_ty, arr)
-    compared = _compare(builder, context, arr_ty, idx_ty, shapes, idx)
+    compared = compare_index(builder, context, arr_ty, idx_ty, shapes, idx)
     return emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty, exits)
 
 
@@ -223,7 +223,7 @@ def select_load(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_t
     is recorded after the load. So loads of later iterations are not held behind a branch
     and stay in flight together, as in the unchecked loop."""
     shapes = array_shape(context, builder, arr_ty, arr)
-    compared = _compare(builder, context, arr_ty, idx_ty, shapes, idx)
+    compared = compare_index(builder, context, arr_ty, idx_ty, shapes, idx)
     ok = cgutils.true_bit
     for *_, bad in compared:
         ok = builder.and_(ok, builder.not_(bad))
@@ -315,6 +315,6 @@ def flag_clear(context, builder, flag_ty, flag):
 
 
 __all__ = ["components", "plan", "array_data", "array_shape", "array_extent", "special_register",
-           "emit_record", "emit_records", "end_thread", "emit_checks",
+           "emit_record", "emit_records", "end_thread", "emit_checks", "compare_index",
            "select_load", "element_pointer", "element_load", "element_store", "selectable",
            "flag_clear"]

@@ -220,6 +220,12 @@ def _sk_extent(arr, axis):
     return shape[axis] if shape is not None and axis < len(shape) else -1
 
 
+def _sk_within(arr, idx):
+    shape = _shape(arr)
+    return shape is not None and len(shape) == (len(idx) if type(idx) is tuple else 1) and \
+        _within(shape, idx)
+
+
 def namespace() -> dict:
     from numba import cuda
 
@@ -227,7 +233,7 @@ def namespace() -> dict:
           "_sk_buffer": lambda buffer: buffer,     # the simulator passes the array itself
           "_sk_cuda": cuda, "_sk_int32": np.int32, "_sk_slice": slice,
           "_sk_flag_array": lambda: np.zeros(1, np.int32),     # one per thread: local
-          "_sk_extent": _sk_extent, "_sk_put": _sk_put}
+          "_sk_extent": _sk_extent, "_sk_put": _sk_put, "_sk_within": _sk_within}
     for op in INDEXED_ATOMICS:
         ns[f"_sk_atomic_{op}"] = _make_atomic(op)
     # Checks whose failure ends the thread on a GPU (frontend/python/exit_mode.py) set the

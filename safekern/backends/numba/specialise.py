@@ -79,10 +79,13 @@ def callee_entries(kernel) -> list:
     out = []
     for key, e in checked.items():
         v = proven.get(key)
-        if e.status.value == "checked" and v is not None and v.status.value == "eliminated":
+        if e.status.value in ("checked", "hoisted") and v is not None and \
+                v.status.value == "eliminated":
+            # (hoisted in the checked kernel's callee: that is what runs where they fail)
+            otherwise = f"; else {e.reason}" if e.status.value == "hoisted" else ""
             e = dataclasses.replace(e, status="proven at launch", predicate=predicates,
                                     reason=f"if {predicates}: {v.reason} (the callee "
-                                           "specialised for the call's arguments)")
+                                           f"specialised for the call's arguments){otherwise}")
         out.append(e)
     return out
 

@@ -45,6 +45,7 @@ from .value_cases import axis_proof, guards
 from .unchecked import (atomic_operands_may_fail, is_check_call, plain, plain_atomic_statement,
                         plain_store)
 from .trees import copy_tree, walk
+from .body_versioning import BodyVersioner
 from .versioning import LoopVersioner
 
 
@@ -76,6 +77,8 @@ class _Eliminator:
         self.versioner = LoopVersioner(lin, bindings, resolver, parsed,
                                        components=self._components, mark=self._mark,
                                        flag_tested=flag_tested)
+        self.body_versioner = BodyVersioner(self.versioner,
+                                            mark=self._mark, flag_tested=flag_tested)
 
     # -- statements ---------------------------------------------------------------------------
     def rebinds(self, node) -> set:
@@ -479,6 +482,8 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
                                      flags=FlagFacts(fn, tree), invariants=invariants,
                                      only=only)
             tree = eliminator.block(tree, invariants.facts + entry_facts(lin, param_facts))
+            if only is None:       # (a run for verdicts only: no versioned copies)
+                tree = eliminator.body_versioner.version(fn, tree)
             broken = invariants.broken()
             if not broken:
                 return tree, eliminator, bindings

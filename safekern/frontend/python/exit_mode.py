@@ -156,7 +156,7 @@ def _meets_other_threads(body, resolver, parsed, depth: int) -> bool:
         for call in walk(stmt):
             if not isinstance(call, ast.Call):
                 continue
-            if _warp_level(call.func, resolver, parsed):
+            if warp_level(call.func, resolver, parsed):
                 return True
             role = resolver.classify_call(call.func, parsed)
             if role is None:
@@ -174,7 +174,7 @@ def _meets_other_threads(body, resolver, parsed, depth: int) -> bool:
     return False
 
 
-def _warp_level(func, resolver, parsed) -> bool:
+def warp_level(func, resolver, parsed) -> bool:
     """`cuda.shfl_sync`, `shfl_sync` imported by any name, ...: by the name it is called by or
     the name of what it resolves to."""
     if isinstance(func, ast.Attribute) and func.attr in WARP_LEVEL:
@@ -192,4 +192,4 @@ def _warp_level(func, resolver, parsed) -> bool:
     return getattr(obj, "__name__", None) in WARP_LEVEL
 
 
-__all__ = ["exiting_checks", "is_exiting_check", "WARP_LEVEL", "EXITING"]
+__all__ = ["exiting_checks", "is_exiting_check", "warp_level", "WARP_LEVEL", "EXITING"]

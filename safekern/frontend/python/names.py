@@ -20,6 +20,7 @@ EXIT = "_exit"           # appended to a load, store or atomic helper's name: it
 SKIP = "_sk_skip"        # _sk_skip(fb): count a skipped launch (one thread per launch)
 CUDA = "_sk_cuda"        # numba.cuda (or the simulator's), bound by the backend
 INT32 = "_sk_int32"
+WITHIN = "_sk_within"    # _sk_within(x, index): x[index] is in bounds (body_versioning.py)
 EXTENT = "_sk_extent"    # _sk_extent(x, axis): x.shape[axis] for an array, else -1
 SLICE = "_sk_slice"      # builtins.slice
 DEVICE = "_sk_dev"       # _sk_dev<n>: a checked device function called from this function

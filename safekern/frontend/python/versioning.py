@@ -67,7 +67,7 @@ class LoopVersioner:
         """The loop, or `if <end tests>: <fast copy> else: <loop>` (see module doc)."""
         if any(isinstance(n, (ast.For, ast.While)) for s in loop.body for n in walk(s)):
             return loop                  # innermost loops only
-        if self._has_barrier_or_device_call(loop):
+        if self.has_barrier_or_device_call(loop):
             return loop
         v, lo, hi, _ = rng
         bound = assigned(loop.body)
@@ -107,7 +107,7 @@ class LoopVersioner:
             ast.copy_location(n, loop)
         return ast.copy_location(out, loop)
 
-    def _has_barrier_or_device_call(self, loop) -> bool:
+    def has_barrier_or_device_call(self, loop) -> bool:
         for n in walk(loop):
             if isinstance(n, ast.Call) and not is_check_call(n):
                 if isinstance(n.func, ast.Name) and n.func.id.startswith(names.DEVICE):
