@@ -10,16 +10,16 @@ new tree:
   in order; a fact stops holding at any assignment of a variable it mentions (also in a
   condition's walrus, anywhere in a loop the fact enters, in tuple and augmented assignments).
 - **Version loops** (versioning.py): an innermost range loop runs without the checks of
-  accesses that are in bounds at its first and last iteration, tested once before it.
+  accesses that are in bounds at its first and last iteration, tested once before it; and
+  **functions** (body_versioning.py): a loop-free body whose indices are known on entry.
 
 Which proofs are valid at all -- exact arithmetic, integer and non-integer values, the assumed
 bounds of shapes and thread indices -- is index_forms.py's and linear.py's part; `min`, `max`
 and `x if c else y` are choices.py's, `a != b` not_equal.py's, the bounds of range variables
-loop_bounds.py's, and the bounds a variable keeps through every assignment (`d *= 2`,
-`s //= 2`) invariants.py's (the pass runs again without those of a variable whose update it
-cannot show does not wrap). docs/checks.md
-has the table of the rules and what each assumes. `check_report()` lists each site as
-"checked", "eliminated" (reason: the comparisons that prove it) or "hoisted".
+loop_bounds.py's, and the bounds a variable keeps through every assignment (`d *= 2`, `s //=
+2`) invariants.py's (the pass runs again without those of a variable whose update it cannot
+show does not wrap). docs/checks.md has the rules and what each assumes. `check_report()`
+lists each site as "checked", "eliminated" (reason: the proof) or "hoisted".
 """
 from __future__ import annotations
 
@@ -77,8 +77,7 @@ class _Eliminator:
         self.versioner = LoopVersioner(lin, bindings, resolver, parsed,
                                        components=self._components, mark=self._mark,
                                        flag_tested=flag_tested)
-        self.body_versioner = BodyVersioner(self.versioner,
-                                            mark=self._mark, flag_tested=flag_tested)
+        self.bodies = BodyVersioner(self.versioner, mark=self._mark, flag_tested=flag_tested)
 
     # -- statements ---------------------------------------------------------------------------
     def rebinds(self, node) -> set:
@@ -450,18 +449,17 @@ class Elimination:
     body: list                  # the new statement list (the input is left as it was)
     verdicts: dict              # failure code -> (status, reason): eliminated, hoisted, launch
     launch_codes: dict          # failure code -> [LaunchPredicate]: checks proven at launch
-    # device call name -> (ParamFacts that always hold, [(ParamFact, predicates)]): call_facts.py
-    call_facts: dict = None
+    call_facts: dict = None     # device call -> (ParamFacts, [(ParamFact, predicates)])
 
 
 def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, resolver,
                      is_cuda, device: bool = False, launch: bool = True,
                      param_facts=()) -> Elimination:
-    """Provably safe checks removed and loops versioned (see above), as a new statement list,
-    with the verdicts. `device`: the function is a device function (it may be entered with
-    the flag set; it has no launch). `launch`: look for launch predicates (launch.py).
-    `param_facts`: what every caller of this specialisation passes (call_facts.py)."""
-    # (Each run's tree is a copy of `body`: whether it holds a barrier is known once.)
+    """Provably safe checks removed, loops and bodies versioned (see above): a new statement
+    list and the verdicts. `device`: a device function (maybe entered with the flag set; no
+    launch). `launch`: look for launch predicates (launch.py). `param_facts`: what every
+    caller of this specialisation passes (call_facts.py). (Each run's tree is a copy of
+    `body`: whether it holds a barrier is known once.)"""
     flag_tested = device or contains_barrier(body, resolver, parsed)
 
     def run(aliases=None, scalars=(), only=None):
@@ -471,19 +469,17 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
             tree = copy_tree(body)          # the eliminator edits nodes in place: its own copy
             bindings = FunctionBindings(fn, tree, parsed, is_cuda, is_check_call)
             lin = Linearizer(defs=bindings.defs, constants=bindings.constants,
-                             shapes=bindings.shapes, integers=bindings.integers,
-                             is_cuda=is_cuda, choices=bindings.choices,
-                             range_vars=bindings.range_vars, len_builtin=bindings.len_builtin,
-                             casts=IntegerCasts(ctx.lookup), aliases=aliases,
-                             scalars=scalars)
+                             shapes=bindings.shapes, integers=bindings.integers, is_cuda=is_cuda,
+                             choices=bindings.choices, range_vars=bindings.range_vars,
+                             len_builtin=bindings.len_builtin, casts=IntegerCasts(ctx.lookup),
+                             aliases=aliases, scalars=scalars)
             invariants = Invariants(tree, bindings, lin, is_check_call, excluded)
             eliminator = _Eliminator(bindings, lin, ctx, sites, resolver, parsed,
                                      flag_tested=flag_tested, launch=launch and not device,
-                                     flags=FlagFacts(fn, tree), invariants=invariants,
-                                     only=only)
+                                     flags=FlagFacts(fn, tree), invariants=invariants, only=only)
             tree = eliminator.block(tree, invariants.facts + entry_facts(lin, param_facts))
             if only is None:       # (a run for verdicts only: no versioned copies)
-                tree = eliminator.body_versioner.version(fn, tree)
+                tree = eliminator.bodies.version(fn, tree)
             broken = invariants.broken()
             if not broken:
                 return tree, eliminator, bindings
