@@ -49,3 +49,15 @@ def test_a_device_functions_copy_compiles_without_it(tmp_path):
     mod = load_kernel_module(tmp_path, SOURCE, "cold_loops_device")
     assert "_sk_load(a," in ast.unparse(mod.total.build.final_rewrite().tree)    # versioned
     assert "_sk_cold" not in _compiled_names(mod.total)
+
+
+def test_the_kernel_cache_key_covers_the_marking():
+    # The marker goes in at the compile, not into the rewrite's source (the key's source): a
+    # change of which loops are marked must change the key's code-generation digest.
+    import os
+
+    from safekern.backends.numba import keys
+
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(keys.__file__))))
+    assert "frontend/python/cold_loops.py" in keys.CODEGEN_FILES
+    assert all(os.path.isfile(os.path.join(package, name)) for name in keys.CODEGEN_FILES)
