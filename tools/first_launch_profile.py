@@ -21,7 +21,8 @@ run, so here, for each case, with numba compiling for an sm_90a (an H100) and no
 CPU seconds of this process (time.process_time: NVVM and ptxas run in it), best of `--reps`:
 compare them with each other, not with a GPU run's (which adds loading the modules). Each
 checked row ends with the forms its step compiled, with the seconds of each (`lud_diagonal:
-plain=0.31s`; 0 for a form numba compiled at decoration, counted in the row's stages).
+plain=0.31s`: the form's build and numba's compile of it; numba's part is 0 for a form it
+compiled at decoration, which the row's stages count).
 """
 from __future__ import annotations
 
@@ -230,7 +231,8 @@ def measure_case(name, mode_name) -> dict:
                 timers.t["front"] += time.process_time() - t0 - (
                     sum(timers.t.values()) - before)
                 _compile(timers, disp, _argtypes(build, user))
-                # (numba's seconds for this form: 0 where it compiled at decoration)
+                # (this form's build -- its rewrite as Python, a partial variant's rewrite --
+                # and numba's compile of it; numba's part is 0 where it compiled at decoration)
                 labels.append(f"{kname}:{_kind(build)}={time.process_time() - t0:.2f}s")
     finally:
         restore()
