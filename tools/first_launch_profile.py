@@ -19,7 +19,10 @@ run, so here, for each case, with numba compiling for an sm_90a (an H100) and no
         python -m tools.first_launch_profile [--reps N] [--json FILE] [CASE ...]
 
 CPU seconds of this process (time.process_time: NVVM and ptxas run in it), best of `--reps`:
-compare them with each other, not with a GPU run's (which adds loading the modules).
+compare them with each other, not with a GPU run's (which adds loading the modules). Each
+checked row ends with the forms its step compiled, with the seconds of each (`lud_diagonal:
+plain=0.31s`: the form's build and numba's compile of it; numba's part is 0 for a form it
+compiled at decoration, which the row's stages count).
 """
 from __future__ import annotations
 
@@ -219,6 +222,7 @@ def measure_case(name, mode_name) -> dict:
             with assume_device((9, 0)):         # (a form with signatures compiles when made)
                 forms = step_forms(built, plan)
             timers.t["front"] += time.process_time() - t0 - (sum(timers.t.values()) - before)
+            labels = []
             for kname, form, build, user in forms:
                 t0 = time.process_time()
                 before = sum(timers.t.values())
@@ -227,9 +231,12 @@ def measure_case(name, mode_name) -> dict:
                 timers.t["front"] += time.process_time() - t0 - (
                     sum(timers.t.values()) - before)
                 _compile(timers, disp, _argtypes(build, user))
+                # (this form's build -- its rewrite as Python, a partial variant's rewrite --
+                # and numba's compile of it; numba's part is 0 where it compiled at decoration)
+                labels.append(f"{kname}:{_kind(build)}={time.process_time() - t0:.2f}s")
     finally:
         restore()
-    return timers.t, [f"{kname}:{_kind(build)}" for kname, _, build, _ in forms]
+    return timers.t, labels
 
 
 def measure(names, reps) -> dict:

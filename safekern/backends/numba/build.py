@@ -47,9 +47,10 @@ def helpers_namespace() -> dict:
     return intrinsics.namespace()
 
 
-def compile_rewritten(rewritten, device_impls: dict, namespace=None):
+def compile_rewritten(rewritten, device_impls: dict, namespace=None, *, kernel: bool = False):
     """The rewritten function, defined in `namespace` (a new one by default: the function's
-    globals, closure, the check helpers and the callees' numba functions)."""
+    globals, closure, the check helpers and the callees' numba functions). A `kernel`'s
+    versioned loops' checked copies compile rolled (frontend/python/cold_loops.py)."""
     parsed = rewritten.parsed
     if namespace is None:
         namespace = {}
@@ -60,7 +61,8 @@ def compile_rewritten(rewritten, device_impls: dict, namespace=None):
             namespace[name] = value.numba_dispatcher()
     namespace.update(helpers_namespace())
     namespace.update(device_impls)
-    code = compile(rewritten.tree, parsed.filename, "exec")
+    tree = pyfront.mark_cold(rewritten.tree) if kernel else rewritten.tree
+    code = compile(tree, parsed.filename, "exec")
     exec(code, namespace)
     fn = namespace[parsed.name]
     fn.__module__ = getattr(parsed.pyfunc, "__module__", None)
@@ -297,7 +299,7 @@ class Build:
             else:
                 impls[name] = impl
         namespace = {}
-        fn = compile_rewritten(rewritten, impls, namespace)
+        fn = compile_rewritten(rewritten, impls, namespace, kernel=not self.device)
         for name, callee in late:
             callee.waiting.append((namespace, name))
         numba = self.jit(fn)
@@ -333,7 +335,7 @@ class Build:
     def ptx(self, device_impls: dict, signature, cc, **options) -> str:
         """PTX of the rewrite for `signature` (the user's types) and compute capability `cc`,
         the callees' numba functions given; works without a GPU."""
-        fn = compile_rewritten(self.rewritten, device_impls)
+        fn = compile_rewritten(self.rewritten, device_impls, kernel=not self.device)
         sig = with_hidden(signature, self.device)
         args = sig if isinstance(sig, tuple) else sig.args
         opts = {k: v for k, v in self.options.items()

@@ -141,6 +141,25 @@ def _sk_flag_array(typingctx):
     return array_ty(), codegen
 
 
+@intrinsic
+def _sk_cold(typingctx):
+    """The first statement of a versioned loop's checked copy (frontend/python/cold_loops.py):
+    an empty asm that NVVM may not duplicate, so it unrolls neither that loop nor the failure
+    records in it -- nor a loop around it: the copy sits in the innermost loop's place (only
+    innermost loops are versioned), beside its fast copy. No PTX of its own; LLVM sees it touch
+    no memory it can see."""
+
+    def codegen(context, builder, sig, args):
+        asm = ir.InlineAsm(ir.FunctionType(ir.VoidType(), []), "", "", side_effect=True)
+        call = builder.call(asm, [], attrs=("nounwind",))
+        # (set.add: llvmlite's attribute set checks names against a list without these)
+        set.add(call.attributes, "noduplicate")
+        set.add(call.attributes, "inaccessiblememonly")
+        return context.get_dummy_value()
+
+    return types.none(), codegen
+
+
 # -- loads and stores: intrinsics, so a view (row = a[i]) can be the result -------------------------
 # A numba-cuda device function may not return an array it did not receive, so loads cannot be
 # overloads. The intrinsic emits the checks inline, with the failure side marked unlikely, and
@@ -459,7 +478,7 @@ def namespace() -> dict:
           "_sk_skip": _sk_skip, "_sk_put": _sk_put,
           "_sk_buffer": _sk_buffer, "_sk_extent": _sk_extent, "_sk_within": _sk_within,
           "_sk_cuda": cuda, "_sk_int32": types.int32, "_sk_slice": slice,
-          "_sk_flag_array": _sk_flag_array}
+          "_sk_flag_array": _sk_flag_array, "_sk_cold": _sk_cold}
     ns.update(ATOMICS)
     ns.update(ATOMICS_EXIT)
     ns["_sk_fail"] = _sk_fail

@@ -363,8 +363,11 @@ def toolchain() -> dict:
 _codegen = None
 
 
-#: The typed check helpers: what safekern adds to a kernel's code generation.
-CODEGEN_FILES = ("intrinsics.py", "lowering.py")
+#: What safekern adds to a kernel's code generation beside the rewrite's source, as paths in
+#: the package: the typed check helpers, and which loops a kernel compiles rolled (the marker
+#: goes in at the compile, not into the source: frontend/python/cold_loops.py).
+CODEGEN_FILES = ("backends/numba/intrinsics.py", "backends/numba/lowering.py",
+                 "frontend/python/cold_loops.py")
 
 
 def codegen_digest() -> str:
@@ -373,10 +376,10 @@ def codegen_digest() -> str:
     global _codegen
     if _codegen is None:
         h = hashlib.sha256(f"payload {PAYLOAD_VERSION}\n".encode())
-        here = os.path.dirname(os.path.abspath(__file__))
+        package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         for name in CODEGEN_FILES:
             try:
-                with open(os.path.join(here, name), "rb") as f:
+                with open(os.path.join(package, name), "rb") as f:
                     h.update(f.read())
             except OSError:
                 h.update(f"{name} unreadable".encode())

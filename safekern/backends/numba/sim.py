@@ -233,7 +233,8 @@ def namespace() -> dict:
           "_sk_buffer": lambda buffer: buffer,     # the simulator passes the array itself
           "_sk_cuda": cuda, "_sk_int32": np.int32, "_sk_slice": slice,
           "_sk_flag_array": lambda: np.zeros(1, np.int32),     # one per thread: local
-          "_sk_extent": _sk_extent, "_sk_put": _sk_put, "_sk_within": _sk_within}
+          "_sk_extent": _sk_extent, "_sk_put": _sk_put, "_sk_within": _sk_within,
+          "_sk_cold": lambda: None}     # (a compile hint for NVVM: cold_loops.py)
     for op in INDEXED_ATOMICS:
         ns[f"_sk_atomic_{op}"] = _make_atomic(op)
     # Checks whose failure ends the thread on a GPU (frontend/python/exit_mode.py) set the

@@ -26,6 +26,9 @@ SLICE = "_sk_slice"      # builtins.slice
 DEVICE = "_sk_dev"       # _sk_dev<n>: a checked device function called from this function
 GRID_PARITY = "_sk_gp"   # 0/1, flipped at each grid sync: which buffer slot the sync uses
 TEMP = "_sk_t"           # temporaries that keep evaluation order and evaluate once
+COLD = "_sk_cold"        # _sk_cold(): first statement of a versioned loop's checked copy as
+                         # compiled (cold_loops.py): numba-cuda keeps that loop rolled
+COLD_LOOP = "_sk_cold_loop"   # the attribute versioning.py sets on that copy's For node
 
 FAIL = "_sk_fail"        # _sk_fail(code, v0, v1, v2, fb, flag): an assert or raise failed
 DIVIDE = "_sk_div_"      # _sk_div_<floordiv|mod|truediv>[_any](a, b, code, fb, flag)

@@ -102,6 +102,9 @@ class LoopVersioner:
         test = ast.BoolOp(ast.Or(), [empty, ast.BoolOp(ast.And(), conditions)
                                      if len(conditions) > 1 else conditions[0]])
         self.checked_copies.add(id(loop))   # (not worth registers for branch-free loads)
+        # (an attribute, not a statement: the rewrite's source stays as it was; copies of the
+        # tree keep it; the backend compiles the copy rolled: cold_loops.py)
+        setattr(loop, names.COLD_LOOP, True)
         out = ast.If(test=test, body=[fast], orelse=[loop])
         for n in walk(out.test):
             ast.copy_location(n, loop)
