@@ -142,7 +142,7 @@ def record_asm(unsigned_bits: int) -> str:
     a, code, index, size, axis = (f"${k}" for k in range(5))
     slot = lambda k: 8 * k                                          # noqa: E731
     done = "skrec${:uid}"
-    lines = ["{", ".reg .pred %sklost;", ".reg .b64 %skold;",
+    lines = ["{", ".reg .pred %sklost;", ".reg .b64 %skold;", ".reg .b32 %skid;",
              ".reg .b64 %skid64;", ".reg .b64 %skbuf;", f"cvta.to.global.u64 %skbuf, {a};",
              f"atom.global.cas.b64 %skold, [%skbuf+{slot(failures.CODE)}], 0, {code};",
              "setp.ne.u64 %sklost, %skold, 0;", f"@%sklost bra {done};"]
@@ -151,8 +151,7 @@ def record_asm(unsigned_bits: int) -> str:
     if unsigned_bits:
         lines.append(f"st.global.u64 [%skbuf+{slot(failures.UNSIGNED)}], {int(unsigned_bits)};")
     for k, reg in enumerate(_IDS):
-        # (cvt reads the special register itself: no mov to a 32-bit register first)
-        lines += [f"cvt.u64.u32 %skid64, %{reg};",
+        lines += [f"mov.u32 %skid, %{reg};", "cvt.u64.u32 %skid64, %skid;",
                   f"st.global.u64 [%skbuf+{slot(failures.THREAD + k)}], %skid64;"]
     lines += [f"{done}:", "}"]
     return "\n\t".join(lines)
