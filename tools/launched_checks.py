@@ -34,8 +34,7 @@ from tools.fresh_function import fresh
 os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "0")
 os.environ["SAFEKERN_CACHE"] = "off"
 
-# (a guard names any predicate: numba's %p<n>, the failure record's own)
-_INSTRUCTION = re.compile(r"^\s*(@!?%\w+\s+)?([a-z][\w.]*)[^:]*;\s*$")
+_INSTRUCTION = re.compile(r"^\s*(@!?%p\d+\s+)?([a-z][\w.]*)[^:]*;\s*$")
 _DECLARATION = ("ld.param", ".reg", ".shared", ".local", ".param", ".loc", ".file")
 
 

@@ -34,10 +34,6 @@ def summarize(ptx: str) -> dict:
         "barrier_or": bool(re.search(r"bar\.red\.or\.pred|barrier\.red\.or|bar\.red\.popc", body)),
         "plain_bar_sync": bool(re.search(r"\bbar\.sync\b|barrier\.sync", body)),
         "calls": len(re.findall(r"\bcall(\.uni)?\b", body)),
-        # the failure record's stores into the buffer: under a predicate, or behind its branch
-        "guarded_record_stores": len(re.findall(r"@!?%\w+\s+st\.global\.u64\s+\[%skbuf", body)),
-        "record_stores": len(re.findall(r"st\.global\.u64\s+\[%skbuf", body)),
-        "record_skips": len(re.findall(r"@%\w+\s+bra\s+skrec\d+;", body)),
         "lines": body.count("\n"),
         "instructions": instructions(body),
     }

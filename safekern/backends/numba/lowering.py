@@ -131,29 +131,22 @@ def record_asm(unsigned_bits: int) -> str:
     """The PTX of the failure record (emit_record): a compare-and-swap of the code into slot
     0 of the failure buffer; where it found 0 (the device's first failure), the index, size,
     axis, the unsigned bits (a constant) and the thread and block indices into their slots.
-    Operands: the buffer's generic address, the code, index, size, axis.
-
-    A thread that lost the compare-and-swap branches over the stores (a label of this asm's
-    own, `${:uid}`), rather than running them predicated off: ptxas compiles the predicated
-    form (nine stores and six special-register reads under one predicate, at every record of
-    the kernel) slower, and into more registers -- rw_fbpic_gather's 72 records took 114
-    registers to plain numba's 96 and 0.35 s of ptxas; with the branch, 96 and 0.27 s
-    (tools/first_launch_profile.py, `ptxas -v`)."""
+    Operands: the buffer's generic address, the code, index, size, axis."""
     a, code, index, size, axis = (f"${k}" for k in range(5))
     slot = lambda k: 8 * k                                          # noqa: E731
-    done = "skrec${:uid}"
-    lines = ["{", ".reg .pred %sklost;", ".reg .b64 %skold;", ".reg .b32 %skid;",
+    lines = ["{", ".reg .pred %skfirst;", ".reg .b64 %skold;", ".reg .b32 %skid;",
              ".reg .b64 %skid64;", ".reg .b64 %skbuf;", f"cvta.to.global.u64 %skbuf, {a};",
              f"atom.global.cas.b64 %skold, [%skbuf+{slot(failures.CODE)}], 0, {code};",
-             "setp.ne.u64 %sklost, %skold, 0;", f"@%sklost bra {done};"]
+             "setp.eq.u64 %skfirst, %skold, 0;"]
     for k, operand in ((failures.INDEX, index), (failures.SIZE, size), (failures.AXIS, axis)):
-        lines.append(f"st.global.u64 [%skbuf+{slot(k)}], {operand};")
+        lines.append(f"@%skfirst st.global.u64 [%skbuf+{slot(k)}], {operand};")
     if unsigned_bits:
-        lines.append(f"st.global.u64 [%skbuf+{slot(failures.UNSIGNED)}], {int(unsigned_bits)};")
+        lines.append(f"@%skfirst st.global.u64 [%skbuf+{slot(failures.UNSIGNED)}], "
+                     f"{int(unsigned_bits)};")
     for k, reg in enumerate(_IDS):
         lines += [f"mov.u32 %skid, %{reg};", "cvt.u64.u32 %skid64, %skid;",
-                  f"st.global.u64 [%skbuf+{slot(failures.THREAD + k)}], %skid64;"]
-    lines += [f"{done}:", "}"]
+                  f"@%skfirst st.global.u64 [%skbuf+{slot(failures.THREAD + k)}], %skid64;"]
+    lines.append("}")
     return "\n\t".join(lines)
 
 
