@@ -98,7 +98,7 @@ class ModuleRewriter:
     # -- collecting functions ----------------------------------------------------------------
     def _collect(self, cursor, namespaces=(), extern_c=False):
         K = self.K
-        for ch in cursor.get_children():
+        for ch in C.kids(cursor):
             if not self.ps.in_main_file(ch):
                 continue
             if ch.kind == K.NAMESPACE:
@@ -106,7 +106,7 @@ class ModuleRewriter:
             elif ch.kind == K.LINKAGE_SPEC:
                 self._collect(ch, namespaces, True)
             elif ch.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE):
-                attrs = {a.kind for a in ch.get_children()}
+                attrs = {a.kind for a in C.kids(ch)}
                 kernel = DIALECT.is_kernel(ch)     # (also one launched from device code)
                 device = K.CUDADEVICE_ATTR in attrs
                 if not (kernel or device):
@@ -135,7 +135,7 @@ class ModuleRewriter:
                     self.by_location.setdefault(key, fn)
 
     def _params(self, fn_cursor) -> list:
-        return [c for c in fn_cursor.get_children() if c.kind == self.K.PARM_DECL]
+        return [c for c in C.kids(fn_cursor) if c.kind == self.K.PARM_DECL]
 
     def _resolve(self, call, name: str) -> Function | None:
         """The user function a CALL_EXPR calls, if it is one."""

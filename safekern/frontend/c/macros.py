@@ -175,7 +175,7 @@ def _definitions(ps) -> dict:
     """name -> [MacroDef] in source order, of the macros the main file defines."""
     ci = C._cindex()
     out: dict = {}
-    for c in ps.tu.cursor.get_children():
+    for c in C.kids(ps.tu.cursor):
         if c.kind != ci.CursorKind.MACRO_DEFINITION or not ps.in_main_file(c):
             continue
         toks = list(c.get_tokens())
@@ -214,9 +214,10 @@ def _active(defs: dict, undefs: list, at: int) -> dict:
 
 def _main_cursors(ps):
     """Every cursor under the main file's top-level declarations (not the headers')."""
-    for top in ps.tu.cursor.get_children():
+    for top in C.kids(ps.tu.cursor):
         if ps.in_main_file(top):
-            yield from top.walk_preorder()
+            for c, _ in C.walk(top):
+                yield c
 
 
 def _body_ranges(ps) -> list:
@@ -247,7 +248,7 @@ def _work_offsets(ps) -> list:
         if c.kind not in kinds or not ps.in_main_file(c):
             continue
         if c.kind in binary:
-            kids = list(c.get_children())
+            kids = list(C.kids(c))
             op = ps.next_token(kids[0].extent.end.offset) if kids else None
             if op is None or op[2] not in _DIVIDES:
                 continue

@@ -57,12 +57,12 @@ def _stand_in(ps, c) -> bool:
 
 
 def _attrs(c) -> set:
-    return {ch.kind.name for ch in c.get_children()}
+    return {ch.kind.name for ch in C.kids(c)}
 
 
 def _namespace_scope(ps, cursor, out):
     K = C.kinds()
-    for c in cursor.get_children():
+    for c in C.kids(cursor):
         if _stand_in(ps, c):
             continue
         if c.kind in (K.NAMESPACE, K.LINKAGE_SPEC):
@@ -87,7 +87,7 @@ def _static_locals(ps, out):
     """`static` variables inside the functions of the user's source (device functions keep
     them in global memory, once per module)."""
     K = C.kinds()
-    for top in ps.tu.cursor.get_children():
+    for top in C.kids(ps.tu.cursor):
         if ps.in_main_file(top):          # (headers' function bodies are not walked)
             _static_locals_in(ps, top, K, out)
 
@@ -116,14 +116,14 @@ def program_state(ps) -> tuple[StateVariable, ...]:
     program of its own, which would not share it."""
     K = C.kinds()
     out: list[StateVariable] = []
-    for c in ps.tu.cursor.get_children():
+    for c in C.kids(ps.tu.cursor):
         if _stand_in(ps, c) or c.kind != K.VAR_DECL:
             continue
         words = {t.spelling for t in c.get_tokens()}
         if _const(c.type) or words & set(_OPENCL_IMMUTABLE):
             continue
         out.append(StateVariable(c.spelling, *_where(ps, c), "program-scope variable"))
-    for top in ps.tu.cursor.get_children():
+    for top in C.kids(ps.tu.cursor):
         if ps.in_main_file(top):
             _static_locals_in(ps, top, K, out)
     return tuple(out)

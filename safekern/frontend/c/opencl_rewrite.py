@@ -328,7 +328,7 @@ class ProgramRewriter:
                   else self.dialect.helper_hidden_params(ptrs))
         K = C.kinds()
         edits = []
-        decls = [c for c in self.ps.tu.cursor.get_children()
+        decls = [c for c in C.kids(self.ps.tu.cursor)
                  if c.kind == K.FUNCTION_DECL and c.spelling == fn.spelling
                  and self.ps.in_main_file(c)]
         for d in decls:

@@ -29,8 +29,10 @@ API (stable; later additions only extend it):
   CompilationError with the user's line and a caret; `located(kernel, offset, current)` -> the
   context every pass over a function runs in (an unexpected exception becomes a located
   safekern.InternalError).
-- Cursor helpers: `strip(cursor)` (skips implicit casts and parentheses), `children(cursor)`,
-  `walk(cursor)` (pre-order, yields (cursor, parents-tuple)), `unary_op(ps, cursor)`,
+- Cursor helpers: `strip(cursor)` (skips implicit casts and parentheses), `children(cursor)`
+  (read from libclang once per cursor of a translation unit: every pass and every walk
+  shares it -- never call `Cursor.get_children()` directly), `walk(cursor)` (pre-order,
+  yields (cursor, parents-tuple)), `unary_op(ps, cursor)`,
   `binary_op(ps, cursor)` (operator spelling from tokens), `evaluate_int(cursor)`
   (constant value or None), `functions(ps)`, `function_body(fn)`, `called_name(call)`,
   `call_args(call)`.
@@ -142,15 +144,27 @@ class ParsedSource:
         self._tokens = None
         self._token_starts = None
         self._macros = None
+        # per cursor (its bytes, see children()): whether it is in the main file, its
+        # offsets -- each a libclang location read that every pass repeats otherwise
+        self._in_main: dict = {}
+        self._offsets: dict = {}
 
     # -- positions --------------------------------------------------------------------
     def in_main_file(self, cursor) -> bool:
-        loc = cursor.extent.start
-        return loc.file is not None and loc.file.name == self.path
+        key = bytes(cursor)
+        known = self._in_main.get(key)
+        if known is None:
+            loc = cursor.extent.start
+            known = self._in_main[key] = loc.file is not None and loc.file.name == self.path
+        return known
 
     def offsets(self, cursor) -> tuple[int, int]:
-        ext = cursor.extent
-        return ext.start.offset, ext.end.offset
+        key = bytes(cursor)
+        known = self._offsets.get(key)
+        if known is None:
+            ext = cursor.extent
+            known = self._offsets[key] = (ext.start.offset, ext.end.offset)
+        return known
 
     def slice(self, start: int, end: int) -> str:
         return self.data[start:end].decode("utf-8", "replace")
@@ -215,7 +229,7 @@ class ParsedSource:
             ci = _cindex()
             self._macros = sorted(
                 (c.extent.start.offset, c.extent.end.offset, c.spelling)
-                for c in self.tu.cursor.get_children()
+                for c in kids(self.tu.cursor)
                 if c.kind == ci.CursorKind.MACRO_INSTANTIATION and self.in_main_file(c))
         return self._macros
 
@@ -312,8 +326,50 @@ def kinds():
     return _cindex().CursorKind
 
 
+#: the attribute of a libclang TranslationUnit that holds its children memo (children())
+_TREE = "_safekern_children"
+
+
+def kids(cursor) -> tuple:
+    """The children of `cursor`, shared: read from libclang once per cursor of its
+    translation unit, whichever pass or walk asks first (a tuple: never changed).
+
+    Every pass of a rewrite walks the same function bodies (provenance, ranges, writes,
+    the access walk, the launch facts, the macro scan...), and each walk read every node's
+    children from libclang again -- a ctypes visit per node per pass, most of a rewrite's
+    time. The memo lives on the translation unit (keyed by the cursor's bytes: libclang's
+    kind and data, equal for the same node however it was reached), so it lasts as long as
+    the unit and every ParsedSource of it shares it; the same Cursor objects come back, so
+    what the bindings cache on a cursor (extent, type, spelling) is read once too."""
+    memo = cursor._tu.__dict__.get(_TREE)
+    if memo is None:
+        memo = cursor._tu.__dict__[_TREE] = {}
+    key = bytes(cursor)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _visit_children(cursor)
+    return found
+
+
+def _visit_children(cursor) -> tuple:
+    """libclang's children of `cursor` (Cursor.get_children without its per-child null
+    cursor assertion, a ctypes call per child: libclang visits no null cursor)."""
+    ci = _cindex()
+    out: list = []
+    tu = cursor._tu
+
+    def visitor(child, parent, _):
+        child._tu = tu          # as the bindings do: the cursor keeps its unit alive
+        out.append(child)
+        return 1                # CXChildVisit_Continue
+
+    ci.conf.lib.clang_visitChildren(cursor, ci.callbacks["cursor_visit"](visitor), None)
+    return tuple(out)
+
+
 def children(cursor) -> list:
-    return list(cursor.get_children())
+    """The children of `cursor` (a list of the caller's own; see kids())."""
+    return list(kids(cursor))
 
 
 def strip(cursor):
@@ -329,23 +385,30 @@ def strip(cursor):
 
 
 def walk(cursor, parents=()):
-    """Pre-order walk yielding (cursor, parents) with parents outermost first."""
+    """Pre-order walk yielding (cursor, parents) with parents outermost first (a stack,
+    not recursive generators: those pass each node up through every level above it)."""
     yield cursor, parents
-    inner = parents + (cursor,)
-    for ch in cursor.get_children():
-        yield from walk(ch, inner)
+    stack = [(iter(kids(cursor)), parents + (cursor,))]
+    while stack:
+        it, inner = stack[-1]
+        ch = next(it, None)
+        if ch is None:
+            stack.pop()
+            continue
+        yield ch, inner
+        stack.append((iter(kids(ch)), inner + (ch,)))
 
 
 def functions(ps: ParsedSource) -> list:
     """Function definitions written in the user's source, in source order."""
     K = kinds()
-    return [c for c in ps.tu.cursor.get_children()
+    return [c for c in kids(ps.tu.cursor)
             if c.kind == K.FUNCTION_DECL and c.is_definition() and ps.in_main_file(c)]
 
 
 def function_body(fn):
     K = kinds()
-    for ch in fn.get_children():
+    for ch in kids(fn):
         if ch.kind == K.COMPOUND_STMT:
             return ch
     return None
@@ -457,6 +520,6 @@ def _is_constant_tree(cursor) -> bool:
     return True
 
 
-__all__ = ["parse", "ParsedSource", "Diagnostic", "strip", "children", "walk", "functions",
+__all__ = ["parse", "ParsedSource", "Diagnostic", "strip", "children", "kids", "walk", "functions",
            "function_body", "called_name", "call_args", "unary_op", "binary_op", "evaluate_int",
            "kinds"]
