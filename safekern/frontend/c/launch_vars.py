@@ -11,7 +11,7 @@ from __future__ import annotations
 import ctypes
 
 from .launch_expr import LaunchFact
-from .parse import _cindex, binary_op, children, kids, unary_op, walk
+from .parse import _cindex, binary_op, children, kids, span, unary_op, walk
 from .parse import strip
 from .ranges import integer_limits
 
@@ -65,7 +65,7 @@ _UNKNOWN = Iv(None, None)
 
 
 def _key(c):
-    return (c.hash, c.extent.start.offset, c.extent.end.offset)
+    return (c.hash, *span(c))
 
 
 def _same(a, b) -> bool:

@@ -52,7 +52,13 @@ from ..located import internal_errors
 _MAIN_DIR = "/__safekern__"
 
 
+_CI = None
+
+
 def _cindex():
+    global _CI
+    if _CI is not None:         # (asked for at every cursor helper call: once is enough)
+        return _CI
     try:
         import clang.cindex as ci
     except ImportError as err:  # pragma: no cover - the clang extra is not installed
@@ -60,7 +66,28 @@ def _cindex():
             "checking C kernels needs libclang: pip install 'safekern[clang]' (libclang>=16)"
         ) from err
     _guard_disposal(ci)
+    _fast_kind(ci)
+    _CI = ci
     return ci
+
+
+def _fast_kind(ci) -> None:
+    """`Cursor.kind` as a list index (once per process): the bindings' property goes
+    through `CursorKind.from_id`'s checks, and the passes read a cursor's kind at every
+    node of every walk. The same CursorKind objects; an id the bindings do not know still
+    goes to from_id (its ValueError)."""
+    if getattr(ci.Cursor, "_safekern_fast_kind", False):
+        return
+    table = ci.CursorKind._kinds
+    from_id = ci.CursorKind.from_id
+
+    def kind(self):
+        k = self._kind_id
+        found = table[k] if 0 <= k < len(table) else None
+        return found if found is not None else from_id(k)
+
+    ci.Cursor.kind = property(kind, doc=ci.Cursor.kind.__doc__)
+    ci.Cursor._safekern_fast_kind = True
 
 
 def _guard_disposal(ci) -> None:
@@ -144,27 +171,18 @@ class ParsedSource:
         self._tokens = None
         self._token_starts = None
         self._macros = None
-        # per cursor (its bytes, see children()): whether it is in the main file, its
-        # offsets -- each a libclang location read that every pass repeats otherwise
-        self._in_main: dict = {}
-        self._offsets: dict = {}
 
     # -- positions --------------------------------------------------------------------
     def in_main_file(self, cursor) -> bool:
-        key = bytes(cursor)
-        known = self._in_main.get(key)
+        known = cursor.__dict__.get("_safekern_in_main")    # see span()
         if known is None:
             loc = cursor.extent.start
-            known = self._in_main[key] = loc.file is not None and loc.file.name == self.path
+            known = loc.file is not None and loc.file.name == self.path
+            cursor._safekern_in_main = known
         return known
 
     def offsets(self, cursor) -> tuple[int, int]:
-        key = bytes(cursor)
-        known = self._offsets.get(key)
-        if known is None:
-            ext = cursor.extent
-            known = self._offsets[key] = (ext.start.offset, ext.end.offset)
-        return known
+        return span(cursor)
 
     def slice(self, start: int, end: int) -> str:
         return self.data[start:end].decode("utf-8", "replace")
@@ -372,6 +390,17 @@ def children(cursor) -> list:
     return list(kids(cursor))
 
 
+def span(cursor) -> tuple[int, int]:
+    """(start, end) byte offsets of `cursor`'s extent, read once per Cursor object (as the
+    bindings keep its extent; but each `.start.offset` is a libclang call again). The
+    cursors of kids() are shared, so each node's is read once per unit."""
+    known = cursor.__dict__.get("_safekern_span")
+    if known is None:
+        ext = cursor.extent
+        known = cursor._safekern_span = (ext.start.offset, ext.end.offset)
+    return known
+
+
 def strip(cursor):
     """Skip implicit casts (UNEXPOSED_EXPR with one child) and parentheses."""
     K = kinds()
@@ -449,7 +478,7 @@ def binary_op(ps: ParsedSource, cursor) -> str:
     ch = children(cursor)
     if len(ch) != 2:
         return ""
-    lhs_end = ch[0].extent.end.offset
+    lhs_end = span(ch[0])[1]
     tok = ps.next_token(lhs_end)
     return tok[2] if tok is not None else ""
 
@@ -520,6 +549,6 @@ def _is_constant_tree(cursor) -> bool:
     return True
 
 
-__all__ = ["parse", "ParsedSource", "Diagnostic", "strip", "children", "kids", "walk", "functions",
+__all__ = ["parse", "ParsedSource", "Diagnostic", "strip", "children", "kids", "span", "walk", "functions",
            "function_body", "called_name", "call_args", "unary_op", "binary_op", "evaluate_int",
            "kinds"]
