@@ -178,7 +178,7 @@ class ModuleRewriter:
                     if ch:
                         callee = C.strip(ch[0])
                         callee_refs.add(callee.extent.start.offset)
-        for c, parents in C.walk(self.ps.tu.cursor):
+        for c, parents in C.walk_main(self.ps):
             if c.kind != K.DECL_REF_EXPR or not self.ps.in_main_file(c):
                 continue
             ref = c.referenced
@@ -337,7 +337,7 @@ class ModuleRewriter:
         their accesses are listed as unchecked."""
         K = self.K
         kinds = (K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR, K.CONVERSION_FUNCTION)
-        for c, parents in C.walk(self.ps.tu.cursor):
+        for c, parents in C.walk_main(self.ps):
             if c.kind not in kinds or not c.is_definition() or not self.ps.in_main_file(c):
                 continue
             body = C.function_body(c)

@@ -51,9 +51,8 @@ def _where(ps, c):
 def _stand_in(ps, c) -> bool:
     """A declaration of the parse's stand-in headers (the user's source is parsed as a file
     of the same virtual directory)."""
-    loc = c.location
-    return loc.file is None or (loc.file.name.startswith("/__safekern__/") and
-                                loc.file.name != ps.path)
+    name = ps.file_of(c)
+    return name is None or (name.startswith("/__safekern__/") and name != ps.path)
 
 
 def _attrs(c) -> set:

@@ -184,6 +184,15 @@ class ParsedSource:
     def offsets(self, cursor) -> tuple[int, int]:
         return span(cursor)
 
+    def file_of(self, cursor) -> str | None:
+        """The name of the file of `cursor`'s location (None: none), read once per Cursor
+        object (see span())."""
+        known = cursor.__dict__.get("_safekern_file", False)
+        if known is False:
+            f = cursor.location.file
+            known = cursor._safekern_file = f.name if f is not None else None
+        return known
+
     def slice(self, start: int, end: int) -> str:
         return self.data[start:end].decode("utf-8", "replace")
 
@@ -428,6 +437,18 @@ def walk(cursor, parents=()):
         stack.append((iter(kids(ch)), inner + (ch,)))
 
 
+def walk_main(ps: ParsedSource):
+    """walk(ps.tu.cursor) without the top-level declarations outside the main file and what
+    they hold: the headers' (CUDA's stand-ins, cupy's own headers), most of a unit's tree,
+    where nothing of the user's code is -- a top-level declaration the user wrote starts
+    in the main file (a macro's expansion starts where it is used)."""
+    root = ps.tu.cursor
+    yield root, ()
+    for top in kids(root):
+        if ps.in_main_file(top):
+            yield from walk(top, (root,))
+
+
 def functions(ps: ParsedSource) -> list:
     """Function definitions written in the user's source, in source order."""
     K = kinds()
@@ -549,6 +570,6 @@ def _is_constant_tree(cursor) -> bool:
     return True
 
 
-__all__ = ["parse", "ParsedSource", "Diagnostic", "strip", "children", "kids", "span", "walk", "functions",
-           "function_body", "called_name", "call_args", "unary_op", "binary_op", "evaluate_int",
-           "kinds"]
+__all__ = ["parse", "ParsedSource", "Diagnostic", "strip", "children", "kids", "span", "walk",
+           "walk_main", "functions", "function_body", "called_name", "call_args", "unary_op",
+           "binary_op", "evaluate_int", "kinds"]
