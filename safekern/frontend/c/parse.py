@@ -368,6 +368,9 @@ def kids(cursor) -> tuple:
     kind and data, equal for the same node however it was reached), so it lasts as long as
     the unit and every ParsedSource of it shares it; the same Cursor objects come back, so
     what the bindings cache on a cursor (extent, type, spelling) is read once too."""
+    found = cursor.__dict__.get("_safekern_kids")     # this Cursor object asked before
+    if found is not None:
+        return found
     memo = cursor._tu.__dict__.get(_TREE)
     if memo is None:
         memo = cursor._tu.__dict__[_TREE] = {}
@@ -375,6 +378,7 @@ def kids(cursor) -> tuple:
     found = memo.get(key)
     if found is None:
         found = memo[key] = _visit_children(cursor)
+    cursor._safekern_kids = found
     return found
 
 
@@ -423,8 +427,23 @@ def strip(cursor):
 
 
 def walk(cursor, parents=()):
-    """Pre-order walk yielding (cursor, parents) with parents outermost first (a stack,
-    not recursive generators: those pass each node up through every level above it)."""
+    """Pre-order walk yielding (cursor, parents) with parents outermost first.
+
+    A walk from a cursor with no parents given is kept on the Cursor object (as its
+    children are, kids()): a function body is walked by a dozen passes of each rewrite
+    (provenance, ranges, writes, the launch facts, safety, prechecks...), and a kept walk
+    is a list's iteration."""
+    if parents:
+        return _walk(cursor, parents)
+    found = cursor.__dict__.get("_safekern_walk")
+    if found is None:
+        found = cursor._safekern_walk = tuple(_walk(cursor, ()))
+    return iter(found)
+
+
+def _walk(cursor, parents):
+    """walk() itself (a stack, not recursive generators: those pass each node up through
+    every level above it)."""
     yield cursor, parents
     stack = [(iter(kids(cursor)), parents + (cursor,))]
     while stack:
