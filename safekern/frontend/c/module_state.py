@@ -61,8 +61,10 @@ def _attrs(c) -> set:
 
 def _namespace_scope(ps, cursor, out):
     K = C.kinds()
+    wanted = (K.NAMESPACE, K.LINKAGE_SPEC, K.VAR_DECL, K.UNEXPOSED_DECL)
     for c in C.kids(cursor):
-        if _stand_in(ps, c):
+        # (the kind first: the headers' thousands of other declarations need no file read)
+        if c.kind not in wanted or _stand_in(ps, c):
             continue
         if c.kind in (K.NAMESPACE, K.LINKAGE_SPEC):
             _namespace_scope(ps, c, out)

@@ -171,15 +171,31 @@ class ParsedSource:
         self._tokens = None
         self._token_starts = None
         self._macros = None
+        self._file_names: dict = {}     # libclang file -> its name (_file_name)
 
     # -- positions --------------------------------------------------------------------
     def in_main_file(self, cursor) -> bool:
-        known = cursor.__dict__.get("_safekern_in_main")    # see span()
+        """Whether `cursor`'s extent starts in the user's source (its expansion location's
+        file), read once per Cursor object (see span())."""
+        known = cursor.__dict__.get("_safekern_in_main")
         if known is None:
-            loc = cursor.extent.start
-            known = loc.file is not None and loc.file.name == self.path
-            cursor._safekern_in_main = known
+            known = cursor._safekern_in_main = self._file_name(cursor.extent.start) == self.path
         return known
+
+    def _file_name(self, loc) -> str | None:
+        """The name of the file of `loc`'s expansion location (SourceLocation.file.name, None
+        for none) in one libclang call: the bindings' `.file` reads the line, column and
+        offset too and each `.name` converts a libclang string -- here once per file."""
+        ci = _cindex()
+        f = ci.c_object_p()
+        ci.conf.lib.clang_getInstantiationLocation(loc, ctypes.byref(f), None, None, None)
+        if not f:
+            return None
+        ptr = ctypes.cast(f, ctypes.c_void_p).value
+        name = self._file_names.get(ptr)
+        if name is None:
+            name = self._file_names[ptr] = ci.File(f).name
+        return name
 
     def offsets(self, cursor) -> tuple[int, int]:
         return span(cursor)
@@ -189,8 +205,7 @@ class ParsedSource:
         object (see span())."""
         known = cursor.__dict__.get("_safekern_file", False)
         if known is False:
-            f = cursor.location.file
-            known = cursor._safekern_file = f.name if f is not None else None
+            known = cursor._safekern_file = self._file_name(cursor.location)
         return known
 
     def slice(self, start: int, end: int) -> str:
