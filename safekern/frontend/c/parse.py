@@ -232,12 +232,7 @@ class ParsedSource:
             start = self.tu.get_location(self.path, 0)
             end = self.tu.get_location(self.path, len(self.data))
             extent = ci.SourceRange.from_locations(start, end)
-            toks = []
-            for tok in self.tu.get_tokens(extent=extent):
-                if tok.kind.name == "COMMENT":
-                    continue
-                s, e = tok.extent.start.offset, tok.extent.end.offset
-                toks.append((s, e, tok.spelling))
+            toks = _tokens(ci, self.tu, extent)
             toks.sort()
             self._tokens = toks
             self._token_starts = [t[0] for t in toks]
@@ -338,6 +333,41 @@ class ParsedSource:
         return cls(problem, filename=self.filename, lineno=lineno,
                    source_line=self.source_line(lineno), col=col, end_col=end_col,
                    kernel=kernel)
+
+
+def _tokens(ci, tu, extent) -> list:
+    """(start, end, spelling) of the tokens of `extent` but comments: what the bindings'
+    TranslationUnit.get_tokens gives, without a Token object, a SourceRange and two
+    SourceLocations per token (each a Python layer over the same libclang calls; a
+    source's tokens are read at its first rewrite). The tokens are disposed of here."""
+    lib = ci.conf.lib
+    memory = ctypes.POINTER(ci.Token)()
+    count = ctypes.c_uint()
+    lib.clang_tokenize(tu, extent, ctypes.byref(memory), ctypes.byref(count))
+    n = int(count.value)
+    if n < 1:
+        return []
+    comment = ci.TokenKind.COMMENT.value
+    kind, token_extent, spelling = (lib.clang_getTokenKind, lib.clang_getTokenExtent,
+                                    lib.clang_getTokenSpelling)
+    range_start, range_end = lib.clang_getRangeStart, lib.clang_getRangeEnd
+    location = lib.clang_getInstantiationLocation
+    offset = ctypes.c_uint()
+    at = ctypes.byref(offset)
+    out = []
+    try:
+        for i in range(n):
+            tok = memory[i]
+            if kind(tok) == comment:
+                continue
+            rng = token_extent(tu, tok)
+            location(range_start(rng), None, None, None, at)
+            s = offset.value
+            location(range_end(rng), None, None, None, at)
+            out.append((s, offset.value, spelling(tu, tok)))
+    finally:
+        lib.clang_disposeTokens(tu, memory, count)
+    return out
 
 
 def parse(source: str, *, filename: str, args, headers=(), include_dirs=()) -> ParsedSource:
