@@ -3,6 +3,8 @@
 The bottom of the C front ends: everything above reads the tree through this module. The layer,
 bottom up:
 
+    libclang    the bindings: loaded once, safe to finalise, tokens read directly
+    tree        a unit's tree read once: children, extents, walks (re-exported here)
     parse       (this module) the translation unit, byte offsets <-> lines, tokens, macros
     edits       text edits that keep every line, `#line`, apply_edits
     buildlog    a driver's build log at the user's lines
@@ -48,90 +50,10 @@ from dataclasses import dataclass
 
 from ...errors import CompilationError
 from ..located import internal_errors
+from .libclang import cindex as _cindex, tokens as _tokens
+from .tree import children, kids, span, walk, walk_main
 
 _MAIN_DIR = "/__safekern__"
-
-
-_CI = None
-
-
-def _cindex():
-    global _CI
-    if _CI is not None:         # (asked for at every cursor helper call: once is enough)
-        return _CI
-    try:
-        import clang.cindex as ci
-    except ImportError as err:  # pragma: no cover - the clang extra is not installed
-        raise CompilationError(
-            "checking C kernels needs libclang: pip install 'safekern[clang]' (libclang>=16)"
-        ) from err
-    _guard_disposal(ci)
-    _fast_kind(ci)
-    _CI = ci
-    return ci
-
-
-def _fast_kind(ci) -> None:
-    """`Cursor.kind` as a list index (once per process): the bindings' property goes
-    through `CursorKind.from_id`'s checks, and the passes read a cursor's kind at every
-    node of every walk. The same CursorKind objects; an id the bindings do not know still
-    goes to from_id (its ValueError)."""
-    if getattr(ci.Cursor, "_safekern_fast_kind", False):
-        return
-    table = ci.CursorKind._kinds
-    from_id = ci.CursorKind.from_id
-
-    def kind(self):
-        k = self._kind_id
-        found = table[k] if 0 <= k < len(table) else None
-        return found if found is not None else from_id(k)
-
-    ci.Cursor.kind = property(kind, doc=ci.Cursor.kind.__doc__)
-    ci.Cursor._safekern_fast_kind = True
-
-
-def _guard_disposal(ci) -> None:
-    """Make the bindings' finalizers safe in any order (once per process): tokens and
-    diagnostics may be collected after their translation unit.
-
-    A TokenGroup's finalizer disposes its tokens through its translation unit. When the two are
-    garbage in one cycle, the collector may finalize the unit first, and disposing the tokens
-    then reads freed memory: a segmentation fault during a later parse (seen on the H200 with
-    Python 3.12). A unit now remembers that it is disposed, and tokens whose unit is gone are
-    left alone (their memory is a small leak, not a crash)."""
-    if getattr(ci.TokenGroup, "_safekern_guarded", False):
-        return
-    dispose_unit = ci.TranslationUnit.__del__
-    dispose_tokens = ci.TokenGroup.__del__
-
-    def unit_del(self):
-        if not self.__dict__.get("_safekern_disposed", False):
-            self.__dict__["_safekern_disposed"] = True
-            dispose_unit(self)
-
-    def tokens_del(self):
-        unit = self.__dict__.get("_tu")
-        if unit is not None and unit.__dict__.get("_safekern_disposed", False):
-            return
-        dispose_tokens(self)
-
-    ci.TranslationUnit.__del__ = unit_del
-    ci.TokenGroup.__del__ = tokens_del
-    # A Diagnostic keeps no reference to its unit, so it can outlive it (in a cycle, a
-    # traceback, a list freed later); clang_disposeDiagnostic then reads the diagnostic's
-    # vtable in the freed unit. For the diagnostics a unit owns (all safekern asks for) the
-    # call does nothing else: skip it.
-    ci.Diagnostic.__del__ = lambda self: None
-    dispose_index = ci.Index.__del__
-
-    def index_del(self):
-        try:
-            dispose_index(self)
-        except AttributeError:      # at interpreter exit the library handle is already gone
-            pass
-
-    ci.Index.__del__ = index_del
-    ci.TokenGroup._safekern_guarded = True
 
 
 _INDEX = None
@@ -335,41 +257,6 @@ class ParsedSource:
                    kernel=kernel)
 
 
-def _tokens(ci, tu, extent) -> list:
-    """(start, end, spelling) of the tokens of `extent` but comments: what the bindings'
-    TranslationUnit.get_tokens gives, without a Token object, a SourceRange and two
-    SourceLocations per token (each a Python layer over the same libclang calls; a
-    source's tokens are read at its first rewrite). The tokens are disposed of here."""
-    lib = ci.conf.lib
-    memory = ctypes.POINTER(ci.Token)()
-    count = ctypes.c_uint()
-    lib.clang_tokenize(tu, extent, ctypes.byref(memory), ctypes.byref(count))
-    n = int(count.value)
-    if n < 1:
-        return []
-    comment = ci.TokenKind.COMMENT.value
-    kind, token_extent, spelling = (lib.clang_getTokenKind, lib.clang_getTokenExtent,
-                                    lib.clang_getTokenSpelling)
-    range_start, range_end = lib.clang_getRangeStart, lib.clang_getRangeEnd
-    location = lib.clang_getInstantiationLocation
-    offset = ctypes.c_uint()
-    at = ctypes.byref(offset)
-    out = []
-    try:
-        for i in range(n):
-            tok = memory[i]
-            if kind(tok) == comment:
-                continue
-            rng = token_extent(tu, tok)
-            location(range_start(rng), None, None, None, at)
-            s = offset.value
-            location(range_end(rng), None, None, None, at)
-            out.append((s, offset.value, spelling(tu, tok)))
-    finally:
-        lib.clang_disposeTokens(tu, memory, count)
-    return out
-
-
 def parse(source: str, *, filename: str, args, headers=(), include_dirs=()) -> ParsedSource:
     """Parse `source` with libclang. Never raises for errors in the source: see errors()."""
     ci = _cindex()
@@ -398,67 +285,6 @@ def kinds():
     return _cindex().CursorKind
 
 
-#: the attribute of a libclang TranslationUnit that holds its children memo (children())
-_TREE = "_safekern_children"
-
-
-def kids(cursor) -> tuple:
-    """The children of `cursor`, shared: read from libclang once per cursor of its
-    translation unit, whichever pass or walk asks first (a tuple: never changed).
-
-    Every pass of a rewrite walks the same function bodies (provenance, ranges, writes,
-    the access walk, the launch facts, the macro scan...), and each walk read every node's
-    children from libclang again -- a ctypes visit per node per pass, most of a rewrite's
-    time. The memo lives on the translation unit (keyed by the cursor's bytes: libclang's
-    kind and data, equal for the same node however it was reached), so it lasts as long as
-    the unit and every ParsedSource of it shares it; the same Cursor objects come back, so
-    what the bindings cache on a cursor (extent, type, spelling) is read once too."""
-    found = cursor.__dict__.get("_safekern_kids")     # this Cursor object asked before
-    if found is not None:
-        return found
-    memo = cursor._tu.__dict__.get(_TREE)
-    if memo is None:
-        memo = cursor._tu.__dict__[_TREE] = {}
-    key = bytes(cursor)
-    found = memo.get(key)
-    if found is None:
-        found = memo[key] = _visit_children(cursor)
-    cursor._safekern_kids = found
-    return found
-
-
-def _visit_children(cursor) -> tuple:
-    """libclang's children of `cursor` (Cursor.get_children without its per-child null
-    cursor assertion, a ctypes call per child: libclang visits no null cursor)."""
-    ci = _cindex()
-    out: list = []
-    tu = cursor._tu
-
-    def visitor(child, parent, _):
-        child._tu = tu          # as the bindings do: the cursor keeps its unit alive
-        out.append(child)
-        return 1                # CXChildVisit_Continue
-
-    ci.conf.lib.clang_visitChildren(cursor, ci.callbacks["cursor_visit"](visitor), None)
-    return tuple(out)
-
-
-def children(cursor) -> list:
-    """The children of `cursor` (a list of the caller's own; see kids())."""
-    return list(kids(cursor))
-
-
-def span(cursor) -> tuple[int, int]:
-    """(start, end) byte offsets of `cursor`'s extent, read once per Cursor object (as the
-    bindings keep its extent; but each `.start.offset` is a libclang call again). The
-    cursors of kids() are shared, so each node's is read once per unit."""
-    known = cursor.__dict__.get("_safekern_span")
-    if known is None:
-        ext = cursor.extent
-        known = cursor._safekern_span = (ext.start.offset, ext.end.offset)
-    return known
-
-
 def strip(cursor):
     """Skip implicit casts (UNEXPOSED_EXPR with one child) and parentheses."""
     K = kinds()
@@ -469,48 +295,6 @@ def strip(cursor):
                 cursor = ch[0]
                 continue
         return cursor
-
-
-def walk(cursor, parents=()):
-    """Pre-order walk yielding (cursor, parents) with parents outermost first.
-
-    A walk from a cursor with no parents given is kept on the Cursor object (as its
-    children are, kids()): a function body is walked by a dozen passes of each rewrite
-    (provenance, ranges, writes, the launch facts, safety, prechecks...), and a kept walk
-    is a list's iteration."""
-    if parents:
-        return _walk(cursor, parents)
-    found = cursor.__dict__.get("_safekern_walk")
-    if found is None:
-        found = cursor._safekern_walk = tuple(_walk(cursor, ()))
-    return iter(found)
-
-
-def _walk(cursor, parents):
-    """walk() itself (a stack, not recursive generators: those pass each node up through
-    every level above it)."""
-    yield cursor, parents
-    stack = [(iter(kids(cursor)), parents + (cursor,))]
-    while stack:
-        it, inner = stack[-1]
-        ch = next(it, None)
-        if ch is None:
-            stack.pop()
-            continue
-        yield ch, inner
-        stack.append((iter(kids(ch)), inner + (ch,)))
-
-
-def walk_main(ps: ParsedSource):
-    """walk(ps.tu.cursor) without the top-level declarations outside the main file and what
-    they hold: the headers' (CUDA's stand-ins, cupy's own headers), most of a unit's tree,
-    where nothing of the user's code is -- a top-level declaration the user wrote starts
-    in the main file (a macro's expansion starts where it is used)."""
-    root = ps.tu.cursor
-    yield root, ()
-    for top in kids(root):
-        if ps.in_main_file(top):
-            yield from walk(top, (root,))
 
 
 def functions(ps: ParsedSource) -> list:
