@@ -275,16 +275,19 @@ def expand_in_bodies(ps) -> str | None:
         return None
     data = ps.source.encode("utf-8")
     undefs = [(m.start(), m.group(1).decode()) for m in _UNDEF.finditer(data)]
-    bodies = _body_ranges(ps)
-    starts = [b[0] for b in bodies]
-    work = _work_offsets(ps)
+    bodies = starts = work = None      # read at the first use that needs them (a walk each)
     edits, last_end = [], -1
     for s, e, name in ps.macro_ranges():
         if name not in defs or s < last_end:
             continue            # not the source's own macro, or inside a use already taken
+        if bodies is None:
+            bodies = _body_ranges(ps)
+            starts = [b[0] for b in bodies]
         i = bisect.bisect_right(starts, s) - 1
         if i < 0 or not (bodies[i][0] < s and e < bodies[i][1]):
             continue            # (a body a macro wrote maps to the use itself: left alone)
+        if work is None:
+            work = _work_offsets(ps)
         if not _holds_work(work, s, e):
             continue            # nothing the rewrite edits: a constant, arithmetic
         if _DIRECTIVE.search(data[s:e]):
