@@ -27,22 +27,35 @@ def cindex():
 
 
 def _fast_kind(ci) -> None:
-    """`Cursor.kind` as a list index (once per process): the bindings' property goes
-    through `CursorKind.from_id`'s checks, and the passes read a cursor's kind at every
-    node of every walk. The same CursorKind objects; an id the bindings do not know still
-    goes to from_id (its ValueError)."""
+    """`Cursor.kind` read once per Cursor object (once per process): the bindings' property
+    goes through `CursorKind.from_id`'s checks at every read, and the passes read a cursor's
+    kind at every node of every walk (tree.py shares the Cursor objects). The kind is kept
+    in the object's own attributes, where later reads find it first (a descriptor without
+    `__set__`, as functools.cached_property); a cursor's kind never changes. The same
+    CursorKind objects; an id the bindings do not know still goes to from_id (its
+    ValueError)."""
     if getattr(ci.Cursor, "_safekern_fast_kind", False):
         return
-    table = ci.CursorKind._kinds
-    from_id = ci.CursorKind.from_id
-
-    def kind(self):
-        k = self._kind_id
-        found = table[k] if 0 <= k < len(table) else None
-        return found if found is not None else from_id(k)
-
-    ci.Cursor.kind = property(kind, doc=ci.Cursor.kind.__doc__)
+    ci.Cursor.kind = _Kind(ci.CursorKind._kinds, ci.CursorKind.from_id,
+                           ci.Cursor.kind.__doc__)
     ci.Cursor._safekern_fast_kind = True
+
+
+class _Kind:
+    """Cursor.kind, kept per object (see _fast_kind)."""
+
+    def __init__(self, table, from_id, doc):
+        self.table, self.from_id, self.__doc__ = table, from_id, doc
+
+    def __get__(self, cursor, owner=None):
+        if cursor is None:
+            return self
+        k = cursor._kind_id
+        found = self.table[k] if 0 <= k < len(self.table) else None
+        if found is None:
+            found = self.from_id(k)
+        cursor.__dict__["kind"] = found
+        return found
 
 
 def _guard_disposal(ci) -> None:
