@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .libclang import cindex
 
-#: the attribute of a libclang TranslationUnit that holds its children memo (children())
+#: the attribute of a libclang TranslationUnit that holds its children memo (kids())
 _TREE = "_safekern_children"
 
 
@@ -20,7 +20,9 @@ def kids(cursor) -> tuple:
     time. The memo lives on the translation unit (keyed by the cursor's bytes: libclang's
     kind and data, equal for the same node however it was reached), so it lasts as long as
     the unit and every ParsedSource of it shares it; the same Cursor objects come back, so
-    what the bindings cache on a cursor (extent, type, spelling) is read once too."""
+    what the bindings cache on a cursor (extent, type, spelling) is read once too. (The
+    unit holds its cursors and they hold it: Python's collector frees the unit, as it does
+    any cycle, once no rewrite or parse_cache.PARSES holds it.)"""
     found = cursor.__dict__.get("_safekern_kids")     # this Cursor object asked before
     if found is not None:
         return found
