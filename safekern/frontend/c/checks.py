@@ -30,7 +30,7 @@ from .access_check import axis_check, constant_extent, element_check, index_flag
 from .model import Access, FunctionFacts, HelperCall, Root
 from .param_info import params_of
 from .parse import (ParsedSource, binary_op, call_args, called_name, children, evaluate_int,
-                    function_body, kids, kinds, strip, unary_op, walk)
+                    function_body, kinds, strip, unary_op, walk)
 from .provenance import Provenance
 from .ranges import LoopRanges
 from .walker import AccessWalker
@@ -316,8 +316,8 @@ class OpenCLWalker(AccessWalker):
     def _user_functions(self) -> set:
         if self._declared is None:
             K = self.K
-            self._declared = {c.spelling for c in kids(self.ps.tu.cursor)
-                              if c.kind == K.FUNCTION_DECL and self.ps.in_main_file(c)}
+            self._declared = {c.spelling for c in self.ps.main_top()
+                              if c.kind == K.FUNCTION_DECL}
         return self._declared
 
     def _helper_call(self, c, name, args):

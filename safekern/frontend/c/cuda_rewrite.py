@@ -98,7 +98,8 @@ class ModuleRewriter:
     # -- collecting functions ----------------------------------------------------------------
     def _collect(self, cursor, namespaces=(), extern_c=False):
         K = self.K
-        for ch in C.kids(cursor):
+        top = cursor.kind == K.TRANSLATION_UNIT
+        for ch in self.ps.main_top() if top else C.kids(cursor):
             if not self.ps.in_main_file(ch):
                 continue
             if ch.kind == K.NAMESPACE:

@@ -175,8 +175,8 @@ def _definitions(ps) -> dict:
     """name -> [MacroDef] in source order, of the macros the main file defines."""
     ci = C._cindex()
     out: dict = {}
-    for c in C.kids(ps.tu.cursor):
-        if c.kind != ci.CursorKind.MACRO_DEFINITION or not ps.in_main_file(c):
+    for c in ps.main_top():
+        if c.kind != ci.CursorKind.MACRO_DEFINITION:
             continue
         toks = list(c.get_tokens())
         if not toks:
@@ -214,10 +214,9 @@ def _active(defs: dict, undefs: list, at: int) -> dict:
 
 def _main_cursors(ps):
     """Every cursor under the main file's top-level declarations (not the headers')."""
-    for top in C.kids(ps.tu.cursor):
-        if ps.in_main_file(top):
-            for c, _ in C.walk(top):
-                yield c
+    for top in ps.main_top():
+        for c, _ in C.walk(top):
+            yield c
 
 
 def _body_ranges(ps) -> list:

@@ -88,9 +88,8 @@ def _static_locals(ps, out):
     """`static` variables inside the functions of the user's source (device functions keep
     them in global memory, once per module)."""
     K = C.kinds()
-    for top in C.kids(ps.tu.cursor):
-        if ps.in_main_file(top):          # (headers' function bodies are not walked)
-            _static_locals_in(ps, top, K, out)
+    for top in ps.main_top():           # (headers' function bodies are not walked)
+        _static_locals_in(ps, top, K, out)
 
 
 def _static_locals_in(ps, cursor, K, out):
@@ -118,15 +117,14 @@ def program_state(ps) -> tuple[StateVariable, ...]:
     K = C.kinds()
     out: list[StateVariable] = []
     for c in C.kids(ps.tu.cursor):
-        if _stand_in(ps, c) or c.kind != K.VAR_DECL:
+        if c.kind != K.VAR_DECL or _stand_in(ps, c):
             continue
         words = {t.spelling for t in c.get_tokens()}
         if _const(c.type) or words & set(_OPENCL_IMMUTABLE):
             continue
         out.append(StateVariable(c.spelling, *_where(ps, c), "program-scope variable"))
-    for top in C.kids(ps.tu.cursor):
-        if ps.in_main_file(top):
-            _static_locals_in(ps, top, K, out)
+    for top in ps.main_top():
+        _static_locals_in(ps, top, K, out)
     return tuple(out)
 
 

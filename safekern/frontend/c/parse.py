@@ -94,6 +94,7 @@ class ParsedSource:
         self._token_starts = None
         self._macros = None
         self._file_names: dict = {}     # libclang file -> its name (_file_name)
+        self._main_top = None
 
     # -- positions --------------------------------------------------------------------
     def in_main_file(self, cursor) -> bool:
@@ -118,6 +119,14 @@ class ParsedSource:
         if name is None:
             name = self._file_names[ptr] = ci.File(f).name
         return name
+
+    def main_top(self) -> tuple:
+        """The unit's top-level cursors that start in the user's source, in order (each
+        pass that looks at the source's own declarations, macros or functions reads this,
+        not the headers' thousands of declarations and macros again)."""
+        if self._main_top is None:
+            self._main_top = tuple(c for c in kids(self.tu.cursor) if self.in_main_file(c))
+        return self._main_top
 
     def offsets(self, cursor) -> tuple[int, int]:
         return span(cursor)
@@ -188,8 +197,7 @@ class ParsedSource:
             ci = _cindex()
             self._macros = sorted(
                 (c.extent.start.offset, c.extent.end.offset, c.spelling)
-                for c in kids(self.tu.cursor)
-                if c.kind == ci.CursorKind.MACRO_INSTANTIATION and self.in_main_file(c))
+                for c in self.main_top() if c.kind == ci.CursorKind.MACRO_INSTANTIATION)
         return self._macros
 
     def macro_at(self, *positions: int) -> str | None:
@@ -300,8 +308,7 @@ def strip(cursor):
 def functions(ps: ParsedSource) -> list:
     """Function definitions written in the user's source, in source order."""
     K = kinds()
-    return [c for c in kids(ps.tu.cursor)
-            if c.kind == K.FUNCTION_DECL and c.is_definition() and ps.in_main_file(c)]
+    return [c for c in ps.main_top() if c.kind == K.FUNCTION_DECL and c.is_definition()]
 
 
 def function_body(fn):

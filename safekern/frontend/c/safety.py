@@ -372,8 +372,8 @@ def ndebug_from(ps, options) -> int | None:
                 opts[i + 1].split("=")[0] == "NDEBUG":
             return 0
     K = C.kinds()
-    for c in C.kids(ps.tu.cursor):
-        if c.kind == K.MACRO_DEFINITION and c.spelling == "NDEBUG" and ps.in_main_file(c):
+    for c in ps.main_top():
+        if c.kind == K.MACRO_DEFINITION and c.spelling == "NDEBUG":
             return ps.offsets(c)[0]
     return None
 

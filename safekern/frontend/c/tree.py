@@ -106,9 +106,8 @@ def walk_main(ps):
     in the main file (a macro's expansion starts where it is used)."""
     root = ps.tu.cursor
     yield root, ()
-    for top in kids(root):
-        if ps.in_main_file(top):
-            yield from walk(top, (root,))
+    for top in ps.main_top():
+        yield from walk(top, (root,))
 
 
 __all__ = ["kids", "children", "span", "walk", "walk_main"]
