@@ -7,6 +7,9 @@ backends register); a source libclang cannot parse is parse_error.ParseError (a
 CompilationError) in both. Where things are, bottom up:
 
     parse        libclang: the translation unit, offsets <-> lines, tokens, macros, `located`
+                 (libclang.py: the bindings, loaded once; tree.py: a unit's tree read once,
+                 shared by every pass and walk)
+    parse_cache  one parse for the builds of one kernel (checked, variants, all checks)
     parse_error  the one parse error of both dialects
     macros       the source's own macro uses in function bodies, expanded in place (on their
                  lines) so what they hold is checked; both dialects parse the result

@@ -316,8 +316,8 @@ class OpenCLWalker(AccessWalker):
     def _user_functions(self) -> set:
         if self._declared is None:
             K = self.K
-            self._declared = {c.spelling for c in self.ps.tu.cursor.get_children()
-                              if c.kind == K.FUNCTION_DECL and self.ps.in_main_file(c)}
+            self._declared = {c.spelling for c in self.ps.main_top()
+                              if c.kind == K.FUNCTION_DECL}
         return self._declared
 
     def _helper_call(self, c, name, args):

@@ -43,6 +43,7 @@ from .cuda_headers import PRELUDE_NAME, unknown_function_decl
 from .cuda_rewrite import ModuleRewriter
 from .kernel_info import KernelInfo
 from .param_info import ParamInfo
+from .parse_cache import PARSES
 from .parse_error import ParseError
 from .rewrite_result import Rewrite
 
@@ -127,14 +128,23 @@ def rewrite(source: str, *, filename: str = "kernel.cu", options=(), arch="sm_90
     `eliminate=False` checks accesses proven in bounds too (SAFEKERN_ELIMINATE=0).
     `launch_predicates`: each kernel's `launch` holds the predicates launches may prove
     (launch.py); `assume`: the failure codes of checks a launch variant leaves out."""
-    ps = parse_cuda(source, filename=filename, options=options, arch=arch,
-                    include_dirs=include_dirs)
-    if checks:      # what the source's own macros hold is checked where they are used
-        ps = macros.with_expansions(ps, lambda text: parse_cuda(
-            text, filename=filename, options=options, arch=arch, include_dirs=include_dirs))
+    # the builds of one module (checked, launch variants, every check kept) share a parse
+    ps = PARSES.get(("cuda", source, filename, options, arch, include_dirs, checks),
+                    lambda: _parse(source, filename, options, arch, include_dirs, checks))
     return ModuleRewriter(ps, checks=checks, kernel_asserts=kernel_asserts,
                           options=options, eliminate=eliminate,
                           launch_predicates=launch_predicates, assume=assume).run()
+
+
+def _parse(source, filename, options, arch, include_dirs, checks: bool):
+    """The parse the rewrite reads: with checks, the source's own macros expanded in function
+    bodies (what they hold is checked where they are used; macros.py)."""
+    ps = parse_cuda(source, filename=filename, options=options, arch=arch,
+                    include_dirs=include_dirs)
+    if checks:
+        ps = macros.with_expansions(ps, lambda text: parse_cuda(
+            text, filename=filename, options=options, arch=arch, include_dirs=include_dirs))
+    return ps
 
 
 __all__ = ["CudaDialect", "DIALECT", "rewrite", "parse_cuda", "Rewrite", "KernelInfo",

@@ -190,7 +190,7 @@ class CudaWalker(CallHooks, AccessWalker):
         if not default:
             inner["unchecked"] = ("inside a lambda without a capture default ([=] or [&]), "
                                   "which cannot see safekern's sizes")
-        for ch in c.get_children():
+        for ch in C.kids(c):
             self.visit(ch, depth + 1, inner)
         return True
 
@@ -247,7 +247,7 @@ class CudaWalker(CallHooks, AccessWalker):
                 self._record("subscript", Status.UNCHECKED,
                              "the subscripted expression's type is not known (template-"
                              "dependent or not a pointer)", s, e, array=self.ps.text(c))
-            for ch in c.get_children():
+            for ch in C.kids(c):
                 self.visit(ch, depth + 1, ctx)
             return
         b = C.strip(base)

@@ -15,7 +15,7 @@ import re
 from . import device_launch, prelude
 from .cuda_headers import PRELUDE_NAME, parse_headers
 from .model import Dialect, Root, Unknown
-from .parse import kinds
+from .parse import kids, kinds
 from .provenance import array_type, is_pointer_type, type_kind
 from .safety import Spelling
 
@@ -89,7 +89,7 @@ class CudaDialect(Dialect):
         return parse_headers()
 
     def is_kernel(self, fn) -> bool:
-        return any(ch.kind == kinds().CUDAGLOBAL_ATTR for ch in fn.get_children()) or \
+        return any(ch.kind == kinds().CUDAGLOBAL_ATTR for ch in kids(fn)) or \
             device_launch.marked(fn, kinds().ANNOTATE_ATTR)     # launched from device code
 
     def pointer_param(self, param) -> bool:
@@ -115,7 +115,7 @@ class CudaDialect(Dialect):
         launch's dynamic shared memory."""
         extern = decl.storage_class.name == "EXTERN" and \
             type_kind(array_type(decl.type)) == "INCOMPLETEARRAY"
-        shared = any(ch.kind == kinds().CUDASHARED_ATTR for ch in decl.get_children())
+        shared = any(ch.kind == kinds().CUDASHARED_ATTR for ch in kids(decl))
         if extern and shared:
             return Root("extern", decl.spelling, text, "__sk_dynsmem()", ("var", decl.hash))
         if extern:

@@ -98,7 +98,8 @@ class ModuleRewriter:
     # -- collecting functions ----------------------------------------------------------------
     def _collect(self, cursor, namespaces=(), extern_c=False):
         K = self.K
-        for ch in cursor.get_children():
+        top = cursor.kind == K.TRANSLATION_UNIT
+        for ch in self.ps.main_top() if top else C.kids(cursor):
             if not self.ps.in_main_file(ch):
                 continue
             if ch.kind == K.NAMESPACE:
@@ -106,7 +107,7 @@ class ModuleRewriter:
             elif ch.kind == K.LINKAGE_SPEC:
                 self._collect(ch, namespaces, True)
             elif ch.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE):
-                attrs = {a.kind for a in ch.get_children()}
+                attrs = {a.kind for a in C.kids(ch)}
                 kernel = DIALECT.is_kernel(ch)     # (also one launched from device code)
                 device = K.CUDADEVICE_ATTR in attrs
                 if not (kernel or device):
@@ -135,7 +136,7 @@ class ModuleRewriter:
                     self.by_location.setdefault(key, fn)
 
     def _params(self, fn_cursor) -> list:
-        return [c for c in fn_cursor.get_children() if c.kind == self.K.PARM_DECL]
+        return [c for c in C.kids(fn_cursor) if c.kind == self.K.PARM_DECL]
 
     def _resolve(self, call, name: str) -> Function | None:
         """The user function a CALL_EXPR calls, if it is one."""
@@ -178,7 +179,7 @@ class ModuleRewriter:
                     if ch:
                         callee = C.strip(ch[0])
                         callee_refs.add(callee.extent.start.offset)
-        for c, parents in C.walk(self.ps.tu.cursor):
+        for c, parents in C.walk_main(self.ps):
             if c.kind != K.DECL_REF_EXPR or not self.ps.in_main_file(c):
                 continue
             ref = c.referenced
@@ -337,7 +338,7 @@ class ModuleRewriter:
         their accesses are listed as unchecked."""
         K = self.K
         kinds = (K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR, K.CONVERSION_FUNCTION)
-        for c, parents in C.walk(self.ps.tu.cursor):
+        for c, parents in C.walk_main(self.ps):
             if c.kind not in kinds or not c.is_definition() or not self.ps.in_main_file(c):
                 continue
             body = C.function_body(c)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from .parse import kids
+
 MARK = "safekern_global"
 PRELUDE_LINE = f'#define __sk_dpk__ __device__ __attribute__((annotate("{MARK}")))'
 _REFUSED = re.compile(r"reference to __global__ function '([A-Za-z_]\w*)' in "
@@ -58,7 +60,7 @@ def mask(source: str, kernels: set[str]) -> str | None:
 
 def marked(cursor, annotate_kind) -> bool:
     """A kernel the mask made `__device__` for the parse."""
-    return any(ch.kind == annotate_kind and ch.spelling == MARK for ch in cursor.get_children())
+    return any(ch.kind == annotate_kind and ch.spelling == MARK for ch in kids(cursor))
 
 
 def hidden_arguments(pointer_args) -> list[str]:

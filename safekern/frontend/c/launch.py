@@ -49,7 +49,7 @@ from .launch_implied import ImpliedGuards
 from .launch_loops import LoopValues
 from .launch_relations import Relations
 from .launch_vars import _UNKNOWN, Iv, VariableValues, _key
-from .parse import children, evaluate_int, function_body, kinds, strip, walk
+from .parse import children, evaluate_int, function_body, kids, kinds, strip, walk
 from .ranges import integer_limits
 from .struct_fields import StructFields
 
@@ -72,7 +72,7 @@ class LaunchAnalysis(ImpliedGuards, LoopValues, Relations, VariableValues):
         self.K = kinds()
         self.b = Builder()
         self.body = function_body(fn)
-        self.params = [c for c in fn.get_children() if c.kind == self.K.PARM_DECL]
+        self.params = [c for c in kids(fn) if c.kind == self.K.PARM_DECL]
         self.pointer_slots = {}
         for i, p in enumerate(self.params):
             if p.type.get_canonical().kind.name in ("POINTER", "INCOMPLETEARRAY",

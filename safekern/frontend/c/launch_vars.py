@@ -11,7 +11,7 @@ from __future__ import annotations
 import ctypes
 
 from .launch_expr import LaunchFact
-from .parse import _cindex, binary_op, children, unary_op, walk
+from .parse import _cindex, binary_op, children, kids, span, unary_op, walk
 from .parse import strip
 from .ranges import integer_limits
 
@@ -65,7 +65,7 @@ _UNKNOWN = Iv(None, None)
 
 
 def _key(c):
-    return (c.hash, c.extent.start.offset, c.extent.end.offset)
+    return (c.hash, *span(c))
 
 
 def _same(a, b) -> bool:
@@ -242,7 +242,7 @@ class VariableValues:
             return False
         if decl.type.is_volatile_qualified():
             return False
-        if any(a.kind.name.startswith("CUDA") for a in decl.get_children()):
+        if any(a.kind.name.startswith("CUDA") for a in kids(decl)):
             return False
         spelling = decl.type.spelling
         return not any(w in spelling for w in ("__local", "__global", "__constant", "local ",

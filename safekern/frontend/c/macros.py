@@ -175,8 +175,8 @@ def _definitions(ps) -> dict:
     """name -> [MacroDef] in source order, of the macros the main file defines."""
     ci = C._cindex()
     out: dict = {}
-    for c in ps.tu.cursor.get_children():
-        if c.kind != ci.CursorKind.MACRO_DEFINITION or not ps.in_main_file(c):
+    for c in ps.main_top():
+        if c.kind != ci.CursorKind.MACRO_DEFINITION:
             continue
         toks = list(c.get_tokens())
         if not toks:
@@ -214,9 +214,9 @@ def _active(defs: dict, undefs: list, at: int) -> dict:
 
 def _main_cursors(ps):
     """Every cursor under the main file's top-level declarations (not the headers')."""
-    for top in ps.tu.cursor.get_children():
-        if ps.in_main_file(top):
-            yield from top.walk_preorder()
+    for top in ps.main_top():
+        for c, _ in C.walk(top):
+            yield c
 
 
 def _body_ranges(ps) -> list:
@@ -247,7 +247,7 @@ def _work_offsets(ps) -> list:
         if c.kind not in kinds or not ps.in_main_file(c):
             continue
         if c.kind in binary:
-            kids = list(c.get_children())
+            kids = list(C.kids(c))
             op = ps.next_token(kids[0].extent.end.offset) if kids else None
             if op is None or op[2] not in _DIVIDES:
                 continue
@@ -274,16 +274,19 @@ def expand_in_bodies(ps) -> str | None:
         return None
     data = ps.source.encode("utf-8")
     undefs = [(m.start(), m.group(1).decode()) for m in _UNDEF.finditer(data)]
-    bodies = _body_ranges(ps)
-    starts = [b[0] for b in bodies]
-    work = _work_offsets(ps)
+    bodies = starts = work = None      # read at the first use that needs them (a walk each)
     edits, last_end = [], -1
     for s, e, name in ps.macro_ranges():
         if name not in defs or s < last_end:
             continue            # not the source's own macro, or inside a use already taken
+        if bodies is None:
+            bodies = _body_ranges(ps)
+            starts = [b[0] for b in bodies]
         i = bisect.bisect_right(starts, s) - 1
         if i < 0 or not (bodies[i][0] < s and e < bodies[i][1]):
             continue            # (a body a macro wrote maps to the use itself: left alone)
+        if work is None:
+            work = _work_offsets(ps)
         if not _holds_work(work, s, e):
             continue            # nothing the rewrite edits: a constant, arithmetic
         if _DIRECTIVE.search(data[s:e]):

@@ -51,19 +51,20 @@ def _where(ps, c):
 def _stand_in(ps, c) -> bool:
     """A declaration of the parse's stand-in headers (the user's source is parsed as a file
     of the same virtual directory)."""
-    loc = c.location
-    return loc.file is None or (loc.file.name.startswith("/__safekern__/") and
-                                loc.file.name != ps.path)
+    name = ps.file_of(c)
+    return name is None or (name.startswith("/__safekern__/") and name != ps.path)
 
 
 def _attrs(c) -> set:
-    return {ch.kind.name for ch in c.get_children()}
+    return {ch.kind.name for ch in C.kids(c)}
 
 
 def _namespace_scope(ps, cursor, out):
     K = C.kinds()
-    for c in cursor.get_children():
-        if _stand_in(ps, c):
+    wanted = (K.NAMESPACE, K.LINKAGE_SPEC, K.VAR_DECL, K.UNEXPOSED_DECL)
+    for c in C.kids(cursor):
+        # (the kind first: the headers' thousands of other declarations need no file read)
+        if c.kind not in wanted or _stand_in(ps, c):
             continue
         if c.kind in (K.NAMESPACE, K.LINKAGE_SPEC):
             _namespace_scope(ps, c, out)
@@ -87,9 +88,8 @@ def _static_locals(ps, out):
     """`static` variables inside the functions of the user's source (device functions keep
     them in global memory, once per module)."""
     K = C.kinds()
-    for top in ps.tu.cursor.get_children():
-        if ps.in_main_file(top):          # (headers' function bodies are not walked)
-            _static_locals_in(ps, top, K, out)
+    for top in ps.main_top():           # (headers' function bodies are not walked)
+        _static_locals_in(ps, top, K, out)
 
 
 def _static_locals_in(ps, cursor, K, out):
@@ -116,16 +116,15 @@ def program_state(ps) -> tuple[StateVariable, ...]:
     program of its own, which would not share it."""
     K = C.kinds()
     out: list[StateVariable] = []
-    for c in ps.tu.cursor.get_children():
-        if _stand_in(ps, c) or c.kind != K.VAR_DECL:
+    for c in C.kids(ps.tu.cursor):
+        if c.kind != K.VAR_DECL or _stand_in(ps, c):
             continue
         words = {t.spelling for t in c.get_tokens()}
         if _const(c.type) or words & set(_OPENCL_IMMUTABLE):
             continue
         out.append(StateVariable(c.spelling, *_where(ps, c), "program-scope variable"))
-    for top in ps.tu.cursor.get_children():
-        if ps.in_main_file(top):
-            _static_locals_in(ps, top, K, out)
+    for top in ps.main_top():
+        _static_locals_in(ps, top, K, out)
     return tuple(out)
 
 

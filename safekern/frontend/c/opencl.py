@@ -28,6 +28,7 @@ from .model import Dialect, Root, Unknown
 from .opencl_headers import BASE_HEADER
 from .kernel_info import KernelInfo
 from .opencl_rewrite import ProgramRewriter
+from .parse_cache import PARSES
 from .parse_error import ParseError
 from .rewrite_result import Rewrite
 
@@ -232,15 +233,23 @@ def rewrite(source: str, *, filename: str = DEFAULT_FILENAME, options=(),
     `launch_predicates`: each kernel's `launch` holds the predicates launches may prove
     (launch.py); `assume`: the failure codes of checks a launch variant leaves out."""
     dialect = OpenCLDialect(int64_atomics=int64_atomics, little_endian=little_endian)
-    ps = C.parse(source, filename=filename, args=dialect.parse_args(options),
-                 headers=dialect.headers())
+    # the builds of one program (checked, launch variants, every check kept) share a parse
+    ps = PARSES.get(("opencl", source, filename, options),
+                    lambda: _parse(source, filename, dialect.parse_args(options),
+                                   dialect.headers()))
+    return ProgramRewriter(ps, dialect, kernel_asserts, eliminate, launch_predicates,
+                           assume).run()
+
+
+def _parse(source: str, filename: str, args: list, headers: list):
+    """The parse the rewrite reads: the source's, with its macros expanded in function
+    bodies (macros.py); ParseError for a source libclang cannot parse."""
+    ps = C.parse(source, filename=filename, args=args, headers=headers)
     errors = ps.errors()
     if errors:
         raise ParseError.of(ps, errors)
-    ps = macros.with_expansions(ps, lambda text: C.parse(
-        text, filename=filename, args=dialect.parse_args(options), headers=dialect.headers()))
-    return ProgramRewriter(ps, dialect, kernel_asserts, eliminate, launch_predicates,
-                           assume).run()
+    return macros.with_expansions(ps, lambda text: C.parse(
+        text, filename=filename, args=args, headers=headers))
 
 
 

@@ -328,9 +328,8 @@ class ProgramRewriter:
                   else self.dialect.helper_hidden_params(ptrs))
         K = C.kinds()
         edits = []
-        decls = [c for c in self.ps.tu.cursor.get_children()
-                 if c.kind == K.FUNCTION_DECL and c.spelling == fn.spelling
-                 and self.ps.in_main_file(c)]
+        decls = [c for c in self.ps.main_top()
+                 if c.kind == K.FUNCTION_DECL and c.spelling == fn.spelling]
         for d in decls:
             open_paren, close_paren = self._param_parens(d)
             inner = self.ps.slice(open_paren + 1, close_paren).strip()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .parse import kinds
+from .parse import kids, kinds
 
 
 @dataclass
@@ -44,7 +44,7 @@ def params_of(fn, dialect) -> list[ParamInfo]:
     """The parameters of the function `fn` (a libclang cursor), in order."""
     K = kinds()
     return [ParamInfo.of(p, i, dialect)
-            for i, p in enumerate(c for c in fn.get_children() if c.kind == K.PARM_DECL)]
+            for i, p in enumerate(c for c in kids(fn) if c.kind == K.PARM_DECL)]
 
 
 __all__ = ["ParamInfo", "params_of"]

@@ -3,6 +3,8 @@
 The bottom of the C front ends: everything above reads the tree through this module. The layer,
 bottom up:
 
+    libclang    the bindings: loaded once, safe to finalise, tokens read directly
+    tree        a unit's tree read once: children, extents, walks (re-exported here)
     parse       (this module) the translation unit, byte offsets <-> lines, tokens, macros
     edits       text edits that keep every line, `#line`, apply_edits
     buildlog    a driver's build log at the user's lines
@@ -29,8 +31,10 @@ API (stable; later additions only extend it):
   CompilationError with the user's line and a caret; `located(kernel, offset, current)` -> the
   context every pass over a function runs in (an unexpected exception becomes a located
   safekern.InternalError).
-- Cursor helpers: `strip(cursor)` (skips implicit casts and parentheses), `children(cursor)`,
-  `walk(cursor)` (pre-order, yields (cursor, parents-tuple)), `unary_op(ps, cursor)`,
+- Cursor helpers: `strip(cursor)` (skips implicit casts and parentheses), `children(cursor)`
+  (read from libclang once per cursor of a translation unit: every pass and every walk
+  shares it -- never call `Cursor.get_children()` directly), `walk(cursor)` (pre-order,
+  yields (cursor, parents-tuple)), `unary_op(ps, cursor)`,
   `binary_op(ps, cursor)` (operator spelling from tokens), `evaluate_int(cursor)`
   (constant value or None), `functions(ps)`, `function_body(fn)`, `called_name(call)`,
   `call_args(call)`.
@@ -46,63 +50,10 @@ from dataclasses import dataclass
 
 from ...errors import CompilationError
 from ..located import internal_errors
+from .libclang import cindex as _cindex, tokens as _tokens
+from .tree import children, kids, span, walk, walk_main
 
 _MAIN_DIR = "/__safekern__"
-
-
-def _cindex():
-    try:
-        import clang.cindex as ci
-    except ImportError as err:  # pragma: no cover - the clang extra is not installed
-        raise CompilationError(
-            "checking C kernels needs libclang: pip install 'safekern[clang]' (libclang>=16)"
-        ) from err
-    _guard_disposal(ci)
-    return ci
-
-
-def _guard_disposal(ci) -> None:
-    """Make the bindings' finalizers safe in any order (once per process): tokens and
-    diagnostics may be collected after their translation unit.
-
-    A TokenGroup's finalizer disposes its tokens through its translation unit. When the two are
-    garbage in one cycle, the collector may finalize the unit first, and disposing the tokens
-    then reads freed memory: a segmentation fault during a later parse (seen on the H200 with
-    Python 3.12). A unit now remembers that it is disposed, and tokens whose unit is gone are
-    left alone (their memory is a small leak, not a crash)."""
-    if getattr(ci.TokenGroup, "_safekern_guarded", False):
-        return
-    dispose_unit = ci.TranslationUnit.__del__
-    dispose_tokens = ci.TokenGroup.__del__
-
-    def unit_del(self):
-        if not self.__dict__.get("_safekern_disposed", False):
-            self.__dict__["_safekern_disposed"] = True
-            dispose_unit(self)
-
-    def tokens_del(self):
-        unit = self.__dict__.get("_tu")
-        if unit is not None and unit.__dict__.get("_safekern_disposed", False):
-            return
-        dispose_tokens(self)
-
-    ci.TranslationUnit.__del__ = unit_del
-    ci.TokenGroup.__del__ = tokens_del
-    # A Diagnostic keeps no reference to its unit, so it can outlive it (in a cycle, a
-    # traceback, a list freed later); clang_disposeDiagnostic then reads the diagnostic's
-    # vtable in the freed unit. For the diagnostics a unit owns (all safekern asks for) the
-    # call does nothing else: skip it.
-    ci.Diagnostic.__del__ = lambda self: None
-    dispose_index = ci.Index.__del__
-
-    def index_del(self):
-        try:
-            dispose_index(self)
-        except AttributeError:      # at interpreter exit the library handle is already gone
-            pass
-
-    ci.Index.__del__ = index_del
-    ci.TokenGroup._safekern_guarded = True
 
 
 _INDEX = None
@@ -142,15 +93,51 @@ class ParsedSource:
         self._tokens = None
         self._token_starts = None
         self._macros = None
+        self._file_names: dict = {}     # libclang file -> its name (_file_name)
+        self._main_top = None
 
     # -- positions --------------------------------------------------------------------
     def in_main_file(self, cursor) -> bool:
-        loc = cursor.extent.start
-        return loc.file is not None and loc.file.name == self.path
+        """Whether `cursor`'s extent starts in the user's source (its expansion location's
+        file), read once per Cursor object (see span())."""
+        known = cursor.__dict__.get("_safekern_in_main")
+        if known is None:
+            known = cursor._safekern_in_main = self._file_name(cursor.extent.start) == self.path
+        return known
+
+    def _file_name(self, loc) -> str | None:
+        """The name of the file of `loc`'s expansion location (SourceLocation.file.name, None
+        for none) in one libclang call: the bindings' `.file` reads the line, column and
+        offset too and each `.name` converts a libclang string -- here once per file."""
+        ci = _cindex()
+        f = ci.c_object_p()
+        ci.conf.lib.clang_getInstantiationLocation(loc, ctypes.byref(f), None, None, None)
+        if not f:
+            return None
+        ptr = ctypes.cast(f, ctypes.c_void_p).value
+        name = self._file_names.get(ptr)
+        if name is None:
+            name = self._file_names[ptr] = ci.File(f).name
+        return name
+
+    def main_top(self) -> tuple:
+        """The unit's top-level cursors that start in the user's source, in order (each
+        pass that looks at the source's own declarations, macros or functions reads this,
+        not the headers' thousands of declarations and macros again)."""
+        if self._main_top is None:
+            self._main_top = tuple(c for c in kids(self.tu.cursor) if self.in_main_file(c))
+        return self._main_top
 
     def offsets(self, cursor) -> tuple[int, int]:
-        ext = cursor.extent
-        return ext.start.offset, ext.end.offset
+        return span(cursor)
+
+    def file_of(self, cursor) -> str | None:
+        """The name of the file of `cursor`'s location (None: none), read once per Cursor
+        object (see span())."""
+        known = cursor.__dict__.get("_safekern_file", False)
+        if known is False:
+            known = cursor._safekern_file = self._file_name(cursor.location)
+        return known
 
     def slice(self, start: int, end: int) -> str:
         return self.data[start:end].decode("utf-8", "replace")
@@ -176,12 +163,7 @@ class ParsedSource:
             start = self.tu.get_location(self.path, 0)
             end = self.tu.get_location(self.path, len(self.data))
             extent = ci.SourceRange.from_locations(start, end)
-            toks = []
-            for tok in self.tu.get_tokens(extent=extent):
-                if tok.kind.name == "COMMENT":
-                    continue
-                s, e = tok.extent.start.offset, tok.extent.end.offset
-                toks.append((s, e, tok.spelling))
+            toks = _tokens(ci, self.tu, extent)
             toks.sort()
             self._tokens = toks
             self._token_starts = [t[0] for t in toks]
@@ -215,8 +197,7 @@ class ParsedSource:
             ci = _cindex()
             self._macros = sorted(
                 (c.extent.start.offset, c.extent.end.offset, c.spelling)
-                for c in self.tu.cursor.get_children()
-                if c.kind == ci.CursorKind.MACRO_INSTANTIATION and self.in_main_file(c))
+                for c in self.main_top() if c.kind == ci.CursorKind.MACRO_INSTANTIATION)
         return self._macros
 
     def macro_at(self, *positions: int) -> str | None:
@@ -312,10 +293,6 @@ def kinds():
     return _cindex().CursorKind
 
 
-def children(cursor) -> list:
-    return list(cursor.get_children())
-
-
 def strip(cursor):
     """Skip implicit casts (UNEXPOSED_EXPR with one child) and parentheses."""
     K = kinds()
@@ -328,24 +305,15 @@ def strip(cursor):
         return cursor
 
 
-def walk(cursor, parents=()):
-    """Pre-order walk yielding (cursor, parents) with parents outermost first."""
-    yield cursor, parents
-    inner = parents + (cursor,)
-    for ch in cursor.get_children():
-        yield from walk(ch, inner)
-
-
 def functions(ps: ParsedSource) -> list:
     """Function definitions written in the user's source, in source order."""
     K = kinds()
-    return [c for c in ps.tu.cursor.get_children()
-            if c.kind == K.FUNCTION_DECL and c.is_definition() and ps.in_main_file(c)]
+    return [c for c in ps.main_top() if c.kind == K.FUNCTION_DECL and c.is_definition()]
 
 
 def function_body(fn):
     K = kinds()
-    for ch in fn.get_children():
+    for ch in kids(fn):
         if ch.kind == K.COMPOUND_STMT:
             return ch
     return None
@@ -386,7 +354,7 @@ def binary_op(ps: ParsedSource, cursor) -> str:
     ch = children(cursor)
     if len(ch) != 2:
         return ""
-    lhs_end = ch[0].extent.end.offset
+    lhs_end = span(ch[0])[1]
     tok = ps.next_token(lhs_end)
     return tok[2] if tok is not None else ""
 
@@ -457,6 +425,6 @@ def _is_constant_tree(cursor) -> bool:
     return True
 
 
-__all__ = ["parse", "ParsedSource", "Diagnostic", "strip", "children", "walk", "functions",
-           "function_body", "called_name", "call_args", "unary_op", "binary_op", "evaluate_int",
-           "kinds"]
+__all__ = ["parse", "ParsedSource", "Diagnostic", "strip", "children", "kids", "span", "walk",
+           "walk_main", "functions", "function_body", "called_name", "call_args", "unary_op",
+           "binary_op", "evaluate_int", "kinds"]

@@ -72,13 +72,13 @@ def operator_call(c):
     if c.kind != K.CALL_EXPR:
         return None
     op, operands = None, []
-    for ch in c.get_children():
+    for ch in C.kids(c):
         s = C.strip(ch)
         name = ""
         if s.kind == K.DECL_REF_EXPR:
             name = s.spelling
             if not name:
-                inner = [g for g in s.get_children() if g.kind == K.OVERLOADED_DECL_REF]
+                inner = [g for g in C.kids(s) if g.kind == K.OVERLOADED_DECL_REF]
                 name = inner[0].spelling if inner else ""
         elif s.kind == K.OVERLOADED_DECL_REF:
             name = s.spelling
@@ -158,7 +158,7 @@ class Provenance:
                         if scope is not None else None
                     self.arrays[c.hash] = self.dialect.array_root(c, c.spelling, span)
                 elif is_pointer_type(c.type):
-                    init = [ch for ch in c.get_children() if ch.kind.is_expression()]
+                    init = [ch for ch in C.kids(c) if ch.kind.is_expression()]
                     self.sources.setdefault(c.hash, []).extend(init[-1:])
             elif c.kind == K.BINARY_OPERATOR and C.binary_op(self.ps, c) == "=":
                 lhs, rhs = C.children(c)
@@ -228,7 +228,7 @@ class Provenance:
         e = C.strip(expr)
         kind = e.kind.name
         if kind in _CASTS:
-            kids = [ch for ch in e.get_children() if ch.kind.is_expression()]
+            kids = [ch for ch in C.kids(e) if ch.kind.is_expression()]
             return self.root_of(kids[-1], at) if kids else Unknown("a cast of unknown form")
         if e.kind == K.DECL_REF_EXPR:
             return self._root_of_decl(e, at)

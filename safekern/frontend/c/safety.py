@@ -372,8 +372,8 @@ def ndebug_from(ps, options) -> int | None:
                 opts[i + 1].split("=")[0] == "NDEBUG":
             return 0
     K = C.kinds()
-    for c in ps.tu.cursor.get_children():
-        if c.kind == K.MACRO_DEFINITION and c.spelling == "NDEBUG" and ps.in_main_file(c):
+    for c in ps.main_top():
+        if c.kind == K.MACRO_DEFINITION and c.spelling == "NDEBUG":
             return ps.offsets(c)[0]
     return None
 
@@ -415,7 +415,7 @@ def scan(rewriter: SafetyRewriter, body, *, depth_base: int = 0,
                 lhs, rhs, op = operands
                 rewriter.division(c, lhs, rhs, op, depth_base + depth,
                                   unusable=unusable_at(ps.offsets(c)[0]))
-        for ch in c.get_children():
+        for ch in C.kids(c):
             visit(ch, depth + 1)
 
     visit(body, 0)
@@ -480,7 +480,7 @@ def _constant_tree(expr, depth: int = 0) -> bool:
         if ref.kind in (K.ENUM_CONSTANT_DECL, K.TEMPLATE_NON_TYPE_PARAMETER):
             return True
         if ref.kind == K.VAR_DECL and ref.type.is_const_qualified() and depth < 8:
-            init = [ch for ch in ref.get_children() if ch.kind.is_expression()]
+            init = [ch for ch in C.kids(ref) if ch.kind.is_expression()]
             return bool(init) and _constant_tree(init[-1], depth + 1)
         return False
     if c.kind.name not in _CONSTANT_KINDS:

@@ -97,7 +97,7 @@ class StructFields:
         ref = call.referenced
         args = list(call.get_arguments()) if hasattr(call, "get_arguments") else []
         params = [] if ref is None else [
-            ch for ch in ref.get_children() if ch.kind == self.K.PARM_DECL]
+            ch for ch in C.kids(ref) if ch.kind == self.K.PARM_DECL]
         for k, arg in enumerate(args):
             if self._param_of(arg) is None:
                 continue

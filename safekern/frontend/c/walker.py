@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from ...report import Status
 from .model import Access, Unknown
-from .parse import kinds, strip
+from .parse import kids, kinds, strip
 
 #: the reason a pointer whose provenance is a null pointer is not checked
 NULL_POINTER = "a null pointer"
@@ -77,7 +77,7 @@ class AccessWalker:
         try:
             if handler is not None and handler(c, depth, ctx):
                 return
-            for ch in c.get_children():
+            for ch in kids(c):
                 self.visit(ch, depth + 1, ctx)
         finally:
             self.path.pop()
