@@ -19,9 +19,9 @@ from numba.cuda.extending import intrinsic
 
 from ... import failures
 from ...frontend.python import INDEXED_ATOMICS
-from .lowering import (array_data, array_extent, array_shape, compare_index, components,
-                       element_load, element_store, emit_checks, emit_record, flag_clear,
-                       select_load, selectable, special_register)
+from .lowering import (all_in_bounds, array_data, array_extent, array_shape, compare_index,
+                       element_index, element_load, element_store, emit_checks, emit_record,
+                       flag_clear, select_load, selectable, special_register)
 
 # -- failure recording (the cold side) ------------------------------------------------------
 
@@ -86,18 +86,14 @@ def _sk_within(typingctx, arr, idx):
     from the end, as numba indexes), as the access's own check compares them; False for
     anything else -- a slice, a tuple, a partial index -- whose access then runs checked
     (frontend/python/body_versioning.py)."""
-    full = isinstance(arr, types.Array) and all(
-        isinstance(c, types.Integer) for c in components(idx)) and \
-        len(components(idx)) == arr.ndim
+    full = isinstance(arr, types.Array) and element_index(arr, idx)
 
     def codegen(context, builder, sig, args):
         if not full:
             return cgutils.false_bit
         shapes = array_shape(context, builder, arr, args[0])
-        ok = cgutils.true_bit
-        for *_, bad in compare_index(builder, context, arr, idx, shapes, args[1]):
-            ok = builder.and_(ok, builder.not_(bad))
-        return ok
+        return all_in_bounds(builder, compare_index(builder, context, arr, idx, shapes,
+                                                    args[1]))
 
     return types.boolean(arr, idx), codegen
 

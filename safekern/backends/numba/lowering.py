@@ -15,6 +15,12 @@ def components(index_ty):
     return list(index_ty.types) if isinstance(index_ty, types.BaseTuple) else [index_ty]
 
 
+def element_index(array_ty, index_ty) -> bool:
+    """`index_ty` names one element of an array of `array_ty`: an integer per axis."""
+    comps = components(index_ty)
+    return len(comps) == array_ty.ndim and all(isinstance(c, types.Integer) for c in comps)
+
+
 def plan(array_ty, index_ty):
     """(checks, scalar, fallback_index): checks = [(position, axis, component type)]."""
     comps = components(index_ty)
@@ -168,6 +174,14 @@ def compare_index(builder, context, arr_ty, idx_ty, shapes, idx):
     return out
 
 
+def all_in_bounds(builder, compared):
+    """-> i1: no component of compare_index's result is out of bounds."""
+    ok = cgutils.true_bit
+    for *_, bad in compared:
+        ok = builder.and_(ok, builder.not_(bad))
+    return ok
+
+
 def end_thread(builder) -> None:
     """PTX `exit`: the thread ends here (its stores so far stay done), and LLVM knows that
     nothing after it runs."""
@@ -224,9 +238,7 @@ def select_load(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_t
     and stay in flight together, as in the unchecked loop."""
     shapes = array_shape(context, builder, arr_ty, arr)
     compared = compare_index(builder, context, arr_ty, idx_ty, shapes, idx)
-    ok = cgutils.true_bit
-    for *_, bad in compared:
-        ok = builder.and_(ok, builder.not_(bad))
+    ok = all_in_bounds(builder, compared)
     strides = array_strides(context, builder, arr_ty, arr)
     comps = components(idx_ty)
     tupled = isinstance(idx_ty, types.BaseTuple)
@@ -258,7 +270,7 @@ def element_pointer(context, builder, arr_ty, idx_ty, arr, idx):
     must index (other indices; NUMBA_BOUNDSCHECK on: numba's own check then)."""
     comps = components(idx_ty)
     if not isinstance(arr_ty, types.Array) or context.enable_boundscheck or \
-            len(comps) != arr_ty.ndim or not all(isinstance(c, types.Integer) for c in comps):
+            not element_index(arr_ty, idx_ty):
         return None
     from numba.cuda.np.arrayobj import fix_integer_index
 
@@ -299,8 +311,7 @@ def element_load(context, builder, arr_ty, idx_ty, arr, idx):
 
 def selectable(context, arr_ty, idx_ty) -> bool:
     """A full integer index of an array whose element fits the failure buffer's spare slots."""
-    comps = components(idx_ty)
-    if len(comps) != arr_ty.ndim or not all(isinstance(c, types.Integer) for c in comps):
+    if not element_index(arr_ty, idx_ty):
         return False
     try:
         size = context.get_abi_sizeof(context.get_data_type(arr_ty.dtype))
@@ -314,7 +325,7 @@ def flag_clear(context, builder, flag_ty, flag):
     return builder.icmp_signed("==", value, ir.Constant(value.type, 0))
 
 
-__all__ = ["components", "plan", "array_data", "array_shape", "array_extent", "special_register",
+__all__ = ["components", "element_index", "plan", "all_in_bounds", "array_data", "array_shape", "array_extent", "special_register",
            "emit_record", "emit_records", "end_thread", "emit_checks", "compare_index",
            "select_load", "element_pointer", "element_load", "element_store", "selectable",
            "flag_clear"]
