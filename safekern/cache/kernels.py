@@ -394,11 +394,15 @@ _instance_lock = threading.Lock()
 
 def get_or_build(fields: Mapping | None, build: Callable, load: Callable, *,
                  describe: str = "kernel", meta: Mapping | None = None,
-                 refused: tuple = (Exception,)):
+                 refused: tuple = (Exception,), uncached: Callable | None = None):
     """`KernelCache.get_or_build` with the process's kernel cache; without one (off,
-    unusable) or without `fields` (not cacheable), `build()`'s value, loaded if need be."""
+    unusable) or without `fields` (not cacheable), `uncached()` where given (the value alone:
+    no payload is made that nothing would keep -- PoCL compiles every kernel of a program to
+    hand out its binaries), else `build()`'s value, loaded if need be."""
     kc = get_kernel_cache() if fields is not None else None
     if kc is None:
+        if uncached is not None:
+            return uncached()
         made = build()
         return made[1] if isinstance(made, tuple) else load(made)
     return kc.get_or_build(fields, build, load, describe=describe, meta=meta, refused=refused)

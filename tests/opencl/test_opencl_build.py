@@ -202,6 +202,28 @@ def test_cache_off_still_builds(clenv, monkeypatch):
     assert prg.twice.num_args == 2
 
 
+def test_cache_off_never_asks_for_binaries(clenv, monkeypatch):
+    """With nothing to keep them in, the build does not ask the driver for the program's
+    binaries: PoCL compiles every kernel of the program to hand them out (a second compile of
+    each, 60 ms a kernel)."""
+    set_safekern(monkeypatch, CACHE="off")
+    asked = []
+    get_info = cl.Program.get_info
+
+    def spy(self, param):
+        asked.append(param)
+        return get_info(self, param)
+
+    monkeypatch.setattr(cl.Program, "get_info", spy)
+    prg = skcl.Program(clenv.ctx, GOOD, filename="good.cl").build()
+    q = clenv.queue
+    out = cla.zeros(q, 8, np.float32)
+    prg.twice(q, (8,), None, cla.to_device(q, np.full(8, 3, np.float32)), out)
+    safekern.sync()
+    np.testing.assert_array_equal(out.get(), 6)
+    assert cl.program_info.BINARIES not in asked
+
+
 def test_hidden_size_of_arguments(clenv):
     q = clenv.queue
     buf = cl.Buffer(clenv.ctx, cl.mem_flags.READ_WRITE, size=40)

@@ -397,7 +397,7 @@ def _cached_build(ctx, text, options, devices, filename, n_prelude, describe, us
 
     meta = {"backend": "opencl", "device": ", ".join(d.name for d in devices)}
     return get_or_build(fields, build, load, describe=describe, meta=meta,
-                        refused=(cl.Error, KeyError, ValueError))
+                        refused=(cl.Error, KeyError, ValueError), uncached=from_source)
 
 
 def device_caps(devices) -> tuple[bool, bool]:
