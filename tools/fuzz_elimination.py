@@ -17,6 +17,7 @@ NUMBA_ENABLE_CUDASIM=1.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import os
 import shutil
 import sys
@@ -26,6 +27,16 @@ import warnings
 
 os.environ["NUMBA_ENABLE_CUDASIM"] = "1"          # before numba is imported
 os.environ["SAFEKERN_CACHE"] = "off"
+
+
+_SEED_FILE: str | None = None      # --seed-file: where the seed now running is written
+
+
+def _running(seed: int) -> None:
+    """Say which seed runs now (`--jobs` reads it when a driver crashes the process)."""
+    if _SEED_FILE is not None:
+        with open(_SEED_FILE, "w") as f:
+            f.write(str(seed))
 
 
 def regression_file(fk, diffs) -> str:
@@ -43,6 +54,7 @@ def run(count: int, seed: int, out: str | None, minutes: float | None, log=print
     found, artifacts, done = [], [], 0
     try:
         for s in range(seed, seed + count):
+            _running(s)
             if minutes is not None and time.monotonic() - start > minutes * 60:
                 break
             fk = fuzz_kernels.generate(s)
@@ -108,6 +120,7 @@ def run_opencl(count: int, seed: int, out: str | None, minutes: float | None, lo
     start = time.monotonic()
     found, done = [], 0
     for s in range(seed, seed + count):
+        _running(s)
         if minutes is not None and time.monotonic() - start > minutes * 60:
             break
         k = fuzz_opencl.generate(s)
@@ -146,6 +159,7 @@ def run_opencl_launch(count: int, seed: int, out: str | None, minutes: float | N
     start = time.monotonic()
     found, done, launches = [], 0, 0
     for s in range(seed, seed + count):
+        _running(s)
         if minutes is not None and time.monotonic() - start > minutes * 60:
             break
         k = fuzz_launch_opencl.generate(s)
@@ -169,42 +183,84 @@ def run_opencl_launch(count: int, seed: int, out: str | None, minutes: float | N
             "launches": launches}
 
 
+def _child(args, first: int, count: int, minutes: float | None, seed_file: str) -> list:
+    return [sys.executable, "-m", "tools.fuzz_elimination", "--count", str(count),
+            "--seed", str(first), "--seed-file", seed_file] + \
+        (["--out", args.out] if args.out else []) + \
+        (["--minutes", f"{minutes:.3f}"] if minutes is not None else []) + \
+        (["--opencl"] if args.opencl else []) + \
+        (["--opencl-launch"] if args.opencl_launch else []) + \
+        (["--platform", args.platform] if args.platform else [])
+
+
 def run_jobs(args) -> int:
     """`--jobs N`: the seed range split into N contiguous slices, one process each (the
-    simulator is single-threaded); their summaries added up."""
+    simulator is single-threaded); their summaries added up. A process that a driver crashes
+    (PoCL runs the kernels in the process) is reported with the seed it was running -- a
+    kernel to run alone: undefined behaviour in it, or a check that let an access through --
+    and its slice goes on from the next seed in a new process."""
     import re
     import subprocess
 
     per = -(-args.count // args.jobs)
-    procs = []
     start = time.monotonic()
+    scratch = tempfile.mkdtemp(prefix="fuzz_jobs_")
+    running = []                           # (process, output file, seed file, first, end)
+
+    def launch(first, end):
+        n = len(running) + len(finished) + len(crashed)
+        seed_file, out_file = (os.path.join(scratch, f"{n}.{x}") for x in ("seed", "out"))
+        left = None if args.minutes is None else \
+            max(0.0, args.minutes - (time.monotonic() - start) / 60)
+        out = open(out_file, "w")
+        proc = subprocess.Popen(_child(args, first, end - first, left, seed_file),
+                                stdout=out, stderr=subprocess.STDOUT, text=True)
+        out.close()
+        running.append((proc, out_file, seed_file, first, end))
+
+    finished, crashed = [], []
     for j in range(args.jobs):
-        first, count = args.seed + j * per, min(per, args.count - j * per)
-        if count <= 0:
-            break
-        cmd = [sys.executable, "-m", "tools.fuzz_elimination", "--count", str(count),
-               "--seed", str(first)] + (["--out", args.out] if args.out else []) + \
-            (["--minutes", str(args.minutes)] if args.minutes else []) + \
-            (["--opencl"] if args.opencl else []) + \
-            (["--opencl-launch"] if args.opencl_launch else []) + \
-            (["--platform", args.platform] if args.platform else [])
-        procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                      text=True))
+        first, end = args.seed + j * per, min(args.seed + (j + 1) * per, args.seed + args.count)
+        if end > first:
+            launch(first, end)
     kernels, differing, failed = 0, [], 0
-    for proc in procs:
-        output, _ = proc.communicate()
-        for line in output.splitlines():
-            if line.startswith("seed ") or line.startswith("done:"):
-                print(line, flush=True)
-        done = re.search(r"^done: (\d+) kernels", output, re.M)
-        kernels += int(done.group(1)) if done else 0
-        differing += [int(x) for x in re.findall(r"^seed (\d+): ", output, re.M)
-                      if "set apart" not in output.split(f"seed {x}: ", 1)[1][:40]]
-        failed += proc.returncode not in (0, 1) or done is None
-    print(f"all: {kernels} kernels in {time.monotonic() - start:.0f} s with {len(procs)} "
+    while running:
+        time.sleep(0.5)
+        for item in [x for x in running if x[0].poll() is not None]:
+            running.remove(item)
+            proc, out_file, seed_file, first, end = item
+            output = open(out_file).read()
+            for line in output.splitlines():
+                if line.startswith("seed ") or line.startswith("done:"):
+                    print(line, flush=True)
+            done = re.search(r"^done: (\d+) kernels", output, re.M)
+            kernels += int(done.group(1)) if done else 0
+            differing += [int(x) for x in re.findall(r"^seed (\d+): ", output, re.M)
+                          if "set apart" not in output.split(f"seed {x}: ", 1)[1][:40]]
+            finished.append(proc.pid)
+            if done is not None and proc.returncode in (0, 1):
+                continue
+            at = open(seed_file).read().strip() if os.path.exists(seed_file) else ""
+            if proc.returncode < 0 and at:           # killed by a signal in a kernel
+                seed = int(at)
+                crashed.append(seed)
+                kernels += seed - first
+                print(f"seed {seed}: crashed the process (signal {-proc.returncode}); run it "
+                      "alone", *output.splitlines()[-12:], sep="\n    ", flush=True)
+                if seed + 1 < end and (args.minutes is None or
+                                       time.monotonic() - start < args.minutes * 60):
+                    launch(seed + 1, end)
+                continue
+            # (a process that died otherwise says why: its exit status and its last lines)
+            failed += 1
+            print(f"process from seed {first} exited {proc.returncode}:",
+                  *output.splitlines()[-25:], sep="\n    ", flush=True)
+    shutil.rmtree(scratch, ignore_errors=True)
+    print(f"all: {kernels} kernels in {time.monotonic() - start:.0f} s with {len(finished)} "
           f"processes, {len(differing)} differing: {differing[:50]}"
+          + (f"; {len(crashed)} crashed: {crashed[:50]}" if crashed else "")
           + (f"; {failed} processes failed" if failed else ""), flush=True)
-    return 1 if differing or failed else 0
+    return 1 if differing or failed or crashed else 0
 
 
 def main(argv=None) -> int:
@@ -217,12 +273,16 @@ def main(argv=None) -> int:
     parser.add_argument("--opencl-launch", action="store_true",
                         help="OpenCL C kernels on PoCL, launch predicates on vs. off")
     parser.add_argument("--jobs", type=int, default=1, help="processes (seeds split)")
+    parser.add_argument("--seed-file", help=argparse.SUPPRESS)   # (--jobs: the seed running)
     parser.add_argument("--platform", help="OpenCL platform whose name contains this "
                         "(C modes; default: PYOPENCL_CTX, else the first)")
     args = parser.parse_args(argv)
     if args.jobs > 1:
         return run_jobs(args)
+    global _SEED_FILE
+    _SEED_FILE = args.seed_file
     log = lambda *a: print(*a, flush=True)                               # noqa: E731
+    faulthandler.enable()       # a crash in a driver prints where the Python code was
     if args.opencl or args.opencl_launch:
         result = (run_opencl_launch if args.opencl_launch else run_opencl)(
             args.count, args.seed, args.out, args.minutes, log=log, platform=args.platform)
