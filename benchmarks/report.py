@@ -162,7 +162,7 @@ def summarize(run: dict) -> dict:
         "checked_geomean": summary.get("checked", {}).get("geomean"),
         "checked_worst": summary.get("checked", {}).get("worst"),
         "host_overhead_us": (run.get("host_launch") or {}).get("overhead_us"),
-        "compile_ratio": (run.get("compile") or {}).get("ratio_of_totals"),
+        "compile_ratio": _compile_geomean(run.get("compile") or {}),
     }
     # Goals are about a real GPU at full size; a smoke run's figures say nothing about them.
     smoke = (run.get("machine", {}).get("simulator") or run.get("settings", {}).get("quick"))
@@ -423,6 +423,14 @@ def _host_section(run):
     return lines
 
 
+def _compile_geomean(comp: dict, at_least_one: bool = True) -> float | None:
+    """The geomean of the cases' checked / plain ratios, a ratio below 1 counted as 1 (the
+    goal's figure: a checked compile is not faster than numba's, a ratio below 1 is a slow
+    plain sample) or as measured."""
+    ratios = [e["ratio"] for e in (comp.get("cases") or {}).values() if e.get("ratio")]
+    return geomean([max(r, 1.0) if at_least_one else r for r in ratios]) if ratios else None
+
+
 def _compile_section(run):
     comp = run.get("compile")
     if not comp:
@@ -438,8 +446,13 @@ def _compile_section(run):
         lines.append(f"| {name} | {sec('unchecked')} | {sec('checked')} | "
                      f"{_fmt(e.get('ratio'))} |")
     if comp.get("ratio_of_totals") is not None:
-        lines.append(f"| **all** | {comp['total_unchecked_s']:.3f} | "
+        lines.append(f"| **all** (ratio of totals) | {comp['total_unchecked_s']:.3f} | "
                      f"{comp['total_checked_s']:.3f} | {comp['ratio_of_totals']:.3f} |")
+    if _compile_geomean(comp) is not None:
+        lines.append(f"| **geomean of the ratios**, as measured | | | "
+                     f"{_compile_geomean(comp, False):.3f} |")
+        lines.append(f"| **geomean, ratios below 1 as 1** (the goal's figure) | | | "
+                     f"{_compile_geomean(comp):.3f} |")
     for mode, err in comp.get("errors", {}).items():
         lines.append(f"\n{mode}: {err}")
     return lines
