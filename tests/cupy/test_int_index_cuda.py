@@ -1,5 +1,5 @@
 """CUDA C's `int` index checks (cuda_edits.index_helper): an `int` index goes through the
-prelude's `__sk_ix32` (one 32-bit compare), every other through the templated `__sk_ix`; a
+prelude's `__sk_ix32` (the test of the long it is sign-extended to), every other through the templated `__sk_ix`; a
 struct's pointer field subscripted as itself (`g.nlist[k]`) is an index check against the
 field's element count, not `__sk_ptr`'s pointer offset; a versioned loop's checked copy keeps
 the 64-bit `__sk_ix` (loop_versions.LoopWords.wide). Here the rewrite and NVRTC (no GPU); the

@@ -1,7 +1,8 @@
 """CUDA C's `int` index check on a GPU (test_int_index_cuda.py has the rewrite): the prelude's
 `__sk_ix32` is the same test as the 64-bit `__sk_ix` for every extent (unknown ones, -1,
 included) over the boundary values; an `int` index out of bounds, negative included, is
-reported as itself through a checked kernel, and so is a struct field's.
+reported as itself through a checked kernel, and so is a struct field's; an index whose int
+arithmetic overflows never reaches an address its test did not see.
 
     python -m pytest tests/cupy/test_int_index_cuda_gpu.py -m gpu -v
 """
@@ -81,3 +82,30 @@ def test_in_bounds_int_indexes_compute_what_the_plain_kernel_does():
     out = cp.zeros(12, cp.float32)
     k((1,), (12,), (out, src, np.int32(4)))
     assert out.get().tolist() == list(range(4, 16))
+
+
+OVERFLOW = r"""
+extern "C" __global__ void overflow(int* out, int n) {
+    int i = n * 16;
+    out[i] = 5;
+}
+"""
+
+
+def test_an_int_index_that_overflows_never_reaches_an_untested_address():
+    """`n * 16` with n = -2**31 overflows (undefined in C): the compiler may make the address
+    from the operands in 64 bits (-2**35) or wrap (0). The check tests the value the address
+    is made of (prelude._index_check), so either it is reported as -2**35 or the kernel stores
+    at 0 -- never an illegal address (before: the test saw 0 and on PoCL the store went to
+    -2**35, a segmentation fault)."""
+    k = skcp.RawKernel(OVERFLOW, "overflow")
+    out = cp.zeros(64, cp.int32)
+    k((1,), (32,), (out, np.int32(-2 ** 31)))
+    try:
+        safekern.sync()
+    except safekern.BoundsError as err:
+        assert (err.index, err.size, err.array) == (-2 ** 35, 64, "out"), str(err)
+    else:
+        assert out.get()[0] == 5
+    cp.cuda.runtime.deviceSynchronize()          # the context is alive
+    assert (cp.arange(4) + 1).get().tolist() == [1, 2, 3, 4]

@@ -40,10 +40,10 @@ SAXPY_CHECKED = (
     "    int i = get_global_id(0);\n"
     # i is a private int the statement does not assign: each array's test before the
     # statement (prechecks.py; y's second access needs none), nothing in it sets the flag
-    "    if (__SK_UNLIKELY((uint)((int)(i)) >= (uint)(__sk_n_y < 2147483648L ? __sk_n_y : "
-    "2147483648L))) { __sk_fail_bits(__sk_fb, CODE, (int)(i), __sk_n_y, 0, 0); return; } "
-    "if (__SK_UNLIKELY((uint)((int)(i)) >= (uint)(__sk_n_x < 2147483648L ? __sk_n_x : "
-    "2147483648L))) { __sk_fail_bits(__sk_fb, CODE, (int)(i), __sk_n_x, 0, 0); return; } "
+    "    if (__SK_UNLIKELY((ulong)(long)((int)(i)) >= (ulong)(__sk_n_y))) { "
+    "__sk_fail_bits(__sk_fb, CODE, (int)(i), __sk_n_y, 0, 0); return; } "
+    "if (__SK_UNLIKELY((ulong)(long)((int)(i)) >= (ulong)(__sk_n_x))) { "
+    "__sk_fail_bits(__sk_fb, CODE, (int)(i), __sk_n_x, 0, 0); return; } "
     "y[i] = a * x[i] + y[i];\n"
     "}\n")
 
@@ -128,8 +128,8 @@ def test_helpers_get_hidden_arguments_and_derived_offsets():
             "(const __global char *)(a)), __sk_nb_a, 0L, __sk_nb_v); "
             "if (__SK_UNLIKELY(*__sk_fp)) return; }") in lines[10]
     # (out[r]: tested before its statement, prechecks.py; braces around each branch)
-    assert lines[10].startswith("    if (r % 2) { if (__SK_UNLIKELY((uint)((int)(r)) >= ")
-    assert lines[11].startswith("    else { if (__SK_UNLIKELY((uint)((int)(r)) >= ") and \
+    assert lines[10].startswith("    if (r % 2) { if (__SK_UNLIKELY((ulong)(long)((int)(r)) >= ")
+    assert lines[11].startswith("    else { if (__SK_UNLIKELY((ulong)(long)((int)(r)) >= ") and \
         "return; } out[r] = row[__sk_ixb(" in lines[11] and lines[11].endswith("return; }")
     # do-while: the condition's check is tested at the top of the body and after the loop.
     assert lines[12].startswith("    do { if (__SK_UNLIKELY(*__sk_fp)) return;  r--; } while")

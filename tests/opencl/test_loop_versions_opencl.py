@@ -89,7 +89,7 @@ def test_spmv_is_versioned():
     # the other copy: the loop as the rewrite checks it; the exit test after the loop
     assert "x[__sk_ix32((int)(indices[__sk_ix32((int)(k)" in slow
     # (then y[row]'s precheck, prechecks.py: row is a private int the statement keeps)
-    assert slow.split("if (__SK_UNLIKELY((uint)((int)(row))")[0].rstrip().endswith(
+    assert slow.split("if (__SK_UNLIKELY((ulong)(long)((int)(row))")[0].rstrip().endswith(
         "if (__SK_UNLIKELY(*__sk_fp)) return;")
     # the report: the affine accesses hoisted, the data-dependent one checked
     by_text = {e.text: e.status for e in rw.report()}

@@ -1,7 +1,10 @@
-"""An `int` index is tested in 32 bits (opencl_edits.index_helper, the prelude's __sk_ix32):
-the same test as the 64-bit __sk_ix for every extent and index, run here on the device itself
-over the boundary values; and an int index out of bounds, negative included, is reported
-with its own value through a checked kernel."""
+"""An `int` index (opencl_edits.index_helper, the prelude's __sk_ix32) is tested as the long
+it is sign-extended to, the value its address is made from: the same test as __sk_ix's for
+every extent and index, run here on the device itself over the boundary values; an int index
+out of bounds, negative included, is reported with its own value through a checked kernel; and
+an index whose int arithmetic overflows (undefined in C: the compiler may compute the address
+from the operands in 64 bits) is reported, not let through to an address its test never saw
+(a segmentation fault on PoCL, the differential fuzzer's seed 6125143)."""
 from tests.support.opencl_env import clenv  # noqa: F401  (fixture; sets up the ICD vendors first)
 
 import numpy as np
@@ -25,7 +28,7 @@ __kernel void probe(__global const int *is, __global const long *ns, int ni,
     int i = is[g % ni];
     long n = ns[g / ni];
     int f = 0;
-    int r = __sk_ix32(i, n, 1L, 0, fb, &f);
+    long r = __sk_ix32(i, n, 1L, 0, fb, &f);
     f32[g] = f ? 1 : (r == i ? 0 : 2);
     f = 0;
     __sk_ix((long)i, n, 1L, 0, fb, &f);
@@ -34,7 +37,7 @@ __kernel void probe(__global const int *is, __global const long *ns, int ni,
 """
 
 
-def test_the_32_bit_test_is_the_64_bit_one(clenv):
+def test_the_int_test_is_the_long_one(clenv):
     import pyopencl as cl
 
     prg = cl.Program(clenv.ctx, prelude.opencl() + PROBE).build()
@@ -56,12 +59,12 @@ def test_the_32_bit_test_is_the_64_bit_one(clenv):
     assert got32.tolist() == want       # (2: an index in bounds that came back changed)
 
 
-def test_an_int_index_goes_through_the_32_bit_check():
+def test_an_int_index_goes_through_the_int_check():
     text = opencl_front.rewrite("__kernel void k(__global float *a, int i, long j, uint u) {\n"
                                 "    a[i] = a[j] + a[u];\n}\n", filename="k.cl").source
     body = text[text.rfind("#line 1"):]
     # (private scalars: each is tested before the statement, by its helper's own test)
-    assert "if (__SK_UNLIKELY((uint)((int)(i)) >= (uint)(__sk_n_a < 2147483648L ? " in body
+    assert "if (__SK_UNLIKELY((ulong)(long)((int)(i)) >= (ulong)(__sk_n_a))) {" in body
     assert "if (__SK_UNLIKELY((ulong)((long)(j)) >= (ulong)(__sk_n_a))) {" in body
     assert "if (__SK_UNLIKELY((ulong)((long)(u)) >= (ulong)(__sk_n_a))) {" in body
     text = opencl_front.rewrite("__kernel void k(__global float *a, int i, long j, uint u) {\n"
@@ -92,3 +95,35 @@ def test_an_int_index_out_of_bounds_is_reported_as_itself(clenv, d, index, threa
     err = info.value
     assert (err.index, err.size, err.array, err.thread[0]) == (index, 16, "src", thread), \
         str(err)
+
+
+OVERFLOWS = {
+    # the product wraps to 0 in 32 bits; computed from the operands in 64 bits it is -2**35
+    "a parameter's product": "__kernel void k(__global int *out, int n) {\n"
+                             "    int i = n * 16;\n    out[i] = 5;\n}\n",
+    "in the subscript": "__kernel void k(__global int *out, uint u) {\n"
+                        "    out[(((int)u) * 4) * 4] = 5;\n}\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(OVERFLOWS))
+def test_an_int_index_that_overflows_is_reported_not_let_through(clenv, name):
+    """Run in a process of its own: before the fix PoCL died of a segmentation fault (the test
+    passed 0 in 32 bits, the address was made from -2**35)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np, pyopencl as cl, safekern, safekern.opencl as skcl\n"
+        "ctx = cl.create_some_context(interactive=False); q = cl.CommandQueue(ctx)\n"
+        "prg = skcl.Program(ctx, sys.argv[1], filename='k.cl').build()\n"
+        "out = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64 * 4)\n"
+        "prg.k(q, (64,), (16,), out, np.uint32(2 ** 31))\n"
+        "try:\n    safekern.sync()\nexcept safekern.BoundsError as e:\n"
+        "    print('reported', e.index, e.size, e.array, e.lineno)\n")
+    env = dict(__import__("os").environ, SAFEKERN_CACHE="off", SAFEKERN_LAUNCH_PREDICATES="0")
+    done = subprocess.run([sys.executable, "-c", code, OVERFLOWS[name]], capture_output=True,
+                          text=True, timeout=100, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lineno = 3 if name == "a parameter's product" else 2
+    assert f"reported {-2 ** 35} 64 out {lineno}" in done.stdout, done.stdout + done.stderr

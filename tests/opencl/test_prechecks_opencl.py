@@ -42,8 +42,8 @@ def test_bfs_step_prechecks_its_private_indexes():
     # nindex[u] (the for's init), nlist[k], level[v] (an if's condition), next_frontier[v]
     assert text.count(PRE) == 4
     for var, arr in (("u", "nindex"), ("k", "nlist"), ("v", "level"), ("v", "next_frontier")):
-        assert (f"if (__SK_UNLIKELY((uint)((int)({var})) >= (uint)(__sk_n_{arr} < 2147483648L "
-                f"? __sk_n_{arr} : 2147483648L))) {{ __sk_fail_bits(__sk_fb, ") in text
+        assert (f"if (__SK_UNLIKELY((ulong)(long)((int)({var})) >= (ulong)(__sk_n_{arr}))) "
+                f"{{ __sk_fail_bits(__sk_fb, ") in text
     assert "for (int k = nindex[u];" in text and "int v = nlist[k];" in text
     assert "if (level[v] < 0) {" in text and "next_frontier[v] = 1; }" in text
     # kept in the expression: behind `&&`, and in the for's condition
@@ -166,7 +166,7 @@ def test_precheck_before_the_statement(clenv, src, before):
 def test_an_unbraced_body_gets_braces():
     text = body("__kernel void k(__global int *b, int n) {\n"
                 "    for (int j = 0; j < n; j++) b[j] = 1;\n}\n")
-    assert "j++) { if (__SK_UNLIKELY((uint)((int)(j)) >= " in text
+    assert "j++) { if (__SK_UNLIKELY((ulong)(long)((int)(j)) >= " in text
     assert "return; } b[j] = 1; }" in text
 
 

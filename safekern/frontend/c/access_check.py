@@ -44,7 +44,7 @@ class Check:
     elems: int | None = None       # elements touched, where a built-in says (vloadN: N)
     negate: bool = False           # "offset": the index is subtracted (p - k)
     unsigned: bool = False         # the index is a 64-bit unsigned integer
-    int32: bool = False            # the index is an `int` (OpenCL tests it in 32 bits)
+    int32: bool = False            # the index is an `int` (checked by __sk_ix32)
     #: CUDA `p[i]` on a derived pointer: where the text starts and the '[' and ']' tokens
     #: ((start, end) each), which the edit replaces
     brackets: tuple | None = None
@@ -64,15 +64,15 @@ class Check:
 
 
 def is_int32(index) -> bool:
-    """The index expression (a libclang cursor) is an `int`: both dialects test it in 32 bits
-    (`Check.int32`)."""
+    """The index expression (a libclang cursor) is an `int`: both dialects check it with
+    `__sk_ix32`, as the long it is sign-extended to (`Check.int32`)."""
     return index.type.get_canonical().kind.name == "INT"
 
 
 def index_flags(index) -> dict:
     """The flags of a check that the index expression's type sets (a libclang cursor; None:
     none set): `unsigned` for a 64-bit unsigned index (failures.UNSIGNED: its failure reads
-    back 2**63 and up as themselves), `int32` for an `int` (tested in 32 bits)."""
+    back 2**63 and up as themselves), `int32` for an `int` (__sk_ix32)."""
     if index is None:
         return {}
     kind = index.type.get_canonical().kind.name

@@ -6,7 +6,8 @@ memory they are checked against); here it becomes C text:
 
     "index"     i -> __sk_ix(i, extent, CODE, axis, __sk_fb): an array's axis, or a kernel's
                 pointer parameter i against its element count (__sk_n_<i>); `__sk_ix32`
-                for an `int` index (index_helper); also a struct's pointer field
+                for an `int` index (index_helper: the same test, of the long it is
+                sign-extended to); also a struct's pointer field
                 subscripted as itself (`g.nlist[k]`), against the field's element count
     "offset"    p[i] -> (*__sk_ptr((p) + (i), base, size, CODE, __sk_fb)): a derived pointer
                 against its root (the '[' and ']' tokens replaced)
@@ -70,10 +71,12 @@ def check_edits(accesses, *, kernel: bool) -> tuple:
 
 
 def index_helper(check) -> str:
-    """The prelude's check of an index: `__sk_ix32` for an `int` (its unsigned value in one
-    32-bit compare, no sign extension: an H100 ran CuPy's bfs_step 1.13x -> 1.08x with it),
-    else `__sk_ix`, templated on the index's type. (A versioned loop's checked copy, which
-    runs only when its test before the loop fails, keeps `__sk_ix`: loop_versions.wide.)"""
+    """The prelude's check of an index: `__sk_ix32` for an `int`, else `__sk_ix`, templated
+    on the index's type; both test the index as the long the address is made of. (__sk_ix32
+    once tested an int in 32 bits -- CuPy's bfs_step 1.13x -> 1.08x on an H100 -- but an
+    int arithmetic's overflow, which C leaves undefined, let the compiler make the address
+    from the operands in 64 bits while the test saw the wrapped value: prelude._index_check.
+    A versioned loop's checked copy writes `__sk_ix`: loop_versions.wide.)"""
     return "__sk_ix32" if check.int32 and not check.unsigned else "__sk_ix"
 
 

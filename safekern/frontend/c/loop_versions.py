@@ -105,7 +105,8 @@ class LoopWords:
     #: loop, which runs only when its test before the loop fails, is written with the 64-bit
     #: check. CUDA only: on an H100 the 32-bit one there, never run, made NVRTC compile the
     #: fast copies of CuPy's spmv_csr slower (1.10x -> 1.15x, c_variant_ab.py's fallback-ix32);
-    #: OpenCL's spmv_csr runs 1.00x with it (None: left as written)
+    #: OpenCL's spmv_csr runs 1.00x with it (None: left as written). (__sk_ix32 has tested
+    #: the sign-extended long since 2026-11-28, as __sk_ix does: the two are one test now.)
     wide: tuple | None = None
 
 

@@ -5,7 +5,8 @@ hidden arguments at helper calls.
 The checks call functions the prelude defines (prelude.py):
   __sk_ix(long i, long n, long code, int axis, FB, FP)        -> i, or 0 after recording
                                    (__sk_ixu for a ulong index: it records that too;
-                                    __sk_ix32 takes and gives an int, tested in 32 bits)
+                                    __sk_ix32 takes an int: tested as the long it is
+                                    sign-extended to, the long the address is made of)
   __sk_ixb(long i, long off, long esz, long nbytes, long code, FB, FP)
                             -> i when off + i*esz is in [0, nbytes - esz], else -(off/esz)
 so a failing access touches element 0 instead of leaving its buffer; the work-item then leaves
@@ -25,8 +26,8 @@ from .model import FunctionFacts
 def index_helper(check) -> tuple:
     """The helper that checks an "index" check's index, and the type it takes the index as:
     a ulong's records that it is unsigned (2**63 and up read back as themselves); an `int`'s
-    tests it in 32 bits (no sign extension and 64-bit compare on the path to the load; the
-    same test as the 64-bit one, every OpenCL extent being >= 0) and gives back an `int`."""
+    takes it as an int and tests the long it is sign-extended to (prelude._index_check: not
+    in 32 bits, which an int arithmetic's overflow let through to the address)."""
     if check.unsigned:
         return "__sk_ixu", "long"
     if check.int32:

@@ -5,7 +5,7 @@ A failed in-expression check (`__sk_ix32(...)`) cannot end the work-item: it set
 records, reads element 0, and a flag test after the statement returns. A *precheck* instead
 tests the index before the statement and returns at once:
 
-    if (__SK_UNLIKELY((uint)v >= (uint)cap)) { __sk_fail_bits(fb, CODE, v, n, AXIS, 0); return; }
+    if (__SK_UNLIKELY((ulong)(long)v >= (ulong)n)) { __sk_fail_bits(fb, CODE, v, n, AXIS, 0); return; }
     ... the statement, its access `p[v]` unchecked ...
 
 the same test and the same record (site, index, size, axis, local and group id) as the

@@ -51,15 +51,19 @@ def _record(w: dict) -> str:
             f"    {bits}\n    {thread}\n    {block}")
 
 
-def _index_check(w: dict, name: str, bits: str, word: str | None = None,
-                 test: str | None = None) -> str:
+def _index_check(w: dict, name: str, bits: str, word: str | None = None) -> str:
     """`name(i, n, code, axis, fb...)`: i when 0 <= i < n, else the failure recorded (slot
     UNSIGNED gets `bits`: 1 for an unsigned index, whose 2**63 and up read back as
-    themselves). `word`: the type the index is taken and given back as (default: the
-    dialect's index type in, its long out); `test`: v out of bounds of n (default: as
-    unsigned longs)."""
-    out = word or w["long"]
-    test = test or f"({w['ulong']})v >= ({w['ulong']})n"
+    themselves). `word`: the type the index is taken as (default: the dialect's index type).
+    The test is of the index as a long, and the long is what comes back: the access's
+    address is made from that same value. (An `int` index tested in 32 bits and given back
+    an int was not safe: the address sign-extends the int, and where the user's arithmetic
+    overflows -- `int i = n * 16` -- the compiler may compute that sign extension in 64 bits
+    from the operands, as signed overflow allows, while the test saw the wrapped 32-bit
+    value: an index the test passed, an address it never tested. Test and address now read
+    one value.)"""
+    out = w["long"]
+    test = f"({w['ulong']})v >= ({w['ulong']})n"
     template = "" if word else w["template"]     # (a fixed index type: nothing to deduce)
     head = f"{w['fn']} {out} {name}("
     pad = " " * len(head)
@@ -74,21 +78,13 @@ def _index_check(w: dict, name: str, bits: str, word: str | None = None,
             f"  return v;\n}}")
 
 
-#: An `int` index (opencl_edits.index_helper, cuda_edits.index_helper): its unsigned value
-#: against n capped at 2**31 (a negative one is above any cap), so no sign extension and one
-#: 32-bit compare; the same test as __sk_ix's for every n >= 0 (an OpenCL extent always is;
-#: CUDA's guard leaves n < 0, unknown, unchecked as __sk_ix does); the index comes back an int.
-_INT32_TEST = "(uint)v >= (uint)(n < 2147483648L ? n : 2147483648L)"
-
-
 def opencl_index_test(helper: str, v: str, n: str) -> str:
     """The test `helper` (__sk_ix, __sk_ixu, __sk_ix32) makes of its value `v` (C text, of
-    the helper's index type) against `n`, for a precheck (prechecks.py) to make the same."""
+    the helper's index type) against `n`, for a precheck (prechecks.py) to make the same:
+    each tests the index as a long (an int sign-extended) against n, as unsigned longs."""
     if helper == "__sk_ix32":
-        return f"(uint)({v}) >= (uint)({n} < 2147483648L ? {n} : 2147483648L)"
+        return f"(ulong)(long)({v}) >= (ulong)({n})"
     return f"(ulong)({v}) >= (ulong)({n})"
-_INT32_TEST_CUDA = ("(unsigned int)v >= (unsigned int)(n < 2147483648LL ? n : "
-                    "2147483648LL)")
 
 
 def _shared(dialect: str) -> dict:
@@ -98,10 +94,10 @@ def _shared(dialect: str) -> dict:
                   "/* An index of type ulong (size_t): slot 11 says so, so 2**63 and up read "
                   "back as\n   themselves (failures.UNSIGNED), not as negative numbers. */",
                   _index_check(w, "__sk_ixu", "1"),
-                  _index_check(w, "__sk_ix32", "0", word="int", test=_INT32_TEST)]
+                  _index_check(w, "__sk_ix32", "0", word="int")]
     else:        # templated: the index's own type says whether it is unsigned
         checks = [_index_check(w, "__sk_ix", "(I)-1 > (I)0 ? 1 : 0"),
-                  _index_check(w, "__sk_ix32", "0", word="int", test=_INT32_TEST_CUDA)]
+                  _index_check(w, "__sk_ix32", "0", word="int")]
     return {"record": _record(w), "index_checks": "\n".join(checks)}
 
 
