@@ -98,32 +98,55 @@ def test_an_int_index_out_of_bounds_is_reported_as_itself(clenv, d, index, threa
 
 
 OVERFLOWS = {
-    # the product wraps to 0 in 32 bits; computed from the operands in 64 bits it is -2**35
-    "a parameter's product": "__kernel void k(__global int *out, int n) {\n"
-                             "    int i = n * 16;\n    out[i] = 5;\n}\n",
-    "in the subscript": "__kernel void k(__global int *out, uint u) {\n"
-                        "    out[(((int)u) * 4) * 4] = 5;\n}\n",
+    # (source, the line of the access, what a wrapped index stores in out[0..3]): the product
+    # wraps to 0 in 32 bits; computed from the operands in 64 bits it is -2**35 (-2**32)
+    "a parameter's product": ("__kernel void k(__global int *out, uint u) {\n"
+                              "    int i = (int)u * 16;\n    out[i] = 5;\n}\n", 3, [5, 0, 0, 0]),
+    "in the subscript": ("__kernel void k(__global int *out, uint u) {\n"
+                         "    out[(((int)u) * 4) * 4] = 5;\n}\n", 2, [5, 0, 0, 0]),
+    # a constant extent: the compiler may narrow the test to 32 bits (seed 103148349)
+    "a private array": ("__kernel void k(__global int *out, uint u) {\n"
+                        "    int priv[8];\n"
+                        "    for (int t = 0; t < 8; t++) priv[t] = t + 10;\n"
+                        "    int acc = 0;\n"
+                        "    if (get_global_id(0) < 100) { acc += priv[(int)u * 2]; }\n"
+                        "    out[get_global_id(0)] = acc;\n}\n", 5, [10, 10, 10, 10]),
 }
 
 
 @pytest.mark.parametrize("name", sorted(OVERFLOWS))
-def test_an_int_index_that_overflows_is_reported_not_let_through(clenv, name):
-    """Run in a process of its own: before the fix PoCL died of a segmentation fault (the test
-    passed 0 in 32 bits, the address was made from -2**35)."""
+def test_an_int_index_that_overflows_never_reaches_an_untested_address(clenv, name):
+    """An index whose int arithmetic overflows (undefined in C) is either reported as the
+    value the compiler computed (-2**35, -2**32: the operands in 64 bits) or used wrapped, in
+    bounds, as tested -- never an address its test did not see. Run in a process of its own:
+    PoCL died of a segmentation fault when the check tested the wrapped int and the address
+    was made from the 64-bit value (the fuzzer's seeds 6125143, 103148349)."""
+    import os
     import subprocess
     import sys
 
+    source, line, wrapped = OVERFLOWS[name]
     code = (
         "import sys, numpy as np, pyopencl as cl, safekern, safekern.opencl as skcl\n"
-        "ctx = cl.create_some_context(interactive=False); q = cl.CommandQueue(ctx)\n"
+        "plat = [p for p in cl.get_platforms() if p.name == sys.argv[2]][0]\n"
+        "ctx = cl.Context(devices=plat.get_devices()[:1]); q = cl.CommandQueue(ctx)\n"
         "prg = skcl.Program(ctx, sys.argv[1], filename='k.cl').build()\n"
         "out = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64 * 4)\n"
+        "cl.enqueue_fill_buffer(q, out, np.int32(0), 0, 64 * 4)\n"
         "prg.k(q, (64,), (16,), out, np.uint32(2 ** 31))\n"
         "try:\n    safekern.sync()\nexcept safekern.BoundsError as e:\n"
-        "    print('reported', e.index, e.size, e.array, e.lineno)\n")
-    env = dict(__import__("os").environ, SAFEKERN_CACHE="off", SAFEKERN_LAUNCH_PREDICATES="0")
-    done = subprocess.run([sys.executable, "-c", code, OVERFLOWS[name]], capture_output=True,
-                          text=True, timeout=100, env=env)
+        "    print('reported', e.index, e.size, e.array, e.lineno)\n"
+        "host = np.zeros(64, np.int32); cl.enqueue_copy(q, host, out); q.finish()\n"
+        "print('out', host[:4].tolist())\n")
+    env = dict(os.environ, SAFEKERN_CACHE="off", SAFEKERN_LAUNCH_PREDICATES="0")
+    done = subprocess.run([sys.executable, "-c", code, source, clenv.device.platform.name],
+                          capture_output=True, text=True, timeout=100, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
-    lineno = 3 if name == "a parameter's product" else 2
-    assert f"reported {-2 ** 35} 64 out {lineno}" in done.stdout, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    if lines[0].startswith("reported"):
+        size = 8 if name == "a private array" else 64
+        array = "priv" if name == "a private array" else "out"
+        assert lines[0] in (f"reported {-2 ** 35} {size} {array} {line}",
+                            f"reported {-2 ** 32} {size} {array} {line}"), done.stdout
+    else:
+        assert lines == [f"out {wrapped}"], done.stdout

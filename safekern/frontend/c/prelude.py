@@ -22,7 +22,7 @@ from ... import failures as F
 #: How each dialect spells what the shared parts need.
 _WORDS = {
     "opencl": dict(
-        fn="static inline", long="long", ulong="ulong", code="long", template="",
+        fn="static inline", long="long", ulong="ulong", u32="uint", code="long", template="",
         fb="__global long *fb,\n{pad}__private int *fp", index_type="long",
         unlikely="__SK_UNLIKELY({})", guard="",
         fail="*fp = 1; __sk_fail_bits(fb, code, v, n, axis, {bits}); return 0;",
@@ -31,6 +31,7 @@ _WORDS = {
         block=("get_group_id(0)", "get_group_id(1)", "get_group_id(2)")),
     "cuda": dict(
         fn="static __device__ __forceinline__", long="long long", ulong="unsigned long long",
+        u32="unsigned int",
         code="unsigned long long", template="template <typename I>\n",
         fb="long long* fb", index_type="I", unlikely="__builtin_expect({}, 0)",
         guard=" && n >= 0",
@@ -69,13 +70,18 @@ def _index_check(w: dict, name: str, bits: str, word: str | None = None) -> str:
     pad = " " * len(head)
     fb = w["fb"].format(pad=pad)
     cond = w["unlikely"].format(test) + w["guard"]
+    # An int that passed is in [0, n): its zero extension is v. Zero-extended, the int given
+    # back is the one tested even where the compiler narrows the test to 32 bits (a constant
+    # extent, a private array's: `(ulong)sext(i) >= 8` is `(uint)i >= 8`) -- the overflowing
+    # arithmetic cannot be widened under a zero extension as it can under a sign extension.
+    back = f"({out})({w['u32']})i" if word == "int" else "v"
     return (f"{template}{head}{word or w['index_type']} i, {w['long']} n, "
             f"{w['code']} code, int axis,\n{pad}{fb}) {{\n"
             f"  {out} v = ({out})i;\n"
             f"  if ({cond}) {{\n"
             f"    {w['fail'].format(bits=bits)}\n"
             f"  }}\n"
-            f"  return v;\n}}")
+            f"  return {back};\n}}")
 
 
 def opencl_index_test(helper: str, v: str, n: str) -> str:
