@@ -200,7 +200,8 @@ def spmv_variants(cur):
 def bfs_variants(cur):
     """BFS's loop stores, so it is not versioned: its three checks run in the loop. Today's
     form (c3): `g.nlist[k]` an index check against the field's element count and all three by
-    the 32-bit `__sk_ix32`; `before`: the form of calls 3 and 4 (`__sk_ptr`, 64-bit), to A/B
+    `__sk_ix32` (32-bit until 2026-11-28; now the sign-extended long's test, giving the
+    tested int back zero-extended -- what call 4's `ix32-unsigned` measured); `before`: the form of calls 3 and 4 (`__sk_ptr`, 64-bit), to A/B
     them in one run. (Calls 3 and 4 also timed clamp-flag and one-check: tables in
     benchmarks/results/2026-11-27c-device-calls/.)"""
     prelude, kernel = _parts(cur)
@@ -224,13 +225,6 @@ def bfs_variants(cur):
                                             "__sk_nf, ", "count-at-entry"),
                              "today's, the field's element count computed once at entry "
                              "(call 4's nlist-ix+ix32)")
-    head = "static __device__ __forceinline__ int __sk_ix32(int i,"
-    out["ix32-unsigned"] = (_sub(prelude, head, head.replace(" int __sk_ix32(",
-                                                             " unsigned int __sk_ix32("),
-                                 "ix32-unsigned", literal=True) + kernel,
-                            "today's, __sk_ix32 giving the index back unsigned (call 4's "
-                            "__sk_ix32c; a measurement: an unknown extent's negative index "
-                            "would change)")
     out["nlist-unchecked"] = (prelude + _sub(kernel, field, "g.nlist[k]", "nlist-unchecked"),
                               "g.nlist[k] unchecked: the most hoisting its check out of the "
                               "loop could give (level/next_frontier as today)")
