@@ -367,7 +367,7 @@ def _launch_predicates(on: bool):
         reload_settings()
 
 
-def run(env, k: LaunchKernel, on: bool, one_group: bool = False):
+def run(env, k: LaunchKernel, on: bool, one_group: bool = False, options=()):
     """[(failure or None, out)] of every launch of `k` with launch predicates `on`."""
     import pyopencl as cl
 
@@ -376,7 +376,8 @@ def run(env, k: LaunchKernel, on: bool, one_group: bool = False):
 
     results = []
     with _launch_predicates(on):
-        prg = skcl.Program(env.ctx, k.source, filename=f"lfuzz_{k.seed}.cl").build()
+        prg = skcl.Program(env.ctx, k.source, filename=f"lfuzz_{k.seed}.cl").build(
+            options=list(options))
         knl = getattr(prg, k.name)
         for x in k.launches:
             items, group = x.items, x.group
@@ -441,8 +442,8 @@ def _same_failure(a, b) -> bool:
         isinstance(b[3], int) and (a[3] - b[3]) % 2 ** 32 == 0
 
 
-def differences(env, k: LaunchKernel, one_group: bool = False) -> list[str]:
-    on, off = run(env, k, True, one_group), run(env, k, False, one_group)
+def differences(env, k: LaunchKernel, one_group: bool = False, options=()) -> list[str]:
+    on, off = run(env, k, True, one_group, options), run(env, k, False, one_group, options)
     out = []
     for i, ((f_on, o_on), (f_off, o_off)) in enumerate(zip(on, off)):
         if not _same_failure(f_on, f_off):

@@ -204,8 +204,9 @@ def generate(seed: int) -> ClKernel:
     return _Gen(seed).kernel(seed)
 
 
-def run(env, k: ClKernel, eliminate: bool):
-    """(failure or None, output) of `k` built with SAFEKERN_ELIMINATE=eliminate."""
+def run(env, k: ClKernel, eliminate: bool, options=()):
+    """(failure or None, output) of `k` built with SAFEKERN_ELIMINATE=eliminate (and the build
+    `options`)."""
     import pyopencl as cl
 
     import safekern
@@ -213,7 +214,8 @@ def run(env, k: ClKernel, eliminate: bool):
     from tests.support.differential import eliminating
 
     with eliminating(eliminate):
-        prg = skcl.Program(env.ctx, k.source, filename=f"fuzz_{k.seed}.cl").build()
+        prg = skcl.Program(env.ctx, k.source, filename=f"fuzz_{k.seed}.cl").build(
+            options=list(options))
     args = k.arguments(cl, env.ctx, env.queue)
     getattr(prg, k.name)(env.queue, (k.items,), (k.items,), *args)
     failure = None
@@ -227,8 +229,9 @@ def run(env, k: ClKernel, eliminate: bool):
     return failure, out
 
 
-def differences(env, k: ClKernel) -> list[str]:
-    (fail_on, out_on), (fail_off, out_off) = run(env, k, True), run(env, k, False)
+def differences(env, k: ClKernel, options=()) -> list[str]:
+    (fail_on, out_on), (fail_off, out_off) = run(env, k, True, options), \
+        run(env, k, False, options)
     out = []
     if fail_on != fail_off:
         out.append(f"failure with elimination {fail_on}, with every check {fail_off}")
