@@ -98,7 +98,9 @@ def test_an_int_index_that_overflows_never_reaches_an_untested_address():
     is made of (prelude._index_check), so either it is reported as -2**35 or the kernel stores
     at 0 -- never an illegal address (before: the test saw 0 and on PoCL the store went to
     -2**35, a segmentation fault). Ran on an H100 with the sign-extended return (call 3 of
-    2026-11-28); the zero-extended one after it was not run on a GPU that session."""
+    2026-11-28); the zero-extended one after it (and test_the_32_bit_test_is_the_64_bit_one's
+    unknown extent, -1, whose negative index comes back as itself) was not run on a GPU that
+    session."""
     k = skcp.RawKernel(OVERFLOW, "overflow")
     out = cp.zeros(64, cp.int32)
     k((1,), (32,), (out, np.int32(-2 ** 31)))

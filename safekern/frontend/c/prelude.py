@@ -74,7 +74,11 @@ def _index_check(w: dict, name: str, bits: str, word: str | None = None) -> str:
     # back is the one tested even where the compiler narrows the test to 32 bits (a constant
     # extent, a private array's: `(ulong)sext(i) >= 8` is `(uint)i >= 8`) -- the overflowing
     # arithmetic cannot be widened under a zero extension as it can under a sign extension.
-    back = f"({out})({w['u32']})i" if word == "int" else "v"
+    # CUDA's unknown extent (n < 0) tests nothing: the int comes back as itself, negative too.
+    back = "v"
+    if word == "int":
+        back = f"({out})({w['u32']})i" if not w["guard"] else \
+            f"n >= 0 ? ({out})({w['u32']})i : v"
     return (f"{template}{head}{word or w['index_type']} i, {w['long']} n, "
             f"{w['code']} code, int axis,\n{pad}{fb}) {{\n"
             f"  {out} v = ({out})i;\n"
