@@ -56,8 +56,8 @@ def _index_check(w: dict, name: str, bits: str, word: str | None = None) -> str:
     """`name(i, n, code, axis, fb...)`: i when 0 <= i < n, else the failure recorded (slot
     UNSIGNED gets `bits`: 1 for an unsigned index, whose 2**63 and up read back as
     themselves). `word`: the type the index is taken as (default: the dialect's index type).
-    The test is of the index as a long, and the long is what comes back: the access's
-    address is made from that same value. (An `int` index tested in 32 bits and given back
+    The test is of the index as a long, and what comes back is that long (an `int` that
+    passed: its zero extension, the same value): the access's address is made from it. (An `int` index tested in 32 bits and given back
     an int was not safe: the address sign-extends the int, and where the user's arithmetic
     overflows -- `int i = n * 16` -- the compiler may compute that sign extension in 64 bits
     from the operands, as signed overflow allows, while the test saw the wrapped 32-bit
