@@ -144,7 +144,9 @@ def run_opencl(count: int, seed: int, out: str | None, minutes: float | None, lo
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             diffs = fuzz_opencl.differences(Env, k)
-            diffs += _unoptimised(fuzz_opencl.differences(Env, k, options=UNOPTIMISED), diffs)
+            if diffs:
+                diffs += _unoptimised(fuzz_opencl.differences(Env, k, options=UNOPTIMISED),
+                                      diffs)
         done += 1
         if diffs:
             found.append(s)
@@ -184,8 +186,9 @@ def run_opencl_launch(count: int, seed: int, out: str | None, minutes: float | N
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             diffs = fuzz_launch_opencl.differences(Env, k)
-            diffs += _unoptimised(
-                fuzz_launch_opencl.differences(Env, k, options=UNOPTIMISED), diffs)
+            if diffs:
+                diffs += _unoptimised(
+                    fuzz_launch_opencl.differences(Env, k, options=UNOPTIMISED), diffs)
         done += 1
         launches += len(k.launches)
         if diffs:
