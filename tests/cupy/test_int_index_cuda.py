@@ -61,3 +61,28 @@ def test_a_versioned_loops_checked_copy_keeps_the_64_bit_check():
     assert "__sk_ix32" not in checked
     assert "y[__sk_ix32(row," in body                    # outside the loop: 32 bits
     _builds(SPMV)
+
+
+CONSTANT_EXTENTS = r"""
+extern "C" __global__ void k(int* out, unsigned int u) {
+    __shared__ int tile[16];
+    int priv[8];
+    for (int t = 0; t < 8; t++) priv[t] = t + 10;
+    tile[threadIdx.x % 16] = 10;
+    __syncthreads();
+    out[threadIdx.x] = priv[(long long)((int)u * 2)] + tile[threadIdx.x / 4 + (int)u * 2]
+                       + priv[threadIdx.x % 8];
+}
+"""
+
+
+def test_a_constant_extents_index_is_tested_as_an_opaque_value():
+    """A local or shared array's index (a constant extent, access_check.Check.opaque)
+    goes through `__sk_opq` inside its check: the compiler may not narrow the test to 32 bits
+    while it widens the address from an overflowing int arithmetic (the OpenCL fuzzer's seed
+    255312649 crashed a checked kernel so). A pointer parameter's index does not."""
+    body = _body(CONSTANT_EXTENTS)
+    assert "priv[__sk_ix(__sk_opq((long long)((int)u * 2)), 8," in body, body
+    assert "tile[__sk_ix(__sk_opq(threadIdx.x / 4 + (int)u * 2), 16," in body, body
+    assert "out[__sk_ix(threadIdx.x," in body and "out[__sk_ix(__sk_opq" not in body
+    _builds(CONSTANT_EXTENTS)

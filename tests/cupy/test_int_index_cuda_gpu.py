@@ -2,7 +2,8 @@
 `__sk_ix32` is the same test as the 64-bit `__sk_ix` for every extent (unknown ones, -1,
 included) over the boundary values; an `int` index out of bounds, negative included, is
 reported as itself through a checked kernel, and so is a struct field's; an index whose int
-arithmetic overflows never reaches an address its test did not see.
+arithmetic overflows never reaches an address its test did not see (a local or shared
+array's too: its index is an opaque value there, `__sk_opq`).
 
     python -m pytest tests/cupy/test_int_index_cuda_gpu.py -m gpu -v
 """
@@ -110,5 +111,27 @@ def test_an_int_index_that_overflows_never_reaches_an_untested_address():
         assert (err.index, err.size, err.array) == (-2 ** 35, 64, "out"), str(err)
     else:
         assert out.get()[0] == 5
+    cp.cuda.runtime.deviceSynchronize()          # the context is alive
+    assert (cp.arange(4) + 1).get().tolist() == [1, 2, 3, 4]
+
+
+def test_a_constant_extents_index_that_overflows_never_reaches_an_untested_address():
+    """A local and a shared array indexed by an int arithmetic that overflows: the test of a
+    constant extent may be narrowed to 32 bits while the address is widened from the
+    operands (the OpenCL fuzzer's seed 255312649 crashed a checked kernel on PoCL so); the
+    index goes through `__sk_opq` (access_check.Check.opaque), so either the failure
+    is reported or the wrapped index is used as tested -- never an illegal address."""
+    from tests.cupy.test_int_index_cuda import CONSTANT_EXTENTS
+
+    k = skcp.RawKernel(CONSTANT_EXTENTS, "k")
+    out = cp.zeros(16, cp.int32)
+    k((1,), (16,), (out, np.uint32(2 ** 31)))
+    try:
+        safekern.sync()
+    except safekern.BoundsError as err:
+        assert err.array in ("priv", "tile") and err.size in (8, 16), str(err)
+        assert not 0 <= err.index < err.size, str(err)
+    else:
+        assert out.get().tolist() == [30 + t % 8 for t in range(16)]
     cp.cuda.runtime.deviceSynchronize()          # the context is alive
     assert (cp.arange(4) + 1).get().tolist() == [1, 2, 3, 4]

@@ -32,6 +32,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import parse as C
+
 
 @dataclass(frozen=True)
 class Check:
@@ -45,6 +47,8 @@ class Check:
     negate: bool = False           # "offset": the index is subtracted (p - k)
     unsigned: bool = False         # the index is a 64-bit unsigned integer
     int32: bool = False            # the index is an `int` (checked by __sk_ix32)
+    #: the index's value may come from a signed int arithmetic that overflows (may_wrap)
+    wraps: bool = False
     #: CUDA `p[i]` on a derived pointer: where the text starts and the '[' and ']' tokens
     #: ((start, end) each), which the edit replaces
     brackets: tuple | None = None
@@ -53,6 +57,27 @@ class Check:
     #: launch predicates, ("field", param, slot, element size, text) -- the launch knows the
     #: field's allocation (launch.py, backends/cupy/struct_args.py)
     field_extent: tuple | None = None
+
+    @property
+    def opaque(self) -> bool:
+        """An "index" check against a constant extent below 2**32 (a private, `__local` or
+        `__shared__` array's axis, a vector's components) whose index may come from an `int`
+        arithmetic that overflows (`wraps`): its index is tested and used as an opaque value
+        (prelude.opaque_index). A compiler may narrow the test of such an index to 32 bits
+        (`(ulong)(long)i >= 8` is `(uint)i >= 8`) and, the overflow being undefined in C,
+        make the address from the operands in 64 bits: an address the test never saw (the
+        launch fuzzer's seed 255312649, `priv[(get_local_id(0) >> 1) + ((int)u * 2)]`,
+        crashed a checked kernel). A zero extension of the index that passed is not enough:
+        the compiler, knowing the value is in [0, 8), turns it back into the sign extension.
+        Not every constant extent's index: the opaque value cannot be folded, and an index
+        the compiler folds (a counter of an unrolled loop) lets it keep the array in
+        registers."""
+        if not self.wraps:
+            return False
+        if self.how == "offset":        # (p[i] into an array of known size: the same)
+            return self.root is not None and self.root.kind in ("array", "scalar")
+        return self.how == "index" and isinstance(self.extent, int) and \
+            not isinstance(self.extent, bool) and 0 < self.extent <= 0xFFFFFFFF
 
     @property
     def launch_extent(self):
@@ -91,16 +116,113 @@ def constant_extent(t) -> int | None:
     return None
 
 
-def axis_check(index, span: tuple, extent, axis: int, depth: int) -> Check:
+def axis_check(index, span: tuple, extent, axis: int, depth: int, ps=None) -> Check:
     """The "index" check of one axis of an array (or a vector's components): the index
-    (cursor `index` at byte range `span`) against `extent`, an int or C text."""
-    return Check("index", index=span, extent=extent, axis=axis, depth=depth,
+    (cursor `index` at byte range `span`) against `extent`, an int or C text; `ps` (the
+    parsed source) sets `wraps` (may_wrap) where the extent is a constant."""
+    wraps = ps is not None and isinstance(extent, int) and may_wrap(ps, index)
+    return Check("index", index=span, extent=extent, axis=axis, depth=depth, wraps=wraps,
                  **index_flags(index))
+
+
+_WRAPPING_OPS = ("+", "-", "*", "<<")
+_WRAPPING_STORES = ("+=", "-=", "*=", "<<=")
+#: a variable whose value may come from anything (definitions())
+_ANY = "any"
+
+
+def may_wrap(ps, index) -> bool:
+    """The value of the index expression (a libclang cursor) may come from a signed `int`
+    arithmetic that overflows, which C leaves undefined (Check.opaque): it holds an `int`
+    `+ - * <<` or negation, or reads a variable that one of its definitions (its
+    initializer, an assignment) may have made so -- followed from variable to variable;
+    `++`, `+=` and the like of an `int`, or its address taken, count as such. Thread and
+    group ids, sizes, constants, parameters, `long` arithmetic of them: no; a `for` loop's
+    counter: what its initializer says (its step is bounded by the loop's test)."""
+    return _wraps(ps, index, definitions(ps), set())
+
+
+def _wraps(ps, cursor, defs, seen) -> bool:
+    K = C.kinds()
+    for c, _ in C.walk(cursor):
+        if c.kind == K.BINARY_OPERATOR:
+            if c.type.get_canonical().kind.name == "INT" and \
+                    C.binary_op(ps, c) in _WRAPPING_OPS:
+                return True
+        elif c.kind == K.UNARY_OPERATOR:
+            if c.type.get_canonical().kind.name == "INT" and C.unary_op(ps, c) == "-":
+                return True
+        elif c.kind == K.DECL_REF_EXPR:
+            d = c.referenced
+            if d is None or d.kind not in (K.VAR_DECL, K.PARM_DECL) or d.hash in seen:
+                continue
+            seen.add(d.hash)
+            made = defs.get(d.hash, ())
+            if made == _ANY or any(_wraps(ps, e, defs, seen) for e in made):
+                return True
+    return False
+
+
+def definitions(ps) -> dict:
+    """What each variable of the user's functions is given, by declaration hash: the
+    expressions of its initializer and of its assignments, or _ANY where a `++`, `--`,
+    `+=`, `-=`, `*=` or `<<=` of an `int` (not a `for` loop's step), or its address taken,
+    may make anything of it. Once per parsed source."""
+    known = getattr(ps, "_sk_definitions", None)
+    if known is not None:
+        return known
+    K = C.kinds()
+    out: dict = {}
+    steps = set()                  # the spans of the `for` loops' steps (`k++`, `k += 2`)
+
+    def add(decl, expr):
+        if decl is not None and out.get(decl.hash) != _ANY:
+            out.setdefault(decl.hash, []).append(expr)
+
+    def anything(decl):
+        if decl is not None:
+            out[decl.hash] = _ANY
+
+    def target(c):
+        c = C.strip(c)
+        return c.referenced if c.kind == K.DECL_REF_EXPR else None
+
+    for c, _ in C.walk_main(ps):      # (functions, and those inside `extern "C"`)
+        kind = c.kind
+        if kind == K.FOR_STMT:
+            parts = C.kids(c)
+            if len(parts) == 4:
+                steps.add(C.span(parts[2]))
+        elif kind == K.VAR_DECL:
+            last = C.kids(c)[-1:]
+            if last and last[0].kind.is_expression():
+                add(c, last[0])
+        elif kind == K.BINARY_OPERATOR and C.binary_op(ps, c) == "=":
+            lhs, rhs = C.kids(c)
+            add(target(lhs), rhs)
+        elif kind == K.COMPOUND_ASSIGNMENT_OPERATOR and C.span(c) not in steps:
+            lhs, rhs = C.kids(c)
+            if c.type.get_canonical().kind.name == "INT" and \
+                    C.binary_op(ps, c) in _WRAPPING_STORES:
+                anything(target(lhs))
+            else:
+                add(target(lhs), rhs)
+        elif kind == K.UNARY_OPERATOR and C.span(c) not in steps:
+            op = C.unary_op(ps, c)
+            operand = C.kids(c)[:1]
+            if operand and (op == "&" or (op in ("++", "--", "post++", "post--") and
+                                          c.type.get_canonical().kind.name == "INT")):
+                anything(target(operand[0]))
+    try:
+        ps._sk_definitions = out
+    except AttributeError:          # (a parsed source with slots: not kept)
+        pass
+    return out
 
 
 def pointer_check(root, span: tuple, depth: int, *, index=None, pointer=None,
                   itself: bool = False, expr=None, elems=None, negate: bool = False,
-                  brackets=None) -> Check:
+                  brackets=None, ps=None) -> Check:
     """The check of a pointer plus an index (`p[i]`, `*(p + i)`, `vloadN(i, p)`): the index
     at `span` (cursor `index`: its type sets the flags) from the pointer at `pointer` (None:
     the root's base itself) into `root`.
@@ -109,8 +231,12 @@ def pointer_check(root, span: tuple, depth: int, *, index=None, pointer=None,
     parameter that the function never moves (provenance.Provenance.is_param_itself), a
     struct's pointer field (`g.nlist`, cursor `expr`): a parameter's index is checked against
     its element count ("index" with extent ("param", i): no pointer arithmetic), a field's
-    gets its extent for launch predicates (`field_extent`); anything else is an "offset"."""
+    gets its extent for launch predicates (`field_extent`); anything else is an "offset".
+    `ps` (the parsed source) sets `wraps` (may_wrap) where the root is an array or a
+    variable, whose size is a constant (Check.opaque)."""
     flags = index_flags(index)
+    if ps is not None and index is not None and root.kind in ("array", "scalar"):
+        flags["wraps"] = may_wrap(ps, index)
     if itself and root.kind == "param" and elems is None and not negate:
         return Check("index", index=span, extent=("param", root.key[1]), root=root,
                      depth=depth, **flags)
@@ -143,5 +269,6 @@ def element_check(pointer: tuple, root, depth: int) -> Check:
     return Check("element", pointer=pointer, root=root, depth=depth)
 
 
-__all__ = ["Check", "is_int32", "index_flags", "constant_extent", "axis_check",
+__all__ = ["Check", "is_int32", "index_flags", "constant_extent", "axis_check", "may_wrap",
+           "definitions",
            "pointer_check", "field_extent", "counted_params", "element_check"]

@@ -182,7 +182,7 @@ class OpenCLWalker(AccessWalker):
                 acc.reason = ("constant index" if rng[0] == rng[1] and evaluate_int(index)
                               is not None else f"loop index in [{rng[0]}, {rng[1]}]")
                 return
-            acc.check = axis_check(index, (i_s, i_e), extent, axis, self.depth)
+            acc.check = axis_check(index, (i_s, i_e), extent, axis, self.depth, self.ps)
             return
         # A pointer: the parameter itself, or a pointer derived from one.
         acc = self._new(c, "subscript", index_start=i_s, index_end=i_e,
@@ -224,7 +224,7 @@ class OpenCLWalker(AccessWalker):
         pointer = None if acc.pointer_start < 0 else (acc.pointer_start, acc.pointer_end)
         acc.check = pointer_check(acc.base, (acc.index_start, acc.index_end), self.depth,
                                   index=index, pointer=pointer, itself=pointer is None,
-                                  elems=elems, negate=acc.negate)
+                                  elems=elems, negate=acc.negate, ps=self.ps)
 
     def _element_check(self, acc: Access):
         """The check of a pointer used as it is: one element inside its root."""

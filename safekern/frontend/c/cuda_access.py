@@ -337,7 +337,7 @@ class CudaWalker(CallHooks, AccessWalker):
         self._record("subscript", Status.CHECKED, "", s, e, array=name, axis=axis,
                      index=(i0, i1), extent=const,
                      check=axis_check(idx, (i0, i1), extent if const is None else const, axis,
-                                      depth))
+                                      depth, self.ps))
 
     def _pointer_subscript(self, c, base, index, depth, ctx):
         s, e = self.ps.offsets(c)
@@ -366,7 +366,7 @@ class CudaWalker(CallHooks, AccessWalker):
                 check = pointer_check(root, (i0, i1), depth, index=index, pointer=(bs, be),
                                       itself=self.written_as_root(b, root) and not swapped,
                                       expr=b, brackets=(min(bs, i0), open_tok[:2],
-                                                        close_tok[:2]))
+                                                        close_tok[:2]), ps=self.ps)
                 self._record("subscript", Status.CHECKED, "", s, e, axis=0, index=(i0, i1),
                              array=name if check.how == "index" else label, check=check)
         for ch in (base, index):

@@ -22,6 +22,7 @@ from ... import call_chains
 from ...report import Status
 from . import device_launch, edits as E
 from .loop_versions import IndexCheck
+from .prelude import opaque_index
 
 
 def code_text(code: int, *, kernel: bool) -> str:
@@ -49,17 +50,21 @@ def check_edits(accesses, *, kernel: bool) -> tuple:
             extent = _extent_text(check.extent) if check.how == "index" else \
                 f"__sk_count({check.root.size}, {check.field_extent[3]}LL)"
             (i0, i1) = check.index
-            pair = (E.insert_before(i0, f"{index_helper(check)}(", depth),
-                    E.insert_after(i1, f", {extent}, {code}, {check.axis}, __sk_fb)", depth))
+            opq, end = opaque_index("cuda", "") if check.opaque else ("", "")
+            pair = (E.insert_before(i0, f"{index_helper(check)}({opq}", depth),
+                    E.insert_after(i1, f"{end}, {extent}, {code}, {check.axis}, __sk_fb)",
+                                   depth))
             out += pair
             if kernel:
                 indexes.append(IndexCheck(a, extent, code, check.axis, *pair))
         elif check.how == "offset":
             first, (o0, o1), (c0, c1) = check.brackets
             root = check.root
+            # (an array's: the index as an opaque value, as a constant extent's: Check.opaque)
+            opq, end = opaque_index("cuda", "") if check.opaque else ("", "")
             trio = [E.insert_before(first, "(*__sk_ptr((", depth),
-                    E.replace(o0, o1, ") + ("),
-                    E.replace(c0, c1, f"), {root.base}, {root.size}, {code}, __sk_fb))")]
+                    E.replace(o0, o1, f") + ({opq}"),
+                    E.replace(c0, c1, f"{end}), {root.base}, {root.size}, {code}, __sk_fb))")]
             out += trio
         elif check.how == "element":
             (p0, p1), root = check.pointer, check.root

@@ -19,7 +19,7 @@ from .checks import LONG_MAX, offset_expr, offset_of, tokens_text
 from .edits import insert_after, insert_before
 from .loop_versions import IndexCheck
 from .parse import ParsedSource
-from .prelude import opencl_index_test
+from .prelude import opaque_index, opencl_index_test
 from .model import FunctionFacts
 
 
@@ -59,9 +59,10 @@ def access_edits(ps: ParsedSource, facts: FunctionFacts, codes: dict) -> tuple:
         if check.how == "index":
             text = extent_text(check)
             ix, itype = index_helper(check)
-            pair = (insert_before(check.index[0], f"{ix}(({itype})(", d),
+            opq, end = opaque_index("opencl", ix) if check.opaque else ("", "")
+            pair = (insert_before(check.index[0], f"{ix}({opq}({itype})(", d),
                     insert_after(check.index[1],
-                                 f"), {text}, {code}, {check.axis}, {fb})", d))
+                                 f"){end}, {text}, {code}, {check.axis}, {fb})", d))
             edits.extend(pair)
             indexes.append(IndexCheck(a, text, code, check.axis, *pair))
             continue
@@ -78,12 +79,15 @@ def access_edits(ps: ParsedSource, facts: FunctionFacts, codes: dict) -> tuple:
         if check.how == "element":
             edits.append(insert_before(check.pointer[0], "(", d))
             edits.append(insert_after(check.pointer[1], f" + __sk_ixb(0L{tail})", d))
-        elif check.negate:
-            edits.append(insert_before(check.index[0], "(-__sk_ixb(-(long)(", d))
-            edits.append(insert_after(check.index[1], f"){tail})", d))
         else:
-            edits.append(insert_before(check.index[0], "__sk_ixb((long)(", d))
-            edits.append(insert_after(check.index[1], f"){tail}", d))
+            # (an array's: the index as an opaque value, as a constant extent's: Check.opaque)
+            opq, end = ("__sk_opq(", ")") if check.opaque else ("", "")
+            if check.negate:
+                edits.append(insert_before(check.index[0], f"(-__sk_ixb({opq}-(long)(", d))
+                edits.append(insert_after(check.index[1], f"){end}{tail})", d))
+            else:
+                edits.append(insert_before(check.index[0], f"__sk_ixb({opq}(long)(", d))
+                edits.append(insert_after(check.index[1], f"){end}{tail}", d))
     return edits, indexes
 
 

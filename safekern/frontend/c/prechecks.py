@@ -137,7 +137,9 @@ class PrecheckFinder:
     def _one(self, a, loops):
         """(node, the region evaluated before it, variable) where `a` may be prechecked."""
         ch = a.check
-        if ch.how != "index" or ch.index is None:
+        if ch.how != "index" or ch.index is None or ch.opaque:
+            # (a constant extent's index is tested as an opaque value, in its expression:
+            # access_check.Check.opaque)
             return None
         i0, i1 = ch.index
         toks = self.ps.tokens_between(i0, i1)

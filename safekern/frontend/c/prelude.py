@@ -57,12 +57,14 @@ def _index_check(w: dict, name: str, bits: str, word: str | None = None) -> str:
     UNSIGNED gets `bits`: 1 for an unsigned index, whose 2**63 and up read back as
     themselves). `word`: the type the index is taken as (default: the dialect's index type).
     The test is of the index as a long, and what comes back is that long (an `int` that
-    passed: its zero extension, the same value): the access's address is made from it. (An `int` index tested in 32 bits and given back
-    an int was not safe: the address sign-extends the int, and where the user's arithmetic
-    overflows -- `int i = n * 16` -- the compiler may compute that sign extension in 64 bits
-    from the operands, as signed overflow allows, while the test saw the wrapped 32-bit
-    value: an index the test passed, an address it never tested. Test and address now read
-    one value.)"""
+    passed: its zero extension, the same value): the access's address is made from it. (An
+    `int` index tested in 32 bits and given back an int was not safe: the address
+    sign-extends the int, and where the user's arithmetic overflows -- `int i = n * 16` --
+    the compiler may compute that sign extension in 64 bits from the operands, as signed
+    overflow allows, while the test saw the wrapped 32-bit value: an index the test passed,
+    an address it never tested. Test and address now read one value. Against a constant
+    extent the compiler may still narrow the test itself: there the index is an opaque value
+    where an int arithmetic may have made it, access_check.Check.opaque.)"""
     out = w["long"]
     test = f"({w['ulong']})v >= ({w['ulong']})n"
     template = "" if word else w["template"]     # (a fixed index type: nothing to deduce)
@@ -88,6 +90,16 @@ def _index_check(w: dict, name: str, bits: str, word: str | None = None) -> str:
             f"  return {back};\n}}")
 
 
+def opaque_index(dialect: str, helper: str) -> tuple:
+    """(before, after): the text around a checked index against a constant extent
+    (access_check.Check.opaque), inside its helper's call: the index as a value the
+    compiler cannot derive (`__sk_opq`), so that the test and the address read one value --
+    the compiler cannot narrow the one and widen the other from the user's arithmetic."""
+    if dialect == "opencl":
+        return ("__sk_opq32(" if helper == "__sk_ix32" else "__sk_opq("), ")"
+    return "__sk_opq(", ")"
+
+
 def opencl_index_test(helper: str, v: str, n: str) -> str:
     """The test `helper` (__sk_ix, __sk_ixu, __sk_ix32) makes of its value `v` (C text, of
     the helper's index type) against `n`, for a precheck (prechecks.py) to make the same:
@@ -108,7 +120,32 @@ def _shared(dialect: str) -> dict:
     else:        # templated: the index's own type says whether it is unsigned
         checks = [_index_check(w, "__sk_ix", "(I)-1 > (I)0 ? 1 : 0"),
                   _index_check(w, "__sk_ix32", "0", word="int")]
-    return {"record": _record(w), "index_checks": "\n".join(checks)}
+    return {"record": _record(w), "index_checks": "\n".join(checks + [_OPAQUE[dialect]])}
+
+
+#: `__sk_opq`: the index of a constant extent's check as a value the compiler cannot derive
+#: (opaque_index): an empty asm that claims to change it. OpenCL: where the target is known
+#: to take a register operand so (PoCL's CPU devices); elsewhere the value itself -- NVIDIA's
+#: OpenCL takes inline PTX too, but that was not yet run there.
+_OPAQUE = {
+    "opencl": """\
+/* A constant extent's index as a value the compiler cannot derive from the user's arithmetic:
+   the test and the address read this one value (access_check.Check.opaque). */
+#if defined(__x86_64__) || defined(__aarch64__)
+static inline long __sk_opq(long v) { __asm__("" : "+r"(v)); return v; }
+static inline int __sk_opq32(int v) { __asm__("" : "+r"(v)); return v; }
+#else
+static inline long __sk_opq(long v) { return v; }
+static inline int __sk_opq32(int v) { return v; }
+#endif""",
+    "cuda": """\
+/* A constant extent's index as a value the compiler cannot derive from the user's arithmetic:
+   the test and the address read this one value (access_check.Check.opaque). */
+template <typename I>
+static __device__ __forceinline__ I __sk_opq(I v) {
+  long long w = (long long)v; asm("" : "+l"(w)); return (I)w;
+}""",
+}
 
 
 def opencl(*, int64_atomics: bool = True, little_endian: bool = True) -> str:
@@ -323,4 +360,4 @@ static __device__ __forceinline__ B __sk_dvs(B b, const D& a, unsigned long long
 #pragma nv_diag_default 177
 """
 
-__all__ = ["opencl", "cuda"]
+__all__ = ["opencl", "cuda", "opaque_index", "opencl_index_test"]

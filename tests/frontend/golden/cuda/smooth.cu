@@ -7,8 +7,8 @@ extern "C" __global__ void smooth(const float* in, float* out, int n, int steps,
     for (int step = 0; step < steps; ++step) {
         s[__sk_ix32(t, 256, 0x23f643b0c8abc4dcULL, 0, __sk_fb)] = v;
         __sk_sync();
-        float left = t > 0 ? s[__sk_ix32(t - 1, 256, 0xce5ba64a88ff035ULL, 0, __sk_fb)] : v;
-        float right = t + 1 < blockDim.x ? s[__sk_ix32(t + 1, 256, 0x9077bf1bbddd4c4ULL, 0, __sk_fb)] : v;
+        float left = t > 0 ? s[__sk_ix32(__sk_opq(t - 1), 256, 0xce5ba64a88ff035ULL, 0, __sk_fb)] : v;
+        float right = t + 1 < blockDim.x ? s[__sk_ix32(__sk_opq(t + 1), 256, 0x9077bf1bbddd4c4ULL, 0, __sk_fb)] : v;
         if (step == 1 && t == bad) left = in[__sk_ix32(n + t, __sk_n_0, 0x131555883aaeb9bcULL, 0, __sk_fb)];   // @loop_fail
         __sk_sync();
         v = 0.25f * left + 0.5f * v + 0.25f * right;
