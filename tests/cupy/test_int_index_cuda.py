@@ -86,3 +86,34 @@ def test_a_constant_extents_index_is_tested_as_an_opaque_value():
     assert "tile[__sk_ix(__sk_opq(threadIdx.x / 4 + (int)u * 2), 16," in body, body
     assert "out[__sk_ix(threadIdx.x," in body and "out[__sk_ix(__sk_opq" not in body
     _builds(CONSTANT_EXTENTS)
+
+
+INDEX_TYPES = r"""
+enum Color { RED, GREEN, BLUE };
+struct Ix { int v; __device__ operator int() const { return v; } };
+extern "C" __global__ void k(int* out, unsigned int u, unsigned char c, short s, long long L,
+                             unsigned long long U) {
+    int priv[8];
+    for (int t = 0; t < 8; t++) priv[t] = t + 10;
+    Color col = GREEN;
+    Ix ix; ix.v = (int)u * 2;
+    unsigned char cc = c + 1;
+    short ss = s * 2;
+    long long LL = L + (int)u;
+    unsigned long long UU = U * 3;
+    bool b = u > 3;
+    out[threadIdx.x] = priv[col] + priv[ix] + priv[cc] + priv[ss] + priv[LL] + priv[UU] + priv[b];
+}
+"""
+
+
+def test_an_opaque_index_of_any_type_builds():
+    """`__sk_opq` takes the index as its promoted type (`+v`): an enum, a class that converts
+    to int, narrow and 64-bit integers, a bool; a member stored from an int arithmetic
+    (`ix.v = (int)u * 2`) makes its variable's index opaque too; 64-bit arithmetic does not."""
+    body = _body(INDEX_TYPES)
+    for index in ("ix", "cc", "ss"):
+        assert f"(__sk_opq({index})," in body, index
+    for index in ("col", "LL", "UU", "b"):
+        assert f"__sk_ix({index}," in body, index
+    _builds(INDEX_TYPES)

@@ -184,7 +184,10 @@ def definitions(ps) -> dict:
             out[decl.hash] = _ANY
 
     def target(c):
+        """The variable a store to `c` changes: a member's or an element's, the whole's."""
         c = C.strip(c)
+        while c.kind in (K.MEMBER_REF_EXPR, K.ARRAY_SUBSCRIPT_EXPR) and C.kids(c):
+            c = C.strip(C.kids(c)[0])
         return c.referenced if c.kind == K.DECL_REF_EXPR else None
 
     for c, _ in C.walk_main(ps):      # (functions, and those inside `extern "C"`)

@@ -140,10 +140,11 @@ static inline int __sk_opq32(int v) { return v; }
 #endif""",
     "cuda": """\
 /* A constant extent's index as a value the compiler cannot derive from the user's arithmetic:
-   the test and the address read this one value (access_check.Check.opaque). */
+   the test and the address read this one value (access_check.Check.opaque). As the promoted
+   type, `+v`: an enum's or a class's index converts to an integer. */
 template <typename I>
-static __device__ __forceinline__ I __sk_opq(I v) {
-  long long w = (long long)v; asm("" : "+l"(w)); return (I)w;
+static __device__ __forceinline__ auto __sk_opq(I v) -> decltype(+v) {
+  long long w = (long long)(+v); asm("" : "+l"(w)); return (decltype(+v))w;
 }""",
 }
 
