@@ -136,6 +136,11 @@ OVERFLOWS = {
                                            "    int *p = priv;\n"
                                            "    out[get_global_id(0)] = p[(long)((int)u * 2)];\n"
                                            "}\n", 5, [10, 10, 10, 10]),
+    "a private array, *(a + i)": ("__kernel void k(__global int *out, uint u) {\n"
+                                  "    int priv[8];\n"
+                                  "    for (int t = 0; t < 8; t++) priv[t] = t + 10;\n"
+                                  "    out[get_global_id(0)] = *(priv + (long)((int)u * 2));\n"
+                                  "}\n", 4, [10, 10, 10, 10]),
     "a __local array": ("__kernel void k(__global int *out, uint u) {\n"
                         "    __local int tile[16];\n"
                         "    tile[get_local_id(0)] = 10;\n"

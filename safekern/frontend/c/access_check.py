@@ -225,7 +225,7 @@ def definitions(ps) -> dict:
 
 def pointer_check(root, span: tuple, depth: int, *, index=None, pointer=None,
                   itself: bool = False, expr=None, elems=None, negate: bool = False,
-                  brackets=None, ps=None) -> Check:
+                  brackets=None, ps=None, value=None) -> Check:
     """The check of a pointer plus an index (`p[i]`, `*(p + i)`, `vloadN(i, p)`): the index
     at `span` (cursor `index`: its type sets the flags) from the pointer at `pointer` (None:
     the root's base itself) into `root`.
@@ -236,10 +236,12 @@ def pointer_check(root, span: tuple, depth: int, *, index=None, pointer=None,
     its element count ("index" with extent ("param", i): no pointer arithmetic), a field's
     gets its extent for launch predicates (`field_extent`); anything else is an "offset".
     `ps` (the parsed source) sets `wraps` (may_wrap) where the root is an array or a
-    variable, whose size is a constant (Check.opaque)."""
+    variable, whose size is a constant (Check.opaque), from the index's cursor (`value`
+    where `index` is not given: its type sets no flag)."""
     flags = index_flags(index)
-    if ps is not None and index is not None and root.kind in ("array", "scalar"):
-        flags["wraps"] = may_wrap(ps, index)
+    value = index if value is None else value
+    if ps is not None and value is not None and root.kind in ("array", "scalar"):
+        flags["wraps"] = may_wrap(ps, value)
     if itself and root.kind == "param" and elems is None and not negate:
         return Check("index", index=span, extent=("param", root.key[1]), root=root,
                      depth=depth, **flags)

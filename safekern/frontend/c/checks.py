@@ -217,14 +217,16 @@ class OpenCLWalker(AccessWalker):
             acc.axis = 0
         return True
 
-    def _offset_check(self, acc: Access, index, elems=None):
+    def _offset_check(self, acc: Access, index, elems=None, value=None):
         """The check of a pointer plus an index (access_check.pointer_check): the pointer
         is its root itself where `_tie` recorded no pointer expression. `index`: the index's
-        cursor, whose type sets the check's flags (None: not set)."""
+        cursor, whose type sets the check's flags (None: not set); `value`: the index's cursor
+        where it sets none, for access_check.may_wrap alone."""
         pointer = None if acc.pointer_start < 0 else (acc.pointer_start, acc.pointer_end)
         acc.check = pointer_check(acc.base, (acc.index_start, acc.index_end), self.depth,
                                   index=index, pointer=pointer, itself=pointer is None,
-                                  elems=elems, negate=acc.negate, ps=self.ps)
+                                  elems=elems, negate=acc.negate, ps=self.ps,
+                                  value=value)
 
     def _element_check(self, acc: Access):
         """The check of a pointer used as it is: one element inside its root."""
@@ -250,7 +252,7 @@ class OpenCLWalker(AccessWalker):
                 if self._tie(acc, base, direct and not acc.negate, ptr):
                     # (the index's type sets no flag here: `*(a + i)` on a parameter is
                     # checked by `__sk_ix`, as before the checks were made in one place)
-                    self._offset_check(acc, None)
+                    self._offset_check(acc, None, value=k)
                 return
             base, _ = self.pointer_base(o)
         except _Unknown as err:
