@@ -117,3 +117,31 @@ def test_an_opaque_index_of_any_type_builds():
     for index in ("col", "LL", "UU", "b"):
         assert f"__sk_ix({index}," in body, index
     _builds(INDEX_TYPES)
+
+
+POINTERS = r"""
+extern "C" __global__ void k(int* out, unsigned int u) {
+    __shared__ int tile[16];
+    int priv[8];
+    for (int t = 0; t < 8; t++) priv[t] = t + 10;
+    tile[threadIdx.x % 16] = 10;
+    __syncthreads();
+    int* p = priv;
+    const int* q = tile + (int)u * 2;
+    out[threadIdx.x] = p[(long long)((int)u * 2)] + *(p + (long long)((int)u * 4)) + *q
+                       + *(p + threadIdx.x % 8);
+}
+"""
+
+
+def test_a_pointer_into_an_array_that_an_int_arithmetic_made_is_opaque():
+    """`p[i]` and `*(p + i)` into a local or shared array where an int arithmetic may have made
+    the index or the pointer: the index (`__sk_opq`) or the pointer (`__sk_opqp`) goes into
+    `__sk_ptr` opaque, so its test and the access read one value; `*(p + threadIdx.x % 8)`
+    does not."""
+    body = _body(POINTERS)
+    assert "(__sk_opq((long long)((int)u * 2)))" in body, body
+    assert "__sk_ptr(__sk_opqp((p + (long long)((int)u * 4)))" in body, body
+    assert "__sk_ptr(__sk_opqp(q)" in body, body
+    assert "__sk_ptr((p + threadIdx.x % 8)" in body, body
+    _builds(POINTERS)

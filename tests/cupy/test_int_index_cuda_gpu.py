@@ -135,3 +135,23 @@ def test_a_constant_extents_index_that_overflows_never_reaches_an_untested_addre
         assert out.get().tolist() == [30 + t % 8 for t in range(16)]
     cp.cuda.runtime.deviceSynchronize()          # the context is alive
     assert (cp.arange(4) + 1).get().tolist() == [1, 2, 3, 4]
+
+
+def test_a_pointer_into_an_array_that_overflows_never_reaches_an_untested_address():
+    """`p[i]`, `*(p + i)` and `*q` into a local and a shared array, the index or the pointer
+    made by an int arithmetic that overflows: reported, or used wrapped as tested -- never an
+    illegal address (`__sk_opq`, `__sk_opqp`)."""
+    from tests.cupy.test_int_index_cuda import POINTERS
+
+    k = skcp.RawKernel(POINTERS, "k")
+    out = cp.zeros(16, cp.int32)
+    k((1,), (16,), (out, np.uint32(2 ** 31)))
+    try:
+        safekern.sync()
+    except safekern.BoundsError as err:
+        assert "priv" in err.array or "tile" in err.array, str(err)     # ("p (in priv)")
+        assert not 0 <= err.index < err.size, str(err)
+    else:
+        assert out.get().tolist() == [40 + t % 8 for t in range(16)]
+    cp.cuda.runtime.deviceSynchronize()          # the context is alive
+    assert (cp.arange(4) + 1).get().tolist() == [1, 2, 3, 4]

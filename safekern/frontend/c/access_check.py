@@ -74,7 +74,7 @@ class Check:
         registers."""
         if not self.wraps:
             return False
-        if self.how == "offset":        # (p[i] into an array of known size: the same)
+        if self.how in ("offset", "element"):   # (p[i], *p into an array: the same)
             return self.root is not None and self.root.kind in ("array", "scalar")
         return self.how == "index" and isinstance(self.extent, int) and \
             not isinstance(self.extent, bool) and 0 < self.extent <= 0xFFFFFFFF
@@ -144,7 +144,7 @@ def may_wrap(ps, index) -> bool:
 
 def _wraps(ps, cursor, defs, seen) -> bool:
     K = C.kinds()
-    for c, _ in C.walk(cursor):
+    for c, parents in C.walk(cursor):
         if c.kind == K.BINARY_OPERATOR:
             if c.type.get_canonical().kind.name == "INT" and \
                     C.binary_op(ps, c) in _WRAPPING_OPS:
@@ -154,20 +154,45 @@ def _wraps(ps, cursor, defs, seen) -> bool:
                 return True
         elif c.kind == K.DECL_REF_EXPR:
             d = c.referenced
-            if d is None or d.kind not in (K.VAR_DECL, K.PARM_DECL) or d.hash in seen:
+            if d is None or d.kind not in (K.VAR_DECL, K.PARM_DECL):
                 continue
-            seen.add(d.hash)
-            made = defs.get(d.hash, ())
-            if made == _ANY or any(_wraps(ps, e, defs, seen) for e in made):
-                return True
+            keys = [d.hash]
+            if _reads_contents(c, parents):
+                keys.append(("contents", d.hash))
+            for key in keys:
+                if key in seen:
+                    continue
+                seen.add(key)
+                made = defs.get(key, ())
+                if made == _ANY or any(_wraps(ps, e, defs, seen) for e in made):
+                    return True
+    return False
+
+
+def _reads_contents(ref, parents) -> bool:
+    """The variable `ref` names is read for what it holds -- an element (`a[k]`'s base), a
+    member, a struct as a whole --, not only as the address an array decays to."""
+    K = C.kinds()
+    if ref.type.get_canonical().kind.name == "RECORD":
+        return True
+    child = ref
+    for parent in reversed(parents):
+        if parent.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+            child = parent
+            continue
+        if parent.kind == K.MEMBER_REF_EXPR:
+            return True
+        kids = C.kids(parent)
+        return parent.kind == K.ARRAY_SUBSCRIPT_EXPR and bool(kids) and kids[0] is child
     return False
 
 
 def definitions(ps) -> dict:
-    """What each variable of the user's functions is given, by declaration hash: the
-    expressions of its initializer and of its assignments, or _ANY where a `++`, `--`,
-    `+=`, `-=`, `*=` or `<<=` of an `int` (not a `for` loop's step), or its address taken,
-    may make anything of it. Once per parsed source."""
+    """What each variable of the user's functions is given, by declaration hash (and what
+    its elements or members are given, by ("contents", hash)): the expressions of its
+    initializer and of its assignments, or _ANY where a `++`, `--`, `+=`, `-=`, `*=` or
+    `<<=` of an `int` (not a `for` loop's step), or its address taken, may make anything of
+    it. Once per parsed source."""
     known = getattr(ps, "_sk_definitions", None)
     if known is not None:
         return known
@@ -175,20 +200,24 @@ def definitions(ps) -> dict:
     out: dict = {}
     steps = set()                  # the spans of the `for` loops' steps (`k++`, `k += 2`)
 
-    def add(decl, expr):
-        if decl is not None and out.get(decl.hash) != _ANY:
-            out.setdefault(decl.hash, []).append(expr)
+    def add(key, expr):
+        if key is not None and out.get(key) != _ANY:
+            out.setdefault(key, []).append(expr)
 
-    def anything(decl):
-        if decl is not None:
-            out[decl.hash] = _ANY
+    def anything(key):
+        if key is not None:
+            out[key] = _ANY
 
     def target(c):
-        """The variable a store to `c` changes: a member's or an element's, the whole's."""
+        """The key of what a store to `c` changes: a variable's own hash, or ("contents",
+        its hash) for a member or an element of it."""
         c = C.strip(c)
+        inner = False
         while c.kind in (K.MEMBER_REF_EXPR, K.ARRAY_SUBSCRIPT_EXPR) and C.kids(c):
-            c = C.strip(C.kids(c)[0])
-        return c.referenced if c.kind == K.DECL_REF_EXPR else None
+            c, inner = C.strip(C.kids(c)[0]), True
+        if c.kind != K.DECL_REF_EXPR or c.referenced is None:
+            return None
+        return ("contents", c.referenced.hash) if inner else c.referenced.hash
 
     for c, _ in C.walk_main(ps):      # (functions, and those inside `extern "C"`)
         kind = c.kind
@@ -199,7 +228,8 @@ def definitions(ps) -> dict:
         elif kind == K.VAR_DECL:
             last = C.kids(c)[-1:]
             if last and last[0].kind.is_expression():
-                add(c, last[0])
+                add(c.hash, last[0])
+                add(("contents", c.hash), last[0])      # (an initializer list's too)
         elif kind == K.BINARY_OPERATOR and C.binary_op(ps, c) == "=":
             lhs, rhs = C.kids(c)
             add(target(lhs), rhs)
@@ -213,8 +243,12 @@ def definitions(ps) -> dict:
         elif kind == K.UNARY_OPERATOR and C.span(c) not in steps:
             op = C.unary_op(ps, c)
             operand = C.kids(c)[:1]
-            if operand and (op == "&" or (op in ("++", "--", "post++", "post--") and
-                                          c.type.get_canonical().kind.name == "INT")):
+            if operand and op == "&":   # (written through the address: anything)
+                key = target(operand[0])
+                anything(key)
+                anything(("contents", key) if isinstance(key, int) else key)
+            elif operand and op in ("++", "--", "post++", "post--") and \
+                    c.type.get_canonical().kind.name == "INT":
                 anything(target(operand[0]))
     try:
         ps._sk_definitions = out
@@ -268,10 +302,14 @@ def counted_params(checks) -> set:
             if c is not None and c.how == "index" and isinstance(c.extent, tuple)}
 
 
-def element_check(pointer: tuple, root, depth: int) -> Check:
+def element_check(pointer: tuple, root, depth: int, ps=None, value=None) -> Check:
     """The check of a pointer used as it is (`*p`, `p->f`, an atomic's address): the
-    pointer at byte range `pointer` must point at an element inside `root`."""
-    return Check("element", pointer=pointer, root=root, depth=depth)
+    pointer at byte range `pointer` must point at an element inside `root`. `ps` and
+    `value` (the pointer's cursor) set `wraps` (may_wrap) where the root is an array or a
+    variable (Check.opaque; CUDA's element check reads it)."""
+    wraps = ps is not None and value is not None and root.kind in ("array", "scalar") and \
+        may_wrap(ps, value)
+    return Check("element", pointer=pointer, root=root, depth=depth, wraps=wraps)
 
 
 __all__ = ["Check", "is_int32", "index_flags", "constant_extent", "axis_check", "may_wrap",

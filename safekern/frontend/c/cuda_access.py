@@ -387,7 +387,7 @@ class CudaWalker(CallHooks, AccessWalker):
         else:
             label = name if root.name == name else f"{name} (in {root.name})"
             self._record(kind, Status.CHECKED, "", s, e, array=label, axis=0, index=(ps_, pe),
-                         check=element_check((ps_, pe), root, depth))
+                         check=element_check((ps_, pe), root, depth, ps=self.ps, value=ptr))
 
     def deref(self, c, operand, depth, ctx):
         o = C.strip(operand)

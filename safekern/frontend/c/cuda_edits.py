@@ -68,8 +68,11 @@ def check_edits(accesses, *, kernel: bool) -> tuple:
             out += trio
         elif check.how == "element":
             (p0, p1), root = check.pointer, check.root
-            out += [E.insert_before(p0, "__sk_ptr(", depth),
-                    E.insert_after(p1, f", {root.base}, {root.size}, {code}, __sk_fb)", depth)]
+            # (into an array, a pointer an int arithmetic may have made: opaque, Check.opaque)
+            opq, end = ("__sk_opqp(", ")") if check.opaque else ("", "")
+            out += [E.insert_before(p0, f"__sk_ptr({opq}", depth),
+                    E.insert_after(p1, f"{end}, {root.base}, {root.size}, {code}, __sk_fb)",
+                                   depth)]
         else:
             raise ValueError(f"unknown check {check.how!r}")
     return out, indexes

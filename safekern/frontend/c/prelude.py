@@ -145,6 +145,12 @@ static inline int __sk_opq32(int v) { return v; }
 template <typename I>
 static __device__ __forceinline__ auto __sk_opq(I v) -> decltype(+v) {
   long long w = (long long)(+v); asm("" : "+l"(w)); return (decltype(+v))w;
+}
+/* The same for a pointer into such an array that an int arithmetic may have made (`*(p + k)`):
+   `__sk_ptr`'s test and the access read this one pointer. */
+template <typename T>
+static __device__ __forceinline__ T* __sk_opqp(T* p) {
+  asm("" : "+l"(p)); return p;
 }""",
 }
 
