@@ -6,15 +6,20 @@ prover reasons about -- work-item ids and sizes, scalar parameters (int, and uin
 values near their limits), locals defined once or reassigned, `for` loops with constant,
 scalar and work-size bounds and steps (adding, doubling, halving), guards (`if`, `&&`, `?:`,
 early `return`), differences under a guard (`if (x >= y) t[x - y]` and near misses), clamps
-(min/max/clamp, `?:`), + - * / % & >> and casts to narrow types (wrapping), flags set under
+(min/max/clamp, `?:`), + - * / % & >> and casts to narrow types (wrapping), `int` arithmetic
+of scalars near their limits that overflows (tested as the value computed, or wrapped: never an
+address the test did not see), the private array through a pointer too, flags set under
 comparisons with conditionally defined locals (`flag()`, hotspot's shape) -- into global
 buffers, a `__local` and a private array; and a few launches each: global/local sizes, buffer sizes and scalar values, some for
 which the predicates hold, some that break them (small buffers, large scalars, large groups).
 
 `differences(env, kernel)` builds it with SAFEKERN_LAUNCH_PREDICATES on and off, runs every
 launch on both, and compares the failure the host sees and the outputs: they must be the same.
-Everything the kernels do is defined behaviour (int arithmetic stays far from its limits;
-unsigned and narrowing conversions wrap); with more than one work-group the order in which PoCL
+Unsigned and narrowing conversions wrap; `int` arithmetic of `(int)u` (u near 2**31) can
+overflow, which C leaves undefined: an index made so must be reported or used as tested (the
+compiler may compute it in 32 or 64 bits: _same_failure takes both), and where the overflow
+steers a branch the two builds may differ -- "only when optimised" (tools/fuzz_elimination.py).
+With more than one work-group the order in which PoCL
 runs them decides which failure comes first, so the fuzzer's process runs PoCL on one thread
 (tools/fuzz_elimination.py) and the in-process tests use launches of one work-group.
 """
@@ -152,8 +157,10 @@ class _Gen:
         elif roll < 0.75:
             self.emit(f"tile[{e}] = 1;")
             self.emit(f"acc += tile[{self.expr()}] & 0;")
-        else:
+        elif self.chance(0.7):
             self.emit(f"acc += priv[{e}];")
+        else:                       # the same through a pointer into it (an "offset" check)
+            self.emit(r.choice([f"acc += *(priv + ({e}));", f"acc += (priv + 1)[({e}) - 1];"]))
 
     def define(self):
         r = self.r
