@@ -36,6 +36,8 @@ import numpy as np
 _TYPES = ["int", "int", "uint", "long", "short", "uchar", "ulong"]
 _IDS = ["get_global_id(0)", "get_local_id(0)", "get_group_id(0)"]
 _SIZES = ["get_global_size(0)", "get_local_size(0)", "get_num_groups(0)"]
+#: the scalars whose signed arithmetic may overflow (`(int)u` with u near 2**31)
+_LARGE = ("(int)u", "(int)(u >> 8)", "(long)(w >> 8)")
 
 
 @dataclass
@@ -77,6 +79,14 @@ class _Gen:
         self.vars = []            # (name, type) of the locals in scope
         self.loops = 0
         self.depth = 0
+        # Signed overflow stays in what an access indexes: a condition, a loop's test, a clamp
+        # of a variable -- whatever steers a branch -- is written `safe` (no `(int)u`, no
+        # variable that may hold one: `big`), since a branch on an overflowed value is
+        # undefined and the two builds may take different ones (the fuzzer's "only when
+        # optimised" lines, seeds 102777875, 125000661, 370000518).
+        self.safe = False
+        self.tainted = False      # the expression being written holds a large signed value
+        self.big = set()          # the locals that may hold one
 
     def chance(self, p):
         return self.r.random() < p
@@ -84,17 +94,28 @@ class _Gen:
     def emit(self, text):
         self.lines.append("    " * (self.depth + 1) + text)
 
+    def small_vars(self):
+        return [v for v in self.vars if v[0] not in self.big]
+
     def atom(self):
         r = self.r
         roll = r.random()
-        if roll < 0.3 and self.vars:
-            return r.choice(self.vars)[0]
+        pick = self.small_vars() if self.safe else self.vars
+        if roll < 0.3 and pick:
+            name = r.choice(pick)[0]
+            self.tainted |= name in self.big
+            return name
         if roll < 0.55:
             return r.choice(_IDS)
         if roll < 0.65:
             return r.choice(_SIZES)
         if roll < 0.8:
-            return r.choice(["n", "n", "(int)u", "(int)(u >> 8)", "(long)(w >> 8)", "u", "w"])
+            scalar = r.choice(["n", "n", "(int)u", "(int)(u >> 8)", "(long)(w >> 8)", "u", "w"])
+            if scalar in _LARGE:
+                if self.safe:
+                    return "n"
+                self.tainted = True
+            return scalar
         if roll < 0.86:             # a load: no bounds but its type's (uchar: [0, 255])
             return r.choice(["a[get_local_id(0) & 3]", "(uchar)a[get_local_id(0) & 3]",
                              "(short)a[0]"])
@@ -134,15 +155,20 @@ class _Gen:
         return f"({self.cond()} ? {a} : {b})"
 
     def cond(self):
-        r = self.r
-        op = r.choice(["<", "<", "<=", ">", ">=", "!="])
-        left = r.choice(self.vars)[0] if self.vars and self.chance(0.7) else self.expr(2)
-        c = f"{left} {op} {self.expr(2)}"
-        if self.chance(0.1):
-            c = f"IN_RANGE({left}, {self.expr(2)}, {self.expr(2)})"
-        if self.chance(0.2):
-            c = f"{c} && {self.cond()}"
-        return c
+        saved, self.safe = self.safe, True
+        try:
+            r = self.r
+            op = r.choice(["<", "<", "<=", ">", ">=", "!="])
+            small = self.small_vars()
+            left = r.choice(small)[0] if small and self.chance(0.7) else self.expr(2)
+            c = f"{left} {op} {self.expr(2)}"
+            if self.chance(0.1):
+                c = f"IN_RANGE({left}, {self.expr(2)}, {self.expr(2)})"
+            if self.chance(0.2):
+                c = f"{c} && {self.cond()}"
+            return c
+        finally:
+            self.safe = saved
 
     def access(self):
         r = self.r
@@ -166,16 +192,19 @@ class _Gen:
         r = self.r
         name = f"v{len(self.lines)}"
         t = r.choice(_TYPES)
+        self.tainted = False
         self.emit(f"{t} {name} = {self.expr()};")
-        self.vars.append((name, t))
         if self.chance(0.25):
             self.emit(f"{name} = {self.expr()};")     # reassigned
-        if self.chance(0.2):                          # clamped: reads itself on the right
+        if self.tainted:
+            self.big.add(name)
+        self.vars.append((name, t))
+        if self.chance(0.2) and name not in self.big:   # clamped: reads itself on the right
             bound = self.expr(1)
             self.emit(f"{name} = ({name} {r.choice(['>', '<', '>='])} {bound}) ? {bound} "
                       f": {name};")
-        if self.chance(0.15) and len(self.vars) >= 2:   # a flat index of two, then guarded
-            (y, _), (x, _) = r.sample(self.vars, 2)
+        if self.chance(0.15) and len(self.small_vars()) >= 2:   # a flat index, guarded
+            (y, _), (x, _) = r.sample(self.small_vars(), 2)
             flat = f"f{len(self.lines)}"
             self.emit(f"long {flat} = {y} * {r.choice(['n', '16', 'get_local_size(0)'])} "
                       f"+ {x};")
@@ -205,7 +234,7 @@ class _Gen:
                 self.emit(f"if ({self.cond()}) return;")
             elif roll < 0.9 and self.depth < 3:
                 self.loop()
-            elif roll < 0.93 and len(self.vars) >= 2:
+            elif roll < 0.93 and len(self.small_vars()) >= 2:
                 self.difference()
             elif roll < 0.99:
                 self.flag()
@@ -218,7 +247,7 @@ class _Gen:
         that look like it but are not (the wrong direction, `||`, a write under the guard,
         a difference of other operands)."""
         r = self.r
-        (x, _), (y, _) = r.sample(self.vars, 2)
+        (x, _), (y, _) = r.sample(self.small_vars(), 2)
         op = r.choice([">=", ">=", ">", "<=", "!="])
         guard = f"{x} {op} {y}"
         if self.chance(0.15):
@@ -242,7 +271,8 @@ class _Gen:
         times)."""
         r = self.r
         n = len(self.lines)
-        (x, _), (y, _) = r.sample(self.vars, 2) if len(self.vars) >= 2 else (("", ""), ("", ""))
+        small = self.small_vars()
+        (x, _), (y, _) = r.sample(small, 2) if len(small) >= 2 else (("", ""), ("", ""))
         if not x or self.chance(0.7):           # locals that never change (the usual case)
             x, y = f"xs{n}", f"ys{n}"
             self.emit(f"int {x} = {r.choice(['get_local_id(0)', 'get_global_id(0) % 16', 'get_local_id(0) - 2', '(int)get_local_id(0) * 2'])};")
@@ -291,7 +321,8 @@ class _Gen:
         t = r.choice(["int", "int", "uint", "long", "uchar", "short"])
         shape = r.random()
         if shape < 0.2:         # doubling (from small starts: no overflow in 12 turns)
-            start = r.choice(["0", "1", "1", "2", "get_local_id(0) + 1", "n"])
+            # (small starts: 200 << 24 would overflow an int within 12 turns)
+            start = r.choice(["0", "1", "1", "2", "get_local_id(0) + 1", "(n & 31)"])
             bound = r.choice(["n", "16", "get_local_size(0)", "200", "300", "u"])
             step = r.choice([f"{k} *= 2", f"{k} <<= 1", f"{k} *= 3", f"{k} <<= 2"])
             op = r.choice(["<", "<", "<="])
@@ -302,7 +333,8 @@ class _Gen:
             step = r.choice([f"{k} /= 2", f"{k} >>= 1", f"{k} /= 3"])
             op = r.choice([">", ">", ">="])
         else:
-            start = r.choice(["0", "1", "get_local_id(0)", "get_global_id(0)", "n", "(int)u"])
+            start = r.choice(["0", "1", "get_local_id(0)", "get_global_id(0)", "n",
+                              "(int)(u >> 2)"])
             bound = r.choice(["n", "16", "get_local_size(0)", "get_global_size(0)", "(n + 3)",
                               "u", "200", "300"])
             step = r.choice([f"{k}++", f"++{k}", f"{k} += 2", f"{k} += get_local_size(0)",
@@ -313,6 +345,8 @@ class _Gen:
         self.emit("if (++guard > 12) break;")
         saved = list(self.vars)
         self.vars.append((k, t))
+        if start == "(int)u":       # (halving from -2**31: its k - 1 would overflow)
+            self.big.add(k)
         if self.chance(0.1):
             self.emit(f"if (acc > 7) {k} += 1;")
         self.block(r.randint(1, 3))
