@@ -232,3 +232,28 @@ def test_a_constant_extents_index_is_opaque_where_an_int_arithmetic_may_make_it(
     body = text[text.rfind("#line 1"):]
     forms = (f"__sk_opq32((int)({index}))", f"__sk_opq((long)({index}))")
     assert any(form in body for form in forms) == opaque, body
+
+
+def test_random_overflowing_indexes_of_constant_extents_never_crash(clenv):
+    """Kernels of tests/support/overflow_kernels.py (an overflowing int index of a private or
+    __local array, in the subscript, a variable, a pointer, `*(a + i)`), run in a process of
+    their own for a time budget: each launch reports its index or wraps it into the array,
+    none dies (at 1cb5f9c the first of them crashed PoCL)."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.support.budget import Budget
+
+    if clenv.kind != "pocl":
+        pytest.skip("PoCL's CPU device: a GPU's illegal address is the GPU tests' matter")
+    budget = Budget(10, at_least=6)
+    env = dict(os.environ, SAFEKERN_CACHE="off", SAFEKERN_LAUNCH_PREDICATES="0")
+    done = subprocess.run([sys.executable, "-m", "tests.support.overflow_kernels",
+                           clenv.device.platform.name, str(budget.seconds),
+                           str(budget.at_least), "0"],
+                          capture_output=True, text=True, timeout=600, env=env)
+    seeds = done.stdout.split()
+    assert done.returncode == 0 and "done" in seeds, \
+        f"seed {seeds[-1] if seeds else '?'} ended the process ({done.returncode}): " \
+        f"{done.stderr[-1500:]}"
