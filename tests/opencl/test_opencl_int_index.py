@@ -141,6 +141,12 @@ OVERFLOWS = {
                                   "    for (int t = 0; t < 8; t++) priv[t] = t + 10;\n"
                                   "    out[get_global_id(0)] = *(priv + (long)((int)u * 2));\n"
                                   "}\n", 4, [10, 10, 10, 10]),
+    # a pointer into a buffer: `pos < 0 || pos > nb - esz` had its first half rewritten from
+    # the operands (`-(int)u < -1` as `(int)u > 1`, false) while the second read the wrapped
+    # value: one unsigned compare now (prelude's __sk_ixb)
+    "a pointer into a buffer": ("__kernel void k(__global int *out, uint u) {\n"
+                                "    __global int *p = out + 1;\n"
+                                "    p[(size_t)(-(int)u)] = 5;\n}\n", 3, None),
     "a __local array": ("__kernel void k(__global int *out, uint u) {\n"
                         "    __local int tile[16];\n"
                         "    tile[get_local_id(0)] = 10;\n"
@@ -151,7 +157,8 @@ OVERFLOWS = {
 
 #: a reported index: the product from the operands in 64 bits, as a long or (a size_t sum)
 #: as the ulong it is, plus the sum's local id term (0..3)
-_REPORTED = {-2 ** 35, -2 ** 32} | {2 ** 64 - 2 ** 32 + k for k in range(4)}
+_REPORTED = {-2 ** 35, -2 ** 32, -2 ** 31 + 1, 2 ** 31 + 1} | \
+    {2 ** 64 - 2 ** 32 + k for k in range(4)}
 
 
 @pytest.mark.parametrize("name", sorted(OVERFLOWS))

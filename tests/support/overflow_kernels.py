@@ -1,11 +1,14 @@
-"""OpenCL C kernels whose index against a constant extent is an `int` arithmetic that
-overflows (`(int)u * 2` with u = 2**31): undefined in C, and a compiler may test the index in
-32 bits while it makes the address from the operands in 64 -- a checked kernel then reaches an
-address its check never saw (access_check.Check.opaque; the launch fuzzer's seed 255312649).
+"""OpenCL C kernels whose index is an `int` arithmetic that overflows (`(int)u * 2` with
+u = 2**31): undefined in C, and a compiler may test the index in 32 bits, or rewrite one side of
+its test from the operands, while it makes the address from the wrapped value or from the
+operands in 64 bits -- a checked kernel then reaches an address its check never saw
+(access_check.Check.opaque: a constant extent's, the launch fuzzer's seed 255312649;
+prelude's `__sk_ixb`: a pointer into a buffer, `p[-(int)u]`).
 
-`generate(seed)` writes one: a private or `__local` array read or written at an overflowing
-index -- in the subscript, through an `int` or a `long` variable, through a pointer to the
-array, as `*(a + i)`, or the overflowing part in a variable of its own -- launched by `run` at
+`generate(seed)` writes one: a private, `__local` or `__global` array read or written at an
+overflowing index -- in the subscript, through an `int` or a `long` variable, through a pointer
+into the array, as `*(a + i)`, or the overflowing part in a variable of its own -- launched by
+`run` at
 u = 2**31, 2**31 + 2, 2**32 - 1 and 3. A check reports the index or the index wraps into the
 array; the process must not die.
 
@@ -33,13 +36,14 @@ def generate(seed: int) -> str:
     index = r.choice([f"{small} + {big}", f"{big} + {small}", f"(long)({big})",
                       f"(ulong)({big})", f"(size_t)({big}) + {small}", f"({big}) / 2",
                       f"({big}) + 3", big])
-    array = r.choice(["priv", "tile"])
-    space = "__private" if array == "priv" else "__local"
+    array = r.choice(["priv", "tile", "g"])
+    space = {"priv": "__private", "tile": "__local", "g": "__global"}[array]
+    base = f"{array} + 1" if array == "g" else array
     before, access = r.choice([
         ("", f"{array}[{index}]"),
         (f"int i = {index};", f"{array}[i]"),
         (f"long i = {index};", f"{array}[i]"),
-        (f"{space} int *p = {array};", f"p[{index}]"),
+        (f"{space} int *p = {base};", f"p[{index}]"),
         ("", f"*({array} + ({index}))"),
         (f"int b = {big};", f"{array}[{small} + b]"),
     ])
@@ -48,7 +52,7 @@ def generate(seed: int) -> str:
                 f"    out[get_global_id(0)] = {array}[get_local_id(0) & 7];\n")
     else:
         body = f"    {before}\n    out[get_global_id(0)] = {access};\n"
-    return ("__kernel void k(__global int *out, uint u) {\n"
+    return ("__kernel void k(__global int *out, uint u, __global int *g) {\n"
             "    int priv[8];\n    __local int tile[16];\n"
             "    for (int t = 0; t < 8; t++) priv[t] = t + 10;\n"
             "    tile[get_local_id(0) & 15] = 20;\n"
@@ -66,8 +70,9 @@ def run(ctx, queue, source: str) -> None:
 
     prg = skcl.Program(ctx, source, filename="overflow.cl").build()
     out = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 16 * 4)
+    g = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64 * 4)
     for u in (2 ** 31, 2 ** 31 + 2, 2 ** 32 - 1, 3):
-        prg.k(queue, (16,), (16,), out, np.uint32(u))
+        prg.k(queue, (16,), (16,), out, np.uint32(u), g)
         try:
             safekern.sync()
         except safekern.BoundsError:

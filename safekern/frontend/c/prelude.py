@@ -222,7 +222,10 @@ static __SK_COLD void __sk_fail(__global long *fb, long code, long index, long s
 static inline long __sk_ixb(long i, long off, long esz, long nb, long code,
                             __global long *fb, __private int *fp) {{
   long pos = off + i * esz;
-  if (__SK_UNLIKELY(pos < 0 || pos > nb - esz)) {{
+  /* One unsigned compare of pos (a negative one is huge): as `pos < 0 || pos > nb - esz` the
+     compiler rewrote `pos < 0` from an overflowing int index's operands (`-(int)u < -1` as
+     `(int)u > 1`) while the other test and the address read the wrapped value. */
+  if (__SK_UNLIKELY((ulong)pos > (ulong)(nb - esz) || nb < esz)) {{
     *fp = 1;
     __sk_fail(fb, code, pos >= 0 ? pos / esz : -((esz - 1 - pos) / esz), nb / esz, 0);
     return -(off / esz);
@@ -292,7 +295,10 @@ template <typename T>
 static __device__ __forceinline__ T* __sk_ptr(T* p, const volatile void* base, long long bytes,
                                              unsigned long long code, long long* fb) {{
   long long off = (long long)((const volatile char*)p - (const volatile char*)base);
-  if (__builtin_expect(off < 0 || off > bytes - (long long)sizeof(T), 0) && bytes >= 0) {{
+  // (one unsigned compare of off, as OpenCL's __sk_ixb: the compiler may rewrite `off < 0`
+  // from an overflowing int index's operands while the address reads the wrapped value)
+  if (__builtin_expect((unsigned long long)off > (unsigned long long)(bytes - (long long)sizeof(T))
+                       || bytes < (long long)sizeof(T), 0) && bytes >= 0) {{
     long long e = (long long)sizeof(T);
     __sk_fail(fb, code, off >= 0 ? off / e : -((-off + e - 1) / e), bytes / e, 0);
   }}
