@@ -372,12 +372,17 @@ __all__ = ["version_loops", "HOISTED_REASON", "IndexCheck", "LoopWords", "Versio
 #: the last element, the largest one seen kept (module doc).
 PRELUDE = r"""
 #pragma nv_diag_suppress 177
+// (unsigned compares, one a bound: as `a >= 0 && a < n` the compiler may rewrite `a >= 0`
+// from an overflowing int index's operands while `a < n` reads the wrapped value)
 static __device__ __forceinline__ bool __sk_vok(long long a, long long b, long long n,
                                                 long long top) {
-  return n < 0 || (a >= 0 && b >= 0 && a < n && b < n && a <= top && b <= top);
+  typedef unsigned long long U;
+  return n < 0 || (top >= 0 && (U)a < (U)n && (U)b < (U)n && (U)a <= (U)top &&
+                   (U)b <= (U)top);
 }
 static __device__ __forceinline__ bool __sk_vin(long long lo, long long last, long long n) {
-  return n < 0 || (lo >= 0 && last < n);
+  typedef unsigned long long U;
+  return n < 0 || ((U)lo < (U)n && (U)last < (U)n);
 }
 static __device__ __forceinline__ unsigned int __sk_dm32(unsigned int u, unsigned int last,
                                                          unsigned int* seen) {
@@ -403,11 +408,14 @@ static __device__ __forceinline__ unsigned long long __sk_dc64(unsigned long lon
 
 #: OpenCL C's helpers of versioned loops (after the prelude's __sk_fail_bits): as CUDA's.
 OPENCL_PRELUDE = r"""
+/* (unsigned compares, one a bound: as `a >= 0 && a < n` the compiler may rewrite `a >= 0`
+   from an overflowing int index's operands while `a < n` reads the wrapped value) */
 static inline int __sk_vok(long a, long b, long n, long top) {
-  return n < 0 || (a >= 0 && b >= 0 && a < n && b < n && a <= top && b <= top);
+  return n < 0 || (top >= 0 && (ulong)a < (ulong)n && (ulong)b < (ulong)n &&
+                   (ulong)a <= (ulong)top && (ulong)b <= (ulong)top);
 }
 static inline int __sk_vin(long lo, long last, long n) {
-  return n < 0 || (lo >= 0 && last < n);
+  return n < 0 || ((ulong)lo < (ulong)n && (ulong)last < (ulong)n);
 }
 static inline uint __sk_dm32(uint u, uint last, __private uint *seen) {
   *seen = u > *seen ? u : *seen;
