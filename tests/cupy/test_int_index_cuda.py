@@ -63,14 +63,17 @@ def test_a_versioned_loops_checked_copy_keeps_the_64_bit_check():
     _builds(SPMV)
 
 
-CONSTANT_EXTENTS = r"""
+#: a kernel with a local array `priv` (10..17) and a shared one `tile` (10s), then its line
+_ARRAYS = r"""
 extern "C" __global__ void k(int* out, unsigned int u) {
     __shared__ int tile[16];
     int priv[8];
     for (int t = 0; t < 8; t++) priv[t] = t + 10;
     tile[threadIdx.x % 16] = 10;
     __syncthreads();
-    out[threadIdx.x] = priv[(long long)((int)u * 2)] + tile[threadIdx.x / 4 + (int)u * 2]
+"""
+
+CONSTANT_EXTENTS = _ARRAYS + r"""    out[threadIdx.x] = priv[(long long)((int)u * 2)] + tile[threadIdx.x / 4 + (int)u * 2]
                        + priv[threadIdx.x % 8];
 }
 """
@@ -119,14 +122,7 @@ def test_an_opaque_index_of_any_type_builds():
     _builds(INDEX_TYPES)
 
 
-POINTERS = r"""
-extern "C" __global__ void k(int* out, unsigned int u) {
-    __shared__ int tile[16];
-    int priv[8];
-    for (int t = 0; t < 8; t++) priv[t] = t + 10;
-    tile[threadIdx.x % 16] = 10;
-    __syncthreads();
-    int* p = priv;
+POINTERS = _ARRAYS + r"""    int* p = priv;
     const int* q = tile + (int)u * 2;
     out[threadIdx.x] = p[(long long)((int)u * 2)] + *(p + (long long)((int)u * 4)) + *q
                        + *(p + threadIdx.x % 8);

@@ -97,6 +97,11 @@ def test_an_int_index_out_of_bounds_is_reported_as_itself(clenv, d, index, threa
         str(err)
 
 
+#: the start of a kernel with a private array `priv` (10..17)
+_PRIV = ("__kernel void k(__global int *out, uint u) {\n"
+         "    int priv[8];\n"
+         "    for (int t = 0; t < 8; t++) priv[t] = t + 10;\n")
+
 OVERFLOWS = {
     # (source, the line of the access, what a wrapped index stores in out[0..3]): the product
     # wraps to 0 in 32 bits; computed from the operands in 64 bits it is -2**35 (-2**32)
@@ -105,40 +110,28 @@ OVERFLOWS = {
     "in the subscript": ("__kernel void k(__global int *out, uint u) {\n"
                          "    out[(((int)u) * 4) * 4] = 5;\n}\n", 2, [5, 0, 0, 0]),
     # a constant extent: the compiler may narrow the test to 32 bits (seed 103148349)
-    "a private array": ("__kernel void k(__global int *out, uint u) {\n"
-                        "    int priv[8];\n"
-                        "    for (int t = 0; t < 8; t++) priv[t] = t + 10;\n"
+    "a private array": (_PRIV +
                         "    int acc = 0;\n"
                         "    if (get_global_id(0) < 100) { acc += priv[(int)u * 2]; }\n"
                         "    out[get_global_id(0)] = acc;\n}\n", 5, [10, 10, 10, 10]),
     # ... and the index a long or a size_t sum made of the overflowing int, or a variable
     # (seed 255312649: `priv[(get_local_id(0) >> 1) + ((int)u * 2)]`, a crash at 1cb5f9c)
-    "a private array, a long of it": ("__kernel void k(__global int *out, uint u) {\n"
-                                      "    int priv[8];\n"
-                                      "    for (int t = 0; t < 8; t++) priv[t] = t + 10;\n"
+    "a private array, a long of it": (_PRIV +
                                       "    out[get_global_id(0)] = priv[(long)((int)u * 2)];\n"
                                       "}\n", 4, [10, 10, 10, 10]),
-    "a private array, a size_t sum": ("__kernel void k(__global int *out, uint u) {\n"
-                                      "    int priv[8];\n"
-                                      "    for (int t = 0; t < 8; t++) priv[t] = t + 10;\n"
+    "a private array, a size_t sum": (_PRIV +
                                       "    out[get_global_id(0)] = "
                                       "priv[(get_local_id(0) >> 2) + ((int)u * 2)];\n"
                                       "}\n", 4, [10, 10, 10, 10]),
-    "a private array, a variable": ("__kernel void k(__global int *out, uint u) {\n"
-                                    "    int priv[8];\n"
-                                    "    for (int t = 0; t < 8; t++) priv[t] = t + 10;\n"
+    "a private array, a variable": (_PRIV +
                                     "    int i = (int)u * 2;\n"
                                     "    int acc = priv[i];\n"
                                     "    out[get_global_id(0)] = acc;\n}\n", 5, [10, 10, 10, 10]),
-    "a private array, through a pointer": ("__kernel void k(__global int *out, uint u) {\n"
-                                           "    int priv[8];\n"
-                                           "    for (int t = 0; t < 8; t++) priv[t] = t + 10;\n"
+    "a private array, through a pointer": (_PRIV +
                                            "    int *p = priv;\n"
                                            "    out[get_global_id(0)] = p[(long)((int)u * 2)];\n"
                                            "}\n", 5, [10, 10, 10, 10]),
-    "a private array, *(a + i)": ("__kernel void k(__global int *out, uint u) {\n"
-                                  "    int priv[8];\n"
-                                  "    for (int t = 0; t < 8; t++) priv[t] = t + 10;\n"
+    "a private array, *(a + i)": (_PRIV +
                                   "    out[get_global_id(0)] = *(priv + (long)((int)u * 2));\n"
                                   "}\n", 4, [10, 10, 10, 10]),
     # a pointer into a buffer: `pos < 0 || pos > nb - esz` had its first half rewritten from
