@@ -5,6 +5,7 @@
     python -m tools.fuzz_elimination --count 100000 --jobs 16   # 16 processes, seeds split
     python -m tools.fuzz_elimination --opencl-launch --minutes 15 --jobs 2   # C launch predicates
     python -m tools.fuzz_elimination --opencl --platform PoCL --jobs 60   # the PoCL of a GPU machine
+    python -m tools.fuzz_elimination --overflow --platform PoCL --jobs 60 # overflowing int indexes
 
 Each seed's kernel (tests/support/fuzz_kernels.py) runs on the CUDA simulator twice, with elimination
 and loop versioning on and with every check kept (tests/support/differential.py); any difference in a
@@ -206,6 +207,33 @@ def run_opencl_launch(count: int, seed: int, out: str | None, minutes: float | N
             "launches": launches}
 
 
+def run_overflow(count: int, seed: int, out: str | None, minutes: float | None, log=print,
+                 platform: str | None = None) -> dict:
+    """`--overflow`: OpenCL C kernels whose index is an `int` arithmetic that overflows
+    (tests/support/overflow_kernels.py), built checked and launched on PoCL: nothing to
+    compare -- a kernel that crashes the process is the finding (with `--jobs`, reported
+    with its seed: a check the compiler let an address past)."""
+    os.environ.setdefault("OCL_ICD_VENDORS", "/etc/OpenCL/vendors")
+    import pyopencl as cl
+
+    from tests.support import overflow_kernels
+
+    ctx = opencl_context(platform)
+    queue = cl.CommandQueue(ctx)
+    start, done = time.monotonic(), 0
+    for s in range(seed, seed + count):
+        _running(s)
+        if minutes is not None and time.monotonic() - start > minutes * 60:
+            break
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            overflow_kernels.run(ctx, queue, overflow_kernels.generate(s))
+        done += 1
+        if done % 100 == 0:
+            log(f"{done} kernels, {time.monotonic() - start:.0f} s")
+    return {"kernels": done, "differing": [], "seconds": time.monotonic() - start}
+
+
 def _child(args, first: int, count: int, minutes: float | None, seed_file: str) -> list:
     return [sys.executable, "-m", "tools.fuzz_elimination", "--count", str(count),
             "--seed", str(first), "--seed-file", seed_file] + \
@@ -213,6 +241,7 @@ def _child(args, first: int, count: int, minutes: float | None, seed_file: str) 
         (["--minutes", f"{minutes:.3f}"] if minutes is not None else []) + \
         (["--opencl"] if args.opencl else []) + \
         (["--opencl-launch"] if args.opencl_launch else []) + \
+        (["--overflow"] if args.overflow else []) + \
         (["--platform", args.platform] if args.platform else [])
 
 
@@ -295,6 +324,9 @@ def main(argv=None) -> int:
     parser.add_argument("--opencl", action="store_true", help="OpenCL C kernels on PoCL")
     parser.add_argument("--opencl-launch", action="store_true",
                         help="OpenCL C kernels on PoCL, launch predicates on vs. off")
+    parser.add_argument("--overflow", action="store_true",
+                        help="OpenCL C kernels on PoCL whose int index overflows: none may "
+                        "crash")
     parser.add_argument("--jobs", type=int, default=1, help="processes (seeds split)")
     parser.add_argument("--seed-file", help=argparse.SUPPRESS)   # (--jobs: the seed running)
     parser.add_argument("--platform", help="OpenCL platform whose name contains this "
@@ -306,8 +338,9 @@ def main(argv=None) -> int:
     _SEED_FILE = args.seed_file
     log = lambda *a: print(*a, flush=True)                               # noqa: E731
     faulthandler.enable()       # a crash in a driver prints where the Python code was
-    if args.opencl or args.opencl_launch:
-        result = (run_opencl_launch if args.opencl_launch else run_opencl)(
+    if args.opencl or args.opencl_launch or args.overflow:
+        result = (run_overflow if args.overflow else
+                  run_opencl_launch if args.opencl_launch else run_opencl)(
             args.count, args.seed, args.out, args.minutes, log=log, platform=args.platform)
     else:
         result = run(args.count, args.seed, args.out, args.minutes, log=log)
