@@ -47,8 +47,10 @@ class Check:
     negate: bool = False           # "offset": the index is subtracted (p - k)
     unsigned: bool = False         # the index is a 64-bit unsigned integer
     int32: bool = False            # the index is an `int` (checked by __sk_ix32)
-    #: the index's value may come from a signed int arithmetic that overflows (may_wrap)
-    wraps: bool = False
+    #: the index (the pointer, "element") goes into its check as an opaque value: its
+    #: memory's size is a constant and an int arithmetic that overflows may have made it
+    #: (see `opaque_where`)
+    opaque: bool = False
     #: CUDA `p[i]` on a derived pointer: where the text starts and the '[' and ']' tokens
     #: ((start, end) each), which the edit replaces
     brackets: tuple | None = None
@@ -57,27 +59,6 @@ class Check:
     #: launch predicates, ("field", param, slot, element size, text) -- the launch knows the
     #: field's allocation (launch.py, backends/cupy/struct_args.py)
     field_extent: tuple | None = None
-
-    @property
-    def opaque(self) -> bool:
-        """An "index" check against a constant extent below 2**32 (a private, `__local` or
-        `__shared__` array's axis, a vector's components) whose index may come from an `int`
-        arithmetic that overflows (`wraps`): its index is tested and used as an opaque value
-        (prelude.opaque_index). A compiler may narrow the test of such an index to 32 bits
-        (`(ulong)(long)i >= 8` is `(uint)i >= 8`) and, the overflow being undefined in C,
-        make the address from the operands in 64 bits: an address the test never saw (the
-        launch fuzzer's seed 255312649, `priv[(get_local_id(0) >> 1) + ((int)u * 2)]`,
-        crashed a checked kernel). A zero extension of the index that passed is not enough:
-        the compiler, knowing the value is in [0, 8), turns it back into the sign extension.
-        Not every constant extent's index: the opaque value cannot be folded, and an index
-        the compiler folds (a counter of an unrolled loop) lets it keep the array in
-        registers."""
-        if not self.wraps:
-            return False
-        if self.how in ("offset", "element"):   # (p[i], *p into an array: the same)
-            return self.root is not None and self.root.kind in ("array", "scalar")
-        return self.how == "index" and isinstance(self.extent, int) and \
-            not isinstance(self.extent, bool) and 0 < self.extent <= 0xFFFFFFFF
 
     @property
     def launch_extent(self):
@@ -116,13 +97,29 @@ def constant_extent(t) -> int | None:
     return None
 
 
+def opaque_where(ps, value, constant: bool) -> bool:
+    """Check.opaque: the memory's size is a `constant` (a private, `__local` or `__shared__`
+    array's axis below 2**32, a vector's components, a pointer into such an array or a
+    variable) and an `int` arithmetic that overflows may have made the index or pointer
+    (cursor `value`; may_wrap). A compiler may narrow the test of such an index to 32 bits
+    (`(ulong)(long)i >= 8` is `(uint)i >= 8`), or rewrite one side of a two-sided test from
+    the operands, and -- the overflow being undefined in C -- make the address from the
+    operands in 64 bits: an address the test never saw (the launch fuzzer's seed 255312649,
+    `priv[(get_local_id(0) >> 1) + ((int)u * 2)]`, crashed a checked kernel). A zero
+    extension of the index that passed is not enough: knowing the value is in [0, 8), the
+    compiler turns it back into the sign extension. Not every constant extent's index: an
+    opaque value cannot be folded, and an index the compiler folds (a counter of an unrolled
+    loop) lets it keep the array in registers."""
+    return ps is not None and value is not None and constant and may_wrap(ps, value)
+
+
 def axis_check(index, span: tuple, extent, axis: int, depth: int, ps=None) -> Check:
     """The "index" check of one axis of an array (or a vector's components): the index
     (cursor `index` at byte range `span`) against `extent`, an int or C text; `ps` (the
-    parsed source) sets `wraps` (may_wrap) where the extent is a constant."""
-    wraps = ps is not None and isinstance(extent, int) and may_wrap(ps, index)
-    return Check("index", index=span, extent=extent, axis=axis, depth=depth, wraps=wraps,
-                 **index_flags(index))
+    parsed source) sets `opaque` (opaque_where)."""
+    constant = isinstance(extent, int) and 0 < extent <= 0xFFFFFFFF
+    return Check("index", index=span, extent=extent, axis=axis, depth=depth,
+                 opaque=opaque_where(ps, index, constant), **index_flags(index))
 
 
 _WRAPPING_OPS = ("+", "-", "*", "<<")
@@ -133,7 +130,7 @@ _ANY = "any"
 
 def may_wrap(ps, index) -> bool:
     """The value of the index expression (a libclang cursor) may come from a signed `int`
-    arithmetic that overflows, which C leaves undefined (Check.opaque): it holds an `int`
+    arithmetic that overflows, which C leaves undefined (opaque_where): it holds an `int`
     `+ - * <<` or negation, or reads a variable that one of its definitions (its
     initializer, an assignment) may have made so -- followed from variable to variable;
     `++`, `+=` and the like of an `int`, or its address taken, count as such. Thread and
@@ -269,13 +266,11 @@ def pointer_check(root, span: tuple, depth: int, *, index=None, pointer=None,
     struct's pointer field (`g.nlist`, cursor `expr`): a parameter's index is checked against
     its element count ("index" with extent ("param", i): no pointer arithmetic), a field's
     gets its extent for launch predicates (`field_extent`); anything else is an "offset".
-    `ps` (the parsed source) sets `wraps` (may_wrap) where the root is an array or a
-    variable, whose size is a constant (Check.opaque), from the index's cursor (`value`
-    where `index` is not given: its type sets no flag)."""
+    `ps` (the parsed source) sets `opaque` (opaque_where: the root an array or a variable)
+    from the index's cursor (`value` where `index` is not given: its type sets no flag)."""
     flags = index_flags(index)
-    value = index if value is None else value
-    if ps is not None and value is not None and root.kind in ("array", "scalar"):
-        flags["wraps"] = may_wrap(ps, value)
+    flags["opaque"] = opaque_where(ps, index if value is None else value,
+                                   root.kind in ("array", "scalar"))
     if itself and root.kind == "param" and elems is None and not negate:
         return Check("index", index=span, extent=("param", root.key[1]), root=root,
                      depth=depth, **flags)
@@ -305,13 +300,12 @@ def counted_params(checks) -> set:
 def element_check(pointer: tuple, root, depth: int, ps=None, value=None) -> Check:
     """The check of a pointer used as it is (`*p`, `p->f`, an atomic's address): the
     pointer at byte range `pointer` must point at an element inside `root`. `ps` and
-    `value` (the pointer's cursor) set `wraps` (may_wrap) where the root is an array or a
-    variable (Check.opaque; CUDA's element check reads it)."""
-    wraps = ps is not None and value is not None and root.kind in ("array", "scalar") and \
-        may_wrap(ps, value)
-    return Check("element", pointer=pointer, root=root, depth=depth, wraps=wraps)
+    `value` (the pointer's cursor) set `opaque` (opaque_where: the root an array or a
+    variable; CUDA's element check reads it)."""
+    return Check("element", pointer=pointer, root=root, depth=depth,
+                 opaque=opaque_where(ps, value, root.kind in ("array", "scalar")))
 
 
 __all__ = ["Check", "is_int32", "index_flags", "constant_extent", "axis_check", "may_wrap",
-           "definitions",
+           "opaque_where", "definitions",
            "pointer_check", "field_extent", "counted_params", "element_check"]

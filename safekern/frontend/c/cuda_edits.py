@@ -50,7 +50,7 @@ def check_edits(accesses, *, kernel: bool) -> tuple:
             extent = _extent_text(check.extent) if check.how == "index" else \
                 f"__sk_count({check.root.size}, {check.field_extent[3]}LL)"
             (i0, i1) = check.index
-            opq, end = opaque_index("cuda", "") if check.opaque else ("", "")
+            opq, end = opaque_index("cuda") if check.opaque else ("", "")
             pair = (E.insert_before(i0, f"{index_helper(check)}({opq}", depth),
                     E.insert_after(i1, f"{end}, {extent}, {code}, {check.axis}, __sk_fb)",
                                    depth))
@@ -61,7 +61,7 @@ def check_edits(accesses, *, kernel: bool) -> tuple:
             first, (o0, o1), (c0, c1) = check.brackets
             root = check.root
             # (an array's: the index as an opaque value, as a constant extent's: Check.opaque)
-            opq, end = opaque_index("cuda", "") if check.opaque else ("", "")
+            opq, end = opaque_index("cuda") if check.opaque else ("", "")
             trio = [E.insert_before(first, "(*__sk_ptr((", depth),
                     E.replace(o0, o1, f") + ({opq}"),
                     E.replace(c0, c1, f"{end}), {root.base}, {root.size}, {code}, __sk_fb))")]
@@ -69,7 +69,7 @@ def check_edits(accesses, *, kernel: bool) -> tuple:
         elif check.how == "element":
             (p0, p1), root = check.pointer, check.root
             # (into an array, a pointer an int arithmetic may have made: opaque, Check.opaque)
-            opq, end = ("__sk_opqp(", ")") if check.opaque else ("", "")
+            opq, end = opaque_index("cuda", pointer=True) if check.opaque else ("", "")
             out += [E.insert_before(p0, f"__sk_ptr({opq}", depth),
                     E.insert_after(p1, f"{end}, {root.base}, {root.size}, {code}, __sk_fb)",
                                    depth)]

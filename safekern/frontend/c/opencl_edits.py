@@ -81,7 +81,7 @@ def access_edits(ps: ParsedSource, facts: FunctionFacts, codes: dict) -> tuple:
             edits.append(insert_after(check.pointer[1], f" + __sk_ixb(0L{tail})", d))
         else:
             # (an array's: the index as an opaque value, as a constant extent's: Check.opaque)
-            opq, end = ("__sk_opq(", ")") if check.opaque else ("", "")
+            opq, end = opaque_index("opencl", "__sk_ixb") if check.opaque else ("", "")
             if check.negate:
                 edits.append(insert_before(check.index[0], f"(-__sk_ixb({opq}-(long)(", d))
                 edits.append(insert_after(check.index[1], f"){end}{tail})", d))

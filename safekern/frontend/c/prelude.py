@@ -90,13 +90,16 @@ def _index_check(w: dict, name: str, bits: str, word: str | None = None) -> str:
             f"  return {back};\n}}")
 
 
-def opaque_index(dialect: str, helper: str) -> tuple:
-    """(before, after): the text around a checked index against a constant extent
-    (access_check.Check.opaque), inside its helper's call: the index as a value the
-    compiler cannot derive (`__sk_opq`), so that the test and the address read one value --
-    the compiler cannot narrow the one and widen the other from the user's arithmetic."""
-    if dialect == "opencl":
-        return ("__sk_opq32(" if helper == "__sk_ix32" else "__sk_opq("), ")"
+def opaque_index(dialect: str, helper: str = "", *, pointer: bool = False) -> tuple:
+    """(before, after): the text around a checked index (or, `pointer`, CUDA's checked
+    pointer) of access_check.Check.opaque, inside its helper's call: a value the compiler
+    cannot derive (`__sk_opq`, OpenCL's `__sk_opq32` for `__sk_ix32`'s int, CUDA's
+    `__sk_opqp`), so that the test and the address read one value -- the compiler cannot
+    narrow the one and widen the other from the user's arithmetic."""
+    if pointer:
+        return "__sk_opqp(", ")"
+    if dialect == "opencl" and helper == "__sk_ix32":
+        return "__sk_opq32(", ")"
     return "__sk_opq(", ")"
 
 
