@@ -128,14 +128,18 @@ def _shared(dialect: str) -> dict:
 
 #: `__sk_opq`: the index of a constant extent's check as a value the compiler cannot derive
 #: (opaque_index): an empty asm that claims to change it. OpenCL: where the target is known
-#: to take a register operand so (PoCL's CPU devices); elsewhere the value itself -- NVIDIA's
-#: OpenCL takes inline PTX too, but that was not yet run there.
+#: to take a register operand so (PoCL's CPU devices, NVIDIA's inline PTX); elsewhere the
+#: value itself.
 _OPAQUE = {
     "opencl": """\
 /* A constant extent's index as a value the compiler cannot derive from the user's arithmetic:
    the test and the address read this one value (access_check.Check.opaque). */
 #if defined(__x86_64__) || defined(__aarch64__)
 static inline long __sk_opq(long v) { __asm__("" : "+r"(v)); return v; }
+static inline int __sk_opq32(int v) { __asm__("" : "+r"(v)); return v; }
+#elif defined(cl_nv_pragma_unroll)
+/* NVIDIA's OpenCL (its extension's macro): inline PTX, a 64-bit and a 32-bit register. */
+static inline long __sk_opq(long v) { __asm__("" : "+l"(v)); return v; }
 static inline int __sk_opq32(int v) { __asm__("" : "+r"(v)); return v; }
 #else
 static inline long __sk_opq(long v) { return v; }
