@@ -127,20 +127,22 @@ def _shared(dialect: str) -> dict:
 
 
 #: `__sk_opq`: the index of a constant extent's check as a value the compiler cannot derive
-#: (opaque_index): an empty asm that claims to change it. OpenCL: where the target is known
-#: to take a register operand so (PoCL's CPU devices, NVIDIA's inline PTX); elsewhere the
-#: value itself.
+#: (opaque_index): CUDA's and NVIDIA OpenCL's an empty asm that claims to change it, a CPU's
+#: OpenCL (PoCL) a volatile round trip; another OpenCL device's the value itself.
 _OPAQUE = {
     "opencl": """\
 /* A constant extent's index as a value the compiler cannot derive from the user's arithmetic:
    the test and the address read this one value (access_check.Check.opaque). */
-#if defined(__x86_64__) || defined(__aarch64__)
-static inline long __sk_opq(long v) { __asm__("" : "+r"(v)); return v; }
-static inline int __sk_opq32(int v) { __asm__("" : "+r"(v)); return v; }
-#elif defined(cl_nv_pragma_unroll)
+#if defined(cl_nv_pragma_unroll)
 /* NVIDIA's OpenCL (its extension's macro): inline PTX, a 64-bit and a 32-bit register. */
 static inline long __sk_opq(long v) { __asm__("" : "+l"(v)); return v; }
 static inline int __sk_opq32(int v) { __asm__("" : "+r"(v)); return v; }
+#elif defined(__x86_64__) || defined(__aarch64__)
+/* A CPU's (PoCL): a volatile private round trip, not an inline asm -- PoCL's kernel compiler
+   fails on an inline asm (PoCL 5.0, LLVM 16: an assertion in its passes, CallBase::
+   getArgOperand out of bounds, on 85% of the launch fuzzer's kernels). */
+static inline long __sk_opq(long v) { volatile long w = v; return w; }
+static inline int __sk_opq32(int v) { volatile int w = v; return w; }
 #else
 static inline long __sk_opq(long v) { return v; }
 static inline int __sk_opq32(int v) { return v; }
