@@ -7,9 +7,9 @@ prelude's `__sk_ixb`: a pointer into a buffer, `p[-(int)u]`).
 
 `generate(seed)` writes one: a private, `__local` or `__global` array read or written at an
 overflowing index -- in the subscript, through an `int` or a `long` variable, through a pointer
-into the array, as `*(a + i)`, or the overflowing part in a variable of its own -- launched by
-`run` at
-u = 2**31, 2**31 + 2, 2**32 - 1 and 3. A check reports the index or the index wraps into the
+into the array, as `*(a + i)`, through a pointer made at the index (`q = a + i; *q`), or the
+overflowing part in a variable of its own -- launched by `run` at u = 2**31, 2**31 + 2,
+2**32 - 1 and 3. A check reports the index or the index wraps into the
 array; the process must not die.
 
     python -m tests.support.overflow_kernels PLATFORM SECONDS AT_LEAST FIRST_SEED
@@ -46,6 +46,7 @@ def generate(seed: int) -> str:
         (f"{space} int *p = {base};", f"p[{index}]"),
         ("", f"*({array} + ({index}))"),
         (f"int b = {big};", f"{array}[{small} + b]"),
+        (f"{space} int *q = {base} + ({index});", "*q"),
     ])
     if r.random() < 0.5:
         body = (f"    {before}\n    {access} = 7;\n    barrier(CLK_LOCAL_MEM_FENCE);\n"
