@@ -123,7 +123,7 @@ def main(argv=None):
             totals[c] += r.get(c, 0.0)
     print(f"{'total':34s}" + "".join(f"{totals[c]:12.3f}" for c in cols))
     if profiler:
-        pstats.Stats(profiler, stream=sys.stdout).sort_stats("cumulative").print_stats(
+        pstats.Stats(profiler, stream=sys.stdout).sort_stats(os.environ.get("SK_PROFILE_SORT", "cumulative")).print_stats(
             args.profile)
 
 

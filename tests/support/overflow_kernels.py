@@ -7,10 +7,10 @@ prelude's `__sk_ixb`: a pointer into a buffer, `p[-(int)u]`).
 
 `generate(seed)` writes one: a private, `__local` or `__global` array read or written at an
 overflowing index -- in the subscript, through an `int` or a `long` variable, through a pointer
-into the array, as `*(a + i)`, through a pointer made at the index (`q = a + i; *q`), or the
-overflowing part in a variable of its own -- launched by `run` at u = 2**31, 2**31 + 2,
-2**32 - 1 and 3. A check reports the index or the index wraps into the
-array; the process must not die.
+into the array, as `*(a + i)`, through a pointer made at the index (`q = a + i; *q`), in a loop
+over `s` (`a[i + s]`, `a[s * big + small]`: loop versioning), or the overflowing part in a
+variable of its own -- launched by `run` at u = 2**31, 2**31 + 2, 2**32 - 1 and 3. A check
+reports the index or the index wraps into the array; the process must not die.
 
     python -m tests.support.overflow_kernels PLATFORM SECONDS AT_LEAST FIRST_SEED
 
@@ -47,8 +47,15 @@ def generate(seed: int) -> str:
         ("", f"*({array} + ({index}))"),
         (f"int b = {big};", f"{array}[{small} + b]"),
         (f"{space} int *q = {base} + ({index});", "*q"),
+        ("", f"{array}[({index}) + s]"),                   # in a loop over s, below
+        ("", f"{array}[s * {big} + {small}]"),
     ])
-    if r.random() < 0.5:
+    if "+ s]" in access or "[s *" in access:
+        # A loop (versioned: its test before the loop computes the index at the loop's ends,
+        # the fast copy runs the user's int arithmetic).
+        body = (f"    int acc = 0;\n    for (int s = 0; s < 4; s++) acc += {access};\n"
+                f"    out[get_global_id(0)] = acc;\n")
+    elif r.random() < 0.5:
         body = (f"    {before}\n    {access} = 7;\n    barrier(CLK_LOCAL_MEM_FENCE);\n"
                 f"    out[get_global_id(0)] = {array}[get_local_id(0) & 7];\n")
     else:
