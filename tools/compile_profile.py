@@ -9,9 +9,10 @@ fresh each time (SAFEKERN_CACHE=off):
 - `plain_ptx`: numba's own `cuda.compile_ptx` of the function (what plain numba compiles);
 - `checked_ptx` / `variant_ptx`: the checked kernel's and its launch variant's PTX.
 
-    NUMBA_ENABLE_CUDASIM=0 python -m tools.compile_profile [--profile N] [CASE ...]
+    NUMBA_ENABLE_CUDASIM=0 python -m tools.compile_profile [--profile N [--sort KEY]] [CASE ...]
 
-`--profile N` also prints cProfile's top N functions of the front end (decorations only).
+`--profile N` also prints cProfile's top N functions of the front end (decorations only), by
+`--sort` (cProfile's sort key: cumulative, the default, or tottime, ...).
 Numbers are seconds on this machine's CPU: compare them with each other, not with a GPU run's.
 """
 from __future__ import annotations
@@ -106,6 +107,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("cases", nargs="*")
     p.add_argument("--profile", type=int, default=0, help="cProfile's top N of the front end")
+    p.add_argument("--sort", default="cumulative", help="cProfile's sort key for --profile")
     args = p.parse_args(argv)
     profiler = cProfile.Profile() if args.profile else None
     rows = measure(args.cases, profiler)
@@ -123,7 +125,7 @@ def main(argv=None):
             totals[c] += r.get(c, 0.0)
     print(f"{'total':34s}" + "".join(f"{totals[c]:12.3f}" for c in cols))
     if profiler:
-        pstats.Stats(profiler, stream=sys.stdout).sort_stats(os.environ.get("SK_PROFILE_SORT", "cumulative")).print_stats(
+        pstats.Stats(profiler, stream=sys.stdout).sort_stats(args.sort).print_stats(
             args.profile)
 
 

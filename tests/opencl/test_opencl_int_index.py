@@ -262,8 +262,8 @@ def test_the_opaque_index_round_trips_and_is_opaque_on_each_platform(clenv):
     """`__sk_opq` gives back its value, boundary values included, and hides it from the
     compiler: on NVIDIA's OpenCL an empty inline PTX asm (chosen by its extension's macro;
     its binary is PTX, where an inline asm leaves its markers), on PoCL's CPU devices a
-    volatile round trip -- not an inline asm, on which PoCL 5.0's kernel compiler fails (the
-    source below aborted its process then, an LLVM assertion)."""
+    volatile round trip -- not an inline asm, on which PoCL 5.0's kernel compiler aborts (an
+    LLVM assertion: test_no_inline_asm_reaches_a_cpu_opencl)."""
     import pyopencl as cl
 
     source = prelude.opencl() + """

@@ -8,7 +8,7 @@ prelude's `__sk_ixb`: a pointer into a buffer, `p[-(int)u]`).
 `generate(seed)` writes one: a private, `__local` or `__global` array read or written at an
 overflowing index -- in the subscript, through an `int` or a `long` variable, through a pointer
 into the array, as `*(a + i)`, through a pointer made at the index (`q = a + i; *q`), in a loop
-over `s` (`a[i + s]`, `a[s * big + small]`: loop versioning), or the overflowing part in a
+over `s` (`a[i + s]`, `a[s * big + small]`), or the overflowing part in a
 variable of its own -- launched by `run` at u = 2**31, 2**31 + 2, 2**32 - 1 and 3. A check
 reports the index or the index wraps into the array; the process must not die.
 
@@ -39,20 +39,20 @@ def generate(seed: int) -> str:
     array = r.choice(["priv", "tile", "g"])
     space = {"priv": "__private", "tile": "__local", "g": "__global"}[array]
     base = f"{array} + 1" if array == "g" else array
-    before, access = r.choice([
-        ("", f"{array}[{index}]"),
-        (f"int i = {index};", f"{array}[i]"),
-        (f"long i = {index};", f"{array}[i]"),
-        (f"{space} int *p = {base};", f"p[{index}]"),
-        ("", f"*({array} + ({index}))"),
-        (f"int b = {big};", f"{array}[{small} + b]"),
-        (f"{space} int *q = {base} + ({index});", "*q"),
-        ("", f"{array}[({index}) + s]"),                   # in a loop over s, below
-        ("", f"{array}[s * {big} + {small}]"),
+    before, access, loop = r.choice([
+        ("", f"{array}[{index}]", False),
+        (f"int i = {index};", f"{array}[i]", False),
+        (f"long i = {index};", f"{array}[i]", False),
+        (f"{space} int *p = {base};", f"p[{index}]", False),
+        ("", f"*({array} + ({index}))", False),
+        (f"int b = {big};", f"{array}[{small} + b]", False),
+        (f"{space} int *q = {base} + ({index});", "*q", False),
+        ("", f"{array}[({index}) + s]", True),             # in a loop over s, below
+        ("", f"{array}[s * {big} + {small}]", True),
     ])
-    if "+ s]" in access or "[s *" in access:
-        # A loop (versioned: its test before the loop computes the index at the loop's ends,
-        # the fast copy runs the user's int arithmetic).
+    if loop:
+        # A loop: its index may overflow in the rewrite's copies of the loop too (an index
+        # of int arithmetic is data-dependent there: the copies clamp it, __sk_dc64).
         body = (f"    int acc = 0;\n    for (int s = 0; s < 4; s++) acc += {access};\n"
                 f"    out[get_global_id(0)] = acc;\n")
     elif r.random() < 0.5:
