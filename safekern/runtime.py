@@ -240,8 +240,8 @@ def _wait_for(syncs, target) -> None:
 
 def _check_sources(target) -> list:
     """Check every dirty source `target` concerns; the failures found (each source reset)."""
-    if getattr(_checking, "active", False):
-        return []
+    if not _pending or getattr(_checking, "active", False):
+        return []         # (nothing launched that can fail: no lock, no buffer read)
     with _reading_buffers():
         with _lock:
             sources = [s for s in _pending if s.matches(target)]

@@ -31,6 +31,8 @@ class FakeArray:
     size = property(lambda self: self.a.size)
     nbytes = property(lambda self: self.a.nbytes)
     flags = property(lambda self: self.a.flags)
+    _c_contiguous = property(lambda self: self.a.flags.c_contiguous)   # (CuPy's readonly
+    _f_contiguous = property(lambda self: self.a.flags.f_contiguous)   # attributes)
     strides = property(lambda self: self.a.strides)
     shape = property(lambda self: self.a.shape)
     itemsize = property(lambda self: self.a.itemsize)

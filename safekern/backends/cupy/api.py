@@ -97,7 +97,7 @@ class RawKernel:
         launch = {"shared_mem": shared_mem, "stream": stream}
         if enable_cooperative_groups or self.enable_cooperative_groups:
             launch["enable_cooperative_groups"] = True
-        loaded, func, info, overlap, variants, plain = self._bound()
+        loaded, func, info, overlap, variants, plain, device = self._bound()
         args = kernel_arguments(_cupy(), args, info)       # as CuPy takes them
         if loaded.source is None or not info.checked:   # SAFEKERN_CHECKS=0, or a kernel
             func(grid, block, tuple(a.value if isinstance(a, Unchecked) else a     # left
@@ -128,7 +128,7 @@ class RawKernel:
             own = plain.kernel(m, loaded.source)
             if own is not None:
                 own(grid, block, tuple(values), **launch)
-                note_plain_launch()
+                note_plain_launch(device)
                 return
         if m:                                    # the checks this launch proves left out
             func = variants.variant(m) or func
@@ -137,8 +137,9 @@ class RawKernel:
         cupy_graphs.after_launch(loaded.source, stream)     # (pending, or captured)
 
     def _bound(self):
-        """(loaded module, function, KernelInfo) for the current device and check setting;
-        looked up once, then served from a small per-kernel table (launches are hot)."""
+        """(loaded module, function, KernelInfo, overlap check, launch variants, plain launch,
+        device number) for the current device and check setting; looked up once, then served
+        from a small per-kernel table (launches are hot)."""
         cp = _cupy()
         settings = config.get()
         key = (cp.cuda.runtime.getDevice(), settings.checks, settings.kernel_asserts,
@@ -163,7 +164,7 @@ class RawKernel:
                                      lambda: program.plain_function(name), settings)
             hit = self._launch_cache[key] = (loaded, loaded.function(symbol), info,
                                              self._program.overlap_check(info), variants,
-                                             plain)
+                                             plain, key[0])
         return hit
 
     @property

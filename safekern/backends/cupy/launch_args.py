@@ -58,6 +58,8 @@ def _unbounded(cp, arg, param, kernel: str, position: int):
     passes it, unchecked, with an UncheckedWarning: a raw address (no size), and a view with
     a negative stride (`x[::-1]`: its kernel reaches memory before the pointer, which a size
     counted from the pointer cannot bound; cupyx's upfirdn takes such views)."""
+    if isinstance(arg, cp.ndarray) and (arg._c_contiguous or arg._f_contiguous):
+        return arg                               # (the common case, first: launches are hot)
     why = None
     if isinstance(arg, (int, np.integer)) and not isinstance(arg, (bool, np.bool_)):
         why = "a raw address, which has no size"

@@ -7,6 +7,7 @@ CuPy is imported when first needed.
 from __future__ import annotations
 
 import logging
+import sys
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -25,6 +26,9 @@ DEFAULT_ARCH = "sm_90"
 
 
 def _cupy():
+    cupy = sys.modules.get("cupy")      # (launches call this: no import statement's cost)
+    if cupy is not None:
+        return cupy
     try:
         import cupy
     except ImportError as err:
@@ -112,14 +116,16 @@ def failure_source(device_id: int) -> CupyFailureSource:
 
 
 def _plain_sync(target) -> None:
+    """sync()'s wait with checks off: the CuPy stream or device `target`, device number
+    `target`, else every device."""
     try:
         import cupy as cp
     except ImportError:
         return
-    if isinstance(target, cp.cuda.Stream):
+    if isinstance(target, (cp.cuda.Stream, cp.cuda.Device)):
         target.synchronize()
-    elif isinstance(target, cp.cuda.Device):
-        target.synchronize()
+    elif isinstance(target, int):
+        cp.cuda.Device(target).synchronize()
     else:
         for dev in range(cp.cuda.runtime.getDeviceCount()):
             cp.cuda.Device(dev).synchronize()
@@ -127,20 +133,40 @@ def _plain_sync(target) -> None:
 
 runtime.register_plain_sync(_plain_sync)
 
+_plain_devices: set = set()    # devices that ran a plain launch since sync() last waited there
 
-def note_plain_launch() -> None:
-    """A plain launch ran (c_launch.PlainLaunch): safekern.sync() waits for it too."""
-    runtime.plain_launched(_plain_sync)
+
+def _plain_launch_sync(target) -> None:
+    """sync()'s wait for plain launches: on the devices that ran one, not on every device
+    (a device-wide wait on an idle device still costs host time in the user's sync), or on
+    the CuPy stream or device `target`. A device is forgotten before its wait, so that a
+    plain launch made meanwhile (another thread) is waited for at the next sync."""
+    cp = _cupy()
+    if isinstance(target, (cp.cuda.Stream, cp.cuda.Device)):
+        target.synchronize()
+        return
+    for dev in list(_plain_devices):
+        if target is None or target == dev:
+            _plain_devices.discard(dev)
+            cp.cuda.Device(dev).synchronize()
+        elif not isinstance(target, int):      # another library's stream, context or device
+            cp.cuda.Device(dev).synchronize()
+
+
+def note_plain_launch(device: int) -> None:
+    """A plain launch ran on `device` (c_launch.PlainLaunch): safekern.sync() waits for it."""
+    _plain_devices.add(device)
+    runtime.plain_launched(_plain_launch_sync)
 
 
 # -- arguments ----------------------------------------------------------------------------------
 
 def pointer_bytes(arr) -> int:
     """Bytes a kernel may reach from an array's data pointer (its span in memory)."""
+    if arr._c_contiguous or arr._f_contiguous:   # (CuPy's flags, without building arr.flags)
+        return int(arr.nbytes)
     if arr.size == 0:
         return 0
-    if arr.flags.c_contiguous or arr.flags.f_contiguous:
-        return int(arr.nbytes)
     if any(s < 0 for s in arr.strides):
         raise ValueError("an array with negative strides reaches memory before its data "
                          "pointer; pass cupy.ascontiguousarray(...) instead")
@@ -150,10 +176,10 @@ def pointer_bytes(arr) -> int:
 def hidden_argument(value, param: str, kernel: str, position: int):
     """(the value to pass, its size in bytes, -1 for unchecked) for a pointer parameter."""
     cp = _cupy()
-    if isinstance(value, Unchecked):
-        return value.value, -1
     if isinstance(value, cp.ndarray):
         return value, pointer_bytes(value)
+    if isinstance(value, Unchecked):
+        return value.value, -1
     if value is None:
         return None, 0
     if isinstance(value, cp.cuda.MemoryPointer):
@@ -178,6 +204,9 @@ def memory_span(value, nbytes: int):
     argument launched unchecked (nbytes < 0)."""
     if value is None or nbytes < 0:
         return None
+    if isinstance(value, _cupy().ndarray):
+        ptr = value.data.ptr
+        return 0, ptr, ptr + nbytes
     pointer = value.data if hasattr(value, "data") and hasattr(value, "shape") else value
     ptr = int(pointer.ptr)
     return 0, ptr, ptr + nbytes
