@@ -104,14 +104,16 @@ def _divided_only(tree) -> set:
     """Names read only as operands of `/`: a float quotient whatever they are, so their
     bounds prove no index -- and a float scalar's bound never holds at a launch (hotspot's
     `step / cap`), which would keep every check proven with it checked."""
-    divided, other = set(), set()
-    for node in (n for stmt in tree for n in ast.walk(stmt)):
+    nodes = [n for stmt in tree for n in walk(stmt)]
+    divided, operands = set(), set()        # operands: the `/`s' Name nodes (by identity)
+    for node in nodes:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-            divided |= {o.id for o in (node.left, node.right) if isinstance(o, ast.Name)}
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) and not (
-                    isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)):
-                other.add(child.id)
+            for o in (node.left, node.right):
+                if isinstance(o, ast.Name):
+                    divided.add(o.id)
+                    operands.add(id(o))
+    other = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+             and id(n) not in operands}
     return divided - other
 
 

@@ -1,6 +1,7 @@
 """Whole-tree operations the front end runs on every function body, made cheap: a deep copy
 (`copy_tree`: what `copy.deepcopy` makes, in a third of the time) and `walk` (`ast.walk`'s
-nodes in its order, in half the time: the passes walk statements again and again).
+nodes in its order but the expression contexts, in a third of the time: the passes walk
+statements again and again).
 
 The passes edit the nodes they are given, so the front end copies whole function bodies: the
 check rewriter its parse, every elimination run its input, the launch variant the eliminated
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import copy
-from collections import deque
 
 _IMMUTABLE = frozenset((str, int, float, bool, type(None), bytes, complex, type(Ellipsis)))
 
@@ -46,19 +46,34 @@ def copy_tree(node):
     return cp(node)
 
 
+_CHILD_FIELDS: dict = {}     # node class -> its fields that may hold nodes (not `ctx`)
+
+
 def walk(node):
     """The nodes of `node`'s tree, breadth first, as `ast.walk` yields them (without its
-    generator per node and per field)."""
-    todo = deque((node,))
-    pop, push, extend, is_node = todo.popleft, todo.append, todo.extend, ast.AST
-    while todo:
-        node = pop()
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if isinstance(value, is_node):
+    generator per node and per field), less the expression contexts (`Load`, `Store`, `Del`:
+    childless markers, a third of a tree's nodes, that no pass looks for -- a pass reads a
+    name's `.ctx`)."""
+    todo, i, is_node, fields_of = [node], 0, ast.AST, _CHILD_FIELDS
+    push = todo.append
+    while i < len(todo):        # (a list read in order: breadth first, as ast.walk's deque)
+        node = todo[i]
+        i += 1
+        t = type(node)
+        fields = fields_of.get(t)
+        if fields is None:
+            fields = fields_of[t] = tuple(f for f in t._fields if f != "ctx")
+        attrs = node.__dict__   # (an AST node keeps its fields there: copy_tree's premise)
+        for name in fields:
+            value = attrs.get(name)
+            if value is None:
+                continue
+            if type(value) is list:
+                for x in value:
+                    if isinstance(x, is_node):
+                        push(x)
+            elif isinstance(value, is_node):
                 push(value)
-            elif isinstance(value, list):
-                extend([x for x in value if isinstance(x, is_node)])
         yield node
 
 
