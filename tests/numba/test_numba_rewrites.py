@@ -45,6 +45,20 @@ def _load(tmp_path, name, n=32):
                               filename="rewrite_mod.py")
 
 
+def test_a_kernel_is_rewritten_when_first_needed_and_stored_then(tmp_path):
+    """A kernel's decoration with no stored rewrite only checks it: the rewrite (and its entry
+    in the cache) comes with the first build or report."""
+    import safekern
+
+    first = _load(tmp_path, "rw_lazy")
+    assert first.k.build._rewritten is None
+    assert first.get.build._rewritten is not None       # a device function's: at decoration
+    assert not numba_rewrites.lookup(safekern.jit(first.k.py_func).build)
+    first.k.check_report()
+    assert first.k.build._rewritten is not None
+    assert numba_rewrites.is_stored(numba_rewrites.lookup(safekern.jit(first.k.py_func).build))
+
+
 def test_a_second_decoration_takes_the_stored_rewrite(tmp_path):
     import safekern
 
@@ -67,6 +81,7 @@ def test_a_build_compiles_a_fresh_rewrite_with_line_numbers(tmp_path):
     import safekern
 
     first = _load(tmp_path, "rw_build")
+    first.k.check_report()          # a kernel's rewrite is made, and stored, when first needed
     again = safekern.jit(first.k.py_func)
     assert numba_rewrites.is_stored(again.build.final_rewrite())
     again.numba_dispatcher()
@@ -94,6 +109,7 @@ def test_a_damaged_stored_rewrite_is_rewritten(tmp_path):
     import safekern
 
     first = _load(tmp_path, "rw_damaged")
+    first.k.check_report()          # (made, and stored)
     kc = get_kernel_cache()
     key = kernel_key(numba_rewrites.key_fields(first.k.build))
     data = json.loads(kc.store.get(key))

@@ -1,8 +1,9 @@
 """Compile a checked function's rewrite with numba.
 
 A checked kernel or device function (kernel.py) keeps a `Build`: what it was decorated with
-(options, signatures), its rewrite (made at decoration, maybe read from the kernel cache:
-stored.py), the rewrite a build compiles (`final_rewrite`), numba's dispatcher once built, and
+(options, signatures), its rewrite (a device function's made at decoration, maybe read from
+the kernel cache: stored.py; a kernel's read from the cache at decoration on a warm start, else
+made at its first build or report, its decoration checking only what it refuses), the rewrite a build compiles (`final_rewrite`), numba's dispatcher once built, and
 the lock every build holds. The function's launcher (launch.py), its cache key (keys.py) and its
 stored rewrite (stored.py) read the Build, never the function's internals. Every rewrite a
 Build adopts has its failure sites registered (failures.TABLE), the same way for a fresh one and
@@ -181,10 +182,11 @@ def _same_scope(a, b) -> bool:
 # -- one function's build -----------------------------------------------------------------------
 
 class Build:
-    """One checked function's way to numba (see the module doc). Made at decoration: the
-    function is rewritten then (an unsupported construct is an error there, naming file:line;
-    the kernel cache may hold the rewrite from an earlier process: only successful ones are
-    kept). `dispatcher()` builds numba's dispatcher; `lock` is held while it does."""
+    """One checked function's way to numba (see the module doc). Made at decoration: an
+    unsupported construct is an error there, naming file:line (pyfront.refuse_unsupported); the
+    rewrite comes from the kernel cache (an earlier process's: only successful ones are kept)
+    or is made when first needed (`rewritten`). `dispatcher()` builds numba's dispatcher;
+    `lock` is held while it does."""
 
     hidden = True        # its kernels take the failure buffer's address (launch.py)
     param_facts = ()     # a device function specialised for its arguments (specialise.py)
@@ -206,8 +208,51 @@ class Build:
         self.waiting = []                # (namespace, name) of callers built while it was
         self._building = False
         self._scope = _scope_snapshot(parsed)
-        self.rewritten = self._adopt(stored.rewrite(self, self.rewrite))
         self._final = None
+        self._rewritten = None
+        self._rewriting = False
+        if device:
+            # A device function's rewrite now: its callers' rewrites ask about it (barriers,
+            # specialisations), and mutually recursive device functions made lazily would
+            # each make the other's while its own is being made.
+            self._rewritten = self._adopt(stored.rewrite(self, self.rewrite))
+            return
+        # A kernel: the kernel cache's rewrite if it has one (a warm start); else only what a
+        # decoration refuses, now, and the whole rewrite -- elimination and launch variants,
+        # most of the front end's time -- at the first build or report (`rewritten`): the
+        # kernels a module decorates but never launches cost no more than that check.
+        cached = stored.lookup(self)
+        if cached is not None:
+            self._rewritten = self._adopt(cached)
+        else:
+            pyfront.refuse_unsupported(parsed, resolver=resolver(),
+                                       kernel_exceptions=not options.get("debug"))
+
+    @property
+    def rewritten(self):
+        """The function's rewrite (a kernel's made on first use, with what its names mean
+        then)."""
+        rewritten = self._rewritten
+        if rewritten is None:
+            with self.lock:
+                if self._rewritten is None:
+                    if self._rewriting:
+                        # (asked again while it is made -- a device function calling this
+                        # kernel, made meanwhile: a rewrite of its own, not the cache's)
+                        return self._adopt(self.rewrite())
+                    self._rewriting = True
+                    try:
+                        _refresh_closure(self.parsed)
+                        self._scope = _scope_snapshot(self.parsed)
+                        self._rewritten = self._adopt(stored.rewrite(self, self.rewrite))
+                    finally:
+                        self._rewriting = False
+                rewritten = self._rewritten
+        return rewritten
+
+    @rewritten.setter
+    def rewritten(self, value):
+        self._rewritten = value
 
     def rewrite(self, launch_subset=None):
         """The front end's rewrite of the function, now. With debug=True numba raises a
@@ -231,9 +276,9 @@ class Build:
         return rewritten
 
     def final_rewrite(self):
-        """The rewrite a build compiles (and the kernel cache keys on): the decoration's, or a
-        new one if a name the function uses means something else now (a device function
-        defined after this function, a global constant rebound)."""
+        """The rewrite a build compiles (and the kernel cache keys on): `rewritten`, or a new
+        one if a name the function uses means something else now than when that was made (a
+        device function defined after this function, a global constant rebound)."""
         with self.lock:
             if self._final is None:
                 _refresh_closure(self.parsed)

@@ -38,6 +38,9 @@ from .surface import SIMULATOR
 log = logging.getLogger("safekern.numba")
 
 
+_NOT_YET = object()
+
+
 class LaunchDispatch:
     """One checked kernel's launch selection (see the module doc).
 
@@ -49,7 +52,7 @@ class LaunchDispatch:
     a kernel that writes an array parameter (None: no race check).
     """
 
-    __slots__ = ("kernel", "build", "attrs", "make_kernel", "make_plain", "races",
+    __slots__ = ("kernel", "build", "attrs", "make_kernel", "make_plain", "_races",
                  "hidden_first", "nparams", "variants", "marks_hidden", "_free", "_builds",
                  "_plain", "_fixed", "_signature")
 
@@ -60,11 +63,7 @@ class LaunchDispatch:
         self.attrs = attrs
         self.make_kernel = make_kernel
         self.make_plain = make_plain
-        self.races = None
-        if config.get().races != "off":
-            checker = RaceChecker(analyse_kernel(build.parsed, resolver()), kernel=kernel.__name__,
-                                  filename=build.parsed.filename)
-            self.races = checker if checker.needed else None
+        self._races = _NOT_YET     # the RaceChecker (None: not needed), made when first asked
         self.hidden_first = hidden_first
         self.nparams = nparams
         self.variants = None       # LaunchVariants; False: none; None: not looked at yet
@@ -74,6 +73,21 @@ class LaunchDispatch:
         self._plain = None         # numba's own kernel of the function, once made
         self._fixed = None         # what allows plain launches and never changes
         self._signature = None     # inspect.signature of the user's function, once needed
+
+    @property
+    def races(self):
+        """The kernel's RaceChecker, or None where no launch can race through it (or race
+        checks are off): its analysis at the first launch or report, not at decoration (a
+        module's kernels that never launch cost nothing for it)."""
+        races = self._races
+        if races is _NOT_YET:
+            if config.get().races == "off":
+                return None          # (not kept: a later launch with them on analyses)
+            checker = RaceChecker(analyse_kernel(self.build.parsed, resolver()),
+                                  kernel=self.kernel.__name__,
+                                  filename=self.build.parsed.filename)
+            races = self._races = checker if checker.needed else None
+        return races
 
     # -- the selection ----------------------------------------------------------------------
     def select(self, args: tuple, launch_config, callbacks=()):
@@ -86,7 +100,9 @@ class LaunchDispatch:
         launched[kernel] = None
         settings = config.get()
         if launch_config is not None:
-            races = self.races
+            races = self._races
+            if races is _NOT_YET:
+                races = self.races
             # Before anything runs, so a proven race writes nothing.
             if races is not None and isinstance(launch_config, tuple) and \
                     len(launch_config) >= 2:

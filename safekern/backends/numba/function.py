@@ -2,9 +2,9 @@
 is a CheckedKernel (kernel.py) or a CheckedDeviceFunction (device_function.py), both a
 `CheckedFunction`.
 
-A checked function rewrites its source at decoration (so unsupported constructs fail there,
-naming file:line) and keeps what building it needs in its `build` (build.py's Build); numba's
-dispatcher is built from the rewritten function on first use (`numba_dispatcher()`), or at once
+A checked function checks its source at decoration (so unsupported constructs fail there,
+naming file:line), rewrites it when first built or asked about, and keeps what building it
+needs in its `build` (build.py's Build); numba's dispatcher is built from the rewritten function on first use (`numba_dispatcher()`), or at once
 when signatures are given (as numba compiles eagerly then). Everything numba's dispatcher
 answers by signature is answered in the user's terms by the function's `surface` (surface.py),
 to which the numba-named methods below delegate; any other public name is numba's dispatcher's.
@@ -43,7 +43,7 @@ class CheckedFunction:
         self.options = options
         self._specialized = specialized
         self._specializations = {}
-        # Parsed and rewritten now: an unsupported construct is an error at decoration time.
+        # Parsed and checked now: an unsupported construct is an error at decoration time.
         self.build = build or Build(parsed, name=self.__qualname__, py_func=pyfunc,
                                     device=self.device, options=options, sigs=sigs,
                                     specialized=specialized)

@@ -342,6 +342,31 @@ def rewrite(build, make):
         return made[-1]
 
 
+def lookup(build):
+    """The kernel cache's rewrite of the function whose Build is `build` (a StoredRewrite), or
+    None: no cache, not storable, not stored (nothing is rewritten here: a decoration asks
+    first, and leaves a miss's rewrite to the first build, through `rewrite`)."""
+    cache = get_kernel_cache()
+    if cache is None:
+        return None
+    try:
+        fields = key_fields(build)
+    except _NotStorable as why:
+        log.debug("rewrite of %r not cached: %s", build.name, why)
+        return None
+    except Exception:               # noqa: BLE001 - the cache never stops a kernel
+        log.debug("rewrite of %r: key failed", build.name, exc_info=True)
+        return None
+    payload = cache.lookup(fields, describe=f"numba rewrite {build.name!r}")
+    if payload is None:
+        return None
+    try:
+        return unpack(build, json.loads(payload.decode("utf-8")))
+    except Exception:               # noqa: BLE001 - a stale record: `rewrite` replaces it
+        log.debug("rewrite of %r: cached record unusable", build.name, exc_info=True)
+        return None
+
+
 def fresh(build, stored):
     """The front end's own rewrite for a build, checked against the stored one."""
     rewritten = build.rewrite()
@@ -351,5 +376,5 @@ def fresh(build, stored):
     return rewritten
 
 
-__all__ = ["rewrite", "fresh", "is_stored", "key_fields", "front_end_digest", "pack", "unpack",
+__all__ = ["rewrite", "lookup", "fresh", "is_stored", "key_fields", "front_end_digest", "pack", "unpack",
            "StoredRewrite"]

@@ -7,7 +7,7 @@ races summarises what each thread touches, for the launch-time race check.
 from .checks import INDEXED_ATOMICS, CheckSite, hidden_first
 from .cold_loops import mark_cold
 from .parse import ParsedFunction, SourceNotFound, names_read, parse_function
-from .pipeline import RewrittenFunction, rewrite_function
+from .pipeline import RewrittenFunction, refuse_unsupported, rewrite_function
 
-__all__ = ["parse_function", "rewrite_function", "mark_cold", "ParsedFunction", "RewrittenFunction",
+__all__ = ["parse_function", "rewrite_function", "refuse_unsupported", "mark_cold", "ParsedFunction", "RewrittenFunction",
            "SourceNotFound", "CheckSite", "INDEXED_ATOMICS", "hidden_first", "names_read"]

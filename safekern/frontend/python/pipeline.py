@@ -125,12 +125,27 @@ def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
                         launch_predicates, launch_subset, param_facts)
 
 
-def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, launch_predicates,
-             launch_subset=None, param_facts=()):
+def refuse_unsupported(parsed: ParsedFunction, *, resolver, kernel_exceptions: bool = True
+                       ) -> None:
+    """Raise what rewrite_function would raise for the user's code (the errors of docs/checks.md
+    "Rejected at decoration time", each naming file:line), without the rest of the rewrite: the
+    check rewriter alone, whose passes (checks.py, safety.py, nested.py) are where every such
+    error is found, and the parameters' check. What a decoration runs when the whole rewrite --
+    elimination, launch variants: most of its cost -- can wait for a build (numba's Build)."""
+    _check_reserved_names(parsed)
+    with internal_errors(kernel=parsed.shown_name, filename=parsed.filename,
+                         lineno=parsed.tree.lineno,
+                         source_line=parsed.source_line(parsed.tree.lineno)):
+        ctx, fn, _ = _checked_body(parsed, resolver, kernel_exceptions)
+        _check_parameters(fn, ctx)
+
+
+def _checked_body(parsed, resolver, kernel_exceptions):
+    """(context, the parse's copy, its statements with every access checked): the check
+    rewriter's pass, the first of a rewrite."""
     ctx = _Context(parsed, resolver)
     ctx.kernel_exceptions = kernel_exceptions
     fn = copy_tree(parsed.tree)          # the rewriter edits nodes in place; keep the parse intact
-    new_fn = copy.copy(fn)
     rewriter = BoundsCheckRewriter(ctx)
     rewriter.located_kernel, rewriter.located_filename = parsed.shown_name, parsed.filename
     rewriter.located_indent = parsed.indent
@@ -138,6 +153,19 @@ def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, laun
     for stmt in fn.body:
         new = rewriter.visit(stmt)
         body += new if isinstance(new, list) else [new]
+    return ctx, fn, body
+
+
+def _check_parameters(fn, ctx) -> None:
+    if fn.args.kwarg or fn.args.kwonlyargs:
+        raise ctx.error(fn, "**kwargs and keyword-only parameters are not supported in "
+                            "checked kernels")
+
+
+def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, launch_predicates,
+             launch_subset=None, param_facts=()):
+    ctx, fn, body = _checked_body(parsed, resolver, kernel_exceptions)
+    new_fn = copy.copy(fn)
     bound = _BoundResolver(resolver, ctx.device_calls)
     sites = ctx.sites
     launch_body, predicates, maker = None, (), None
@@ -229,9 +257,7 @@ def _finish(fn, new_fn, body, device, bound, parsed, ctx):
                          vararg=fn.args.vararg, kwonlyargs=list(fn.args.kwonlyargs),
                          kw_defaults=list(fn.args.kw_defaults), kwarg=fn.args.kwarg,
                          defaults=list(fn.args.defaults))
-    if fn.args.kwarg or fn.args.kwonlyargs:
-        raise ctx.error(fn, "**kwargs and keyword-only parameters are not supported in "
-                            "checked kernels")
+    _check_parameters(fn, ctx)
     hidden = [ast.arg(names.FB), ast.arg(names.FLAG)] if device else [ast.arg(names.FB_ADDRESS)]
     first = hidden_first(fn.args, device)
     if first:
@@ -257,4 +283,4 @@ def _finish(fn, new_fn, body, device, bound, parsed, ctx):
     ast.fix_missing_locations(module)
     return module, has_barriers
 
-__all__ = ["rewrite_function", "RewrittenFunction"]
+__all__ = ["rewrite_function", "refuse_unsupported", "RewrittenFunction"]
