@@ -157,3 +157,32 @@ def test_a_new_process_reports_failures_from_the_stored_rewrite(tmp_path):
     assert [r["device_stored"] for r in runs] == [False, True]
     # get(a, t + shift) with shift 9: thread 31 reads a[40] of 40 elements, in `get` (line 10)
     assert runs[0]["error"] == runs[1]["error"] == ["a", 40, 40, 10, "get", [31, 0, 0]]
+
+
+def test_a_kernel_rewritten_at_its_first_launch_follows_the_settings_of_its_decoration(
+        tmp_path, monkeypatch):
+    """The rewrite waits for the first build; the settings it follows do not: a kernel decorated
+    with SAFEKERN_ELIMINATE=0 keeps every check, whatever is set when it first launches (the
+    differential fuzzers decorate the same kernel both ways); so do the device functions
+    specialised for its calls, made during that rewrite."""
+    import numpy as np
+    from numba import cuda
+
+    import safekern
+    from tests.support.differential import eliminated_sites
+    from tests.support.settings import set_safekern
+
+    set_safekern(monkeypatch, ELIMINATE="0")
+    plain = _load(tmp_path, "rw_settings_off")
+    assert plain.k.build._rewritten is None
+    monkeypatch.undo()
+    set_safekern(monkeypatch, ELIMINATE="1")
+    checked_all = plain.k.check_report()
+    assert eliminated_sites(plain.k) == 0 and checked_all
+    assert all(r["status"] == "checked" for r in checked_all if r["kind"] == "load")
+    eliminating = _load(tmp_path, "rw_settings_on")
+    assert eliminated_sites(eliminating.k) > 0
+    out = cuda.to_device(np.zeros(32, np.float32))
+    plain.k[1, 32](out, cuda.to_device(np.arange(40, dtype=np.float32)), 0)
+    safekern.sync()
+    assert plain.k.build.config.eliminate is False

@@ -181,6 +181,15 @@ def _same_scope(a, b) -> bool:
 
 # -- one function's build -----------------------------------------------------------------------
 
+_rewriting = threading.local()      # .config: the settings of the rewrite this thread makes
+
+
+def _settings_now():
+    """The settings a Build made now follows: those of the rewrite being made in this thread
+    (a specialisation of a device function its caller asks for), else the current ones."""
+    return getattr(_rewriting, "config", None) or config.get()
+
+
 class Build:
     """One checked function's way to numba (see the module doc). Made at decoration: an
     unsupported construct is an error there, naming file:line (pyfront.refuse_unsupported); the
@@ -209,6 +218,9 @@ class Build:
         self._building = False
         self._scope = _scope_snapshot(parsed)
         self._final = None
+        # safekern's settings its rewrites follow: the decoration's (or, for a specialisation
+        # made while a caller is rewritten, that rewrite's), not those of its first launch
+        self.config = _settings_now()
         self._rewritten = None
         self._rewriting = False
         if device:
@@ -226,7 +238,8 @@ class Build:
             self._rewritten = self._adopt(cached)
         else:
             pyfront.refuse_unsupported(parsed, resolver=resolver(),
-                                       kernel_exceptions=not options.get("debug"))
+                                       kernel_exceptions=not options.get("debug"),
+                                       settings=self.config)
 
     @property
     def rewritten(self):
@@ -259,14 +272,19 @@ class Build:
         kernel's exceptions at the launch itself: raise, assert and division are left to it
         (numba's messages, numba's place). `launch_subset`: its launch variant leaves out only
         the checks those launch predicates prove."""
-        cfg = config.get()
-        return pyfront.rewrite_function(self.parsed, device=self.device, resolver=resolver(),
-                                        eliminate_checks=cfg.eliminate,
-                                        kernel_exceptions=not self.options.get("debug"),
-                                        launch_predicates=cfg.launch_predicates and
-                                        cfg.eliminate and not self.device,
-                                        launch_subset=launch_subset,
-                                        param_facts=self.param_facts)
+        cfg = self.config
+        outer = getattr(_rewriting, "config", None)
+        _rewriting.config = cfg          # (the specialisations it makes follow it too)
+        try:
+            return pyfront.rewrite_function(self.parsed, device=self.device,
+                                            resolver=resolver(), eliminate_checks=cfg.eliminate,
+                                            kernel_exceptions=not self.options.get("debug"),
+                                            launch_predicates=cfg.launch_predicates and
+                                            cfg.eliminate and not self.device,
+                                            launch_subset=launch_subset,
+                                            param_facts=self.param_facts, settings=cfg)
+        finally:
+            _rewriting.config = outer
 
     @staticmethod
     def _adopt(rewritten):
@@ -294,6 +312,7 @@ class Build:
         with self.lock:
             _refresh_closure(self.parsed)
             self._scope = _scope_snapshot(self.parsed)
+            self.config = config.get()       # (a recompile follows the settings of now)
             self.rewritten = self._adopt(self.rewrite())
             self._final = None
             self.numba = None
@@ -415,6 +434,7 @@ class DerivedBuild(Build):
         self.waiting = []
         self._building = False
         self._scope = main._scope
+        self.config = main.config
         self._final = None
 
     @property

@@ -136,7 +136,7 @@ def key_fields(build) -> dict:
         "param_facts": [[f.param, f.axis, f.extent, f.exact] for f in build.param_facts],
         "front_end": front_end_digest(),
         "settings": tuple((k, repr(v)) for k, v in sorted(
-            dataclasses.asdict(config.get()).items())
+            dataclasses.asdict(build.config).items())
             if not k.startswith(("cache", "log"))),
         "env": tuple(config.environ_snapshot().items()),
     }

@@ -13,6 +13,7 @@ import copy
 import itertools
 from dataclasses import dataclass
 
+from ... import config
 from ...errors import UnsupportedError
 from ...failures import FailureSite, site_code
 from ..located import LocatedVisitor
@@ -51,6 +52,7 @@ class _Context:
         self.parsed = parsed
         self.resolver = resolver
         self.kernel_exceptions = True      # assert/raise/division checks (safety.py)
+        self.settings = config.get()       # safekern's settings the rewrite is made under
         self.sites: list[CheckSite] = []
         self.failure_sites: list[FailureSite] = []     # what a failure code means: registered
         self.device_calls: dict = {}

@@ -100,7 +100,7 @@ def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
                      kernel_exceptions: bool = True,
                      launch_predicates: bool = False,
                      launch_subset: frozenset | None = None,
-                     param_facts: tuple = ()) -> RewrittenFunction:
+                     param_facts: tuple = (), settings=None) -> RewrittenFunction:
     """The checked version of a kernel (device=False) or device function (device=True).
 
     With `eliminate_checks`, checks proven unable to fail are dropped and loop accesses are
@@ -112,7 +112,8 @@ def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
     predicates are all in `launch_subset`, when it is given (the variant for launches where
     just those hold). `param_facts` (device functions): what every call of this
     specialisation passes (call_facts.py); the checked device functions it calls are
-    specialised for what their call sites know.
+    specialised for what their call sites know. `settings`: safekern's settings (a
+    config.Config) the rewrite follows (asserts, float division), by default the current ones.
 
     Kernels get one hidden parameter (the failure buffer) and a prelude; device functions get
     two (the failure buffer and the calling thread's failure flag).
@@ -122,11 +123,11 @@ def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
                          lineno=parsed.tree.lineno,
                          source_line=parsed.source_line(parsed.tree.lineno)):
         return _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions,
-                        launch_predicates, launch_subset, param_facts)
+                        launch_predicates, launch_subset, param_facts, settings)
 
 
-def refuse_unsupported(parsed: ParsedFunction, *, resolver, kernel_exceptions: bool = True
-                       ) -> None:
+def refuse_unsupported(parsed: ParsedFunction, *, resolver, kernel_exceptions: bool = True,
+                       settings=None) -> None:
     """Raise what rewrite_function would raise for the user's code (the errors of docs/checks.md
     "Rejected at decoration time", each naming file:line), without the rest of the rewrite: the
     check rewriter alone, whose passes (checks.py, safety.py, nested.py) are where every such
@@ -136,15 +137,17 @@ def refuse_unsupported(parsed: ParsedFunction, *, resolver, kernel_exceptions: b
     with internal_errors(kernel=parsed.shown_name, filename=parsed.filename,
                          lineno=parsed.tree.lineno,
                          source_line=parsed.source_line(parsed.tree.lineno)):
-        ctx, fn, _ = _checked_body(parsed, resolver, kernel_exceptions)
+        ctx, fn, _ = _checked_body(parsed, resolver, kernel_exceptions, settings)
         _check_parameters(fn, ctx)
 
 
-def _checked_body(parsed, resolver, kernel_exceptions):
+def _checked_body(parsed, resolver, kernel_exceptions, settings):
     """(context, the parse's copy, its statements with every access checked): the check
     rewriter's pass, the first of a rewrite."""
     ctx = _Context(parsed, resolver)
     ctx.kernel_exceptions = kernel_exceptions
+    if settings is not None:
+        ctx.settings = settings
     fn = copy_tree(parsed.tree)          # the rewriter edits nodes in place; keep the parse intact
     rewriter = BoundsCheckRewriter(ctx)
     rewriter.located_kernel, rewriter.located_filename = parsed.shown_name, parsed.filename
@@ -163,8 +166,8 @@ def _check_parameters(fn, ctx) -> None:
 
 
 def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, launch_predicates,
-             launch_subset=None, param_facts=()):
-    ctx, fn, body = _checked_body(parsed, resolver, kernel_exceptions)
+             launch_subset=None, param_facts=(), settings=None):
+    ctx, fn, body = _checked_body(parsed, resolver, kernel_exceptions, settings)
     new_fn = copy.copy(fn)
     bound = _BoundResolver(resolver, ctx.device_calls)
     sites = ctx.sites

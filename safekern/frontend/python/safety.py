@@ -20,7 +20,6 @@ import ast
 
 import numpy as np
 
-from ... import config
 from . import names
 from .bindings import assigned
 from .trees import walk
@@ -110,7 +109,7 @@ class _Message:
 
 def assert_statement(ctx, node: ast.Assert, visit) -> list:
     """`assert test, msg` -> `if not test: _sk_fail(...)` (or nothing, asserts switched off)."""
-    if not config.get().kernel_asserts:
+    if not ctx.settings.kernel_asserts:
         return [ast.copy_location(ast.Pass(), node)]
     condition = ast.unparse(node.test)          # as written: visiting rewrites it in place
     test = visit(node.test)
@@ -207,7 +206,7 @@ def division(ctx, left, op, right, original) -> ast.expr | None:
     kind = _DIVISIONS.get(type(op))
     if kind is None or not getattr(ctx, "kernel_exceptions", True):
         return None
-    any_type = config.get().float_division == "raise"
+    any_type = ctx.settings.float_division == "raise"
     if kind == "truediv" and not any_type:
         return None
     shown = _literal(ast.unparse(original))
