@@ -9,7 +9,8 @@ path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lfuzz_500702257
 class Env:
     ctx = opencl_context("pocl"); queue = cl.CommandQueue(ctx)
 k = F.LaunchKernel.from_file(path)
-fixed = F.LaunchKernel(k.seed, k.source.replace("((64 * (int)u) * 2)", "((64L * (int)u) * 2)"), k.name, k.launches)
+fixed = F.LaunchKernel(k.seed, k.source.replace("((64 * (int)u) * 2)", "((64L * (int)u) * 2)"),
+                       k.name, k.launches)
 assert fixed.source != k.source
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

@@ -3,8 +3,9 @@
 A checked kernel or device function (kernel.py) keeps a `Build`: what it was decorated with
 (options, signatures), its rewrite (a device function's made at decoration, maybe read from
 the kernel cache: stored.py; a kernel's read from the cache at decoration on a warm start, else
-made at its first build or report, its decoration checking only what it refuses), the rewrite a build compiles (`final_rewrite`), numba's dispatcher once built, and
-the lock every build holds. The function's launcher (launch.py), its cache key (keys.py) and its
+made at its first build or report, its decoration checking only what it refuses), the rewrite
+a build compiles (`final_rewrite`), numba's dispatcher once built, and the lock every build
+holds. The function's launcher (launch.py), its cache key (keys.py) and its
 stored rewrite (stored.py) read the Build, never the function's internals. Every rewrite a
 Build adopts has its failure sites registered (failures.TABLE), the same way for a fresh one and
 a stored one.

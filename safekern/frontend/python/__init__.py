@@ -9,5 +9,6 @@ from .cold_loops import mark_cold
 from .parse import ParsedFunction, SourceNotFound, names_read, parse_function
 from .pipeline import RewrittenFunction, refuse_unsupported, rewrite_function
 
-__all__ = ["parse_function", "rewrite_function", "refuse_unsupported", "mark_cold", "ParsedFunction", "RewrittenFunction",
+__all__ = ["parse_function", "rewrite_function", "refuse_unsupported", "mark_cold",
+           "ParsedFunction", "RewrittenFunction",
            "SourceNotFound", "CheckSite", "INDEXED_ATOMICS", "hidden_first", "names_read"]
