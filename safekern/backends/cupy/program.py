@@ -204,10 +204,8 @@ def memory_span(value, nbytes: int):
     argument launched unchecked (nbytes < 0)."""
     if value is None or nbytes < 0:
         return None
-    if isinstance(value, _cupy().ndarray):
-        ptr = value.data.ptr
-        return 0, ptr, ptr + nbytes
-    pointer = value.data if hasattr(value, "data") and hasattr(value, "shape") else value
+    pointer = value.data if isinstance(value, _cupy().ndarray) or (
+        hasattr(value, "data") and hasattr(value, "shape")) else value
     ptr = int(pointer.ptr)
     return 0, ptr, ptr + nbytes
 

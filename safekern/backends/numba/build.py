@@ -223,7 +223,7 @@ class Build:
         # made while a caller is rewritten, that rewrite's), not those of its first launch
         self.config = _settings_now()
         self._rewritten = None
-        self._rewriting = False
+        self._making = False           # its lazy rewrite is being made (`rewritten`)
         if device:
             # A device function's rewrite now: its callers' rewrites ask about it (barriers,
             # specialisations), and mutually recursive device functions made lazily would
@@ -250,17 +250,17 @@ class Build:
         if rewritten is None:
             with self.lock:
                 if self._rewritten is None:
-                    if self._rewriting:
+                    if self._making:
                         # (asked again while it is made -- a device function calling this
                         # kernel, made meanwhile: a rewrite of its own, not the cache's)
                         return self._adopt(self.rewrite())
-                    self._rewriting = True
+                    self._making = True
                     try:
                         _refresh_closure(self.parsed)
                         self._scope = _scope_snapshot(self.parsed)
                         self._rewritten = self._adopt(stored.rewrite(self, self.rewrite))
                     finally:
-                        self._rewriting = False
+                        self._making = False
                 rewritten = self._rewritten
         return rewritten
 

@@ -308,17 +308,27 @@ def is_stored(rewritten) -> bool:
 
 # -- the entry point ---------------------------------------------------------------------------
 
+def _fields(build):
+    """The rewrite's key fields, or None: no kernel cache, or a rewrite not storable."""
+    if get_kernel_cache() is None:
+        return None
+    try:
+        return key_fields(build)
+    except _NotStorable as why:
+        log.debug("rewrite of %r not cached: %s", build.name, why)
+    except Exception:               # noqa: BLE001 - the cache never stops a kernel
+        log.debug("rewrite of %r: key failed", build.name, exc_info=True)
+    return None
+
+
+def _load(build, payload: bytes):
+    return unpack(build, json.loads(payload.decode("utf-8")))
+
+
 def rewrite(build, make):
     """`make()` (the front end's rewrite of the function whose Build is `build`), or the same
     from the kernel cache."""
-    fields = None
-    if get_kernel_cache() is not None:
-        try:
-            fields = key_fields(build)
-        except _NotStorable as why:
-            log.debug("rewrite of %r not cached: %s", build.name, why)
-        except Exception:           # noqa: BLE001 - the cache never stops a kernel
-            log.debug("rewrite of %r: key failed", build.name, exc_info=True)
+    fields = _fields(build)
     if fields is None:
         return make()
     made = []
@@ -328,11 +338,8 @@ def rewrite(build, make):
         made.append(rewritten)
         return json.dumps(pack(build, rewritten), sort_keys=True).encode(), rewritten
 
-    def load(payload):
-        return unpack(build, json.loads(payload.decode("utf-8")))
-
     try:
-        return get_or_build(fields, build_payload, load,
+        return get_or_build(fields, build_payload, lambda payload: _load(build, payload),
                             describe=f"numba rewrite {build.name!r}",
                             meta={"kernel": build.name, "backend": "numba-rewrite"})
     except Exception as err:        # noqa: BLE001 - storing failed; the rewrite stands
@@ -346,22 +353,13 @@ def lookup(build):
     """The kernel cache's rewrite of the function whose Build is `build` (a StoredRewrite), or
     None: no cache, not storable, not stored (nothing is rewritten here: a decoration asks
     first, and leaves a miss's rewrite to the first build, through `rewrite`)."""
-    cache = get_kernel_cache()
-    if cache is None:
-        return None
-    try:
-        fields = key_fields(build)
-    except _NotStorable as why:
-        log.debug("rewrite of %r not cached: %s", build.name, why)
-        return None
-    except Exception:               # noqa: BLE001 - the cache never stops a kernel
-        log.debug("rewrite of %r: key failed", build.name, exc_info=True)
-        return None
-    payload = cache.lookup(fields, describe=f"numba rewrite {build.name!r}")
+    fields = _fields(build)
+    payload = None if fields is None else get_kernel_cache().lookup(
+        fields, describe=f"numba rewrite {build.name!r}")
     if payload is None:
         return None
     try:
-        return unpack(build, json.loads(payload.decode("utf-8")))
+        return _load(build, payload)
     except Exception:               # noqa: BLE001 - a stale record: `rewrite` replaces it
         log.debug("rewrite of %r: cached record unusable", build.name, exc_info=True)
         return None
@@ -376,5 +374,5 @@ def fresh(build, stored):
     return rewritten
 
 
-__all__ = ["rewrite", "lookup", "fresh", "is_stored", "key_fields", "front_end_digest", "pack", "unpack",
-           "StoredRewrite"]
+__all__ = ["rewrite", "lookup", "fresh", "is_stored", "key_fields", "front_end_digest", "pack",
+           "unpack", "StoredRewrite"]

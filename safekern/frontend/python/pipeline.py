@@ -119,31 +119,33 @@ def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
     two (the failure buffer and the calling thread's failure flag).
     """
     _check_reserved_names(parsed)
-    with internal_errors(kernel=parsed.shown_name, filename=parsed.filename,
-                         lineno=parsed.tree.lineno,
-                         source_line=parsed.source_line(parsed.tree.lineno)):
+    with _internal_errors_in(parsed):
         return _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions,
                         launch_predicates, launch_subset, param_facts, settings)
+
+
+def _internal_errors_in(parsed):
+    """An internal error while `parsed` is rewritten, reported at its def line (located.py)."""
+    return internal_errors(kernel=parsed.shown_name, filename=parsed.filename,
+                           lineno=parsed.tree.lineno,
+                           source_line=parsed.source_line(parsed.tree.lineno))
 
 
 def refuse_unsupported(parsed: ParsedFunction, *, resolver, kernel_exceptions: bool = True,
                        settings=None) -> None:
     """Raise what rewrite_function would raise for the user's code (the errors of docs/checks.md
     "Rejected at decoration time", each naming file:line), without the rest of the rewrite: the
-    check rewriter alone, whose passes (checks.py, safety.py, nested.py) are where every such
-    error is found, and the parameters' check. What a decoration runs when the whole rewrite --
+    check rewriter alone (with the parameters' check), whose passes (checks.py, safety.py,
+    nested.py) are where every such error is found. What a decoration runs when the whole rewrite --
     elimination, launch variants: most of its cost -- can wait for a build (numba's Build)."""
     _check_reserved_names(parsed)
-    with internal_errors(kernel=parsed.shown_name, filename=parsed.filename,
-                         lineno=parsed.tree.lineno,
-                         source_line=parsed.source_line(parsed.tree.lineno)):
-        ctx, fn, _ = _checked_body(parsed, resolver, kernel_exceptions, settings)
-        _check_parameters(fn, ctx)
+    with _internal_errors_in(parsed):
+        _checked_body(parsed, resolver, kernel_exceptions, settings)
 
 
 def _checked_body(parsed, resolver, kernel_exceptions, settings):
     """(context, the parse's copy, its statements with every access checked): the check
-    rewriter's pass, the first of a rewrite."""
+    rewriter's pass, the first of a rewrite; an error for parameters a kernel cannot take."""
     ctx = _Context(parsed, resolver)
     ctx.kernel_exceptions = kernel_exceptions
     if settings is not None:
@@ -156,13 +158,10 @@ def _checked_body(parsed, resolver, kernel_exceptions, settings):
     for stmt in fn.body:
         new = rewriter.visit(stmt)
         body += new if isinstance(new, list) else [new]
-    return ctx, fn, body
-
-
-def _check_parameters(fn, ctx) -> None:
     if fn.args.kwarg or fn.args.kwonlyargs:
         raise ctx.error(fn, "**kwargs and keyword-only parameters are not supported in "
                             "checked kernels")
+    return ctx, fn, body
 
 
 def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, launch_predicates,
@@ -238,9 +237,7 @@ class _SubsetVariants:
 
     def __call__(self, launch_subset):
         fn, body, found, device, bound, parsed, ctx, flag_tested, calls = self.args
-        with internal_errors(kernel=parsed.shown_name, filename=parsed.filename,
-                             lineno=parsed.tree.lineno,
-                             source_line=parsed.source_line(parsed.tree.lineno)):
+        with _internal_errors_in(parsed):
             launch_body = _launch_body(body, found, launch_subset, flag_tested)
             calls = specialise_calls(dict(calls), found, launch_subset)
             return _variant(self.rewritten, fn, launch_body, device, bound, parsed, ctx, calls)
@@ -260,7 +257,6 @@ def _finish(fn, new_fn, body, device, bound, parsed, ctx):
                          vararg=fn.args.vararg, kwonlyargs=list(fn.args.kwonlyargs),
                          kw_defaults=list(fn.args.kw_defaults), kwarg=fn.args.kwarg,
                          defaults=list(fn.args.defaults))
-    _check_parameters(fn, ctx)
     hidden = [ast.arg(names.FB), ast.arg(names.FLAG)] if device else [ast.arg(names.FB_ADDRESS)]
     first = hidden_first(fn.args, device)
     if first:
