@@ -139,3 +139,22 @@ def test_random_opencl_launches_behave_the_same_with_launch_predicates(clenv):
             differing[seed] = diffs
     budget.log("OpenCL launch fuzz")
     assert not differing, differing
+
+
+def test_the_launch_generator_writes_a_signed_operation_that_may_overflow_to_wrap():
+    """A signed overflow is undefined: seed 500702257's `64 * (int)u` (u = 2**31) was computed
+    in 64 bits by one build and wrapped by the other, and another work-item failed first. What
+    may overflow is written in the unsigned type of its width (defined wrapping); the rest stays
+    plain C."""
+    from tests.support import fuzz_launch_opencl as fl
+
+    g = fl._Gen(0)
+    any_int = ("int", -2 ** 31, 2 ** 31 - 1)
+    assert g.arith("x", "*", "64", any_int, ("int", 64, 64)) == "WMUL(x, 64)"
+    assert g.info == any_int
+    assert g.arith("x", "+", "y", ("int", 0, 200), ("int", -5, 5)) == "(x + y)"
+    assert g.info == ("int", -5, 205)
+    assert g.arith("x", "-", "1", ("long", -2 ** 63, 0), ("int", 1, 1)) == "LSUB(x, 1)"
+    assert g.arith("x", "*", "16", ("uint", 0, 2 ** 32 - 1), ("int", 16, 16)) == "(x * 16)"
+    assert g.arith("x", "*", "y", ("int", 0, 2 ** 24), ("long", 0, 2 ** 30)) == "(x * y)"
+    assert "WMUL(WMUL(64, (int)u), 2)" in fl.generate(500702257).source

@@ -15,10 +15,12 @@ which the predicates hold, some that break them (small buffers, large scalars, l
 
 `differences(env, kernel)` builds it with SAFEKERN_LAUNCH_PREDICATES on and off, runs every
 launch on both, and compares the failure the host sees and the outputs: they must be the same.
-Unsigned and narrowing conversions wrap; `int` arithmetic of `(int)u` (u near 2**31) can
-overflow, which C leaves undefined: an index made so must be reported or used as tested (the
-compiler may compute it in 32 or 64 bits: _same_failure takes both), and where the overflow
-steers a branch the two builds may differ -- "only when optimised" (tools/fuzz_elimination.py).
+Unsigned and narrowing conversions wrap; the generator keeps the value range of every
+expression and local (`_Gen.arith`), and a signed + - * that may overflow is written in the
+unsigned type of its width (WADD/LMUL..., defined wrapping): a signed overflow is undefined, and
+the optimiser then computed an index in 64 bits in one build and wrapped it in the other, so
+that another work-item failed first (seed 500702257). Large indices stay (`(int)u`, wrapped
+products); _same_failure still takes an index that differs by a multiple of 2**32.
 With more than one work-group the order in which PoCL
 runs them decides which failure comes first, so the fuzzer's process runs PoCL on one thread
 (tools/fuzz_elimination.py) and the in-process tests use launches of one work-group.
@@ -38,6 +40,47 @@ _IDS = ["get_global_id(0)", "get_local_id(0)", "get_group_id(0)"]
 _SIZES = ["get_global_size(0)", "get_local_size(0)", "get_num_groups(0)"]
 #: the scalars whose signed arithmetic may overflow (`(int)u` with u near 2**31)
 _LARGE = ("(int)u", "(int)(u >> 8)", "(long)(w >> 8)")
+#: the range of each type, and the range of the values the atoms can take in `launch()`
+_RANGE = {"int": (-2 ** 31, 2 ** 31 - 1), "uint": (0, 2 ** 32 - 1),
+          "long": (-2 ** 63, 2 ** 63 - 1), "ulong": (0, 2 ** 64 - 1),
+          "short": (-2 ** 15, 2 ** 15 - 1), "uchar": (0, 255)}
+_ATOMS = {"n": ("int", 0, 200), "(int)u": ("int",) + _RANGE["int"],
+          "(int)(u >> 8)": ("int", 0, 2 ** 24 - 1), "(long)(w >> 8)": ("long", 0, 2 ** 56 - 1),
+          "u": ("uint",) + _RANGE["uint"], "w": ("ulong",) + _RANGE["ulong"]}
+#: signed + - * made in the unsigned type of the same width: defined, two's complement wrapping
+_WRAP = {("int", "+"): "WADD", ("int", "-"): "WSUB", ("int", "*"): "WMUL",
+         ("long", "+"): "LADD", ("long", "-"): "LSUB", ("long", "*"): "LMUL"}
+
+
+def _promoted(t):
+    return "int" if t in ("short", "uchar") else t
+
+
+def _common(a, b):
+    """C's usual arithmetic conversions of the OpenCL types here (long is 64 bits)."""
+    a, b = _promoted(a), _promoted(b)
+    for t in ("ulong", "long", "uint"):
+        if t in (a, b):
+            return t
+    return "int"
+
+
+def _union(a, b, t):
+    """The values of `a` or `b`, both stored in a `t`."""
+    a, b = _converted(a, t), _converted(b, t)
+    return (a[0], min(a[1], b[1]), max(a[2], b[2]))
+
+
+def _truncated(x, k):
+    """C's x / k (towards zero), exactly."""
+    return -(-x // k) if x < 0 else x // k
+
+
+def _converted(info, t):
+    """(type, lo, hi) of a value of `info` converted to `t`: kept when it fits, else any."""
+    lo, hi = _RANGE[t]
+    _, a, b = info
+    return (_promoted(t), a, b) if lo <= a and b <= hi else (_promoted(t), lo, hi)
 
 
 @dataclass
@@ -87,6 +130,10 @@ class _Gen:
         self.safe = False
         self.tainted = False      # the expression being written holds a large signed value
         self.big = set()          # the locals that may hold one
+        # (type, lo, hi) of every local and of the expression just written (self.info): what
+        # may overflow is written to wrap (expr), the statements' small variables are small
+        self.ranges = {}
+        self.info = ("int", 0, 0)
 
     def chance(self, p):
         return self.r.random() < p
@@ -95,7 +142,24 @@ class _Gen:
         self.lines.append("    " * (self.depth + 1) + text)
 
     def small_vars(self):
-        return [v for v in self.vars if v[0] not in self.big]
+        """The locals without large values: those a difference, a flat index, a flag or a
+        `+= 1` writes in plain arithmetic (their ranges are kept loosely: +-2**20)."""
+        return [v for v in self.vars if v[0] not in self.big and
+                -2 ** 20 <= self.ranges[v[0]][1] and self.ranges[v[0]][2] <= 2 ** 20]
+
+    def declare(self, name, t, info):
+        """A local `name` of type `t` (in self.vars) holding values of `info`, and a margin
+        for the `+= 1`s a loop may repeat."""
+        t2, lo, hi = _converted(info, t)
+        tlo, thi = _RANGE[t]
+        self.ranges[name] = (t2, max(lo - 16, tlo), min(hi + 16, thi))
+        self.vars.append((name, t))
+
+    def bump(self, name, t):
+        """`name += 1`, wrapping (defined) where the variable may be at its type's limit."""
+        if (t, "+") in _WRAP and self.ranges[name][2] + 1 > _RANGE[t][1]:   # (int, long)
+            return f"{name} = {_WRAP[t, '+']}({name}, 1);"
+        return f"{name} += 1;"
 
     def atom(self):
         r = self.r
@@ -104,7 +168,9 @@ class _Gen:
         if roll < 0.3 and pick:
             name = r.choice(pick)[0]
             self.tainted |= name in self.big
+            self.info = self.ranges[name]
             return name
+        self.info = ("ulong", 0, 255)       # work-item ids and sizes (size_t)
         if roll < 0.55:
             return r.choice(_IDS)
         if roll < 0.65:
@@ -113,46 +179,110 @@ class _Gen:
             scalar = r.choice(["n", "n", "(int)u", "(int)(u >> 8)", "(long)(w >> 8)", "u", "w"])
             if scalar in _LARGE:
                 if self.safe:
-                    return "n"
-                self.tainted = True
+                    scalar = "n"
+                else:
+                    self.tainted = True
+            self.info = _ATOMS[scalar]
             return scalar
         if roll < 0.86:             # a load: no bounds but its type's (uchar: [0, 255])
+            self.info = ("int", 0, 255)
             return r.choice(["a[get_local_id(0) & 3]", "(uchar)a[get_local_id(0) & 3]",
                              "(short)a[0]"])
-        return str(r.choice([0, 1, 2, 3, 7, 8, 15, 16, 31, 64, 100]))
+        c = r.choice([0, 1, 2, 3, 7, 8, 15, 16, 31, 64, 100])
+        self.info = ("int", c, c)
+        return str(c)
 
     def expr(self, depth=0):
+        """An expression; `self.info` is then its (type, lo, hi). A signed + - * whose result
+        may leave its type is written in the unsigned type (WADD...: wrapping, defined): a
+        signed overflow is undefined, and the optimiser may then compute an index in 32 bits
+        in one build and 64 in the other, so that another work-item fails first (seed
+        500702257: `64 * (int)u`). Large indices stay, as wrapped or 64-bit values."""
         r = self.r
         if depth > 2 or self.chance(0.35):
             return self.atom()
         roll = r.random()
-        a, b = self.expr(depth + 1), self.expr(depth + 1)
+        a = self.expr(depth + 1)
+        ia = self.info
+        b = self.expr(depth + 1)
+        ib = self.info
         if roll < 0.3:
-            return f"({a} + {b})"
+            return self.arith(a, "+", b, ia, ib)
         if roll < 0.45:
-            return f"({a} - {b})"
+            return self.arith(a, "-", b, ia, ib)
         if roll < 0.55:
-            return f"({a} * {r.choice([2, 3, 4, 16])})"
+            k = r.choice([2, 3, 4, 16])
+            return self.arith(a, "*", str(k), ia, ("int", k, k))
         if roll < 0.62:
-            return f"({a} * {b})" if depth else f"({a} + {b})"
+            return self.arith(a, "*", b, ia, ib) if depth else self.arith(a, "+", b, ia, ib)
+        t = _common(ia[0], "int")
         if roll < 0.7:
-            return f"({a} / {r.choice([1, 2, 3, 16])})"
+            k = r.choice([1, 2, 3, 16])
+            lo, hi = _converted(ia, t)[1:]
+            self.info = (t, _truncated(lo, k), _truncated(hi, k))
+            return f"({a} / {k})"
         if roll < 0.76:
-            return f"({a} % {r.choice([2, 5, 16])})"
+            k = r.choice([2, 5, 16])
+            lo, hi = _converted(ia, t)[1:]
+            self.info = (t, 0 if lo >= 0 else 1 - k, k - 1)
+            return f"({a} % {k})"
         if roll < 0.82:
-            return f"({a} & {r.choice([3, 15, 255])})"
+            k = r.choice([3, 15, 255])
+            self.info = (t, 0, k)
+            return f"({a} & {k})"
         if roll < 0.87:
-            return f"({a} >> {r.randint(0, 4)})"
+            k = r.randint(0, 4)
+            self.info = (_promoted(ia[0]), ia[1] >> k, ia[2] >> k)
+            return f"({a} >> {k})"
         if roll < 0.91:
-            return f"(({r.choice(_TYPES)})({a}))"
+            cast = r.choice(_TYPES)
+            self.info = _converted(ia, cast)
+            return f"(({cast})({a}))"
         if roll < 0.93:             # operators inside macro expansions
-            return r.choice([f"TWICE({a})", f"SUM({a}, {b})", "GID2"])
+            which = r.randrange(3)
+            if which == 2:
+                self.info = ("ulong", 0, 510)
+                return "GID2"
+            if which == 0:
+                text = self.arith(a, "*", "2", ia, ("int", 2, 2))
+                return f"TWICE({a})" if text == f"({a} * 2)" else text
+            text = self.arith(a, "+", b, ia, ib)
+            return f"SUM({a}, {b})" if text == f"({a} + {b})" else text
         if roll < 0.97:             # clamps (built-ins; clamp's lo <= hi always)
-            return r.choice([f"min(max((int)({a}), 0), n - 1)", f"min((int)({a}), (int)({b}))",
-                             f"max((int)({a}), (int)({b}))", f"clamp((int)({a}), 0, 15)",
-                             f"clamp((int)({a}), -2, n > 0 ? n : -2)",
-                             f"(({a}) < 0 ? 0 : ({a}) > 15 ? 15 : ({a}))"])
-        return f"({self.cond()} ? {a} : {b})"
+            ca, cb = _converted(ia, "int"), _converted(ib, "int")
+            shapes = [(f"min(max((int)({a}), 0), n - 1)", ("int", -1, 199)),
+                      (f"min((int)({a}), (int)({b}))",
+                       ("int", min(ca[1], cb[1]), min(ca[2], cb[2]))),
+                      (f"max((int)({a}), (int)({b}))",
+                       ("int", max(ca[1], cb[1]), max(ca[2], cb[2]))),
+                      (f"clamp((int)({a}), 0, 15)", ("int", 0, 15)),
+                      (f"clamp((int)({a}), -2, n > 0 ? n : -2)", ("int", -2, 200)),
+                      (f"(({a}) < 0 ? 0 : ({a}) > 15 ? 15 : ({a}))", (t, 0, 15))]
+            text, self.info = shapes[r.randrange(len(shapes))]
+            return text
+        c = self.cond()
+        t = _common(ia[0], ib[0])
+        ca, cb = _converted(ia, t), _converted(ib, t)
+        self.info = (t, min(ca[1], cb[1]), max(ca[2], cb[2]))
+        return f"({c} ? {a} : {b})"
+
+    def arith(self, a, op, b, ia, ib):
+        """`a op b`, or its wrapping form where a signed result may overflow; sets self.info."""
+        t = _common(ia[0], ib[0])
+        (_, alo, ahi), (_, blo, bhi) = _converted(ia, t), _converted(ib, t)
+        if op == "+":
+            lo, hi = alo + blo, ahi + bhi
+        elif op == "-":
+            lo, hi = alo - bhi, ahi - blo
+        else:
+            products = (alo * blo, alo * bhi, ahi * blo, ahi * bhi)
+            lo, hi = min(products), max(products)
+        tlo, thi = _RANGE[t]
+        if tlo <= lo and hi <= thi:
+            self.info = (t, lo, hi)
+            return f"({a} {op} {b})"
+        self.info = (t, tlo, thi)   # unsigned: wraps (defined); signed: written to wrap
+        return f"{_WRAP[t, op]}({a}, {b})" if (t, op) in _WRAP else f"({a} {op} {b})"
 
     def cond(self):
         saved, self.safe = self.safe, True
@@ -174,6 +304,7 @@ class _Gen:
         r = self.r
         roll = r.random()
         e = self.expr()
+        info = self.info
         # (what work-items store where others may read or store is the same for all of
         # them: PoCL may run the work-items of a group in any order)
         if roll < 0.35:
@@ -186,7 +317,8 @@ class _Gen:
         elif self.chance(0.7):
             self.emit(f"acc += priv[{e}];")
         else:                       # the same through a pointer into it (an "offset" check)
-            self.emit(r.choice([f"acc += *(priv + ({e}));", f"acc += (priv + 1)[({e}) - 1];"]))
+            minus = self.arith(f"({e})", "-", "1", info, ("int", 1, 1))
+            self.emit(r.choice([f"acc += *(priv + ({e}));", f"acc += (priv + 1)[{minus}];"]))
 
     def define(self):
         r = self.r
@@ -194,15 +326,19 @@ class _Gen:
         t = r.choice(_TYPES)
         self.tainted = False
         self.emit(f"{t} {name} = {self.expr()};")
+        info = self.info
         if self.chance(0.25):
             self.emit(f"{name} = {self.expr()};")     # reassigned
+            info = _union(info, self.info, t)
         if self.tainted:
             self.big.add(name)
-        self.vars.append((name, t))
+        self.declare(name, t, info)
         if self.chance(0.2) and name not in self.big:   # clamped: reads itself on the right
             bound = self.expr(1)
             self.emit(f"{name} = ({name} {r.choice(['>', '<', '>='])} {bound}) ? {bound} "
                       f": {name};")
+            self.declare(name, t, _union(info, self.info, t))
+            self.vars.pop()
         if self.chance(0.15) and len(self.small_vars()) >= 2:   # a flat index, guarded
             (y, _), (x, _) = r.sample(self.small_vars(), 2)
             flat = f"f{len(self.lines)}"
@@ -213,7 +349,7 @@ class _Gen:
                       .replace("acc += a[" + flat + "] = 2", "acc += a[" + flat + "]")
                       .replace("out[" + flat + "];", "out[" + flat + "] = 3;"))
         if self.chance(0.1):
-            self.emit(f"if (acc > {r.randint(0, 50)}) {name} += 1;")
+            self.emit(f"if (acc > {r.randint(0, 50)}) {self.bump(name, t)}")
 
     def block(self, budget):
         r = self.r
@@ -340,15 +476,19 @@ class _Gen:
             step = r.choice([f"{k}++", f"++{k}", f"{k} += 2", f"{k} += get_local_size(0)",
                              f"{k} += get_global_size(0)", f"{k} += 100"])
             op = r.choice(["<", "<", "<="])
+        # what k takes in at most 12 turns (the guard): from its start, doubled or added to
+        first = {"(int)u": _RANGE["int"], "(n - 100)": (-100, 100),
+                 "(int)(u >> 2)": (0, 2 ** 30)}.get(start, (0, 300))
+        info = ("long", first[0], 2 ** 30 if shape < 0.2 else first[1] + 4096)
         self.emit(f"for ({t} {k} = {start}; {k} {op} {bound}; {step}) {{")
         self.depth += 1
         self.emit("if (++guard > 12) break;")
         saved = list(self.vars)
-        self.vars.append((k, t))
+        self.declare(k, t, info)
         if start == "(int)u":       # (halving from -2**31: its k - 1 would overflow)
             self.big.add(k)
         if self.chance(0.1):
-            self.emit(f"if (acc > 7) {k} += 1;")
+            self.emit(f"if (acc > 7) {self.bump(k, t)}")
         self.block(r.randint(1, 3))
         self.vars = saved
         self.depth -= 1
@@ -358,6 +498,12 @@ class _Gen:
         r = self.r
         name = f"lk{seed}"
         head = ["#define TWICE(x) ((x) * 2)", "#define SUM(x, y) ((x) + (y))",
+                "#define WADD(x, y) ((int)((uint)(x) + (uint)(y)))",
+                "#define WSUB(x, y) ((int)((uint)(x) - (uint)(y)))",
+                "#define WMUL(x, y) ((int)((uint)(x) * (uint)(y)))",
+                "#define LADD(x, y) ((long)((ulong)(x) + (ulong)(y)))",
+                "#define LSUB(x, y) ((long)((ulong)(x) - (ulong)(y)))",
+                "#define LMUL(x, y) ((long)((ulong)(x) * (ulong)(y)))",
                 "#define GID2 (get_global_id(0) * 2)",
                 "#define IN_RANGE(x, lo, hi) ((x) >= (lo) && (x) <= (hi))",
                 f"__kernel void {name}(__global int *out, __global const int *a, int n, "
