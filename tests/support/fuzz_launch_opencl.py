@@ -148,12 +148,16 @@ class _Gen:
                 -2 ** 20 <= self.ranges[v[0]][1] and self.ranges[v[0]][2] <= 2 ** 20]
 
     def declare(self, name, t, info):
-        """A local `name` of type `t` (in self.vars) holding values of `info`, and a margin
-        for the `+= 1`s a loop may repeat."""
+        """A local `name` of type `t` (in self.vars) holding values of `info`."""
+        self.hold(name, t, info)
+        self.vars.append((name, t))
+
+    def hold(self, name, t, info):
+        """`name`, a `t`, holds values of `info` (with a margin for the `+= 1`s a loop may
+        repeat)."""
         t2, lo, hi = _converted(info, t)
         tlo, thi = _RANGE[t]
         self.ranges[name] = (t2, max(lo - 16, tlo), min(hi + 16, thi))
-        self.vars.append((name, t))
 
     def bump(self, name, t):
         """`name += 1`, wrapping (defined) where the variable may be at its type's limit."""
@@ -337,8 +341,7 @@ class _Gen:
             bound = self.expr(1)
             self.emit(f"{name} = ({name} {r.choice(['>', '<', '>='])} {bound}) ? {bound} "
                       f": {name};")
-            self.declare(name, t, _union(info, self.info, t))
-            self.vars.pop()
+            self.hold(name, t, _union(info, self.info, t))
         if self.chance(0.15) and len(self.small_vars()) >= 2:   # a flat index, guarded
             (y, _), (x, _) = r.sample(self.small_vars(), 2)
             flat = f"f{len(self.lines)}"
