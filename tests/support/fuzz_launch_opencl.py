@@ -265,9 +265,7 @@ class _Gen:
             text, self.info = shapes[r.randrange(len(shapes))]
             return text
         c = self.cond()
-        t = _common(ia[0], ib[0])
-        ca, cb = _converted(ia, t), _converted(ib, t)
-        self.info = (t, min(ca[1], cb[1]), max(ca[2], cb[2]))
+        self.info = _union(ia, ib, _common(ia[0], ib[0]))
         return f"({c} ? {a} : {b})"
 
     def arith(self, a, op, b, ia, ib):
@@ -501,12 +499,8 @@ class _Gen:
         r = self.r
         name = f"lk{seed}"
         head = ["#define TWICE(x) ((x) * 2)", "#define SUM(x, y) ((x) + (y))",
-                "#define WADD(x, y) ((int)((uint)(x) + (uint)(y)))",
-                "#define WSUB(x, y) ((int)((uint)(x) - (uint)(y)))",
-                "#define WMUL(x, y) ((int)((uint)(x) * (uint)(y)))",
-                "#define LADD(x, y) ((long)((ulong)(x) + (ulong)(y)))",
-                "#define LSUB(x, y) ((long)((ulong)(x) - (ulong)(y)))",
-                "#define LMUL(x, y) ((long)((ulong)(x) * (ulong)(y)))",
+                *(f"#define {m}(x, y) (({t})((u{t})(x) {op} (u{t})(y)))"
+                  for (t, op), m in _WRAP.items()),
                 "#define GID2 (get_global_id(0) * 2)",
                 "#define IN_RANGE(x, lo, hi) ((x) >= (lo) && (x) <= (hi))",
                 f"__kernel void {name}(__global int *out, __global const int *a, int n, "

@@ -477,5 +477,5 @@ class LaunchVariantBuild(DerivedBuild):
         return self.main.compilable_rewrite().launch_variant
 
 
-__all__ = ["Build", "DerivedBuild", "LaunchVariantBuild", "compile_rewritten", "helpers_namespace", "supported_options",
-           "assume_device", "with_hidden"]
+__all__ = ["Build", "DerivedBuild", "LaunchVariantBuild", "compile_rewritten", "helpers_namespace",
+           "supported_options", "assume_device", "with_hidden"]

@@ -5,9 +5,10 @@ is a CheckedKernel (kernel.py) or a CheckedDeviceFunction (device_function.py), 
 A checked function checks its source at decoration (so unsupported constructs fail there,
 naming file:line), rewrites it when first built or asked about, and keeps what building it
 needs in its `build` (build.py's Build); numba's dispatcher is built from the rewritten
-function on first use (`numba_dispatcher()`), or at once when signatures are given (as numba compiles eagerly then). Everything numba's dispatcher
-answers by signature is answered in the user's terms by the function's `surface` (surface.py),
-to which the numba-named methods below delegate; any other public name is numba's dispatcher's.
+function on first use (`numba_dispatcher()`), or at once when signatures are given (as numba
+compiles eagerly then). Everything numba's dispatcher answers by signature is answered in the
+user's terms by the function's `surface` (surface.py), to which the numba-named methods below
+delegate; any other public name is numba's dispatcher's.
 
 Checked functions answer three protocols, so that the modules below need not know these
 classes: `__safekern_key__(depth)` (keys.py: the function as cache-key material),
