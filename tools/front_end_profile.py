@@ -92,7 +92,7 @@ def main(argv=None):
         print(f"{name:24s} {best[name]:8.3f}")
     print(f"TOTAL {len(names)} cases: {sum(best.values()):.3f} s CPU (best of {args.reps})")
     if profiler:
-        pstats.Stats(profiler, stream=sys.stdout).sort_stats("cumulative").print_stats(
+        pstats.Stats(profiler, stream=sys.stdout).sort_stats(os.environ.get("FE_SORT", "cumulative")).print_stats(
             args.profile)
 
 

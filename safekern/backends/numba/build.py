@@ -200,6 +200,7 @@ class Build:
 
     hidden = True        # its kernels take the failure buffer's address (launch.py)
     param_facts = ()     # a device function specialised for its arguments (specialise.py)
+    _checked = None      # (scope, the decoration's check rewriter pass): rewrite() takes it
 
     def __init__(self, parsed, *, name: str, py_func, device: bool, options: dict, sigs,
                  specialized: bool):
@@ -238,9 +239,12 @@ class Build:
         if cached is not None:
             self._rewritten = self._adopt(cached)
         else:
-            pyfront.refuse_unsupported(parsed, resolver=resolver(),
-                                       kernel_exceptions=not options.get("debug"),
-                                       settings=self.config)
+            checked = pyfront.refuse_unsupported(parsed, resolver=resolver(),
+                                                 kernel_exceptions=not options.get("debug"),
+                                                 settings=self.config)
+            # The check rewriter's pass, which the first rewrite starts from where the names
+            # still mean what they mean now (it is a seventh of the front end's time).
+            self._checked = (self._scope, checked)
 
     @property
     def rewritten(self):
@@ -274,6 +278,12 @@ class Build:
         (numba's messages, numba's place). `launch_subset`: its launch variant leaves out only
         the checks those launch predicates prove."""
         cfg = self.config
+        checked = None
+        if self._checked is not None and launch_subset is None:
+            scope, checked = self._checked
+            self._checked = None
+            if not _same_scope(_scope_snapshot(self.parsed), scope):
+                checked = None
         outer = getattr(_rewriting, "config", None)
         _rewriting.config = cfg          # (the specialisations it makes follow it too)
         try:
@@ -283,7 +293,8 @@ class Build:
                                             launch_predicates=cfg.launch_predicates and
                                             cfg.eliminate and not self.device,
                                             launch_subset=launch_subset,
-                                            param_facts=self.param_facts, settings=cfg)
+                                            param_facts=self.param_facts, settings=cfg,
+                                            checked=checked)
         finally:
             _rewriting.config = outer
 
@@ -314,6 +325,7 @@ class Build:
             _refresh_closure(self.parsed)
             self._scope = _scope_snapshot(self.parsed)
             self.config = config.get()       # (a recompile follows the settings of now)
+            self._checked = None             # (made with the decoration's settings)
             self.rewritten = self._adopt(self.rewrite())
             self._final = None
             self.numba = None

@@ -100,7 +100,8 @@ def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
                      kernel_exceptions: bool = True,
                      launch_predicates: bool = False,
                      launch_subset: frozenset | None = None,
-                     param_facts: tuple = (), settings=None) -> RewrittenFunction:
+                     param_facts: tuple = (), settings=None,
+                     checked=None) -> RewrittenFunction:
     """The checked version of a kernel (device=False) or device function (device=True).
 
     With `eliminate_checks`, checks proven unable to fail are dropped and loop accesses are
@@ -114,6 +115,9 @@ def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
     specialisation passes (call_facts.py); the checked device functions it calls are
     specialised for what their call sites know. `settings`: safekern's settings (a
     config.Config) the rewrite follows (asserts, float division), by default the current ones.
+    `checked`: what refuse_unsupported returned for this function with the same resolver,
+    exceptions and settings, its names meaning what they mean now: the check rewriter's pass,
+    not run again (its result is the rewrite's to edit: given to one rewrite only).
 
     Kernels get one hidden parameter (the failure buffer) and a prelude; device functions get
     two (the failure buffer and the calling thread's failure flag).
@@ -121,7 +125,7 @@ def rewrite_function(parsed: ParsedFunction, *, device: bool, resolver,
     _check_reserved_names(parsed)
     with _internal_errors_in(parsed):
         return _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions,
-                        launch_predicates, launch_subset, param_facts, settings)
+                        launch_predicates, launch_subset, param_facts, settings, checked)
 
 
 def _internal_errors_in(parsed):
@@ -132,15 +136,17 @@ def _internal_errors_in(parsed):
 
 
 def refuse_unsupported(parsed: ParsedFunction, *, resolver, kernel_exceptions: bool = True,
-                       settings=None) -> None:
+                       settings=None):
     """Raise what rewrite_function would raise for the user's code (the errors of docs/checks.md
     "Rejected at decoration time", each naming file:line), without the rest of the rewrite: the
     check rewriter alone (with the parameters' check), whose passes (checks.py, safety.py,
     nested.py) are where every such error is found. What a decoration runs when the whole rewrite --
-    elimination, launch variants: most of its cost -- can wait for a build (numba's Build)."""
+    elimination, launch variants: most of its cost -- can wait for a build (numba's Build).
+    Returns what that pass made, which the rewrite may start from (rewrite_function's
+    `checked`) while the function's names mean what they meant here."""
     _check_reserved_names(parsed)
     with _internal_errors_in(parsed):
-        _checked_body(parsed, resolver, kernel_exceptions, settings)
+        return _checked_body(parsed, resolver, kernel_exceptions, settings)
 
 
 def _checked_body(parsed, resolver, kernel_exceptions, settings):
@@ -165,8 +171,8 @@ def _checked_body(parsed, resolver, kernel_exceptions, settings):
 
 
 def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, launch_predicates,
-             launch_subset=None, param_facts=(), settings=None):
-    ctx, fn, body = _checked_body(parsed, resolver, kernel_exceptions, settings)
+             launch_subset=None, param_facts=(), settings=None, checked=None):
+    ctx, fn, body = checked or _checked_body(parsed, resolver, kernel_exceptions, settings)
     new_fn = copy.copy(fn)
     bound = _BoundResolver(resolver, ctx.device_calls)
     sites = ctx.sites
