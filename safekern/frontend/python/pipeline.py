@@ -25,7 +25,7 @@ from .checks import BoundsCheckRewriter, CheckSite, _Context, hidden_first
 from .call_facts import specialise_calls
 from .collapse import collapse_same_branches
 from .parse import ParsedFunction
-from .trees import copy_tree, walk
+from .trees import copy_tree, place, walk
 from .pending import PendingPlacer
 from .unchecked import Unchecker
 
@@ -282,10 +282,7 @@ def _finish(fn, new_fn, body, device, bound, parsed, ctx):
         args.defaults = list(fn.args.defaults) + [ast.Constant(None)] * (2 if device else 1)
     new_fn.args = args
     module = ast.Module(body=[new_fn], type_ignores=[])
-    for node in walk(module):
-        if not hasattr(node, "lineno") and isinstance(node, (ast.stmt, ast.expr)):
-            ast.copy_location(node, fn)
-    ast.fix_missing_locations(module)
+    place(module, fn)       # (generated nodes: the def line's position)
     return module, has_barriers
 
 __all__ = ["rewrite_function", "refuse_unsupported", "RewrittenFunction"]

@@ -77,4 +77,41 @@ def walk(node):
         yield node
 
 
-__all__ = ["copy_tree", "walk"]
+def place(module, default) -> None:
+    """Positions for the generated nodes of `module`, in one walk: a statement or expression
+    without one takes `default`'s (the def line: where a failure in generated code is
+    reported), and then, as ast.fix_missing_locations does (a recursive walk of its own,
+    slower), every other node lacking a part of its position takes that part from its
+    nearest ancestor's."""
+    stack = [(module, (1, 0, 1, 0))]
+    fields_of, is_node, located = _CHILD_FIELDS, ast.AST, (ast.stmt, ast.expr)
+    while stack:
+        node, parent = stack.pop()
+        attrs = node.__dict__
+        if "lineno" in node._attributes:
+            if "lineno" not in attrs and isinstance(node, located):
+                ast.copy_location(node, default)
+            here = []
+            for name, inherited in zip(_PLACES, parent):
+                value = attrs.get(name)
+                if value is None and (name.startswith("end_") or name not in attrs):
+                    value = attrs[name] = inherited
+                here.append(value)
+            parent = tuple(here)
+        t = type(node)
+        fields = fields_of.get(t)
+        if fields is None:
+            fields = fields_of[t] = tuple(f for f in t._fields if f != "ctx")
+        for name in fields:
+            value = attrs.get(name)
+            if value is None:
+                continue
+            if type(value) is list:
+                stack.extend((x, parent) for x in value if isinstance(x, is_node))
+            elif isinstance(value, is_node):
+                stack.append((value, parent))
+
+
+_PLACES = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+__all__ = ["copy_tree", "walk", "place"]
