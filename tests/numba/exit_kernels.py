@@ -139,3 +139,12 @@ def copy_rows(a, out):
     if i < out.shape[0]:
         for k in range(out.shape[1]):
             out[i, k] = a[i, k]        # proven at launch when a is at least out's shape
+
+
+@safekern.jit
+def loop_then_mark(p, out, done):
+    i = cuda.grid(1)
+    if i < out.shape[0] and i < done.shape[0]:
+        for k in range(4):
+            out[i] += p[p[i] + k]       # a storing loop: its checks end a failing thread
+        done[i] = 1                     # so a failing thread never gets here

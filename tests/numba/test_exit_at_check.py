@@ -9,8 +9,9 @@ check keeps the flag: straight-line code, and loops that only read (a CSR SpMV's
 
 Checked here without a GPU: which checks exit (the rewrite's source says: `_sk_*_exit`), that
 the pending test comes before them (thread 0 of block 0 counts a skipped launch before a check
-can end it), and the PTX. What a failure reports is the simulator's (its `_exit` helpers are
-the flag helpers) and, on a GPU (-m gpu), the exiting checks'."""
+can end it), and the PTX. What a failure reports is the simulator's (its `_exit` helpers end
+the simulated thread too: backends/numba/sim.py) and, on a GPU (-m gpu), the exiting checks'.
+A flag test only such checks come before is left out (frontend/python/flag_tests.py)."""
 import os
 import re
 
@@ -199,3 +200,26 @@ def test_the_first_failure_wins_between_a_flag_check_and_an_exiting_one():
         safekern.sync()
     err = info.value
     assert (err.array, err.index, err.thread) in (("p", 99, (0, 0, 0)), ("p", 40, (1, 0, 0)))
+
+
+def test_no_flag_test_follows_checks_that_end_the_thread_alone():
+    assert "if _sk_flag[0]" not in K.loop_then_mark.rewritten.source, \
+        K.loop_then_mark.rewritten.source
+    # a check that keeps the flag before the loop keeps its test; none after the loop
+    source = K.gather_then_loop.rewritten.source
+    assert source.count("if _sk_flag[0]") == 1 and \
+        source.index("if _sk_flag[0]") < source.index("for k in"), source
+
+
+def test_a_failing_thread_ends_at_its_check_with_its_failure_reported():
+    p = np.zeros(40, np.int64)
+    p[5] = 37                           # thread 5: p[37 + 3] fails
+    out, done = np.zeros(8, np.float32), np.zeros(8, np.int32)
+    d = [cuda.to_device(a) for a in (p, out, done)]
+    K.loop_then_mark[1, 8](*d)
+    with pytest.raises(safekern.BoundsError) as info:
+        safekern.sync()
+    err = info.value
+    assert (err.array, err.index, err.size, err.thread) == ("p", 40, 40, (5, 0, 0))
+    # (threads that start after the failure is recorded may skip: the pending test)
+    assert d[2].copy_to_host()[5] == 0

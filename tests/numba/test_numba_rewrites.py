@@ -186,3 +186,28 @@ def test_a_kernel_rewritten_at_its_first_launch_follows_the_settings_of_its_deco
     plain.k[1, 32](out, cuda.to_device(np.arange(40, dtype=np.float32)), 0)
     safekern.sync()
     assert plain.k.build.config.eliminate is False
+
+
+def test_the_first_rewrite_starts_from_the_decorations_check_pass_while_the_names_agree(
+        tmp_path, monkeypatch):
+    """The decoration ran the check rewriter (what it refuses); the rewrite at the first build
+    starts from that pass, not a second one -- unless a name the kernel reads means something
+    else by then (a constant rebound): then the pass runs again, with what the names mean
+    now."""
+    from safekern.frontend.python import pipeline
+
+    passes = []
+    run = pipeline._checked_body
+    monkeypatch.setattr(pipeline, "_checked_body",
+                        lambda parsed, *a: passes.append(parsed.name) or run(parsed, *a))
+    monkeypatch.setenv("SAFEKERN_CACHE", "off")
+    same = _load(tmp_path, "rw_same_names")
+    assert passes.count("k") == 1
+    same.k.check_report()
+    assert passes.count("k") == 1
+
+    rebound = _load(tmp_path, "rw_rebound", n=16)
+    assert passes.count("k") == 2
+    rebound.N = 8
+    rebound.k.check_report()
+    assert passes.count("k") == 3

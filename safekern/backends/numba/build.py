@@ -27,6 +27,7 @@ from ..._toolkit import explain_missing_toolkit
 from ...errors import UncheckedWarning
 from ...failures import TABLE
 from ...frontend import python as pyfront
+from ...frontend.python.names import EXIT
 from . import keys, stored
 from .disk_cache import jit_cached, rewrite_tag
 from .options import quiet_config_warnings
@@ -67,6 +68,11 @@ def compile_rewritten(rewritten, device_impls: dict, namespace=None, *, kernel: 
     code = compile(tree, parsed.filename, "exec")
     exec(code, namespace)
     fn = namespace[parsed.name]
+    if SIMULATOR and kernel and any(n.endswith(EXIT) for n in fn.__code__.co_names):
+        # (checks that end the thread: the simulator's thread ends there too)
+        from .sim import thread_entry
+
+        fn = thread_entry(fn, namespace)
     fn.__module__ = getattr(parsed.pyfunc, "__module__", None)
     # The user's name in what numba shows (its IR dumps, inspect_types, mangled names) and
     # what numba's rewrites match (func_id.func_name). numba's cache=True files of a checked

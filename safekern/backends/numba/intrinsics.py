@@ -15,13 +15,13 @@ import operator
 from llvmlite import ir
 from numba import cuda
 from numba.cuda import cgutils, types
-from numba.cuda.extending import intrinsic
 
 from ... import failures
 from ...frontend.python import INDEXED_ATOMICS
 from .lowering import (all_in_bounds, array_data, array_extent, array_shape, compare_index,
                        element_index, element_load, element_store, emit_checks, emit_record,
                        flag_clear, select_load, selectable, special_register)
+from .typed_once import intrinsic
 
 # -- failure recording (the cold side) ------------------------------------------------------
 

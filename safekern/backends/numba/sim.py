@@ -161,19 +161,71 @@ def _sk_store(arr, idx, value, code, fb, flag):
         arr[idx] = value
 
 
-def _make_atomic(op):
+def _make_atomic(op, exits: bool = False):
     from numba.cuda.simulator.kernelapi import FakeCUDAAtomic
 
     fn = getattr(FakeCUDAAtomic(), op)
 
     def helper(arr, idx, *rest):
         *values, code, fb, flag = rest
-        if not _check(arr, idx, code, fb, flag) or flag[0] != 0:
+        if not _check(arr, idx, code, fb, flag):
+            if exits:
+                raise ThreadEnds
+            return arr.dtype.type(0)
+        if flag[0] != 0:
             return arr.dtype.type(0)
         return fn(arr, idx, *values)
 
-    helper.__name__ = f"_sk_atomic_{op}"
+    helper.__name__ = f"_sk_atomic_{op}" + (names.EXIT if exits else "")
     return helper
+
+
+# -- checks whose failure ends the thread (frontend/python/exit_mode.py) ------------------------
+
+class ThreadEnds(Exception):
+    """A check whose failure ends the thread on a GPU (PTX `exit`) failed: the simulated thread
+    ends there too, its failure recorded (the kernel's entry, thread_entry, catches it). So the
+    rewrite runs here as there: a kernel whose flag tests only such checks came before has them
+    no more (frontend/python/flag_tests.py)."""
+
+
+def _sk_load_exit(arr, idx, code, fb, flag):
+    shape = _shape(arr)
+    if shape is None or _within(shape, idx) or _check(arr, idx, code, fb, flag):
+        return arr[idx]
+    raise ThreadEnds
+
+
+def _sk_store_exit(arr, idx, value, code, fb, flag):
+    shape = _shape(arr)
+    if shape is None:
+        arr[idx] = value
+        return
+    if not (_within(shape, idx) or _check(arr, idx, code, fb, flag)):
+        raise ThreadEnds
+    if flag[0] == 0:
+        arr[idx] = value
+
+
+_ENTRY = compile("def _sk_entry(*args):\n"
+                 "    try:\n"
+                 "        return _sk_kernel_body(*args)\n"
+                 "    except _sk_ThreadEnds:\n"
+                 "        return None\n", __file__, "exec")
+
+
+def thread_entry(fn, namespace: dict):
+    """What the simulator runs in each thread for the kernel `fn` (defined in `namespace`, its
+    globals): `fn`, ending the thread where a check that ends it failed (ThreadEnds). Defined
+    in the same namespace, whose `cuda` the simulator swaps for its per-launch module."""
+    namespace["_sk_kernel_body"] = fn
+    namespace["_sk_ThreadEnds"] = ThreadEnds
+    exec(_ENTRY, namespace)
+    entry = namespace.pop("_sk_entry")
+    for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
+        setattr(entry, attr, getattr(fn, attr))
+    entry.__wrapped__ = fn
+    return entry
 
 
 def _sk_skip(fb):
@@ -237,11 +289,11 @@ def namespace() -> dict:
           "_sk_cold": lambda: None}     # (a compile hint for NVVM: cold_loops.py)
     for op in INDEXED_ATOMICS:
         ns[f"_sk_atomic_{op}"] = _make_atomic(op)
-    # Checks whose failure ends the thread on a GPU (frontend/python/exit_mode.py) set the
-    # flag here: the thread runs on with no effect, as exits.py makes sure; what is recorded
-    # and reported is the same.
-    for name in [n for n in ns if n.startswith(("_sk_load", "_sk_store", "_sk_atomic_"))]:
-        ns[name + names.EXIT] = ns[name]
+        ns[f"_sk_atomic_{op}{names.EXIT}"] = _make_atomic(op, exits=True)
+    # Checks whose failure ends the thread on a GPU (frontend/python/exit_mode.py) end it here
+    # too (ThreadEnds).
+    ns["_sk_load_exit"] = ns["_sk_loadv_exit"] = _sk_load_exit
+    ns["_sk_store_exit"] = _sk_store_exit
     ns["_sk_fail"] = _sk_fail
     for op in ("floordiv", "mod", "truediv"):
         for any_type in (False, True):

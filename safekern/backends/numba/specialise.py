@@ -38,22 +38,8 @@ def specialised(function, param_facts: tuple):
             same = special.rewritten.source == function.rewritten.source and all(
                 special.rewritten.device_calls.get(n) is d
                 for n, d in function.rewritten.device_calls.items())
-            if same:
-                hit = function
-            else:
-                # Facts that differ (fbpic's gather called for the E and for the B fields:
-                # launch facts of other arrays) may prove the same checks: one specialisation
-                # of that text, compiled once, serves them all.
-                texts = function.__dict__.setdefault("_specialised_texts", {})
-                hit = texts.setdefault(_text_key(special.rewritten), special)
-            cache[param_facts] = hit
+            hit = cache[param_facts] = function if same else special
         return hit
-
-
-def _text_key(rewritten) -> tuple:
-    """What a specialisation compiles: its text and the functions it calls."""
-    return rewritten.source, tuple(sorted((n, id(d)) for n, d in
-                                          rewritten.device_calls.items()))
 
 
 #: Of one site's statuses in several specialisations, the one that says least.

@@ -21,6 +21,7 @@ from ...errors import CompilationError
 from ..located import internal_errors
 from . import eliminate, exit_mode, exits as barriers, names
 from .exit_calls import end_thread_at
+from .flag_tests import redundant_flag_tests, without_flag_tests
 from .checks import BoundsCheckRewriter, CheckSite, _Context, hidden_first
 from .call_facts import specialise_calls
 from .collapse import collapse_same_branches
@@ -257,8 +258,12 @@ def _finish(fn, new_fn, body, device, bound, parsed, ctx):
                                       has_barriers=has_barriers, resolver=bound, parsed=parsed,
                                       grid_sync=grid_sync)
     # checked accesses in loops that store end a failing thread at the check (exit_mode.py)
-    end_thread_at(exit_mode.exiting_checks(body, device=device, has_barriers=has_barriers,
-                                           grid_sync=grid_sync, resolver=bound, parsed=parsed))
+    exiting = exit_mode.exiting_checks(body, device=device, has_barriers=has_barriers,
+                                       grid_sync=grid_sync, resolver=bound, parsed=parsed)
+    end_thread_at(exiting)
+    if exiting:
+        # the flag tests only those checks came before (flag_tests.py)
+        body = without_flag_tests(body, redundant_flag_tests(body))
     args = ast.arguments(posonlyargs=list(fn.args.posonlyargs), args=list(fn.args.args),
                          vararg=fn.args.vararg, kwonlyargs=list(fn.args.kwonlyargs),
                          kw_defaults=list(fn.args.kw_defaults), kwarg=fn.args.kwarg,
