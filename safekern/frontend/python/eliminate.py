@@ -487,7 +487,6 @@ def eliminate_checks(fn: ast.FunctionDef, body: list, *, ctx, sites, parsed, res
 
     tree, eliminator, bindings = run()
     loads = LoopLoads(eliminator.versioner.checked_copies)
-    loads.find_loads(tree)
     launch_codes = eliminator.launch_verdicts()
     verdicts = eliminator.verdicts
     if launch and not device:       # equal shapes, bounded scalars (aliases.py)
