@@ -7,12 +7,13 @@ dispatcher decorated with signatures compiles nothing here), so that a change to
 is measured in seconds, not minutes:
 
     NUMBA_ENABLE_CUDASIM=0 python -m tools.front_end_profile [--reps N] [--no-gc]
-        [--profile N] [CASE ...]
+        [--profile N [--sort KEY]] [CASE ...]
 
 CPU seconds of this process (time.process_time), per case the best of `--reps` (each rep
 decorates anew: fresh functions, SAFEKERN_CACHE=off); the first rep is the cold one a benchmark
 sees. `--no-gc`: the collector off while a case is measured (steadier figures on a busy
-machine). `--profile N`: cProfile's top N functions (cumulative) of the first rep.
+machine). `--profile N`: cProfile's top N functions of the first rep, by `--sort` (cProfile's
+sort key: cumulative, the default, tottime, ...).
 """
 from __future__ import annotations
 
@@ -70,6 +71,7 @@ def main(argv=None):
     p.add_argument("--reps", type=int, default=1)
     p.add_argument("--no-gc", action="store_true")
     p.add_argument("--profile", type=int, default=0)
+    p.add_argument("--sort", default="cumulative", help="cProfile's sort key for --profile")
     args = p.parse_args(argv)
     from benchmarks import cases
     from safekern import config
@@ -92,7 +94,7 @@ def main(argv=None):
         print(f"{name:24s} {best[name]:8.3f}")
     print(f"TOTAL {len(names)} cases: {sum(best.values()):.3f} s CPU (best of {args.reps})")
     if profiler:
-        pstats.Stats(profiler, stream=sys.stdout).sort_stats(os.environ.get("FE_SORT", "cumulative")).print_stats(
+        pstats.Stats(profiler, stream=sys.stdout).sort_stats(args.sort).print_stats(
             args.profile)
 
 
