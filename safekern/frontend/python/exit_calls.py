@@ -3,8 +3,8 @@
 exit_mode.py says which checks of a kernel end a failing thread at once; each is renamed here
 from `_sk_load`/`_sk_loadv`/`_sk_store`/`_sk_atomic_<op>` to the same name with `_exit`
 appended (names.EXIT), which the backend binds to the helpers that record the failure and end
-the thread (PTX `exit`; the simulator's are the flag helpers: what the thread would still do
-there has no effect). Every other check keeps its name and its flag.
+the thread (PTX `exit`; on the simulator the helpers raise ThreadEnds, which the kernel's
+entry catches: backends/numba/sim.py). Every other check keeps its name and its flag.
 """
 from __future__ import annotations
 

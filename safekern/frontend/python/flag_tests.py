@@ -12,11 +12,12 @@ can reach; `without_flag_tests(body, found)` is the body without them.
 What sets the flag: a call that is passed the flag (`_sk_flag`), but a proven store (`_sk_put`,
 which only reads it) and a check that ends the thread (a name ending in `_exit`); an assignment
 to the flag other than the prelude's `_sk_flag[0] = 0`. The state is followed through `if`
-(joined), `for` and `while` (a loop whose body, test or iterable may set the flag leaves it
-unknown at the body's start and after the loop); any other compound statement is looked into
-as a whole and its tests kept. A kernel entered with the flag clear (its prelude) starts
-clean; only kernels without barriers or grid syncs are looked at (their tests tell the block),
-and a backend whose `_exit` checks set the flag instead (the simulator) must not use this.
+(joined), `for` and `while` (an iteration starts clear where the loop is entered clear, its
+head sets nothing and an iteration started clear ends clear; `_loop`); any other compound
+statement is looked into as a whole and its tests kept. A kernel entered with the flag clear
+(its prelude) starts clean; only kernels with checks that end the thread are looked at (none
+has barriers or grid syncs: exit_mode.py). Every backend's `_exit` checks end the thread --
+the simulator's too (backends/numba/sim.py, ThreadEnds) -- so none sets the flag.
 """
 from __future__ import annotations
 
