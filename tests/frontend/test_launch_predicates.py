@@ -228,3 +228,56 @@ def test_a_bound_that_holds_only_where_the_loop_never_runs_is_not_chosen(tmp_pat
                     out[i] = data[i + 1]
     """)
     assert "data.shape[0] >= 2" in found and not any("timesteps" in p for p in found), found
+
+
+def test_of_two_predicates_the_one_that_holds_wherever_the_other_does_is_made(tmp_path):
+    # Rodinia's lud_perimeter (benchmarks/rodinia_kernels.py): blockIdx.x <= gridDim.x - 1
+    # times 16 cancels `16 * blockIdx.x` in `far + idx` and gives `m.shape[1] >= 16 *
+    # gridDim.x + offset + 16`; times 17, less blockIdx.x >= 0, it gives `... >= 17 *
+    # gridDim.x + offset + 15` -- a smaller constant, but it fails at every launch whose grid
+    # just covers the matrix (48 columns, gridDim.x = 2, offset 0), and the first holds
+    # wherever it does.
+    found, rw = predicates(tmp_path, """
+        def k(m, offset):
+            dia = cuda.shared.array((16, 16), float32)
+            peri_row = cuda.shared.array((16, 16), float32)
+            peri_col = cuda.shared.array((16, 16), float32)
+            tx = cuda.threadIdx.x
+            far = offset + (cuda.blockIdx.x + 1) * 16
+            if tx < 16:
+                idx = tx
+                for i in range(16 // 2):
+                    dia[i, idx] = m[offset + i, offset + idx]
+                for i in range(16):
+                    peri_row[i, idx] = m[offset + i, far + idx]
+            else:
+                idx = tx - 16
+                for i in range(16 // 2, 16):
+                    dia[i, idx] = m[offset + i, offset + idx]
+                for i in range(16):
+                    peri_col[i, idx] = m[far + i, offset + idx]
+            cuda.syncthreads()
+            if tx < 16:
+                idx = tx
+                for i in range(1, 16):
+                    for j in range(i):
+                        peri_row[i, idx] -= dia[i, j] * peri_row[j, idx]
+            else:
+                idx = tx - 16
+                for i in range(16):
+                    for j in range(i):
+                        peri_col[idx, i] -= peri_col[idx, j] * dia[j, i]
+                    peri_col[idx, i] /= dia[i, i]
+            cuda.syncthreads()
+            if tx < 16:
+                idx = tx
+                for i in range(1, 16):
+                    m[offset + i, far + idx] = peri_row[i, idx]
+            else:
+                idx = tx - 16
+                for i in range(16):
+                    m[far + i, offset + idx] = peri_col[i, idx]
+    """)
+    assert "m.shape[1] >= 16 * gridDim.x + offset + 16" in found
+    assert not any("17 * gridDim.x" in p for p in found)
+    assert {s.status for s in rw.sites if s.array == "m"} == {"proven at launch"}

@@ -288,11 +288,39 @@ class LaunchProver:
             if seen is None or found[0].const > seen[0].const or (
                     found[0].const == seen[0].const and found[1] < seen[1]):
                 weakest[found[0].terms] = found     # the same bound, weaker (or as weak, purer)
-        for predicate, level in weakest.values():
+        for predicate, level in self._undominated(list(weakest.values()), table):
             rank = predicate_rank(predicate, level)
             if best is None or rank < best_rank:
                 best, best_rank = predicate, rank
         return best
+
+    def _undominated(self, found: list, table) -> list:
+        """`found` ([(predicate, level)]) without the predicates another one of them, ranked no
+        worse but for its constant, holds wherever they hold: of lud's `m.shape[1] >= 16 *
+        gridDim.x + offset + 16` (blockIdx.x <= gridDim.x - 1, times 16) and `m.shape[1] >=
+        17 * gridDim.x + offset + 15` (times 17, less blockIdx.x >= 0), the smaller constant
+        is the one that fails at every launch whose grid covers the matrix; the first holds
+        wherever the second does (their difference, gridDim.x - 1, is never negative)."""
+        if len(found) < 2:
+            return found
+        atom_of = {entry[0]: atom for atom, entry in table.items() if entry[0] is not None}
+        forms = [Form.of({atom_of[f]: c for c, f in p.terms}, p.const)
+                 if all(f in atom_of for _, f in p.terms) else None for p, _ in found]
+        ranks = [predicate_rank(p, level)[:4] for p, level in found]
+        kept = []
+        for i, entry in enumerate(found):
+            if forms[i] is None or not any(
+                    j != i and forms[j] is not None and ranks[j] <= ranks[i] and
+                    forms[j] != forms[i] and self._implies(forms[i], forms[j])
+                    for j in range(len(found))):
+                kept.append(entry)
+        return kept
+
+    def _implies(self, stronger: Form, weaker: Form) -> bool:
+        """`stronger >= 0` implies `weaker >= 0` at every launch: stronger - weaker is
+        never positive by the launch atoms' bounds."""
+        top = self.atoms.maximum(stronger - weaker)
+        return top is not None and top <= 0
 
     def predicates(self, goal: Form, facts: list):
         """Launch predicates that together imply goal >= 0 where `facts` hold, or None: one
