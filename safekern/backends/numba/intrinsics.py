@@ -18,9 +18,9 @@ from numba.cuda import cgutils, types
 
 from ... import failures
 from ...frontend.python import INDEXED_ATOMICS
-from .lowering import (all_in_bounds, array_data, array_extent, array_shape, compare_index,
-                       element_index, element_load, element_store, emit_checks, emit_record,
-                       flag_clear, select_load, selectable, special_register)
+from .lowering import (all_in_bounds, array_extent, array_shape, compare_index,
+                       count_skipped, element_index, element_load, element_store, emit_checks,
+                       emit_record, flag_clear, select_load, selectable)
 from .typed_once import intrinsic
 
 # -- failure recording (the cold side) ------------------------------------------------------
@@ -39,16 +39,7 @@ def _sk_skip(typingctx, fb):
         return None
 
     def codegen(context, builder, sig, args):
-        i64 = ir.IntType(64)
-        first = ir.Constant(ir.IntType(1), 1)
-        for reg in ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"):
-            zero = builder.icmp_unsigned("==", special_register(builder, reg),
-                                         ir.Constant(i64, 0))
-            first = builder.and_(first, zero)
-        with builder.if_then(first, likely=False):
-            data = array_data(context, builder, fb, args[0])
-            slot = builder.gep(data, [ir.Constant(i64, failures.SKIPPED)])
-            builder.atomic_rmw("add", slot, ir.Constant(i64, 1), "monotonic")
+        count_skipped(context, builder, fb, args[0])
         return context.get_dummy_value()
 
     return types.none(fb), codegen
@@ -127,14 +118,19 @@ def _sk_flag_array(typingctx):
     array_ty = types.Array(types.int32, 1, "C")
 
     def codegen(context, builder, sig, args):
-        from numba.cuda.cudadrv import nvvm
-        from numba.cuda.cudaimpl import _generic_array
-
-        return _generic_array(context, builder, shape=(1,), dtype=types.int32,
-                              symbol_name="_sk_flag", addrspace=nvvm.ADDRSPACE_LOCAL,
-                              can_dynsized=False, alignment=None)
+        return flag_array(context, builder)
 
     return array_ty(), codegen
+
+
+def flag_array(context, builder):
+    """The value of a new per-thread flag array (_sk_flag_array), not cleared."""
+    from numba.cuda.cudadrv import nvvm
+    from numba.cuda.cudaimpl import _generic_array
+
+    return _generic_array(context, builder, shape=(1,), dtype=types.int32,
+                          symbol_name="_sk_flag", addrspace=nvvm.ADDRSPACE_LOCAL,
+                          can_dynsized=False, alignment=None)
 
 
 @intrinsic
@@ -479,4 +475,7 @@ def namespace() -> dict:
     ns.update(ATOMICS_EXIT)
     ns["_sk_fail"] = _sk_fail
     ns.update(DIVISIONS)
+    from .flag_reads import namespace as flag_reads   # (flag_reads imports this module)
+
+    ns.update(flag_reads())
     return ns

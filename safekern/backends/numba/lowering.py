@@ -70,6 +70,20 @@ def special_register(builder, name):
 _IDS = ("tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z")
 
 
+def count_skipped(context, builder, fb_ty, fb) -> None:
+    """Thread (0,0,0) of block (0,0,0) adds 1 to the failure buffer's count of launches
+    skipped because a failure was pending (failures.SKIPPED)."""
+    i64 = ir.IntType(64)
+    first = ir.Constant(ir.IntType(1), 1)
+    for reg in _IDS:
+        zero = builder.icmp_unsigned("==", special_register(builder, reg), ir.Constant(i64, 0))
+        first = builder.and_(first, zero)
+    with builder.if_then(first, likely=False):
+        data = array_data(context, builder, fb_ty, fb)
+        slot = builder.gep(data, [ir.Constant(i64, failures.SKIPPED)])
+        builder.atomic_rmw("add", slot, ir.Constant(i64, 1), "monotonic")
+
+
 def array_data(context, builder, arr_ty, arr):
     """The data pointer of the array value `arr`: one extractvalue. Not numba's struct proxy
     (`context.make_array(arr_ty)(context, builder, arr).data`): that stores the value in an
@@ -325,7 +339,8 @@ def flag_clear(context, builder, flag_ty, flag):
     return builder.icmp_signed("==", value, ir.Constant(value.type, 0))
 
 
-__all__ = ["components", "element_index", "plan", "all_in_bounds", "array_data", "array_shape", "array_extent", "special_register",
+__all__ = ["components", "element_index", "plan", "all_in_bounds", "array_data", "array_shape",
+           "array_extent", "special_register", "count_skipped",
            "emit_record", "emit_records", "end_thread", "emit_checks", "compare_index",
            "select_load", "element_pointer", "element_load", "element_store", "selectable",
            "flag_clear"]
