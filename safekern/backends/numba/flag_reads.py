@@ -35,7 +35,7 @@ from numba.cuda import types
 from ...frontend.python import names
 from ...frontend.python.pending import PEND
 from ...frontend.python.trees import copy_tree, walk
-from .lowering import array_data, count_skipped, flag_clear
+from .lowering import array_data, count_skipped, flag_array, flag_clear
 from .typed_once import intrinsic
 
 PENDING = "_sk_pending"
@@ -80,8 +80,6 @@ def _sk_flag_clear(typingctx):
     array_ty = types.Array(types.int32, 1, "C")
 
     def codegen(context, builder, sig, args):
-        from .intrinsics import flag_array
-
         flag = flag_array(context, builder)
         builder.store(ir.Constant(ir.IntType(32), 0), array_data(context, builder, array_ty,
                                                                  flag))

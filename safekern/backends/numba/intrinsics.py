@@ -20,7 +20,7 @@ from ... import failures
 from ...frontend.python import INDEXED_ATOMICS
 from .lowering import (all_in_bounds, array_extent, array_shape, compare_index,
                        count_skipped, element_index, element_load, element_store, emit_checks,
-                       emit_record, flag_clear, select_load, selectable)
+                       emit_record, flag_array, flag_clear, select_load, selectable)
 from .typed_once import intrinsic
 
 # -- failure recording (the cold side) ------------------------------------------------------
@@ -121,16 +121,6 @@ def _sk_flag_array(typingctx):
         return flag_array(context, builder)
 
     return array_ty(), codegen
-
-
-def flag_array(context, builder):
-    """The value of a new per-thread flag array (_sk_flag_array), not cleared."""
-    from numba.cuda.cudadrv import nvvm
-    from numba.cuda.cudaimpl import _generic_array
-
-    return _generic_array(context, builder, shape=(1,), dtype=types.int32,
-                          symbol_name="_sk_flag", addrspace=nvvm.ADDRSPACE_LOCAL,
-                          can_dynsized=False, alignment=None)
 
 
 @intrinsic

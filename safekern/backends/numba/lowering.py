@@ -334,6 +334,17 @@ def selectable(context, arr_ty, idx_ty) -> bool:
     return size <= 16
 
 
+def flag_array(context, builder):
+    """The value of a new per-thread flag array (_sk_flag_array), not cleared: a local int32[1]
+    named `_sk_flag` in the LLVM."""
+    from numba.cuda.cudadrv import nvvm
+    from numba.cuda.cudaimpl import _generic_array
+
+    return _generic_array(context, builder, shape=(1,), dtype=types.int32,
+                          symbol_name="_sk_flag", addrspace=nvvm.ADDRSPACE_LOCAL,
+                          can_dynsized=False, alignment=None)
+
+
 def flag_clear(context, builder, flag_ty, flag):
     value = builder.load(array_data(context, builder, flag_ty, flag))
     return builder.icmp_signed("==", value, ir.Constant(value.type, 0))
@@ -343,4 +354,4 @@ __all__ = ["components", "element_index", "plan", "all_in_bounds", "array_data",
            "array_extent", "special_register", "count_skipped",
            "emit_record", "emit_records", "end_thread", "emit_checks", "compare_index",
            "select_load", "element_pointer", "element_load", "element_store", "selectable",
-           "flag_clear"]
+           "flag_array", "flag_clear"]
