@@ -23,8 +23,8 @@ function of its own (`inline` off), once per argument types; so each call site h
 copy and a call, and the checked copy is typed, lowered, optimised and assembled once (CPU,
 tools/first_launch_profile.py: fbpic's first step 2.4-2.5x plain numba's compile -> 2.06x). It
 is the same code: the parameters on entry are what the branch read (it starts the body), it
-returns what the branch returned (None where it falls off the end, as the function did), the
-flag and the failure buffer are parameters of both.
+returns what the branch returned (None where it falls off the end, as the function did), the flag and the
+failure buffer are parameters of both.
 
 Only for a device function numba inlines (`inline=True` or "always": typed and lowered at each
 call; one NVVM inlines anyway gets no call on any path), on a GPU, where the function is exactly
