@@ -44,8 +44,6 @@ BODY_VERSIONED = {
     "gather_corners": "void(float64[:, ::1], float64[:, ::1], float64[:, ::1], int64[::1], "
                       "int64[::1], float64[::1])",
     "gather_by_index": "void(float64[:, ::1], float64[::1])",
-    "gather_corners_twice": "void(float64[:, ::1], float64[:, ::1], float64[:, ::1], "
-                            "int64[::1], int64[::1], float64[::1])",
 }
 
 out = {}

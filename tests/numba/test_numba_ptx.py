@@ -15,8 +15,7 @@ def test_all_kernels_compile(ptx_summary):
     assert set(ptx_summary) == {"gather", "tiled_matmul", "tree_reduce", "histogram",
                                 "calls_device", "rowview", "guarded_copy", "row_sums",
                                 "window_sum", "add2d", "table_gathers",
-                                "unused_read", "gather_corners", "gather_by_index",
-                                "gather_corners_twice"}
+                                "unused_read", "gather_corners", "gather_by_index"}
 
 
 def test_proven_checks_leave_no_failure_path(ptx_summary):
@@ -55,15 +54,6 @@ def test_a_failure_record_makes_no_load_repeat(ptx_summary):
 def test_body_versioned_functions_compile_with_their_checked_copy(ptx_summary, name):
     # The entry test (_sk_within of each access) lowered; the checked copy keeps its records.
     assert ptx_summary[name]["cas64"] and ptx_summary[name]["calls"] == 0
-
-
-def test_a_function_numba_inlines_twice_has_one_checked_copy(ptx_summary):
-    # corners_inlined (inline=True), called twice: each call holds the fast copy and a call of
-    # the checked copy, a function of its own (backends/numba/cold_body.py): about the records
-    # of gather_corners' one call of `corners` (the same body; 12 there, 14 here), not twice
-    # them as when NVVM inlined a copy into each call.
-    twice, once = ptx_summary["gather_corners_twice"], ptx_summary["gather_corners"]
-    assert twice["calls"] >= 2 and twice["cas64_count"] < 2 * once["cas64_count"]
 
 
 @pytest.mark.parametrize("name, records", [("row_sums", 2), ("window_sum", 1)])

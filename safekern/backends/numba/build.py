@@ -28,8 +28,7 @@ from ...errors import UncheckedWarning
 from ...failures import TABLE
 from ...frontend import python as pyfront
 from ...frontend.python.names import EXIT
-from . import cold_body, flag_reads, keys, stored
-from .assume_device import assume_device
+from . import flag_reads, keys, stored
 from .disk_cache import jit_cached, rewrite_tag
 from .options import quiet_config_warnings
 from .resolver import resolver
@@ -51,14 +50,11 @@ def helpers_namespace() -> dict:
     return intrinsics.namespace()
 
 
-def compile_rewritten(rewritten, device_impls: dict, namespace=None, *, kernel: bool = False,
-                      jit_checked=None):
+def compile_rewritten(rewritten, device_impls: dict, namespace=None, *, kernel: bool = False):
     """The rewritten function, defined in `namespace` (a new one by default: the function's
     globals, closure, the check helpers and the callees' numba functions). A `kernel`'s
     versioned loops' checked copies compile rolled (frontend/python/cold_loops.py); on a GPU,
-    the flag's and the failure buffer's reads compile as intrinsics (flag_reads.py) and a
-    versioned body's checked copy as a function of its own, `jit_checked(function)`
-    (cold_body.py)."""
+    the flag's and the failure buffer's reads compile as intrinsics (flag_reads.py)."""
     parsed = rewritten.parsed
     if namespace is None:
         namespace = {}
@@ -70,10 +66,7 @@ def compile_rewritten(rewritten, device_impls: dict, namespace=None, *, kernel: 
     namespace.update(helpers_namespace())
     namespace.update(device_impls)
     tree = pyfront.mark_cold(rewritten.tree) if kernel else rewritten.tree
-    if not SIMULATOR:
-        tree = flag_reads.compile_form(cold_body.bound(tree, namespace, parsed, jit_checked)
-                                       if jit_checked else tree)
-    code = compile(tree, parsed.filename, "exec")
+    code = compile(tree if SIMULATOR else flag_reads.compile_form(tree), parsed.filename, "exec")
     exec(code, namespace)
     fn = namespace[parsed.name]
     if SIMULATOR and kernel and any(n.endswith(EXIT) for n in fn.__code__.co_names):
@@ -99,10 +92,6 @@ def names_itself(pyfunc, name: str) -> bool:
     return name in code.co_freevars or name in keys.code_names(code)
 
 
-#: numba's options that change code generation (a checked copy compiles with the function's).
-_CODEGEN = ("fastmath", "lineinfo", "debug", "opt")
-
-
 def supported_options(options: dict) -> dict:
     """The simulator's jit takes fewer options than numba's; it ignores code generation ones."""
     if not SIMULATOR:
@@ -111,6 +100,31 @@ def supported_options(options: dict) -> dict:
 
     accepted = inspect.signature(cuda.jit).parameters
     return {k: v for k, v in options.items() if k in accepted}
+
+
+class assume_device:
+    """Without a GPU, numba-cuda compiles device functions for "the current device"; let that
+    be a device of compute capability `cc` (only while compiling PTX, only without a GPU)."""
+
+    def __init__(self, cc):
+        self.cc = tuple(cc)
+        self.saved = None
+
+    def __enter__(self):
+        if cuda.is_available():
+            return self
+        import numba.cuda.dispatcher as dispatcher
+
+        cc = self.cc
+        self.saved = dispatcher.get_current_device
+        dispatcher.get_current_device = lambda: type("AssumedDevice", (), {
+            "compute_capability": cc})()
+        return self
+
+    def __exit__(self, *exc):
+        if self.saved is not None:
+            import numba.cuda.dispatcher as dispatcher
+            dispatcher.get_current_device = self.saved
 
 
 def with_hidden(sig, device: bool):
@@ -369,9 +383,7 @@ class Build:
             else:
                 impls[name] = impl
         namespace = {}
-        inlined = self.device and self.options.get("inline") not in (None, False, "never")
-        fn = compile_rewritten(rewritten, impls, namespace, kernel=not self.device,
-                               jit_checked=self._jit_checked if inlined else None)
+        fn = compile_rewritten(rewritten, impls, namespace, kernel=not self.device)
         for name, callee in late:
             callee.waiting.append((namespace, name))
         numba = self.jit(fn)
@@ -404,18 +416,14 @@ class Build:
                 return cuda.jit(sig_arg, **options)(fn)
             return cuda.jit(**options)(fn)
 
-    def _jit_checked(self, fn):
-        """numba's device function of a versioned body's checked copy (cold_body.py)."""
-        return cuda.jit(device=True, **{k: v for k, v in self.options.items()
-                                        if k in _CODEGEN})(fn)
-
     def ptx(self, device_impls: dict, signature, cc, **options) -> str:
         """PTX of the rewrite for `signature` (the user's types) and compute capability `cc`,
         the callees' numba functions given; works without a GPU."""
         fn = compile_rewritten(self.rewritten, device_impls, kernel=not self.device)
         sig = with_hidden(signature, self.device)
         args = sig if isinstance(sig, tuple) else sig.args
-        opts = {k: v for k, v in self.options.items() if k in _CODEGEN}
+        opts = {k: v for k, v in self.options.items()
+                if k in ("fastmath", "lineinfo", "debug", "opt")}
         opts.update(options)
         with assume_device(cc), explain_missing_toolkit("compiling to PTX", self.name):
             ptx, _ = cuda.compile_ptx(fn, args, cc=cc, device=self.device, **opts)
