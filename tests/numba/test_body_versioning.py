@@ -72,3 +72,29 @@ def test_a_tuple_index_and_a_slice_parameter():
     safekern.sync()
     want = [a[i, i + 1] * 4 + a[i:i + 1, 0][0] for i in range(4)]
     np.testing.assert_allclose(out.copy_to_host(), want)
+
+
+def _run_twice(izs, irs):
+    Fr, Ft, Fz = _fields()
+    out = cuda.to_device(np.zeros(len(izs)))
+    K.gather_corners_twice[1, len(izs)](*(cuda.to_device(f) for f in (Fr, Ft, Fz)),
+                                        cuda.to_device(np.asarray(izs, np.int64)),
+                                        cuda.to_device(np.asarray(irs, np.int64)), out)
+    return (Fr, Ft, Fz), out
+
+
+def test_a_function_numba_inlines_twice_gives_numpys_results():
+    izs, irs = [0, 1, 4, 2, -3], [0, 3, 1, 0, -2]
+    (Fr, Ft, Fz), out = _run_twice(izs, irs)
+    safekern.sync()
+    want = [_corners(Fr, Ft, Fz, iz, ir) + _corners(Fz, Fr, Ft, iz, ir, 0.25)
+            for iz, ir in zip(izs, irs)]
+    np.testing.assert_allclose(out.copy_to_host(), want, rtol=1e-12)
+
+
+def test_a_failure_in_a_checked_copy_of_an_inlined_function_is_reported_where_it_fails():
+    # ir = 4: Fz[iz, ir + 1] fails first (axis 1, index 5 of 5), in the first call; on a GPU
+    # the record is a call of the record function (backends/numba/cold_records.py)
+    _run_twice([0, 1, 2], [0, 0, 4])
+    assert_bounds_error(filename=K.__file__, lineno=K.expected_line("inlined_upper"),
+                        array="Fz", axis=1, index=5, size=5, thread=(2, 0, 0))

@@ -28,7 +28,7 @@ from ...errors import UncheckedWarning
 from ...failures import TABLE
 from ...frontend import python as pyfront
 from ...frontend.python.names import EXIT
-from . import flag_reads, keys, stored
+from . import cold_records, flag_reads, keys, stored
 from .disk_cache import jit_cached, rewrite_tag
 from .options import quiet_config_warnings
 from .resolver import resolver
@@ -45,16 +45,15 @@ def helpers_namespace() -> dict:
         from . import sim
 
         return sim.namespace()
-    from . import intrinsics
-
-    return intrinsics.namespace()
+    from . import cold_records, intrinsics
+    return {**intrinsics.namespace(), **cold_records.namespace()}
 
 
 def compile_rewritten(rewritten, device_impls: dict, namespace=None, *, kernel: bool = False):
     """The rewritten function, defined in `namespace` (a new one by default: the function's
-    globals, closure, the check helpers and the callees' numba functions). A `kernel`'s
-    versioned loops' checked copies compile rolled (frontend/python/cold_loops.py); on a GPU,
-    the flag's and the failure buffer's reads compile as intrinsics (flag_reads.py)."""
+    globals, closure, check helpers, callees' numba functions). A `kernel`'s versioned loops'
+    checked copies compile rolled (frontend/python/cold_loops.py); on a GPU, flag and buffer
+    reads as intrinsics (flag_reads.py), checked copies' records as calls (cold_records.py)."""
     parsed = rewritten.parsed
     if namespace is None:
         namespace = {}
@@ -66,7 +65,8 @@ def compile_rewritten(rewritten, device_impls: dict, namespace=None, *, kernel: 
     namespace.update(helpers_namespace())
     namespace.update(device_impls)
     tree = pyfront.mark_cold(rewritten.tree) if kernel else rewritten.tree
-    code = compile(tree if SIMULATOR else flag_reads.compile_form(tree), parsed.filename, "exec")
+    code = compile(tree if SIMULATOR else flag_reads.compile_form(
+        cold_records.compile_form(tree)), parsed.filename, "exec")
     exec(code, namespace)
     fn = namespace[parsed.name]
     if SIMULATOR and kernel and any(n.endswith(EXIT) for n in fn.__code__.co_names):

@@ -179,7 +179,8 @@ def _static_tuple_index(container, index):
     return None
 
 
-def _load_typer(typingctx, arr, idx, code, fb, flag, select: bool, exits: bool = False):
+def _load_typer(typingctx, arr, idx, code, fb, flag, select: bool, exits: bool = False,
+                outlined: bool = False):
     if not isinstance(arr, types.Array):
         position = _static_tuple_index(arr, idx)
         if position is not None:           # a heterogeneous tuple needs a constant index
@@ -216,9 +217,10 @@ def _load_typer(typingctx, arr, idx, code, fb, flag, select: bool, exits: bool =
         c = context.cast(builder, c, sig.args[2], types.int64)
         if select and not isinstance(result, types.Array) and selectable(context, arr, idx):
             value = select_load(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag,
-                                exits)
+                                exits, outlined)
             return context.cast(builder, value, arr.dtype, result)
-        ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag, exits)
+        ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag, exits,
+                         outlined)
         getitem = context.get_function(operator.getitem, gsig)
         gi = context.cast(builder, i, idx, gsig.args[1])
         if isinstance(result, types.Array):
@@ -269,7 +271,8 @@ def _sk_loadv_exit(typingctx, arr, idx, code, fb, flag):
     return _load_typer(typingctx, arr, idx, code, fb, flag, select=True, exits=True)
 
 
-def _store_typer(typingctx, arr, idx, value, code, fb, flag, exits: bool = False):
+def _store_typer(typingctx, arr, idx, value, code, fb, flag, exits: bool = False,
+                 outlined: bool = False):
     ssig = _resolve(typingctx, operator.setitem, (arr, idx, value))
     if ssig is None:
         return None
@@ -285,7 +288,8 @@ def _store_typer(typingctx, arr, idx, value, code, fb, flag, exits: bool = False
             setitem(builder, (a, si, v))
             return context.get_dummy_value()
         c = context.cast(builder, c, sig.args[3], types.int64)
-        ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag, exits)
+        ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag, exits,
+                         outlined)
         # (the flag: a device function, an assert or a division may have failed before)
         ok = builder.and_(ok, flag_clear(context, builder, flag, flagv))
         with builder.if_then(ok, likely=True):

@@ -367,7 +367,8 @@ _codegen = None
 #: the package: the typed check helpers, and which loops a kernel compiles rolled (the marker
 #: goes in at the compile, not into the source: frontend/python/cold_loops.py).
 CODEGEN_FILES = ("backends/numba/intrinsics.py", "backends/numba/lowering.py",
-                 "backends/numba/flag_reads.py", "frontend/python/cold_loops.py")
+                 "backends/numba/flag_reads.py", "backends/numba/cold_records.py",
+                 "frontend/python/cold_loops.py")
 
 
 def codegen_digest() -> str:

@@ -113,7 +113,7 @@ def _position(context, arr_ty, field: str) -> int:
 
 
 def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, axis,
-                unsigned_bits: int = 0, set_flag: bool = True):
+                unsigned_bits: int = 0, set_flag: bool = True, outlined: bool = False):
     """The cold path: set the thread's flag; the first failure on the device (a 64-bit
     compare-and-swap on slot 0) writes its index, size, axis, thread and block. `code`,
     `index`, `size` and `axis` are i64 values; bit k of `unsigned_bits` (a constant) says the
@@ -132,11 +132,17 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
     data = array_data(context, builder, fb_ty, fb)
     i64 = ir.IntType(64)
     operands = [builder.ptrtoint(data, i64), code, index, size, axis]
-    fnty = ir.FunctionType(ir.VoidType(), [i64] * len(operands))
-    clobber = "" if set_flag else ",~{memory}"
-    asm = ir.InlineAsm(fnty, record_asm(unsigned_bits), ",".join(["l"] * len(operands)) +
-                       clobber, side_effect=True)
-    call = builder.call(asm, operands, attrs=("nounwind",))
+    if outlined:
+        # (a call of the module's one record function: see record_function)
+        call = builder.call(record_function(builder.module),
+                            operands + [ir.Constant(i64, int(unsigned_bits))],
+                            attrs=("nounwind",))
+    else:
+        fnty = ir.FunctionType(ir.VoidType(), [i64] * len(operands))
+        clobber = "" if set_flag else ",~{memory}"
+        asm = ir.InlineAsm(fnty, record_asm(unsigned_bits), ",".join(["l"] * len(operands)) +
+                           clobber, side_effect=True)
+        call = builder.call(asm, operands, attrs=("nounwind",))
     if set_flag:
         # Memory LLVM cannot see (llvmlite's call attributes do not list it): alias analysis
         # keeps every value the kernel loaded across the record, which still may not be
@@ -147,11 +153,37 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
         builder.store(ir.Constant(flag_data.type.pointee, 1), flag_data)
 
 
-def record_asm(unsigned_bits: int) -> str:
+RECORD = "_sk_record"
+
+
+def record_function(module):
+    """The module's record function (made once a module): `_sk_record(buffer address, code,
+    index, size, axis, unsigned bits)`, the record's asm as its body, internal and noinline.
+    A check in a checked copy that runs only where a test before it failed (a versioned loop's
+    or body's: cold_records.py) records through it: each such record is a call of a few
+    instructions, not the record's twenty-odd -- fbpic's gather held 72 records, all in the
+    checked copies of its device function, inlined twice (ptxas on its PTX 0.36 -> 0.22 s,
+    110 -> 94 registers, the records turned into calls by hand)."""
+    fn = module.globals.get(RECORD)
+    if fn is None:
+        i64 = ir.IntType(64)
+        fnty = ir.FunctionType(ir.VoidType(), [i64] * 6)
+        fn = ir.Function(module, fnty, RECORD)
+        fn.linkage = "internal"
+        fn.attributes.add("noinline")
+        fn.attributes.add("nounwind")
+        body = ir.IRBuilder(fn.append_basic_block("entry"))
+        asm = ir.InlineAsm(fnty, record_asm(None), ",".join(["l"] * 6), side_effect=True)
+        body.call(asm, list(fn.args), attrs=("nounwind",))
+        body.ret_void()
+    return fn
+
+
+def record_asm(unsigned_bits) -> str:
     """The PTX of the failure record (emit_record): a compare-and-swap of the code into slot
     0 of the failure buffer; where it found 0 (the device's first failure), the index, size,
-    axis, the unsigned bits (a constant) and the thread and block indices into their slots.
-    Operands: the buffer's generic address, the code, index, size, axis."""
+    axis, the unsigned bits (a constant; None: operand 5) and the thread and block indices into
+    their slots. Operands: the buffer's generic address, the code, index, size, axis."""
     a, code, index, size, axis = (f"${k}" for k in range(5))
     slot = lambda k: 8 * k                                          # noqa: E731
     lines = ["{", ".reg .pred %skfirst;", ".reg .b64 %skold;", ".reg .b32 %skid;",
@@ -160,9 +192,9 @@ def record_asm(unsigned_bits: int) -> str:
              "setp.eq.u64 %skfirst, %skold, 0;"]
     for k, operand in ((failures.INDEX, index), (failures.SIZE, size), (failures.AXIS, axis)):
         lines.append(f"@%skfirst st.global.u64 [%skbuf+{slot(k)}], {operand};")
-    if unsigned_bits:
-        lines.append(f"@%skfirst st.global.u64 [%skbuf+{slot(failures.UNSIGNED)}], "
-                     f"{int(unsigned_bits)};")
+    if unsigned_bits is None or unsigned_bits:
+        bits = "$5" if unsigned_bits is None else int(unsigned_bits)
+        lines.append(f"@%skfirst st.global.u64 [%skbuf+{slot(failures.UNSIGNED)}], {bits};")
     for k, reg in enumerate(_IDS):
         lines += [f"mov.u32 %skid, %{reg};", "cvt.u64.u32 %skid64, %skid;",
                   f"@%skfirst st.global.u64 [%skbuf+{slot(failures.THREAD + k)}], %skid64;"]
@@ -205,7 +237,7 @@ def end_thread(builder) -> None:
 
 
 def emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty,
-                 exits: bool = False):
+                 exits: bool = False, outlined: bool = False):
     """The cold side: each failing component records itself, in its own branch. (One record
     per access, the failing component's values joined through phis, made rw_fbpic_gather
     1.21x -> 1.47x on an H100: the joined values stay live across the checks;
@@ -224,28 +256,30 @@ def emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty,
             builder.position_at_end(cold)
             emit_record(context, builder, fb_ty, flag_ty, fb, flag,
                         builder.add(code, ir.Constant(i64, pos)), value, size,
-                        ir.Constant(i64, axis), unsigned_bits=int(unsigned), set_flag=False)
+                        ir.Constant(i64, axis), unsigned_bits=int(unsigned), set_flag=False,
+                        outlined=outlined)
             end_thread(builder)
             builder.position_at_end(passed)
             continue
         with builder.if_then(bad, likely=False):
             emit_record(context, builder, fb_ty, flag_ty, fb, flag,
                         builder.add(code, ir.Constant(i64, pos)), value, size,
-                        ir.Constant(i64, axis), unsigned_bits=int(unsigned))
+                        ir.Constant(i64, axis), unsigned_bits=int(unsigned), outlined=outlined)
         ok = builder.and_(ok, builder.not_(bad))
     return ok
 
 
 def emit_checks(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_ty, flag_ty,
-                exits: bool = False):
+                exits: bool = False, outlined: bool = False):
     """Compare each integer index component with its axis; record failures (cold). -> i1 ok"""
     shapes = array_shape(context, builder, arr_ty, arr)
     compared = compare_index(builder, context, arr_ty, idx_ty, shapes, idx)
-    return emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty, exits)
+    return emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty, exits,
+                        outlined)
 
 
 def select_load(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_ty, flag_ty,
-                exits: bool = False):
+                exits: bool = False, outlined: bool = False):
     """A scalar load without a branch before it: the address is the element's when every
     component is in bounds, else a slot of the failure buffer (always readable); the failure
     is recorded after the load. So loads of later iterations are not held behind a branch
@@ -273,7 +307,7 @@ def select_load(context, builder, arr_ty, idx_ty, arr, idx, code, fb, flag, fb_t
     from numba.cuda.np.arrayobj import load_item
 
     value = load_item(context, builder, arr_ty, ptr)
-    emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty, exits)
+    emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty, exits, outlined)
     return value
 
 
@@ -351,7 +385,7 @@ def flag_clear(context, builder, flag_ty, flag):
 
 
 __all__ = ["components", "element_index", "plan", "all_in_bounds", "array_data", "array_shape",
-           "array_extent", "special_register", "count_skipped",
+           "array_extent", "special_register", "count_skipped", "record_function", "RECORD",
            "emit_record", "emit_records", "end_thread", "emit_checks", "compare_index",
            "select_load", "element_pointer", "element_load", "element_store", "selectable",
            "flag_array", "flag_clear"]

@@ -96,6 +96,7 @@ class BodyVersioner:
         for more in tests[1:]:          # `&`: every test evaluated, no branch between them
             test = ast.BinOp(test, ast.BitAnd(), more)
         out = ast.If(test=test, body=fast, orelse=body)
+        setattr(out, names.COLD_BODY, True)     # (its else: a checked copy, cold_records.py)
         for n in walk(out.test):
             ast.copy_location(n, body[0])
         return [ast.copy_location(out, body[0])]

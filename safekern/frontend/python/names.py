@@ -29,6 +29,7 @@ TEMP = "_sk_t"           # temporaries that keep evaluation order and evaluate o
 COLD = "_sk_cold"        # _sk_cold(): first statement of a versioned loop's checked copy as
                          # compiled (cold_loops.py): numba-cuda keeps that loop rolled
 COLD_LOOP = "_sk_cold_loop"   # the attribute versioning.py sets on that copy's For node
+COLD_BODY = "_sk_cold_body"   # the one body_versioning.py sets on a versioned body's If
 
 FAIL = "_sk_fail"        # _sk_fail(code, v0, v1, v2, fb, flag): an assert or raise failed
 DIVIDE = "_sk_div_"      # _sk_div_<floordiv|mod|truediv>[_any](a, b, code, fb, flag)
