@@ -108,13 +108,13 @@ def namespace() -> dict:
 # -- the pass ---------------------------------------------------------------------------------
 
 
-def _name(node, name: str) -> bool:
+def _is_name(node, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
 def _slot0(node, name: str, ctx) -> bool:
     """`name[0]` in context `ctx`."""
-    return isinstance(node, ast.Subscript) and _name(node.value, name) and \
+    return isinstance(node, ast.Subscript) and _is_name(node.value, name) and \
         isinstance(node.slice, ast.Constant) and node.slice.value == 0 and \
         type(node.slice.value) is int and isinstance(node.ctx, ctx)
 
@@ -125,7 +125,7 @@ def _call(func: str, *args) -> ast.Call:
 
 def _pending_read(stmt) -> bool:
     return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
-        _name(stmt.targets[0], PEND) and _slot0(stmt.value, names.FB, ast.Load)
+        _is_name(stmt.targets[0], PEND) and _slot0(stmt.value, names.FB, ast.Load)
 
 
 def _skip_test(stmt) -> bool:
@@ -133,18 +133,18 @@ def _skip_test(stmt) -> bool:
     if not isinstance(stmt, ast.If) or len(stmt.body) != 2:
         return False
     test, (skip, ret) = stmt.test, stmt.body
-    return isinstance(test, ast.Compare) and _name(test.left, PEND) and \
+    return isinstance(test, ast.Compare) and _is_name(test.left, PEND) and \
         len(test.ops) == 1 and isinstance(test.ops[0], ast.NotEq) and \
         isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == 0 and \
         isinstance(skip, ast.Expr) and isinstance(skip.value, ast.Call) and \
-        _name(skip.value.func, names.SKIP) and \
+        _is_name(skip.value.func, names.SKIP) and \
         isinstance(ret, ast.Return) and ret.value is None
 
 
 def _flag_made(stmt) -> bool:
     return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
-        _name(stmt.targets[0], names.FLAG) and isinstance(stmt.value, ast.Call) and \
-        _name(stmt.value.func, names.FLAG_ARRAY) and not stmt.value.args
+        _is_name(stmt.targets[0], names.FLAG) and isinstance(stmt.value, ast.Call) and \
+        _is_name(stmt.value.func, names.FLAG_ARRAY) and not stmt.value.args
 
 
 def _flag_cleared(stmt) -> bool:
