@@ -46,19 +46,9 @@ def expected_line(name: str) -> int:
     return site_line(__file__, name)
 
 
-@safekern.jit(device=True, inline=True)
-def corners_inlined(Fr, Ft, Fz, iz, ir, w):
-    # corners, inlined by numba at each call (fbpic's gather is): two checked copies, whose
-    # records are calls of one record function (backends/numba/cold_records.py)
-    acc = 0.0
-    acc += w * Fr[iz, ir]  # site: inlined_first
-    acc += w * Ft[iz, ir]
-    acc += w * Fz[iz, ir + 1]  # site: inlined_upper
-    acc += w * Fr[iz + 1, ir + 1]
-    if ir == 0:
-        acc += Ft[iz + 1, 0]
-    return acc
-
+# corners, inlined by numba at each call (fbpic's gather is): two checked copies, whose records
+# are calls of one record function (backends/numba/cold_records.py)
+corners_inlined = safekern.jit(device=True, inline=True)(corners.py_func)
 
 @safekern.jit
 def gather_corners_twice(Fr, Ft, Fz, izs, irs, out):

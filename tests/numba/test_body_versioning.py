@@ -24,12 +24,12 @@ def _corners(Fr, Ft, Fz, iz, ir, w=0.5):
     return acc + (Ft[iz + 1, 0] if ir == 0 else 0.0)
 
 
-def _run(izs, irs):
+def _run(izs, irs, kernel=None):
     Fr, Ft, Fz = _fields()
     out = cuda.to_device(np.zeros(len(izs)))
-    K.gather_corners[1, len(izs)](*(cuda.to_device(f) for f in (Fr, Ft, Fz)),
-                                  cuda.to_device(np.asarray(izs, np.int64)),
-                                  cuda.to_device(np.asarray(irs, np.int64)), out)
+    (kernel or K.gather_corners)[1, len(izs)](*(cuda.to_device(f) for f in (Fr, Ft, Fz)),
+                                              cuda.to_device(np.asarray(izs, np.int64)),
+                                              cuda.to_device(np.asarray(irs, np.int64)), out)
     return (Fr, Ft, Fz), out
 
 
@@ -74,18 +74,9 @@ def test_a_tuple_index_and_a_slice_parameter():
     np.testing.assert_allclose(out.copy_to_host(), want)
 
 
-def _run_twice(izs, irs):
-    Fr, Ft, Fz = _fields()
-    out = cuda.to_device(np.zeros(len(izs)))
-    K.gather_corners_twice[1, len(izs)](*(cuda.to_device(f) for f in (Fr, Ft, Fz)),
-                                        cuda.to_device(np.asarray(izs, np.int64)),
-                                        cuda.to_device(np.asarray(irs, np.int64)), out)
-    return (Fr, Ft, Fz), out
-
-
 def test_a_function_numba_inlines_twice_gives_numpys_results():
     izs, irs = [0, 1, 4, 2, -3], [0, 3, 1, 0, -2]
-    (Fr, Ft, Fz), out = _run_twice(izs, irs)
+    (Fr, Ft, Fz), out = _run(izs, irs, K.gather_corners_twice)
     safekern.sync()
     want = [_corners(Fr, Ft, Fz, iz, ir) + _corners(Fz, Fr, Ft, iz, ir, 0.25)
             for iz, ir in zip(izs, irs)]
@@ -95,6 +86,6 @@ def test_a_function_numba_inlines_twice_gives_numpys_results():
 def test_a_failure_in_a_checked_copy_of_an_inlined_function_is_reported_where_it_fails():
     # ir = 4: Fz[iz, ir + 1] fails first (axis 1, index 5 of 5), in the first call; on a GPU
     # the record is a call of the record function (backends/numba/cold_records.py)
-    _run_twice([0, 1, 2], [0, 0, 4])
-    assert_bounds_error(filename=K.__file__, lineno=K.expected_line("inlined_upper"),
+    _run([0, 1, 2], [0, 0, 4], K.gather_corners_twice)
+    assert_bounds_error(filename=K.__file__, lineno=K.expected_line("corners_upper"),
                         array="Fz", axis=1, index=5, size=5, thread=(2, 0, 0))
