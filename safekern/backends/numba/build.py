@@ -28,7 +28,7 @@ from ...errors import UncheckedWarning
 from ...failures import TABLE
 from ...frontend import python as pyfront
 from ...frontend.python.names import EXIT
-from . import cold_records, flag_reads, keys, stored
+from . import keys, stored
 from .disk_cache import jit_cached, rewrite_tag
 from .options import quiet_config_warnings
 from .resolver import resolver
@@ -43,17 +43,15 @@ def helpers_namespace() -> dict:
     """What the rewritten code's `_sk_*` names are bound to."""
     if SIMULATOR:
         from . import sim
-
         return sim.namespace()
-    from . import cold_records, intrinsics
-    return {**intrinsics.namespace(), **cold_records.namespace()}
+    from . import cold_records, flag_reads, intrinsics
+    return {**intrinsics.namespace(), **flag_reads.namespace(), **cold_records.namespace()}
 
 
 def compile_rewritten(rewritten, device_impls: dict, namespace=None, *, kernel: bool = False):
     """The rewritten function, defined in `namespace` (a new one by default: the function's
     globals, closure, check helpers, callees' numba functions). A `kernel`'s versioned loops'
-    checked copies compile rolled (frontend/python/cold_loops.py); on a GPU, flag and buffer
-    reads as intrinsics (flag_reads.py), checked copies' records as calls (cold_records.py)."""
+    checked copies compile rolled (frontend/python/cold_loops.py)."""
     parsed = rewritten.parsed
     if namespace is None:
         namespace = {}
@@ -65,8 +63,10 @@ def compile_rewritten(rewritten, device_impls: dict, namespace=None, *, kernel: 
     namespace.update(helpers_namespace())
     namespace.update(device_impls)
     tree = pyfront.mark_cold(rewritten.tree) if kernel else rewritten.tree
-    code = compile(tree if SIMULATOR else flag_reads.compile_form(
-        cold_records.compile_form(tree)), parsed.filename, "exec")
+    if not SIMULATOR:   # (flag reads as intrinsics, checked copies' records as calls)
+        from . import cold_records, flag_reads
+        tree = flag_reads.compile_form(cold_records.compile_form(tree))
+    code = compile(tree, parsed.filename, "exec")
     exec(code, namespace)
     fn = namespace[parsed.name]
     if SIMULATOR and kernel and any(n.endswith(EXIT) for n in fn.__code__.co_names):

@@ -469,7 +469,4 @@ def namespace() -> dict:
     ns.update(ATOMICS_EXIT)
     ns["_sk_fail"] = _sk_fail
     ns.update(DIVISIONS)
-    from .flag_reads import namespace as flag_reads   # (flag_reads imports this module)
-
-    ns.update(flag_reads())
     return ns
