@@ -319,8 +319,19 @@ class LaunchProver:
     def _implies(self, stronger: Form, weaker: Form) -> bool:
         """`stronger >= 0` implies `weaker >= 0` at every launch: stronger - weaker is
         never positive by the launch atoms' bounds."""
-        top = self.atoms.maximum(stronger - weaker)
-        return top is not None and top <= 0
+        # (atoms.maximum(stronger - weaker) without the Form: asked for every pair of a
+        # goal's candidates)
+        terms = dict(stronger.terms)
+        for atom, c in weaker.terms:
+            terms[atom] = terms.get(atom, 0) - c
+        top, bound = stronger.const - weaker.const, self.atoms.bound
+        for atom, c in terms.items():
+            if c:
+                b = bound(atom, None, c > 0)
+                if b is None:
+                    return False
+                top += c * b
+        return top <= 0
 
     def predicates(self, goal: Form, facts: list):
         """Launch predicates that together imply goal >= 0 where `facts` hold, or None: one

@@ -44,9 +44,19 @@ class Form:
             h = self.__dict__["_hash"] = hash((self.terms, self.const))
             return h
 
+    def __eq__(self, other):
+        # (The dataclass's `==` builds two tuples per call; forms meet as parts of atoms in
+        # every dict lookup of the provers, equal but not the same object.)
+        if self is other:
+            return True
+        if other.__class__ is not Form:
+            return NotImplemented
+        return self.const == other.const and self.terms == other.terms
+
     def __getstate__(self):
         state = dict(self.__dict__)
-        state.pop("_hash", None)
+        for cached in ("_hash", "_atoms", "_atom_set"):
+            state.pop(cached, None)
         return state
 
     @staticmethod
@@ -92,8 +102,20 @@ class Form:
         return Form(self.terms, self.const + k)
 
     @property
-    def atoms(self):
-        return [a for a, _ in self.terms]
+    def atoms(self) -> tuple:
+        """The atoms, in the terms' order (kept once made: the provers ask again and again)."""
+        atoms = self.__dict__.get("_atoms")
+        if atoms is None:
+            atoms = self.__dict__["_atoms"] = tuple(a for a, _ in self.terms)
+        return atoms
+
+    @property
+    def atom_set(self) -> frozenset:
+        """The atoms as a set (kept once made: `_prove` intersects them pair by pair)."""
+        atoms = self.__dict__.get("_atom_set")
+        if atoms is None:
+            atoms = self.__dict__["_atom_set"] = frozenset(self.atoms)
+        return atoms
 
     def coeff(self, atom) -> int:
         return self.as_dict().get(atom, 0)
@@ -408,17 +430,21 @@ class Prover:
             return self._sources(goal, [], useful)
         # Only sums that touch the goal's atoms can help: one fact sharing an atom with the
         # goal, a second sharing one with the goal or the first.
-        goal_atoms = set(goal.atoms)
-        touching = [goal_atoms.intersection(f.form.atoms) != set() for f in useful]
-        for f, touches in zip(useful, touching):
-            if touches and self._rest_nonneg(goal, (f,), local):
+        goal_atoms = goal.atom_set
+        sets = [f.form.atom_set for f in useful]
+        # (each touching fact's atoms with the goal's, made once, not once per pair)
+        reach = [None if goal_atoms.isdisjoint(s) else goal_atoms | s for s in sets]
+        for f, touches in zip(useful, reach):
+            if touches is not None and self._rest_nonneg(goal, (f,), local):
                 return self._sources(self._rest(goal, (f,)), [f], useful)
         for (i, f), (j, g) in itertools.combinations(enumerate(useful), 2):
-            if not touching[i]:
-                if not touching[j]:
+            first, other = reach[i], sets[j]
+            if first is None:
+                first, other = reach[j], sets[i]
+                if first is None:
                     continue
                 f, g = g, f
-            if not goal_atoms.union(f.form.atoms).intersection(g.form.atoms):
+            if first.isdisjoint(other):
                 continue
             if self._rest_nonneg(goal, (f, g), local):
                 return self._sources(self._rest(goal, (f, g)), [f, g], useful)

@@ -88,7 +88,7 @@ def parse_function(pyfunc) -> ParsedFunction:
     """The function's own source as an AST whose line numbers are those of its file."""
     name = getattr(pyfunc, "__name__", repr(pyfunc))
     try:
-        lines, first = inspect.getsourcelines(pyfunc)
+        lines, first, module = _source(pyfunc, name)
         filename = inspect.getsourcefile(pyfunc) or inspect.getfile(pyfunc)
     except (OSError, TypeError) as err:
         raise SourceNotFound(
@@ -99,7 +99,8 @@ def parse_function(pyfunc) -> ParsedFunction:
     dedented = textwrap.dedent(text)
     indent = len(lines[0]) - len(lines[0].lstrip()) if dedented != text else 0
     try:
-        module = ast.parse(dedented, filename=filename)
+        if module is None:
+            module = ast.parse(dedented, filename=filename)
     except SyntaxError as err:
         if name == "<lambda>":         # its line alone is no statement: numba's, unchecked
             raise SourceNotFound(f"the line of lambda kernel at {filename}:{first} is not a "
@@ -124,6 +125,55 @@ def parse_function(pyfunc) -> ParsedFunction:
             except ValueError:
                 pass
     return ParsedFunction(pyfunc, fn, filename, indent, pyfunc.__globals__, closure)
+
+
+def _source(pyfunc, name: str):
+    """(lines, first line number, the lines' dedented parse or None) of the function's
+    definition, as `inspect.getsourcelines` finds them (`findsource`: the file's lines and
+    where the definition starts) but without tokenizing the block to find its end (Python's
+    tokenizer: half of a small kernel's parse). A `def`'s block ends before the first line
+    that is code at most as indented as its first line; the lines up to its last code line
+    parse as one function definition exactly when that is its whole block (a line at that
+    indentation inside a string or brackets leaves the cut unparsable). Where not -- a lambda,
+    tabs, a cut that does not parse -- inspect's own block."""
+    obj = inspect.unwrap(pyfunc)
+    lines, lnum = inspect.findsource(obj)
+    if name != "<lambda>":
+        found = _def_block(lines, lnum)
+        if found is not None:
+            return found[0], lnum + 1, found[1]
+    return inspect.getblock(lines[lnum:]), lnum + 1, None
+
+
+def _def_block(lines: list, lnum: int):
+    """(lines, module) of the definition starting at `lines[lnum]` (see `_source`), or None."""
+    head = lines[lnum]
+    code = head.lstrip()
+    if not code.startswith(("def ", "async ", "@")) or "\t" in head[:len(head) - len(code)]:
+        return None
+    indent, end = len(head) - len(code), lnum + 1
+    decorators = code[0] == "@"     # (until the `def` line, at the same indentation)
+    for k in range(lnum + 1, len(lines)):
+        line = lines[k]
+        code = line.lstrip()
+        if not code or code[0] == "#":
+            continue                # (blank lines and comments end no block)
+        if decorators and len(line) - len(code) == indent and code.startswith(
+                ("@", "def ", "async ")):
+            decorators, end = code[0] == "@", k + 1
+            continue
+        if len(line) - len(code) <= indent or "\t" in line[:len(line) - len(code)]:
+            break
+        end = k + 1
+    block = lines[lnum:end]
+    try:
+        module = ast.parse(textwrap.dedent("".join(block)))
+    except SyntaxError:
+        return None
+    if len(module.body) != 1 or not isinstance(module.body[0],
+                                               (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    return block, module
 
 
 def _lambda_as_def(module, pyfunc, filename) -> ast.FunctionDef:
