@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 
 from ...memo import BoundedMemo
 from .choices import cases, definitional_facts, has_choice
+from .local_bounds import local_bounds
+from .nested_atom import NESTED, NestedAtom
 
 _MAX_FACTS_PER_PROOF = 2
 
@@ -178,6 +180,8 @@ class _AtomInfo:
     upper: int | None
     integer: bool
     node: object                 # an expression that computes the atom (copied where used)
+    atom: object = None          # the atom itself, as forms hold it (Atoms.add returns it)
+
 
 
 @dataclass
@@ -191,11 +195,16 @@ class Atoms:
     version: int = 0
 
     def add(self, atom, deps=(), lower=None, upper=None, integer=False, node=None):
+        """The atom as forms hold it (one object per atom: see NestedAtom), registered with
+        its variables and bounds, or its bounds tightened."""
         entry = self.info.get(atom)
         if entry is None:
-            self.info[atom] = _AtomInfo(frozenset(deps), lower, upper, integer, node)
+            if type(atom) is tuple and atom and atom[0] in NESTED:
+                atom = NestedAtom(atom)
+            self.info[atom] = _AtomInfo(frozenset(deps), lower, upper, integer, node, atom)
             self.version += 1
             return atom
+        atom = entry.atom
         if entry.node is None and node is not None:
             # (launch.py adds launch dimensions without an expression; the code's own
             # `cuda.blockDim.x` brings one, which versioning's tests are written with.)
@@ -252,77 +261,6 @@ class Atoms:
     def nonneg(self, form: Form, local=None) -> bool:
         low = self.minimum(form, local)
         return low is not None and low >= 0
-
-
-def local_bounds(atoms: Atoms, facts) -> dict:
-    """Bounds of integer atoms that the facts imply ({atom: (lower, upper)}), by a few rounds of
-    propagation: from `c*x + rest >= 0` and an upper bound of `rest`, a bound of x (so from
-    k == 16*t + tx and t >= 0, k >= 0). Rounding to the next integer is what makes them useful,
-    so atoms that might not be integers get none."""
-    bounds: dict = {}
-    for _ in range(3):
-        changed = False
-        for fact in facts:
-            for atom, c in fact.form.terms:
-                if not atoms[atom].integer:
-                    continue
-                top = _maximum_without(atoms, fact.form, atom, bounds)
-                if top is None:
-                    continue
-                lo, hi = bounds.get(atom, (None, None))
-                if c > 0:        # c*x >= -rest >= -top
-                    new = -(top // c)
-                    if lo is None or new > lo:
-                        bounds[atom] = (new, hi)
-                        changed = True
-                else:            # -|c|*x >= -top  ->  x <= top // |c|
-                    new = top // -c
-                    if hi is None or new < hi:
-                        bounds[atom] = (lo, new)
-                        changed = True
-        changed = _aligned(atoms, bounds) or changed
-        if not changed:
-            break
-    return bounds
-
-
-def _maximum_without(atoms: Atoms, form: Form, skip, bounds: dict):
-    """`atoms.maximum(form.without(skip), bounds)` without making the two forms (local_bounds
-    asks it for every atom of every fact, in each round): each term at the bound its sign
-    needs, negation being exact."""
-    total = form.const
-    for atom, c in form.terms:
-        if atom == skip:
-            continue
-        b = atoms.bound(atom, bounds, upper=c > 0)
-        if b is None:
-            return None
-        total += c * b
-    return total
-
-
-def _aligned(atoms: Atoms, bounds: dict) -> bool:
-    """Where the facts make `x % c` zero (`if ty % 2 == 0`; index_forms.py's atom of `x % c`,
-    c > 0 a constant, x an integer atom), x is a multiple of c: its bounds round inwards to
-    multiples of c (ty <= 15 becomes ty <= 14). Python's and numba's `%` is x - c * (x // c),
-    zero exactly for multiples of c, negative ones included. Whether a bound changed."""
-    changed = False
-    for atom, (lo, hi) in list(bounds.items()):
-        if not (type(atom) is tuple and len(atom) == 4 and atom[:2] == ("term", "Mod")
-                and hi is not None and hi <= 0):
-            continue
-        left, right = atom[2], atom[3]
-        if right.terms or right.const <= 0 or left.const or len(left.terms) != 1 or \
-                left.terms[0][1] != 1 or not atoms[left.terms[0][0]].integer:
-            continue
-        x, c = left.terms[0][0], right.const
-        x_lo, x_hi = atoms.bound(x, bounds, False), atoms.bound(x, bounds, True)
-        new_lo = None if x_lo is None else -((-x_lo) // c) * c
-        new_hi = None if x_hi is None else (x_hi // c) * c
-        if (new_lo, new_hi) != (x_lo, x_hi):
-            bounds[x] = (new_lo, new_hi)
-            changed = True
-    return changed
 
 
 _MAX_SCALE = 1 << 20
