@@ -43,3 +43,31 @@ def test_walk_yields_ast_walk_s_nodes_in_its_order():
     call = ast.Call(ast.Name("f", ast.Load()), [], [])
     del call.keywords                       # a missing field is skipped, as ast.walk does
     assert [type(n) for n in walk(call)] == [type(n) for n in _but_contexts(ast.walk(call))]
+
+
+EVERY_KIND = '''
+import os.path as p, sys
+from . import x as y
+global g
+def f(a: int, /, b=1, *c, d: "t" = 2, **e) -> None:
+    nonlocal h
+    try:
+        pass
+    except ValueError as err:
+        raise
+    v: int = 1
+    w = f"{a!r:>{b}}"
+    z = [i async for i in c if i] + {k: k for k in d} and (lambda q: q)
+    match a:
+        case {"k": 1, **rest}: pass
+        case Point(x=0, y=yy) | [1, *others] as m: pass
+class C(Base, metaclass=M):
+    x = -1 if not a else ~b
+'''
+
+
+def test_walk_skips_only_fields_that_never_hold_a_node():
+    """Names, strings and numbers the grammar puts in a node (a Name's id, a Constant's value,
+    an import's names) are not looked at: the walk still finds every node."""
+    tree = ast.parse(EVERY_KIND)
+    assert [id(n) for n in walk(tree)] == [id(n) for n in _but_contexts(ast.walk(tree))]

@@ -23,9 +23,11 @@ def copy_tree(node):
     """A deep copy of `node` (an AST node, a list of them, or anything deepcopy copies)."""
     memo: dict = {}
 
+    immutable = _IMMUTABLE
+
     def cp(x):
         t = type(x)
-        if t in _IMMUTABLE:
+        if t in immutable:
             return x
         got = memo.get(id(x))
         if got is not None:
@@ -34,12 +36,14 @@ def copy_tree(node):
             new = t.__new__(t)
             memo[id(x)] = new
             attrs = new.__dict__
+            # (positions, names and constants -- most of a node's attributes -- as they are,
+            # without a call each)
             for k, v in x.__dict__.items():
-                attrs[k] = cp(v)
+                attrs[k] = v if type(v) in immutable else cp(v)
             return new
         if t is list:
             new = memo[id(x)] = []
-            new.extend([cp(v) for v in x])
+            new.extend([v if type(v) in immutable else cp(v) for v in x])
             return new
         return copy.deepcopy(x, memo)
 
@@ -48,32 +52,46 @@ def copy_tree(node):
 
 _CHILD_FIELDS: dict = {}     # node class -> its fields that may hold nodes (not `ctx`)
 
+# Fields the grammar gives only a name, a constant or a string: never a node (a Name's `id`, a
+# Constant's `value`: the most common nodes hold nothing else).
+_LEAF_FIELDS = frozenset(("id", "attr", "arg", "kind", "type_comment", "module", "level",
+                          "asname", "conversion", "is_async", "simple"))
+_LEAF_FIELDS_OF = {ast.Constant: ("value",), ast.Global: ("names",), ast.Nonlocal: ("names",),
+                   ast.FunctionDef: ("name",), ast.AsyncFunctionDef: ("name",),
+                   ast.ClassDef: ("name",), ast.ExceptHandler: ("name",), ast.alias: ("name",)}
+
+
+def _child_fields(t) -> tuple:
+    leaves = _LEAF_FIELDS_OF.get(t, ())
+    fields = _CHILD_FIELDS[t] = tuple(f for f in t._fields if f != "ctx" and
+                                      f not in _LEAF_FIELDS and f not in leaves)
+    return fields
+
 
 def walk(node):
     """The nodes of `node`'s tree, breadth first, as `ast.walk` yields them (without its
     generator per node and per field), less the expression contexts (`Load`, `Store`, `Del`:
     childless markers, a third of a tree's nodes, that no pass looks for -- a pass reads a
     name's `.ctx`)."""
-    todo, i, is_node, fields_of = [node], 0, ast.AST, _CHILD_FIELDS
+    todo, is_node, fields_of = [node], ast.AST, _CHILD_FIELDS
     push = todo.append
-    while i < len(todo):        # (a list read in order: breadth first, as ast.walk's deque)
-        node = todo[i]
-        i += 1
-        t = type(node)
+    for node in todo:           # (a list read in order as it grows: breadth first, as
+        t = type(node)          # ast.walk's deque)
         fields = fields_of.get(t)
         if fields is None:
-            fields = fields_of[t] = tuple(f for f in t._fields if f != "ctx")
-        attrs = node.__dict__   # (an AST node keeps its fields there: copy_tree's premise)
-        for name in fields:
-            value = attrs.get(name)
-            if value is None:
-                continue
-            if type(value) is list:
-                for x in value:
-                    if isinstance(x, is_node):
-                        push(x)
-            elif isinstance(value, is_node):
-                push(value)
+            fields = _child_fields(t)
+        if fields:
+            attrs = node.__dict__   # (an AST node keeps its fields there: copy_tree's premise)
+            for name in fields:
+                value = attrs.get(name)
+                if value is None:
+                    continue
+                if type(value) is list:
+                    for x in value:
+                        if isinstance(x, is_node):
+                            push(x)
+                elif isinstance(value, is_node):
+                    push(value)
         yield node
 
 
@@ -101,7 +119,7 @@ def place(module, default) -> None:
         t = type(node)
         fields = fields_of.get(t)
         if fields is None:
-            fields = fields_of[t] = tuple(f for f in t._fields if f != "ctx")
+            fields = _child_fields(t)
         for name in fields:
             value = attrs.get(name)
             if value is None:
