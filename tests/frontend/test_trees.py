@@ -71,3 +71,52 @@ def test_walk_skips_only_fields_that_never_hold_a_node():
     an import's names) are not looked at: the walk still finds every node."""
     tree = ast.parse(EVERY_KIND)
     assert [id(n) for n in walk(tree)] == [id(n) for n in _but_contexts(ast.walk(tree))]
+
+
+def _passes(base):
+    class Rewrite(base):
+        """Drops `pass`, doubles expression statements, renames names, counts calls."""
+        calls = 0
+
+        def visit_Pass(self, node):
+            return None
+
+        def visit_Expr(self, node):
+            self.generic_visit(node)
+            return [node, ast.Expr(ast.Constant(1))]
+
+        def visit_Name(self, node):
+            return ast.Name(node.id + "_x", node.ctx)
+
+        def visit_Call(self, node):
+            type(self).calls += 1
+            return self.generic_visit(node)
+    return Rewrite
+
+
+def test_transformer_and_visitor_do_what_ast_s_do():
+    from safekern.frontend.python.transformer import Transformer
+    from safekern.frontend.python.visitor import Visitor
+
+    source = inspect.getsource(eliminate) + EVERY_KIND
+    ours, theirs = ast.parse(source), ast.parse(source)
+    mine, stdlib = _passes(Transformer), _passes(ast.NodeTransformer)
+    mine().visit(ours)
+    stdlib().visit(theirs)
+    assert ast.dump(ours) == ast.dump(theirs) and mine.calls == stdlib.calls > 0
+
+    class Names(Visitor):
+        def __init__(self):
+            self.seen = []
+
+        def visit_Name(self, node):
+            self.seen.append(node.id)
+
+    class StdNames(ast.NodeVisitor):
+        visit_Name = Names.visit_Name
+        __init__ = Names.__init__
+
+    a, b = Names(), StdNames()
+    a.visit(ast.parse(source))
+    b.visit(ast.parse(source))
+    assert a.seen == b.seen and a.seen

@@ -19,6 +19,7 @@ from ...failures import FailureSite, site_code
 from ..located import LocatedVisitor
 from . import names, nested, safety
 from .parse import ParsedFunction, hidden_first
+from .transformer import Transformer
 from .tuples import TupleValues
 from .trees import walk
 
@@ -194,7 +195,7 @@ def _is_pure(node) -> bool:
                                   ast.Yield, ast.YieldFrom)) for n in walk(node))
 
 
-class BoundsCheckRewriter(LocatedVisitor, ast.NodeTransformer):
+class BoundsCheckRewriter(LocatedVisitor, Transformer):
     """Loads, stores and atomic indices -> calls of check helpers (one failure code each)."""
 
     def __init__(self, ctx: _Context):

@@ -16,6 +16,7 @@ import ast
 import copy
 
 from . import names
+from .transformer import Transformer
 from .trees import walk
 
 _PURE = (ast.Compare, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Name, ast.Constant,
@@ -44,7 +45,7 @@ def _same(a: list, b: list) -> bool:
     return len(a) == len(b) and all(ast.dump(x) == ast.dump(y) for x, y in zip(a, b))
 
 
-class _SameBranches(ast.NodeTransformer):
+class _SameBranches(Transformer):
     def visit_If(self, node: ast.If):
         self.generic_visit(node)
         if node.orelse and _same(node.body, node.orelse) and _pure(node.test):

@@ -48,6 +48,7 @@ import ast
 
 from . import names
 from .trees import walk
+from .visitor import Visitor
 
 #: numba.cuda's warp-level functions: the lanes named meet there (or ask who is active).
 WARP_LEVEL = frozenset((
@@ -84,7 +85,7 @@ def exiting_checks(body, *, device: bool, has_barriers: bool, grid_sync: bool, r
     return found
 
 
-class _Loops(ast.NodeVisitor):
+class _Loops(Visitor):
     """Collects the checks whose innermost enclosing loop stores (module doc)."""
 
     def __init__(self, found: list):

@@ -27,29 +27,37 @@ from __future__ import annotations
 
 import ast
 
+from .trees import walk
+
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
           ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 class FlagFacts:
     def __init__(self, fn: ast.FunctionDef, body: list):
+        self.flags: dict[str, int] = {}      # flag -> id() of its one True assignment
+        self.known: dict[str, list] = {}     # flag -> the stable facts at its True assignment
+        self.conjuncts: dict[str, list] = {}  # flag -> stable conjuncts of the guards around it
+        self.unstable: set = set()
+        if not any(isinstance(n, ast.Assign) and len(n.targets) == 1 and
+                   isinstance(n.targets[0], ast.Name) and
+                   _constant_bool(n, n.targets[0].id) is True
+                   for stmt in body for n in walk(stmt)):
+            return              # no `name = True`: no flag (one walk, not the bindings')
         bindings: dict[str, list] = {}       # name -> [(node, in a loop)]
         for stmt in body:
             _bindings(stmt, False, bindings)
-        declared = {n for stmt in body for node in ast.walk(stmt)
+        declared = {n for stmt in body for node in walk(stmt)
                     if isinstance(node, (ast.Global, ast.Nonlocal)) for n in node.names}
         params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
         params |= {a.arg for a in (fn.args.vararg, fn.args.kwarg) if a is not None}
         self.unstable = {name for name, found in bindings.items()
                          if len(found) > 1 or any(loop for _, loop in found)} | declared
-        self.flags: dict[str, int] = {}      # flag -> id() of its one True assignment
         for name, found in bindings.items():
             values = [_constant_bool(node, name) for node, _ in found]
             if name not in params and name not in declared and None not in values and \
                     values.count(True) == 1:
                 self.flags[name] = id(found[values.index(True)][0])
-        self.known: dict[str, list] = {}     # flag -> the stable facts at its True assignment
-        self.conjuncts: dict[str, list] = {}  # flag -> stable conjuncts of the guards around it
         wanted = set(self.flags.values())
         for stmt in body:
             _guarded(stmt, [], wanted, self._found)
@@ -59,7 +67,7 @@ class FlagFacts:
         self.conjuncts[name] = [c for t in tests for c in _conjuncts(t) if self._stable(c)]
 
     def _stable(self, expr) -> bool:
-        for n in ast.walk(expr):
+        for n in walk(expr):
             if isinstance(n, ast.Name) and n.id in self.unstable:
                 return False
             if isinstance(n, (ast.Call, ast.NamedExpr, ast.Lambda, ast.IfExp, ast.Await,

@@ -4,10 +4,11 @@ from __future__ import annotations
 import ast
 
 from . import names
+from .transformer import Transformer
 from .trees import walk
 
 
-class LoopLoads(ast.NodeTransformer):
+class LoopLoads(Transformer):
     """Checked loads in innermost `for` loops (not the checked copies of versioned loops)
     become `_sk_loadv`: the load does not wait behind its check's branch, so the loads of
     successive iterations (CSR SpMV's x[indices[k]]) stay in flight together.

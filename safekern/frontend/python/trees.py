@@ -61,10 +61,13 @@ _LEAF_FIELDS_OF = {ast.Constant: ("value",), ast.Global: ("names",), ast.Nonloca
                    ast.ClassDef: ("name",), ast.ExceptHandler: ("name",), ast.alias: ("name",)}
 
 
-def _child_fields(t) -> tuple:
-    leaves = _LEAF_FIELDS_OF.get(t, ())
-    fields = _CHILD_FIELDS[t] = tuple(f for f in t._fields if f != "ctx" and
-                                      f not in _LEAF_FIELDS and f not in leaves)
+def child_fields(t) -> tuple:
+    """The fields of node class `t` that may hold nodes: not `ctx`, nor a leaf field."""
+    fields = _CHILD_FIELDS.get(t)
+    if fields is None:
+        leaves = _LEAF_FIELDS_OF.get(t, ())
+        fields = _CHILD_FIELDS[t] = tuple(f for f in t._fields if f != "ctx" and
+                                          f not in _LEAF_FIELDS and f not in leaves)
     return fields
 
 
@@ -79,7 +82,7 @@ def walk(node):
         t = type(node)          # ast.walk's deque)
         fields = fields_of.get(t)
         if fields is None:
-            fields = _child_fields(t)
+            fields = child_fields(t)
         if fields:
             attrs = node.__dict__   # (an AST node keeps its fields there: copy_tree's premise)
             for name in fields:
@@ -119,7 +122,7 @@ def place(module, default) -> None:
         t = type(node)
         fields = fields_of.get(t)
         if fields is None:
-            fields = _child_fields(t)
+            fields = child_fields(t)
         for name in fields:
             value = attrs.get(name)
             if value is None:
@@ -132,4 +135,4 @@ def place(module, default) -> None:
 
 _PLACES = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
-__all__ = ["copy_tree", "walk", "place"]
+__all__ = ["copy_tree", "walk", "place", "child_fields"]

@@ -15,6 +15,7 @@ import ast
 
 from . import names
 from .exits import may_fail
+from .transformer import Transformer
 from .trees import walk
 
 
@@ -71,7 +72,7 @@ def atomic_operands_may_fail(call: ast.Call) -> bool:
     return any(may_fail(a) for a in call.args[2:-3])
 
 
-class Unchecker(ast.NodeTransformer):
+class Unchecker(Transformer):
     """The covered check calls (by failure code) become plain accesses; with `flag_tested`,
     stores test the flag and atomics (statements only) run while it is clear."""
 

@@ -36,6 +36,7 @@ from .bindings import assigned
 from .index_forms import COMPARE_EXACT, WIDE
 from .linear import Form
 from .parse import names_read
+from .transformer import Transformer
 from .trees import copy_tree, walk
 from .unchecked import Unchecker, atomic_operands_may_fail, is_check_call
 
@@ -44,7 +45,7 @@ LOOP_REASON = "checked once before the loop at line {line} (bounds at the first 
 
 
 def _substitute(expr, name, value):
-    class Sub(ast.NodeTransformer):
+    class Sub(Transformer):
         def visit_Name(self, node):
             if node.id == name:
                 return copy.deepcopy(value)
