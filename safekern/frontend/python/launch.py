@@ -276,9 +276,7 @@ class LaunchProver:
         combos = itertools.chain(
             [()] if in_goal else [],
             ((f,) for f, b, knows in zip(useful, bad, launched) if knows and not b),
-            ((useful[i], useful[j]) for i, j in itertools.combinations(range(len(useful)), 2)
-             if (launched[i] or launched[j]) and not (bad[i] - own[j] or bad[j] - own[i])
-             and not _hopeless_pair(low, most, i, j)))
+            _pairs(useful, launched, bad, own, low, most))
         for combo in combos:
             found = self._combination(goal_terms, goal.const + 1 if any(f.strict for f in combo)
                                       else goal.const, combo, table)
@@ -403,6 +401,23 @@ def _lows(goal_terms: dict, useful: list, table) -> tuple:
                 total += max(-c * lower, -c * upper)
         most.append(total)
     return low, most
+
+
+def _pairs(useful, launched, bad, own, low, most):
+    """The pairs of facts `_predicate` tries, in itertools.combinations' order: one of them
+    knows a launch atom, neither leaves an atom unbounded that the other does not cancel, and
+    the pair is not hopeless (_hopeless_pair, written out here: it is asked of every pair)."""
+    n = len(useful)
+    for i in range(n):
+        li, mi, bi, oi, ki = low[i], most[i], bad[i], own[i], launched[i]
+        for j in range(i + 1, n):
+            if not (ki or launched[j]) or (bi and bi - own[j]) or (bad[j] and bad[j] - oi):
+                continue
+            mj, lj = most[j], low[j]
+            if (li is not None and mj is not None and li + mj < -_WORST_CASE) or \
+                    (lj is not None and mi is not None and lj + mi < -_WORST_CASE):
+                continue
+            yield useful[i], useful[j]
 
 
 def _hopeless_pair(low: list, most: list, i: int, j: int) -> bool:
