@@ -26,16 +26,19 @@ from .trees import walk
 def bound_names(node) -> list[str]:
     """Names bound by `node` and everything inside it (assignments, loop targets, ...)."""
     out = []
+    load, name, arg = ast.Load, ast.Name, ast.arg
     for n in walk(node):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-            out.append(n.id)
-        elif isinstance(n, ast.arg):
+        t = type(n)                     # (exact classes: asked of every node of a body)
+        if t is name:
+            if type(n.ctx) is not load:
+                out.append(n.id)
+        elif t is arg:
             out.append(n.arg)
-        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+        elif t is ast.Global or t is ast.Nonlocal:
             out.extend(n.names)
-        elif isinstance(n, ast.alias):
+        elif t is ast.alias:
             out.append((n.asname or n.name).split(".")[0])
-        elif isinstance(n, ast.ExceptHandler) and n.name:
+        elif t is ast.ExceptHandler and n.name:
             out.append(n.name)
     return out
 

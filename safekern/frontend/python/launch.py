@@ -192,7 +192,9 @@ class LaunchProver:
             # (Other atoms' worst case taken from the hardware's caps -- blockIdx up to
             # 2**31 - 2 -- asks for arrays no launch has.)
             return None
-        top = self.atoms.maximum(Form(tuple((atoms[f], c) for f, c in launch.items())))
+        # (atoms.maximum of the launch terms, without a Form)
+        tops = [self.atoms.bound(atoms[f], None, c > 0) for f, c in launch.items()]
+        top = None if None in tops else sum(c * b for c, b in zip(launch.values(), tops))
         if top is not None and top + const + low < 0:
             return None                   # no launch satisfies it (gridsize(1) <= 0)
         if max(launch.values()) < 0 and any(f.kind == "shape" for f in launch):

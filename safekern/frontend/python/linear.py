@@ -237,11 +237,12 @@ class Atoms:
         """The atom's own bound, tightened by local (fact-derived) bounds."""
         entry = self.info[atom]
         own = entry.upper if upper else entry.lower
-        extra = (local or {}).get(atom, (None, None))[1 if upper else 0]
-        if own is None:
-            return extra
+        extra = local.get(atom) if local else None
         if extra is None:
             return own
+        extra = extra[1] if upper else extra[0]
+        if own is None or extra is None:
+            return extra if own is None else own
         return min(own, extra) if upper else max(own, extra)
 
     def minimum(self, form: Form, local=None):
