@@ -281,3 +281,54 @@ def test_of_two_predicates_the_one_that_holds_wherever_the_other_does_is_made(tm
     assert "m.shape[1] >= 16 * gridDim.x + offset + 16" in found
     assert not any("17 * gridDim.x" in p for p in found)
     assert {s.status for s in rw.sites if s.array == "m"} == {"proven at launch"}
+
+
+def test_a_name_bound_to_a_parameter_before_it_is_rebound_holds_its_launch_value(tmp_path):
+    """stumpy's kernel: `j = idx` at the top, `idx` rebound further down; `j` is the argument
+    `idx` all through the launch, so `M_T[j]` is proven at launch by `idx` and M_T's shape."""
+    found, rw = predicates(tmp_path, """
+        def k(idx, M_T, out):
+            j = idx
+            i = cuda.grid(1)
+            if i < out.shape[0]:
+                out[i] = M_T[j]
+                idx = i + 1
+                out[i] += idx
+    """)
+    assert "M_T.shape[0] >= idx + 1" in found and "idx >= 0" in found
+    [(status, reason)] = status_of(rw, "M_T")
+    assert status == "proven at launch" and "M_T.shape[0] >= idx + 1" in reason
+
+
+@pytest.mark.parametrize("body", [
+    # rebound before the name is bound: not the launch value
+    """
+    def k(idx, M_T, out):
+        idx = idx + 1
+        j = idx
+        out[0] = M_T[j]
+    """,
+    # bound under a branch: on the other path the name is not bound to it
+    """
+    def k(idx, M_T, out):
+        if out.shape[0] > 1:
+            j = idx
+        else:
+            j = 0
+        idx = 2
+        out[0] = M_T[j]
+    """,
+    # bound twice
+    """
+    def k(idx, M_T, out):
+        j = idx
+        for i in range(3):
+            j = i
+        idx = 2
+        out[0] = M_T[j]
+    """,
+])
+def test_no_launch_value_where_the_name_may_hold_another(tmp_path, body):
+    found, rw = predicates(tmp_path, body)
+    assert not any("idx" in p for p in found)
+    assert status_of(rw, "M_T")[0][0] == "checked"

@@ -39,3 +39,13 @@ def two_windows(out, a, x, n):
         for k in range(n):
             s += x[i + k]                      # needs x.shape[0] + 1 >= n + out.shape[0]
         out[i] = s
+
+
+@safekern.jit
+def entry_value(idx, table, out):
+    j = idx                                    # the argument idx, all through the launch
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = table[j] + i                  # needs table.shape[0] >= idx + 1, idx >= 0
+        idx = i % 3                            # (idx rebound: no launch fact of its own)
+        out[i] += idx

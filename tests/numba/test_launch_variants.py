@@ -189,3 +189,22 @@ def test_numba_cache_never_confuses_the_checked_kernel_with_its_variant():
     names = {compile_rewritten(main, {}).__qualname__,
              compile_rewritten(main.launch_variant, {}).__qualname__}
     assert names == {"scale_into"}
+
+
+def test_a_name_holding_a_rebound_parameter_s_launch_value_is_proven_by_the_argument():
+    """`j = idx` before `idx` is rebound (stumpy's kernel): `table[j]` is proven at launch by
+    the argument; an argument past the table runs the checked kernel, which names it."""
+    [entry] = [e for e in K.entry_value.check_report() if e.array == "table"]
+    assert entry.status == "proven at launch" and "table.shape[0] >= idx + 1" in entry.predicate
+    table = cuda.to_device(np.arange(10, dtype=np.float32))
+    out = cuda.to_device(np.zeros(40, np.float32))
+    K.entry_value[2, 32](4, table, out)
+    safekern.sync()
+    i = np.arange(40)
+    np.testing.assert_array_equal(out.copy_to_host(), 4 + i + i % 3)
+    assert ran_variant(K.entry_value)
+    K.entry_value[2, 32](10, table, out)
+    with pytest.raises(safekern.BoundsError) as info:
+        safekern.sync()
+    err = info.value
+    assert (err.array, err.index, err.size, err.kernel) == ("table", 10, 10, "entry_value")

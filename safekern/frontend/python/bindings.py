@@ -212,6 +212,29 @@ class FunctionBindings:
         self.launch_params = {a.arg: i for i, a in
                               enumerate(list(fn.args.posonlyargs) + list(fn.args.args))
                               if a.arg not in counts and a.arg not in self.escaping}
+        self.entry_aliases = self._entry_aliases(fn, body, counts, single)
+
+    def _entry_aliases(self, fn, body, counts, single) -> dict:
+        """{name: (parameter, its position)} for the names that hold a rebound parameter's
+        launch value all through the function: stumpy's `j = idx` at the top of its kernel,
+        before `idx = searchsorted(...)` further down, makes `M_T[j]` provable at launch from
+        the argument `idx`. The name is bound once, by a statement of the function's own body
+        (not in a loop or branch) that assigns it the bare parameter, and no statement before
+        it binds the parameter; neither is rebound by a nested function."""
+        positions = {a.arg: i for i, a in
+                     enumerate(list(fn.args.posonlyargs) + list(fn.args.args))}
+        out, bound_before = {}, set()
+        for stmt in body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Name):
+                name, param = stmt.targets[0].id, stmt.value.id
+                if param in positions and param not in self.launch_params and \
+                        param not in bound_before and counts.get(name) == 1 and \
+                        single.get(name) is stmt.value and name not in positions and \
+                        not {name, param} & self.escaping:
+                    out[name] = (param, positions[param])
+            bound_before.update(bound_names(stmt))
+        return out
 
     def _constant_shape(self, value):
         """(extents...) of `cuda.shared.array(shape, dtype)` / `cuda.local.array(...)`."""

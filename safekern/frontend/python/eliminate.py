@@ -65,7 +65,8 @@ class _Eliminator:
         self.sites = {s.code for s in sites}
         self.verdicts: dict[int, tuple[str, str]] = {}      # code -> (status, reason)
         # Launch predicates (launch.py): code -> the predicates that prove the check.
-        self.launch = LaunchProver(lin, bindings.launch_params) if launch else None
+        self.launch = LaunchProver(lin, bindings.launch_params, bindings.entry_aliases) \
+            if launch else None
         self.launch_codes: dict[int, list] = {}
         self.launch_used: dict[int, list] = {}     # code -> the static facts used with them
         # Device calls: name -> (static ParamFacts, [(ParamFact, launch predicates)])

@@ -105,13 +105,17 @@ class LaunchPredicate:
         return f"({' + '.join(parts)} + {self.const} >= 0)"
 
 
-def launch_fact(atom, launch_params: dict) -> LaunchFact | None:
-    """The launch fact an atom of index_forms.py stands for, or None."""
+def launch_fact(atom, launch_params: dict, entry_aliases=None) -> LaunchFact | None:
+    """The launch fact an atom of index_forms.py stands for, or None (`entry_aliases`: names
+    holding a rebound parameter's launch value, bindings.py)."""
     kind = atom[0]
     if kind == "shape" and atom[1] in launch_params:
         return LaunchFact("shape", launch_params[atom[1]], atom[1], (atom[2],))
     if kind == "name" and atom[1] in launch_params:
         return LaunchFact("scalar", launch_params[atom[1]], atom[1], ())
+    if kind == "name" and entry_aliases and atom[1] in entry_aliases:
+        param, position = entry_aliases[atom[1]]
+        return LaunchFact("scalar", position, param, ())
     if kind == "cuda" and atom[1] in ("blockDim", "gridDim") and atom[2] in _AXES:
         return LaunchFact("block" if atom[1] == "blockDim" else "grid", None, "",
                           (_AXES.index(atom[2]),))
@@ -143,21 +147,19 @@ class _AtomTable(dict):
 class LaunchProver:
     """Launch predicates for goals the static prover could not show (see module doc)."""
 
-    def __init__(self, lin, launch_params: dict):
+    def __init__(self, lin, launch_params: dict, entry_aliases=None):
         self.lin = lin
         self.atoms = lin.atoms
-        self.launch_params = launch_params
+        self.launch_params, self.entry_aliases = launch_params, entry_aliases
         self._launch_facts: dict = {}     # atom -> its LaunchFact or None (launch_fact, memoised)
         # (goal, facts, atoms' version) -> predicate: the same question is asked again (the
         # launch variant's proof, a loop's two passes); the answer holds while no atom changed.
         self._answers: dict = {}
 
     def _launch_fact(self, atom):
-        try:
-            return self._launch_facts[atom]
-        except KeyError:
-            fact = self._launch_facts[atom] = launch_fact(atom, self.launch_params)
-            return fact
+        if atom not in self._launch_facts:
+            self._launch_facts[atom] = launch_fact(atom, self.launch_params, self.entry_aliases)
+        return self._launch_facts[atom]
 
     def _combination(self, goal_terms: dict, const: int, combo, table):
         """(predicate, whether goal - combo is over launch atoms alone) for goal - combo
@@ -406,9 +408,8 @@ def _lows(goal_terms: dict, useful: list, table) -> tuple:
 
 
 def _pairs(useful, launched, bad, own, low, most):
-    """The pairs of facts `_predicate` tries, in itertools.combinations' order: one of them
-    knows a launch atom, neither leaves an atom unbounded that the other does not cancel, and
-    the pair is not hopeless (_hopeless_pair, written out here: it is asked of every pair)."""
+    """The pairs of facts `_predicate` tries, in combinations' order: one knows a launch atom,
+    neither leaves unbounded what the other does not cancel, not hopeless (_hopeless_pair)."""
     n = len(useful)
     for i in range(n):
         li, mi, bi, oi, ki = low[i], most[i], bad[i], own[i], launched[i]
@@ -416,10 +417,9 @@ def _pairs(useful, launched, bad, own, low, most):
             if not (ki or launched[j]) or (bi and bi - own[j]) or (bad[j] and bad[j] - oi):
                 continue
             mj, lj = most[j], low[j]
-            if (li is not None and mj is not None and li + mj < -_WORST_CASE) or \
-                    (lj is not None and mi is not None and lj + mi < -_WORST_CASE):
-                continue
-            yield useful[i], useful[j]
+            if not ((li is not None and mj is not None and li + mj < -_WORST_CASE) or
+                    (lj is not None and mi is not None and lj + mi < -_WORST_CASE)):
+                yield useful[i], useful[j]
 
 
 def _hopeless_pair(low: list, most: list, i: int, j: int) -> bool:
