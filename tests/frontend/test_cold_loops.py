@@ -42,7 +42,7 @@ def test_the_checked_copy_of_a_loop_starts_with_the_marker(tmp_path):
     assert sorted(first for _, first in loops) == [False, True]   # the fast copy, the checked one
     checked = [n for n in ast.walk(marked) if isinstance(n, ast.For) and
                ast.unparse(n.body[0]) == f"{names.COLD}()"][0]
-    assert "_sk_load(data," in ast.unparse(checked)
+    assert "_sk_load_exit(data," in ast.unparse(checked)      # (ends the thread: exit_mode.py)
 
 
 def test_the_rewrite_itself_is_unchanged(tmp_path):
@@ -57,7 +57,7 @@ def test_the_rewrite_itself_is_unchanged(tmp_path):
 def test_a_copy_inside_another_loop_is_not_marked(tmp_path):
     # LLVM would keep the outer loop rolled too, and the fast copy with it
     rw = rewrite(tmp_path, NESTED)
-    assert "_sk_load(a," in ast.unparse(rw.tree)          # versioned, with a checked copy
+    assert "_sk_load_exit(a," in ast.unparse(rw.tree)     # versioned, with a checked copy
     assert mark_cold(rw.tree) is rw.tree
 
 

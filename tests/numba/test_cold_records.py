@@ -26,7 +26,8 @@ def test_a_versioned_loops_checked_copy_and_nothing_else(tmp_path):
     def calls(node):
         return [c.func.id for c in ast.walk(node)
                 if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)]
-    assert "_sk_loadv_cold" in calls(checked) or "_sk_load_cold" in calls(checked)
+    # (the checked copy's checks end the thread: their `_exit_cold` twins)
+    assert any(n.startswith("_sk_load") and n.endswith("_cold") for n in calls(checked))
     assert not any(n.endswith("_cold") for n in calls(fast))
     # a[i, idx[i]] before the loop runs: its record stays inline
     cold = [n for n in calls(tree) if n.endswith("_cold")]

@@ -26,8 +26,9 @@ def test_the_prelude_and_the_skip_are_intrinsics(tmp_path):
     assert "_sk_pend = _sk_pending(_sk_fb)" in after
     assert "_sk_fb[0]" not in after and "_sk_skip(" not in after
     # each `if _sk_pend != 0: _sk_skip(_sk_fb); return` (the guard's and its else's) is one
-    # test that counts the skip itself
-    assert after.count("_sk_skips(_sk_fb, _sk_pend)") == before.count("_sk_skip(_sk_fb)") >= 1
+    # statement that tests, counts the skip and ends the thread itself
+    assert after.count("_sk_skip_exit(_sk_fb, _sk_pend)") == before.count("_sk_skip(_sk_fb)") >= 1
+    assert "_sk_pend !=" not in after
     assert "_sk_flag = _sk_flag_clear()" in after and "_sk_flag[0] = 0" not in after
     assert "_sk_flag_array()" not in after
 

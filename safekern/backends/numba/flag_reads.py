@@ -16,8 +16,9 @@ with these intrinsics; the first step of gather_scatter, spmv_csr and bfs_step, 
 
 - `_sk_pend = _sk_fb[0]` is `_sk_pend = _sk_pending(_sk_fb)` (the same load, still at entry:
   pending.py's reason for reading early holds);
-- `if _sk_pend != 0: _sk_skip(_sk_fb); return` is `if _sk_skips(_sk_fb, _sk_pend): return`
-  (the compare, and the count of the skipped launch by thread 0 of block 0, inside);
+- `if _sk_pend != 0: _sk_skip(_sk_fb); return` is `_sk_skip_exit(_sk_fb, _sk_pend)` (the
+  compare, the count of the skipped launch by thread 0 of block 0 and the kernel's return,
+  inside: one statement, where numba made an `if` and a `return` a block each);
 - `_sk_flag = _sk_flag_array()` followed by `_sk_flag[0] = 0` is `_sk_flag = _sk_flag_clear()`;
 - `_sk_flag[0]` read as a condition (an `if`'s or `while`'s test, under `not`, `and`, `or`, a
   conditional expression's test) is `_sk_failed(_sk_flag)`; other reads (a barrier's
@@ -39,7 +40,7 @@ from .lowering import array_data, count_skipped, flag_array, flag_clear
 from .typed_once import intrinsic
 
 PENDING = "_sk_pending"
-SKIPS = "_sk_skips"
+SKIP_EXIT = "_sk_skip_exit"
 FLAG_CLEAR = "_sk_flag_clear"
 FAILED = "_sk_failed"
 
@@ -60,8 +61,10 @@ def _sk_pending(typingctx, fb):
 
 
 @intrinsic
-def _sk_skips(typingctx, fb, pend):
-    """`pend != 0`, and where it is, thread 0 of block 0 counts the skipped launch (_sk_skip)."""
+def _sk_skip_exit(typingctx, fb, pend):
+    """Where `pend != 0`: thread 0 of block 0 counts the skipped launch (_sk_skip), and the
+    kernel returns -- numba's own `return`, lowered here (pending tests are a kernel's, never
+    a device function's: the return ends the thread)."""
     if not isinstance(fb, types.Array) or not isinstance(pend, types.Integer):
         return None
 
@@ -69,9 +72,11 @@ def _sk_skips(typingctx, fb, pend):
         pending = builder.icmp_unsigned("!=", args[1], ir.Constant(args[1].type, 0))
         with builder.if_then(pending, likely=False):
             count_skipped(context, builder, fb, args[0])
-        return pending
+            none = context.get_return_value(builder, types.none, context.get_dummy_value())
+            context.call_conv.return_value(builder, none)
+        return context.get_dummy_value()
 
-    return types.boolean(fb, pend), codegen
+    return types.none(fb, pend), codegen
 
 
 @intrinsic
@@ -101,7 +106,7 @@ def _sk_failed(typingctx, flag):
 
 
 def namespace() -> dict:
-    return {PENDING: _sk_pending, SKIPS: _sk_skips, FLAG_CLEAR: _sk_flag_clear,
+    return {PENDING: _sk_pending, SKIP_EXIT: _sk_skip_exit, FLAG_CLEAR: _sk_flag_clear,
             FAILED: _sk_failed}
 
 
@@ -174,9 +179,12 @@ def _statements(stmts: list) -> list:
             stmt.value = ast.copy_location(_call(PENDING, ast.Name(names.FB, ast.Load())),
                                            stmt.value)
         elif _skip_test(stmt):
-            stmt.test = ast.copy_location(_call(SKIPS, ast.Name(names.FB, ast.Load()),
-                                                ast.Name(PEND, ast.Load())), stmt.test)
-            stmt.body = stmt.body[1:]
+            # (one statement, no `if` and `return` of numba's: a block each, in a small kernel
+            # a tenth of numba's compile; gather_scatter's variant 0.098 -> 0.092 s, a CPU)
+            call = _call(SKIP_EXIT, ast.Name(names.FB, ast.Load()), ast.Name(PEND, ast.Load()))
+            out.append(ast.copy_location(ast.Expr(ast.copy_location(call, stmt.test)), stmt))
+            out += _statements(stmt.orelse) if stmt.orelse else []
+            continue
         out.append(stmt)
     return out
 

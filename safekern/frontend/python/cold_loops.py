@@ -27,9 +27,18 @@ from .trees import copy_tree, walk
 from .unchecked import is_check_call
 
 
+def _check(node) -> bool:
+    """A bounds check, its `_exit` form too (a checked copy's checks end the thread in kernels
+    that meet no other thread: exit_mode.py)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+            node.func.id.endswith(names.EXIT):
+        node = ast.Call(ast.Name(node.func.id[:-len(names.EXIT)], ast.Load()), [], [])
+    return is_check_call(node)
+
+
 def _cold(node) -> bool:
     return isinstance(node, ast.For) and getattr(node, names.COLD_LOOP, False) and any(
-        isinstance(n, ast.Call) and is_check_call(n) for s in node.body for n in walk(s))
+        _check(n) for s in node.body for n in walk(s))
 
 
 def _outermost_cold(tree) -> list:
