@@ -12,20 +12,12 @@ from __future__ import annotations
 import ast
 
 from .trees import child_fields
+from .visitor import Visitor
 
-_METHODS: dict = {}      # (pass class, node class) -> the name of the method that visits it
 
-
-class Transformer(ast.NodeTransformer):
-    """ast.NodeTransformer with a cheaper visit and generic_visit (see the module doc)."""
-
-    def visit(self, node):
-        key = (type(self), type(node))
-        name = _METHODS.get(key)
-        if name is None:
-            name = "visit_" + type(node).__name__
-            name = _METHODS[key] = name if hasattr(type(self), name) else "generic_visit"
-        return getattr(self, name)(node)
+class Transformer(Visitor, ast.NodeTransformer):
+    """ast.NodeTransformer with a cheaper visit (Visitor's) and generic_visit (see the module
+    doc)."""
 
     def generic_visit(self, node):
         attrs, is_node = node.__dict__, ast.AST

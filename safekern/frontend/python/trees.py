@@ -71,11 +71,34 @@ def child_fields(t) -> tuple:
     return fields
 
 
+def add_children(node, out: list) -> list:
+    """`out` with the child nodes of `node` appended, in ast.iter_child_nodes' order, less the
+    expression contexts (child_fields)."""
+    fields = _CHILD_FIELDS.get(type(node))
+    if fields is None:
+        fields = child_fields(type(node))
+    if fields:
+        attrs, is_node, push = node.__dict__, ast.AST, out.append
+        for name in fields:     # (an AST node keeps its fields in __dict__: copy_tree's premise)
+            value = attrs.get(name)
+            if value is None:
+                continue
+            if type(value) is list:
+                for x in value:
+                    if isinstance(x, is_node):
+                        push(x)
+            elif isinstance(value, is_node):
+                push(value)
+    return out
+
+
 def walk(node):
     """The nodes of `node`'s tree, breadth first, as `ast.walk` yields them (without its
     generator per node and per field), less the expression contexts (`Load`, `Store`, `Del`:
     childless markers, a third of a tree's nodes, that no pass looks for -- a pass reads a
     name's `.ctx`)."""
+    # (add_children's loop, written out: a call per node made the walk 40% slower, and the
+    # passes walk statements again and again)
     todo, is_node, fields_of = [node], ast.AST, _CHILD_FIELDS
     push = todo.append
     for node in todo:           # (a list read in order as it grows: breadth first, as
@@ -84,7 +107,7 @@ def walk(node):
         if fields is None:
             fields = child_fields(t)
         if fields:
-            attrs = node.__dict__   # (an AST node keeps its fields there: copy_tree's premise)
+            attrs = node.__dict__
             for name in fields:
                 value = attrs.get(name)
                 if value is None:
@@ -135,4 +158,4 @@ def place(module, default) -> None:
 
 _PLACES = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
-__all__ = ["copy_tree", "walk", "place", "child_fields"]
+__all__ = ["copy_tree", "walk", "place", "child_fields", "add_children"]

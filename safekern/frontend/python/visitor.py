@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from .trees import child_fields
+from .trees import add_children
 
 _METHODS: dict = {}      # (pass class, node class) -> the name of the method that visits it
 
@@ -21,17 +21,7 @@ class Visitor(ast.NodeVisitor):
         return getattr(self, name)(node)
 
     def generic_visit(self, node):
-        attrs, is_node = node.__dict__, ast.AST
-        for field in child_fields(type(node)):
-            value = attrs.get(field)
-            if value is None:
-                continue
-            if type(value) is list:
-                for item in value:
-                    if isinstance(item, is_node):
-                        self.visit(item)
-            elif isinstance(value, is_node):
-                self.visit(value)
-
+        for child in add_children(node, []):
+            self.visit(child)
 
 __all__ = ["Visitor"]
