@@ -27,45 +27,35 @@ from .typed_once import intrinsic
 COLD = "_cold"
 
 
-@intrinsic
-def _sk_load_cold(typingctx, arr, idx, code, fb, flag):
-    return _load_typer(typingctx, arr, idx, code, fb, flag, select=False, outlined=True)
+def _load_twin(select: bool, exits: bool):
+    """(`_sk_load[v][_exit]`, its `_cold` twin). One function per arity: numba's intrinsic
+    reads the typer's parameters (as intrinsics._make_atomic)."""
+    def typer(typingctx, arr, idx, code, fb, flag):
+        return _load_typer(typingctx, arr, idx, code, fb, flag, select=select, exits=exits,
+                           outlined=True)
+    helper = "_sk_load" + ("v" if select else "") + (names.EXIT if exits else "")
+    typer.__name__ = helper + COLD
+    return helper, intrinsic(typer)
 
 
-@intrinsic
-def _sk_loadv_cold(typingctx, arr, idx, code, fb, flag):
-    return _load_typer(typingctx, arr, idx, code, fb, flag, select=True, outlined=True)
+def _store_twin(exits: bool):
+    """(`_sk_store[_exit]`, its `_cold` twin)."""
+    def typer(typingctx, arr, idx, value, code, fb, flag):
+        return _store_typer(typingctx, arr, idx, value, code, fb, flag, exits=exits,
+                            outlined=True)
+    helper = "_sk_store" + (names.EXIT if exits else "")
+    typer.__name__ = helper + COLD
+    return helper, intrinsic(typer)
 
 
-@intrinsic
-def _sk_load_exit_cold(typingctx, arr, idx, code, fb, flag):
-    return _load_typer(typingctx, arr, idx, code, fb, flag, select=False, exits=True,
-                       outlined=True)
-
-
-@intrinsic
-def _sk_loadv_exit_cold(typingctx, arr, idx, code, fb, flag):
-    return _load_typer(typingctx, arr, idx, code, fb, flag, select=True, exits=True,
-                       outlined=True)
-
-
-@intrinsic
-def _sk_store_cold(typingctx, arr, idx, value, code, fb, flag):
-    return _store_typer(typingctx, arr, idx, value, code, fb, flag, outlined=True)
-
-
-@intrinsic
-def _sk_store_exit_cold(typingctx, arr, idx, value, code, fb, flag):
-    return _store_typer(typingctx, arr, idx, value, code, fb, flag, exits=True, outlined=True)
-
-
-_TWINS = {f.__name__[:-len(COLD)]: f.__name__ for f in (
-    _sk_load_cold, _sk_loadv_cold, _sk_load_exit_cold, _sk_loadv_exit_cold, _sk_store_cold,
-    _sk_store_exit_cold)}
+#: helper -> its `_cold` twin's intrinsic (`_sk_load` -> `_sk_load_cold`, ...)
+_COLD_TWINS = dict([_load_twin(select, exits) for select in (False, True)
+                    for exits in (False, True)] + [_store_twin(exits) for exits in (False, True)])
+_TWINS = {helper: helper + COLD for helper in _COLD_TWINS}
 
 
 def namespace() -> dict:
-    return {name: globals()[name] for name in _TWINS.values()}
+    return {helper + COLD: twin for helper, twin in _COLD_TWINS.items()}
 
 
 def _cold_copies(tree) -> list:

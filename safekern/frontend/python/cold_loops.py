@@ -27,18 +27,11 @@ from .trees import copy_tree, walk
 from .unchecked import is_check_call
 
 
-def _check(node) -> bool:
-    """A bounds check, its `_exit` form too (a checked copy's checks end the thread in kernels
-    that meet no other thread: exit_mode.py)."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
-            node.func.id.endswith(names.EXIT):
-        node = ast.Call(ast.Name(node.func.id[:-len(names.EXIT)], ast.Load()), [], [])
-    return is_check_call(node)
-
-
 def _cold(node) -> bool:
+    # (a checked copy's checks end the thread in kernels that meet no other thread:
+    # exit_mode.py; their `_exit` forms count)
     return isinstance(node, ast.For) and getattr(node, names.COLD_LOOP, False) and any(
-        _check(n) for s in node.body for n in walk(s))
+        is_check_call(n, exits=True) for s in node.body for n in walk(s))
 
 
 def _outermost_cold(tree) -> list:

@@ -194,9 +194,7 @@ class LaunchProver:
             # (Other atoms' worst case taken from the hardware's caps -- blockIdx up to
             # 2**31 - 2 -- asks for arrays no launch has.)
             return None
-        # (atoms.maximum of the launch terms, without a Form)
-        tops = [self.atoms.bound(atoms[f], None, c > 0) for f, c in launch.items()]
-        top = None if None in tops else sum(c * b for c, b in zip(launch.values(), tops))
+        top = self.atoms.maximum_of((atoms[f], c) for f, c in launch.items())
         if top is not None and top + const + low < 0:
             return None                   # no launch satisfies it (gridsize(1) <= 0)
         if max(launch.values()) < 0 and any(f.kind == "shape" for f in launch):
@@ -321,19 +319,11 @@ class LaunchProver:
     def _implies(self, stronger: Form, weaker: Form) -> bool:
         """`stronger >= 0` implies `weaker >= 0` at every launch: stronger - weaker is
         never positive by the launch atoms' bounds."""
-        # (atoms.maximum(stronger - weaker) without the Form: asked for every pair of a
-        # goal's candidates)
-        terms = dict(stronger.terms)
+        terms = dict(stronger.terms)        # (stronger - weaker, no Form: asked of every pair)
         for atom, c in weaker.terms:
             terms[atom] = terms.get(atom, 0) - c
-        top, bound = stronger.const - weaker.const, self.atoms.bound
-        for atom, c in terms.items():
-            if c:
-                b = bound(atom, None, c > 0)
-                if b is None:
-                    return False
-                top += c * b
-        return top <= 0
+        top = self.atoms.maximum_of(terms.items(), stronger.const - weaker.const)
+        return top is not None and top <= 0
 
     def predicates(self, goal: Form, facts: list):
         """Launch predicates that together imply goal >= 0 where `facts` hold, or None: one
@@ -412,13 +402,10 @@ def _pairs(useful, launched, bad, own, low, most):
     neither leaves unbounded what the other does not cancel, not hopeless (_hopeless_pair)."""
     n = len(useful)
     for i in range(n):
-        li, mi, bi, oi, ki = low[i], most[i], bad[i], own[i], launched[i]
+        bi, oi, ki = bad[i], own[i], launched[i]
         for j in range(i + 1, n):
-            if not (ki or launched[j]) or (bi and bi - own[j]) or (bad[j] and bad[j] - oi):
-                continue
-            mj, lj = most[j], low[j]
-            if not ((li is not None and mj is not None and li + mj < -_WORST_CASE) or
-                    (lj is not None and mi is not None and lj + mi < -_WORST_CASE)):
+            if (ki or launched[j]) and not (bi and bi - own[j] or bad[j] and bad[j] - oi) and \
+                    not _hopeless_pair(low, most, i, j):
                 yield useful[i], useful[j]
 
 

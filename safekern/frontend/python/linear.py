@@ -183,7 +183,6 @@ class _AtomInfo:
     atom: object = None          # the atom itself, as forms hold it (Atoms.add returns it)
 
 
-
 @dataclass
 class Atoms:
     """The atoms of one function: per atom its bounds, variables and kind."""
@@ -256,8 +255,19 @@ class Atoms:
         return total
 
     def maximum(self, form: Form, local=None):
-        low = self.minimum(form.scale(-1), local)
-        return None if low is None else -low
+        return self.maximum_of(form.terms, form.const, local)
+
+    def maximum_of(self, terms, const: int = 0, local=None):
+        """The largest value of `const + sum(c * atom)` over `terms` ((atom, c) pairs: no Form
+        made for it) by the atoms' bounds, or None if unbounded above."""
+        total = const
+        for a, c in terms:
+            if c:
+                b = self.bound(a, local, upper=c > 0)
+                if b is None:
+                    return None
+                total += c * b
+        return total
 
     def nonneg(self, form: Form, local=None) -> bool:
         low = self.minimum(form, local)

@@ -19,12 +19,16 @@ from .transformer import Transformer
 from .trees import walk
 
 
-def is_check_call(node) -> bool:
+def is_check_call(node, *, exits: bool = False) -> bool:
     """A bounds check: `_sk_load`, `_sk_loadv` (a load in a loop, after the elimination),
-    `_sk_store`, `_sk_atomic_<op>` (not assert/division)."""
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
-        node.func.id in (names.LOAD, names.LOADV, names.STORE) or
-        node.func.id.startswith(names.ATOMIC))
+    `_sk_store`, `_sk_atomic_<op>` (not assert/division); with `exits`, their `_exit` forms too
+    (exit_calls.py's, after the failure exits)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        return False
+    name = node.func.id
+    if exits and name.endswith(names.EXIT):
+        name = name[:-len(names.EXIT)]
+    return name in (names.LOAD, names.LOADV, names.STORE) or name.startswith(names.ATOMIC)
 
 
 def _flag_clear() -> ast.expr:
