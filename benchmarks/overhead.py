@@ -1,6 +1,7 @@
 """Host time per launch (empty kernels) and compile time with and without the rewrite."""
 from __future__ import annotations
 
+import gc
 import statistics
 import time
 import types
@@ -8,6 +9,7 @@ import types
 import numpy as np
 
 from . import cases, kernels, modes
+from .collector import CollectorTime
 from .harness import run_step, stats
 
 
@@ -82,18 +84,22 @@ def _fresh(fn):
     return copy
 
 
-def _compile_once(mode, case, plan) -> float:
-    """Seconds to decorate, compile and first-launch one step, minus a second step's time."""
+def _compile_once(mode, case, plan) -> tuple:
+    """(seconds to decorate, compile and first-launch one step, minus a second step's time;
+    the CollectorTime of the first step). Collected before: no sample pays for the garbage of
+    the samples before it (collector.py)."""
+    gc.collect()
     with modes.active(mode, SAFEKERN_CACHE="off"):
-        t0 = time.perf_counter()
-        built = {name: modes.decorate(mode, _fresh(fn)) for name, fn in case.kernels.items()}
-        run_step(built, plan)
-        modes.app_sync(mode)
-        t1 = time.perf_counter()
+        with CollectorTime() as collector:
+            t0 = time.perf_counter()
+            built = {name: modes.decorate(mode, _fresh(fn)) for name, fn in case.kernels.items()}
+            run_step(built, plan)
+            modes.app_sync(mode)
+            t1 = time.perf_counter()
         run_step(built, plan)
         modes.app_sync(mode)
         t2 = time.perf_counter()
-    return max(0.0, (t1 - t0) - (t2 - t1))
+    return max(0.0, (t1 - t0) - (t2 - t1)), collector
 
 
 def compile_times(names, reps=3, seed=1234, log=None) -> dict:
@@ -102,7 +108,8 @@ def compile_times(names, reps=3, seed=1234, log=None) -> dict:
     In this process, with SAFEKERN_CACHE=off so no cached binary hides the work; a first
     compile of an unrelated kernel in each variant pays the one-off costs (NVVM and libdevice
     loading, safekern's imports) before anything is measured. The quick-size data are used:
-    the types, hence the compiled code, are those of the full size.
+    the types, hence the compiled code, are those of the full size. Each sample starts
+    collected and records the cyclic collector's time within it (collector.py).
     """
     from numba import cuda
 
@@ -123,18 +130,27 @@ def compile_times(names, reps=3, seed=1234, log=None) -> dict:
         dev = {k: cuda.to_device(v) for k, v in case.arrays.items()}
         plan = case.plan(dev)
         samples = {m.name: [] for m in variants}
+        collected = {m.name: [] for m in variants}
         entry = {}
         for rep in range(reps):
             for mode in _rotate(variants, rep):
                 if mode.name not in samples:
                     continue
                 try:
-                    samples[mode.name].append(_compile_once(mode, case, plan))
+                    seconds, collector = _compile_once(mode, case, plan)
                 except Exception as err:
                     entry[f"{mode.name}_error"] = f"{type(err).__name__}: {err}"
                     del samples[mode.name]
+                    continue
+                samples[mode.name].append(seconds)
+                collected[mode.name].append(collector)
         for mode_name, values in samples.items():
             entry[f"{mode_name}_s"] = stats(values)
+            runs = collected[mode_name]
+            entry[f"{mode_name}_collector"] = {
+                "seconds": stats([c.total for c in runs]),
+                "full_collections": sum(c.counts[2] for c in runs),
+                "collections": sum(sum(c.counts) for c in runs)}
         if samples.get("unchecked") and samples.get("checked"):
             entry["ratio"] = (statistics.median(samples["checked"])
                               / max(statistics.median(samples["unchecked"]), 1e-9))
@@ -144,6 +160,12 @@ def compile_times(names, reps=3, seed=1234, log=None) -> dict:
                 f"checked {entry['checked_s']['median']:.3f} s ({entry['ratio']:.3f}x)")
     totals = {m.name: sum(e[f"{m.name}_s"]["median"] for e in result["cases"].values()
                           if f"{m.name}_s" in e and "ratio" in e) for m in variants}
+    result["collector"] = {m.name: {
+        "median_seconds": sum(e[f"{m.name}_collector"]["seconds"]["median"]
+                              for e in result["cases"].values() if f"{m.name}_collector" in e),
+        "full_collections": sum(e[f"{m.name}_collector"]["full_collections"]
+                                for e in result["cases"].values() if f"{m.name}_collector" in e)}
+        for m in variants}
     if totals.get("unchecked"):
         result["total_unchecked_s"] = totals["unchecked"]
         result["total_checked_s"] = totals.get("checked")

@@ -453,6 +453,14 @@ def _compile_section(run):
                      f"{_compile_geomean(comp, False):.3f} |")
         lines.append(f"| **geomean, ratios below 1 as 1** (the goal's figure) | | | "
                      f"{_compile_geomean(comp):.3f} |")
+    collector = comp.get("collector") or {}
+    if collector.get("unchecked") and collector.get("checked"):
+        u, c = collector["unchecked"], collector["checked"]
+        lines += ["", f"Collected before each sample (benchmarks/collector.py). The cyclic "
+                      f"collector within the samples (the cases' medians summed): plain "
+                      f"{u['median_seconds']:.3f} s, checked {c['median_seconds']:.3f} s; "
+                      f"full collections in all samples: {u['full_collections']} plain, "
+                      f"{c['full_collections']} checked."]
     for mode, err in comp.get("errors", {}).items():
         lines.append(f"\n{mode}: {err}")
     return lines

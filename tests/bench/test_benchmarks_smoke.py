@@ -74,6 +74,13 @@ def test_quick_run_verifies_every_kernel_and_writes_reports(tmp_path):
     assert set(host) == {"empty", "empty_array"}
     assert all("us_per_launch" in host[k]["checked"] for k in host)
     assert set(run["compile"]["cases"]) == set(FIRST)
+    for entry in run["compile"]["cases"].values():       # the collector's share, per mode
+        for mode in ("unchecked", "checked"):
+            collector = entry[f"{mode}_collector"]
+            assert collector["seconds"]["n"] == 1 and collector["seconds"]["min"] >= 0
+            assert collector["full_collections"] >= 0
+    assert set(run["compile"]["collector"]) == {"unchecked", "checked"}
+    assert "The cyclic collector within the samples" in md
     assert "## Summary" in md and "checked / unchecked per kernel" in md
     assert "Smoke run" in md
 
@@ -389,3 +396,20 @@ def test_compile_goal_is_the_geomean_of_the_ratios_below_1_as_1():
     assert "| **all** (ratio of totals) | 1.500 | 4.200 | 2.800 |" in text
     assert "as measured | | | 1.000 |" in text          # (4 * 1 * 0.25) ** (1/3)
     assert "the goal's figure) | | | 1.587 |" in text
+
+
+def test_collector_time_counts_the_collections_inside_its_block_only():
+    """benchmarks/collector.py: what the compile samples report of the cyclic collector."""
+    import gc
+
+    from benchmarks.collector import CollectorTime
+
+    with CollectorTime() as inside:
+        gc.collect()
+        gc.collect(0)
+    assert inside.counts[2] == 1 and inside.counts[0] >= 1
+    assert inside.seconds[2] > 0 and inside.total >= inside.seconds[2]
+    before = list(inside.counts)
+    gc.collect()                                       # outside: not counted
+    assert inside.counts == before
+    assert inside._callback not in gc.callbacks

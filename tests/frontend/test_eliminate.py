@@ -418,3 +418,25 @@ def test_atomic_merge_loop_in_a_kernel_with_barriers_is_hoisted(tmp_path):
     assert [s.status for s in atomic] == ["hoisted"], rw.source
     # the copy without checks still runs the atomic only while the thread's flag is clear
     assert "if _sk_flag[0] == 0:" in rw.source and "_sk_cuda.atomic.add(bins, b" in rw.source
+
+
+def test_rewriting_again_leaves_the_visitors_method_table_as_it_was(tmp_path):
+    """A pass class made per call (versioning's substitution once was) stayed in
+    visitor._METHODS for good: a long-running process rewriting kernels grew without end."""
+    from safekern.frontend.python import visitor
+
+    source = """
+        def k(a, b, n):
+            i = cuda.grid(1)
+            if i < a.shape[0]:
+                acc = 0.0
+                for j in range(i, i + n):
+                    acc += b[j]
+                a[i] = acc
+    """
+    first = rewrite(tmp_path, source)
+    assert any(s.status == "hoisted" for s in first.sites)       # (a versioned loop)
+    size = len(visitor._METHODS)
+    for _ in range(3):
+        rewrite(tmp_path, source)
+    assert len(visitor._METHODS) == size

@@ -44,13 +44,19 @@ LOOP_REASON = "checked once before the loop at line {line} (bounds at the first 
               "iteration); the loop runs with checks when that fails"
 
 
+class _Substitute(Transformer):
+    """Every `name` read replaced by a copy of `value`. (One class for every call: a class
+    made per call would stay in the visitors' method table, visitor._METHODS, for good.)"""
+
+    def __init__(self, name, value):
+        self.name, self.value = name, value
+
+    def visit_Name(self, node):
+        return copy.deepcopy(self.value) if node.id == self.name else node
+
+
 def _substitute(expr, name, value):
-    class Sub(Transformer):
-        def visit_Name(self, node):
-            if node.id == name:
-                return copy.deepcopy(value)
-            return node
-    return Sub().visit(copy.deepcopy(expr))
+    return _Substitute(name, value).visit(copy.deepcopy(expr))
 
 
 class LoopVersioner:
