@@ -5,9 +5,11 @@ benchmark's process scans every object it holds -- over a million by the end of 
 numba keeps each re-imported real-world module's dispatchers in its typing caches -- and takes
 a quarter of a second or more. Which sample pays for it depends on what the samples *before*
 it allocated, so one collection could double a sample of either mode. overhead.py therefore
-collects before each sample (each starts with nothing pending from the others: what a sample's
-own allocations trigger it still pays) and records, with `CollectorTime`, what the collector
-took within the sample, per generation, so a report says how much of each mode's time it was.
+collects before each sample and freezes what is left (`gc.freeze`: a collection scans none of
+it after; a full collection before every sample would itself take a quarter of a second each):
+each sample starts with nothing pending from the others, and pays for what its own
+allocations trigger. `CollectorTime` records what the collector took within a sample, per
+generation, so a report says how much of each mode's time it was.
 """
 from __future__ import annotations
 

@@ -86,9 +86,11 @@ def _fresh(fn):
 
 def _compile_once(mode, case, plan) -> tuple:
     """(seconds to decorate, compile and first-launch one step, minus a second step's time;
-    the CollectorTime of the first step). Collected before: no sample pays for the garbage of
-    the samples before it (collector.py)."""
+    the CollectorTime of the first step). Collected before, what is left frozen: no sample
+    pays for the samples before it, and each collection here scans one sample's survivors
+    only, not the whole process (collector.py; compile_times unfreezes them at its end)."""
     gc.collect()
+    gc.freeze()
     with modes.active(mode, SAFEKERN_CACHE="off"):
         with CollectorTime() as collector:
             t0 = time.perf_counter()
@@ -158,6 +160,7 @@ def compile_times(names, reps=3, seed=1234, log=None) -> dict:
         if log and "ratio" in entry:
             log(f"compile {name}: unchecked {entry['unchecked_s']['median']:.3f} s, "
                 f"checked {entry['checked_s']['median']:.3f} s ({entry['ratio']:.3f}x)")
+    gc.unfreeze()
     totals = {m.name: sum(e[f"{m.name}_s"]["median"] for e in result["cases"].values()
                           if f"{m.name}_s" in e and "ratio" in e) for m in variants}
     result["collector"] = {m.name: {
