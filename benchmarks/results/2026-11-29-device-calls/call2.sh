@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Session 2026-11-29 call 2 (one H200): the numba benchmark, both sets, for compile time: each
+# sample collected and the rest frozen before it (benchmarks/collector.py), 7 fresh compiles a
+# kernel and mode; run time only as a check (1 rep: call 4 of 2026-11-28h is the run-time figure,
+# the generated code being the same).
+. .gpu/bootstrap.sh
+export PYTHONUNBUFFERED=1
+SAFEKERN_BENCH_REALWORLD=$PWD/.realworld timeout 570 python3 -m benchmarks --languages numba --modes unchecked,checked --reps 1 --warmup 0 --target-ms 5 --no-host --compile-reps 7 --out $OUT/numba > $OUT/bench-numba.log 2>&1; echo "rc=$?" >> $OUT/bench-numba.log
+tail -n 50 $OUT/bench-numba.log
