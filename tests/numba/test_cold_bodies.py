@@ -27,9 +27,14 @@ def test_the_checked_copy_becomes_a_function_of_its_own(tmp_path):
     fn, cold = tree.body
     params = [a.arg for a in fn.args.args]
     assert params[-2:] == ["_sk_fb", "_sk_flag"]
-    # the else: the outlined function called with every parameter as it came in
+    # the else: the outlined function called with every parameter as it came in, the flag
+    # array a copy (the caller's stays in a register: no call takes its address)
     versioned = fn.body[0]
-    assert ast.unparse(versioned.orelse) == f"return _sk_cold_g({', '.join(params)})"
+    passed = ", ".join(params[:-1] + ["_sk_cold_flag"])
+    assert ast.unparse(versioned.orelse).splitlines() == [
+        "_sk_cold_flag = _sk_flag_array()", "_sk_cold_flag[0] = _sk_flag[0]",
+        f"_sk_cold_value = _sk_cold_g({passed})", "_sk_flag[0] = _sk_cold_flag[0]",
+        "return _sk_cold_value"]
     # ... which holds the checked body, first marked not to be inlined by NVVM
     assert [a.arg for a in cold.args.args] == params
     assert ast.unparse(cold.body[0]) == "_sk_noinline()"
