@@ -18,7 +18,8 @@ run, so here, for each case, with numba compiling for an sm_90a (an H100) and no
     NUMBA_ENABLE_CUDASIM=0 SAFEKERN_BENCH_REALWORLD=.realworld \\
         python -m tools.first_launch_profile [--reps N] [--json FILE] [CASE ...]
 
-CPU seconds of this process (time.process_time: NVVM and ptxas run in it), best of `--reps`:
+CPU seconds of this process (time.process_time: NVVM and ptxas run in it), best of `--reps`,
+each run after a collection with what is left frozen (as the benchmark's compile samples):
 compare them with each other, not with a GPU run's (which adds loading the modules). Each
 checked row ends with the forms its step compiled, with the seconds of each (`lud_diagonal:
 plain=0.31s`: the form's build and numba's compile of it; numba's part is 0 for a form it
@@ -27,6 +28,7 @@ compiled at decoration, which the row's stages count).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import os
@@ -239,6 +241,14 @@ def measure_case(name, mode_name) -> dict:
     return timers.t, labels
 
 
+def _collected(measure_one, *args):
+    """`measure_one(*args)` after a collection, what is left frozen: as the benchmark's compile
+    samples (benchmarks/collector.py), no run pays for the garbage of the runs before it."""
+    gc.collect()
+    gc.freeze()
+    return measure_one(*args)
+
+
 def measure(names, reps) -> dict:
     from safekern import config
 
@@ -250,11 +260,13 @@ def measure(names, reps) -> dict:
         row = {}
         try:
             for mode in ("unchecked", "checked"):
-                runs = [measure_case(name, mode) for _ in range(reps)]
+                runs = [_collected(measure_case, name, mode) for _ in range(reps)]
                 row[mode], row["compiles"] = min(runs, key=lambda r: sum(r[0].values()))
         except Exception as err:      # noqa: BLE001 -- a case that fails is named, the rest go on
             print(f"{name}: {type(err).__name__}: {str(err)[:200]}", file=sys.stderr)
             continue
+        finally:
+            gc.unfreeze()
         rows[name] = row
     return rows
 
