@@ -17,6 +17,13 @@ import gc
 import time
 
 
+def settle() -> None:
+    """Collect, and freeze what is left: the next timed block pays only for what it allocates
+    (`gc.unfreeze()` when the timing is over)."""
+    gc.collect()
+    gc.freeze()
+
+
 class CollectorTime:
     """`with CollectorTime() as c:` -- `c.seconds` and `c.counts` (per generation, 0-2) of the
     collections that ran inside the block."""
@@ -48,4 +55,4 @@ class CollectorTime:
         return sum(self.seconds)
 
 
-__all__ = ["CollectorTime"]
+__all__ = ["settle", "CollectorTime"]

@@ -9,7 +9,7 @@ import types
 import numpy as np
 
 from . import cases, kernels, modes
-from .collector import CollectorTime
+from .collector import CollectorTime, settle
 from .harness import run_step, stats
 
 
@@ -89,8 +89,7 @@ def _compile_once(mode, case, plan) -> tuple:
     the CollectorTime of the first step). Collected before, what is left frozen: no sample
     pays for the samples before it, and each collection here scans one sample's survivors
     only, not the whole process (collector.py; compile_times unfreezes them at its end)."""
-    gc.collect()
-    gc.freeze()
+    settle()
     with modes.active(mode, SAFEKERN_CACHE="off"):
         with CollectorTime() as collector:
             t0 = time.perf_counter()
@@ -163,12 +162,13 @@ def compile_times(names, reps=3, seed=1234, log=None) -> dict:
     gc.unfreeze()
     totals = {m.name: sum(e[f"{m.name}_s"]["median"] for e in result["cases"].values()
                           if f"{m.name}_s" in e and "ratio" in e) for m in variants}
-    result["collector"] = {m.name: {
-        "median_seconds": sum(e[f"{m.name}_collector"]["seconds"]["median"]
-                              for e in result["cases"].values() if f"{m.name}_collector" in e),
-        "full_collections": sum(e[f"{m.name}_collector"]["full_collections"]
-                                for e in result["cases"].values() if f"{m.name}_collector" in e)}
-        for m in variants}
+    result["collector"] = {}
+    for m in variants:
+        per_case = [e[f"{m.name}_collector"] for e in result["cases"].values()
+                    if f"{m.name}_collector" in e]
+        result["collector"][m.name] = {
+            "median_seconds": sum(c["seconds"]["median"] for c in per_case),
+            "full_collections": sum(c["full_collections"] for c in per_case)}
     if totals.get("unchecked"):
         result["total_unchecked_s"] = totals["unchecked"]
         result["total_checked_s"] = totals.get("checked")

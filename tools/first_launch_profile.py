@@ -244,8 +244,9 @@ def measure_case(name, mode_name) -> dict:
 def _collected(measure_one, *args):
     """`measure_one(*args)` after a collection, what is left frozen: as the benchmark's compile
     samples (benchmarks/collector.py), no run pays for the garbage of the runs before it."""
-    gc.collect()
-    gc.freeze()
+    from benchmarks.collector import settle
+
+    settle()
     return measure_one(*args)
 
 
