@@ -24,13 +24,24 @@ CASES = {
 }
 
 
+_OUTLINED = re.compile(r"\.func\s*(\([^)]*\))?\s*\w*_sk_cold_\w*\((.|\n)*?\n\}")
+
+
 def summarize(ptx: str) -> dict:
     # (a checked copy's records are calls of `_sk_record`, the module's record function:
-    # backends/numba/cold_records.py; `calls` are the others, and its own body is left out)
+    # backends/numba/cold_records.py; `calls` are the others, and its own body is left out;
+    # a versioned body's checked copy outlined from an inlined device function,
+    # `_sk_cold_<name>` (cold_bodies.py), is counted apart: `outlined_*`)
     ptx = re.sub(r"\.func\s+_sk_record\s*\([^)]*\)\s*\{(.|\n)*?\n\}", "", ptx)
-    body = ptx[ptx.find(".entry"):]
+    outlined = "".join(m.group(0) for m in _OUTLINED.finditer(ptx))
+    body = _OUTLINED.sub("", ptx[ptx.find(".entry"):])
     records = len(re.findall(r"\b_sk_record,", body))
+    outlined_calls = len(re.findall(r"\bcall(\.uni)?\s*(\([^)]*\),)?\s*\w*_sk_cold_", body))
     return {
+        "outlined_functions": len(re.findall(r"\.func\s*(\([^)]*\))?\s*\w*_sk_cold_\w*\(",
+                                             outlined)),
+        "outlined_calls": outlined_calls,
+        "outlined_record_calls": len(re.findall(r"\b_sk_record,", outlined)),
         "record_calls": records,
         "local": ".local" in body,
         "cas64": "atom.global.cas.b64" in body,
@@ -38,7 +49,7 @@ def summarize(ptx: str) -> dict:
         "global_loads": len(re.findall(r"\bld\.global\.", body)),
         "barrier_or": bool(re.search(r"bar\.red\.or\.pred|barrier\.red\.or|bar\.red\.popc", body)),
         "plain_bar_sync": bool(re.search(r"\bbar\.sync\b|barrier\.sync", body)),
-        "calls": len(re.findall(r"\bcall(\.uni)?\b", body)) - records,
+        "calls": len(re.findall(r"\bcall(\.uni)?\b", body)) - records - outlined_calls,
         "lines": body.count("\n"),
         "instructions": instructions(body),
     }

@@ -59,13 +59,17 @@ def test_body_versioned_functions_compile_with_their_checked_copy(ptx_summary, n
 
 
 def test_checked_copies_record_through_one_function(ptx_summary):
-    # corners_inlined (inline=True, fbpic's shape), called twice: both checked copies' records
-    # are calls of the module's record function (cold_records.py); inline records are left
-    # only for the kernel's own checks (izs[i], irs[i]: checked in the checked kernel), as in
-    # gather_corners, the same kernel calling `corners` once.
+    # corners_inlined (inline=True, fbpic's shape), called twice: numba inlines its fast copy at
+    # both calls, and its checked copy is one function of its own that both call (not inlined:
+    # cold_bodies.py), whose records are calls of the module's record function
+    # (cold_records.py); inline records are left only for the kernel's own checks (izs[i],
+    # irs[i]: checked in the checked kernel), as in gather_corners, the same kernel calling
+    # `corners` (not inlined by numba: nothing outlined) once.
     twice, once = ptx_summary["gather_corners_twice"], ptx_summary["gather_corners"]
-    assert twice["record_calls"] >= 2 * 5 and twice["calls"] == 0
+    assert twice["outlined_functions"] == 1 and twice["outlined_calls"] == 2
+    assert twice["outlined_record_calls"] >= 5 and twice["calls"] == 0
     assert twice["cas64_count"] == once["cas64_count"]
+    assert once["outlined_functions"] == once["outlined_calls"] == 0
 
 
 @pytest.mark.parametrize("name, records", [("row_sums", 2), ("window_sum", 1)])

@@ -28,9 +28,9 @@ from ...errors import UncheckedWarning
 from ...failures import TABLE
 from ...frontend import python as pyfront
 from ...frontend.python.names import EXIT
-from . import keys, stored
+from . import cold_bodies, keys, stored
 from .disk_cache import jit_cached, rewrite_tag
-from .options import quiet_config_warnings
+from .options import quiet_config_warnings, supported_options
 from .resolver import resolver
 from .surface import SIMULATOR, numba_errors_in_user_terms
 from .unchecked import UncheckedFunction
@@ -44,14 +44,17 @@ def helpers_namespace() -> dict:
     if SIMULATOR:
         from . import sim
         return sim.namespace()
-    from . import cold_records, flag_reads, intrinsics
-    return {**intrinsics.namespace(), **flag_reads.namespace(), **cold_records.namespace()}
+    from . import cold_bodies, cold_records, flag_reads, intrinsics
+    return {**intrinsics.namespace(), **flag_reads.namespace(), **cold_records.namespace(),
+            **cold_bodies.namespace()}
 
 
-def compile_rewritten(rewritten, device_impls: dict, namespace=None, *, kernel: bool = False):
+def compile_rewritten(rewritten, device_impls: dict, namespace=None, *, kernel: bool = False,
+                      outlined: dict | None = None):
     """The rewritten function, defined in `namespace` (a new one by default: the function's
     globals, closure, check helpers, callees' numba functions). A `kernel`'s versioned loops'
-    checked copies compile rolled (frontend/python/cold_loops.py)."""
+    checked copies compile rolled (frontend/python/cold_loops.py). `outlined`: numba's options
+    for a versioned body's checked copy as a function of its own (cold_bodies.py), or None."""
     parsed = rewritten.parsed
     if namespace is None:
         namespace = {}
@@ -63,12 +66,17 @@ def compile_rewritten(rewritten, device_impls: dict, namespace=None, *, kernel: 
     namespace.update(helpers_namespace())
     namespace.update(device_impls)
     tree = pyfront.mark_cold(rewritten.tree) if kernel else rewritten.tree
+    cold = None
     if not SIMULATOR:   # (flag reads as intrinsics, checked copies' records as calls)
         from . import cold_records, flag_reads
         tree = flag_reads.compile_form(cold_records.compile_form(tree))
+        if outlined is not None:
+            tree, cold = cold_bodies.outline(tree)
     code = compile(tree, parsed.filename, "exec")
     exec(code, namespace)
     fn = namespace[parsed.name]
+    if cold is not None:
+        cold_bodies.bind(namespace, cold, outlined, getattr(parsed.pyfunc, "__module__", None))
     if SIMULATOR and kernel and any(n.endswith(EXIT) for n in fn.__code__.co_names):
         # (checks that end the thread: the simulator's thread ends there too)
         from .sim import thread_entry
@@ -90,16 +98,6 @@ def names_itself(pyfunc, name: str) -> bool:
     if code is None:
         return True                  # (nothing to read: bound, as always before)
     return name in code.co_freevars or name in keys.code_names(code)
-
-
-def supported_options(options: dict) -> dict:
-    """The simulator's jit takes fewer options than numba's; it ignores code generation ones."""
-    if not SIMULATOR:
-        return dict(options)
-    import inspect
-
-    accepted = inspect.signature(cuda.jit).parameters
-    return {k: v for k, v in options.items() if k in accepted}
 
 
 class assume_device:
@@ -383,7 +381,8 @@ class Build:
             else:
                 impls[name] = impl
         namespace = {}
-        fn = compile_rewritten(rewritten, impls, namespace, kernel=not self.device)
+        fn = compile_rewritten(rewritten, impls, namespace, kernel=not self.device,
+                               outlined=cold_bodies.options_for(self.device, self.options))
         for name, callee in late:
             callee.waiting.append((namespace, name))
         numba = self.jit(fn)
@@ -419,7 +418,8 @@ class Build:
     def ptx(self, device_impls: dict, signature, cc, **options) -> str:
         """PTX of the rewrite for `signature` (the user's types) and compute capability `cc`,
         the callees' numba functions given; works without a GPU."""
-        fn = compile_rewritten(self.rewritten, device_impls, kernel=not self.device)
+        fn = compile_rewritten(self.rewritten, device_impls, kernel=not self.device,
+                               outlined=cold_bodies.options_for(self.device, self.options))
         sig = with_hidden(signature, self.device)
         args = sig if isinstance(sig, tuple) else sig.args
         opts = {k: v for k, v in self.options.items()

@@ -19,6 +19,18 @@ import warnings
 from .surface import SIMULATOR
 
 
+def supported_options(options: dict) -> dict:
+    """The simulator's jit takes fewer options than numba's; it ignores code generation ones."""
+    if not SIMULATOR:
+        return dict(options)
+    import inspect
+
+    from numba import cuda
+
+    accepted = inspect.signature(cuda.jit).parameters
+    return {k: v for k, v in options.items() if k in accepted}
+
+
 def check_options(device: bool, options: dict) -> None:
     """numba's decoration-time validation and warnings for these options (its jit without a
     function does exactly that and returns a decorator, discarded here)."""
@@ -81,4 +93,5 @@ def replay_warnings(said) -> None:
             continue                  # a malformed entry: nothing to say
 
 
-__all__ = ["check_options", "quiet_config_warnings", "compile_warnings", "replay_warnings"]
+__all__ = ["supported_options", "check_options", "quiet_config_warnings", "compile_warnings",
+           "replay_warnings"]
