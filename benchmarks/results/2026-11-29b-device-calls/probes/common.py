@@ -1,3 +1,5 @@
+"""The probes' helpers (exec'd by numba_user_kernels_*.py): `check` records a probe's outcome,
+`both` runs a kernel plain and checked on copies of the same arrays and compares the bytes."""
 results = []
 def check(name, fn):
     try:

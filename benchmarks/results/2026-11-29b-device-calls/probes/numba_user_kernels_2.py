@@ -1,3 +1,5 @@
+"""More numba-cuda kernels written as users write them, plain and checked (as
+numba_user_kernels_1.py); `raise` and division by zero as failures. SIM=0 on a GPU."""
 import os
 os.environ["NUMBA_ENABLE_CUDASIM"] = os.environ.get("SIM", "1")
 os.environ["SAFEKERN_CACHE"] = "off"
