@@ -155,6 +155,27 @@ def install(backend: str, hooks) -> bool:
         return True
 
 
+_watching = threading.local()
+
+
+def watch(install_if_imported) -> None:
+    """`install_if_imported()` now, and again each time a checked launch makes a device pending
+    until it returns True: a library the user imports after decorating kernels is hooked before
+    a failure of theirs can wait at its sync points (numba kernels on CuPy arrays or torch
+    tensors, CuPy kernels on numba's arrays or torch's). Libraries watch each other (numba's
+    install watches CuPy's, whose install watches numba's): a watch already running on this
+    thread is not started again."""
+    running = _watching.__dict__.setdefault("running", set())
+    if install_if_imported in running:
+        return
+    running.add(install_if_imported)
+    try:
+        if not install_if_imported():
+            runtime.when_pending(install_if_imported)
+    finally:
+        running.discard(install_if_imported)
+
+
 def is_installed(backend: str) -> bool:
     """Whether `backend`'s hooks are in (a dict lookup: backends ask at every decoration)."""
     return backend in _installed
@@ -184,4 +205,5 @@ def installed() -> dict[str, list[str]]:
                        for o, a, *_ in hooks] for name, hooks in _installed.items()}
 
 
-__all__ = ["Hook", "NOT_A_SYNC_POINT", "install", "uninstall", "installed", "is_installed"]
+__all__ = ["Hook", "NOT_A_SYNC_POINT", "install", "uninstall", "installed", "is_installed",
+           "watch"]

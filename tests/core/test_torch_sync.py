@@ -15,35 +15,11 @@ import pytest
 
 import safekern
 from safekern import runtime, sync_points
-from safekern.backends import capture
+from safekern.backends import INSTALLERS, capture
 from safekern.backends.torch import graphs as torch_graphs, sync as torch_sync
+from tests.support.planted_source import PlantedSource, dev1  # noqa: F401 -- a fixture
 from tests.support.settings import safekern_setting
 from tests.support.torch_stand_in import make_torch
-
-
-class PlantedSource(runtime.FailureSource):
-    """A device's failure buffer holding `failure` (taken by the next check)."""
-
-    def __init__(self, device_id: int):
-        super().__init__()
-        self.device_id = device_id
-        self.name = f"CUDA device {device_id}"
-        self.failure = None
-        self.checks = 0
-
-    def fail(self):
-        """A checked kernel ran on this device and failed."""
-        self.failure = safekern.BoundsError(array="src", axis=0, index=99, size=64)
-        self.mark_launched()
-
-    def matches(self, target) -> bool:
-        return target is None or target == self.device_id
-
-    def check(self, *, synchronize: bool = True):
-        self.checks += 1
-        self.dirty = False
-        failure, self.failure = self.failure, None
-        return failure
 
 
 def _unhook():
@@ -65,15 +41,6 @@ def torch(monkeypatch, no_pending_failure):
     yield fake
     _unhook()
     capture.reset()
-
-
-@pytest.fixture
-def dev1():
-    source = PlantedSource(1)
-    yield source
-    with runtime._lock:
-        if source in runtime._pending:
-            runtime._pending.remove(source)
 
 
 def _cuda(torch):
@@ -179,9 +146,9 @@ def test_torch_is_hooked_when_imported_after_safekern_at_the_next_launch(monkeyp
     monkeypatch.delitem(sys.modules, "torch", raising=False)
     monkeypatch.setattr(runtime, "_on_pending", [])
     try:
-        torch_sync.watch()                      # what numba's and CuPy's hooks do
+        sync_points.watch(INSTALLERS["torch"])  # what numba's and CuPy's hooks do
         assert not torch_sync.install_if_imported()
-        assert runtime._on_pending == [torch_sync.install_if_imported]
+        assert runtime._on_pending == [INSTALLERS["torch"]]
         fake = make_torch()
         monkeypatch.setitem(sys.modules, "torch", fake)     # the user imports torch
         assert "cpu" not in fake.Tensor.__dict__
@@ -213,7 +180,7 @@ def test_with_sync_points_off_only_the_graph_hooks_go_in(monkeypatch, torch):
         assert torch_sync.install_if_imported()
         assert "torch" not in sync_points.installed()
         assert "torch-graphs" in sync_points.installed()    # replays must still be pending
-    torch_sync.watch()                          # (what the next numba or CuPy load does)
+    sync_points.watch(INSTALLERS["torch"])      # (what the next numba or CuPy load does)
     assert "torch" in sync_points.installed()
     with safekern_setting(monkeypatch, "SAFEKERN_CHECKS", "0"):
         _unhook()

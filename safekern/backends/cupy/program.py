@@ -91,7 +91,11 @@ class CupyFailureSource(runtime.FailureSource):
             return target.id == self.device_id
         if isinstance(target, (int, np.integer)):
             return int(target) == self.device_id
-        return False
+        # numba-cuda's sync points (a CuPy kernel on numba's device arrays): a context, whose
+        # device is the one it is on, or a stream, whose context's is
+        context = target if hasattr(target, "device") else getattr(target, "context", None)
+        device = getattr(getattr(context, "device", None), "id", None)
+        return device is not None and int(device) == self.device_id
 
     def synchronize(self) -> None:
         cp = _cupy()

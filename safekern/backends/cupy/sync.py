@@ -1,6 +1,8 @@
 """CuPy's synchronisation points, as safekern sync points (see safekern/sync_points.py).
 
-Wrapped when the first checked CuPy module is loaded (`install()`); each checks one device:
+Wrapped when the first checked CuPy module is loaded (`install()`), and for checked numba
+kernels on CuPy arrays once CuPy is imported (backends.watch_libraries); each checks one
+device:
 - `cupy.ndarray.get()` (blocking form)             the array's device; also what calls it:
                                                     `.tolist()`, `.item()`, `float(a)`, ...
 - `cupy.asnumpy(a)` (blocking form)                a's device
@@ -30,6 +32,8 @@ is pending, synchronising one stream also waits for the device's other streams.
 CuPy is imported only by `hooks()`: importing this module needs no GPU.
 """
 from __future__ import annotations
+
+import sys
 
 from ... import sync_points
 from ...sync_points import NOT_A_SYNC_POINT, Hook
@@ -103,13 +107,25 @@ def hooks() -> list[Hook]:
 
 
 def install() -> None:
-    """Wrap CuPy's sync points (once; nothing with SAFEKERN_SYNC_POINTS=0), and PyTorch's once
-    PyTorch is imported (CuPy kernels run on torch tensors too)."""
+    """Wrap CuPy's sync points (once; nothing with SAFEKERN_SYNC_POINTS=0), and those of
+    PyTorch and numba-cuda once they are imported (CuPy kernels run on torch tensors and numba's
+    device arrays too: backends.watch_libraries)."""
     if not sync_points.is_installed(BACKEND):
         sync_points.install(BACKEND, hooks())
-    from ..torch import sync as torch_sync
+    from .. import watch_libraries
 
-    torch_sync.watch()
+    watch_libraries()
 
 
-__all__ = ["install", "hooks", "stream_device", "stream_class", "BACKEND"]
+def install_if_imported() -> bool:
+    """install() if the user has imported CuPy: True then (with SAFEKERN_SYNC_POINTS=0 the
+    sync points stay out; the next watch tries again)."""
+    cupy = sys.modules.get("cupy")
+    if cupy is None or not hasattr(cupy, "ndarray") or not hasattr(cupy, "cuda"):
+        return False        # not imported (or still importing)
+    install()
+    return True
+
+
+__all__ = ["install", "install_if_imported", "hooks", "stream_device", "stream_class",
+           "BACKEND"]

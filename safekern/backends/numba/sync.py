@@ -1,6 +1,7 @@
 """numba-cuda's synchronisation points, as safekern sync points (see safekern/sync_points.py).
 
-Wrapped when the first checked numba kernel or device function is decorated:
+Wrapped when the first checked numba kernel or device function is decorated (and when a checked
+CuPy module is loaded, if numba-cuda is imported: CuPy kernels run on numba's arrays too):
 - `numba.cuda.synchronize()`                     the current context
 - `DeviceNDArray.copy_to_host()` (blocking form;  the current context; `np.asarray(d)` and
   also records and mapped/managed arrays)         `copy_to_host(out)` go through it
@@ -74,14 +75,22 @@ def _hooks() -> list[Hook]:
 
 
 def install() -> None:
-    """Wrap numba-cuda's sync points (once; nothing with SAFEKERN_SYNC_POINTS=0), and
-    PyTorch's once PyTorch is imported (numba kernels run on torch tensors too)."""
+    """Wrap numba-cuda's sync points (once; nothing with SAFEKERN_SYNC_POINTS=0), and those of
+    PyTorch and CuPy once they are imported (numba kernels run on torch tensors and CuPy arrays
+    too: their users read results with `.cpu()`, `.get()`: backends.watch_libraries)."""
     if not sync_points.is_installed("numba"):
         sync_points.install("numba", _hooks())
     if not _SIMULATOR:
-        from ..torch import sync as torch_sync
+        from .. import watch_libraries
 
-        torch_sync.watch()
+        watch_libraries()
+
+
+def install_if_imported() -> bool:
+    """install(): numba-cuda is imported (this module imports it). For backends.watch_libraries:
+    CuPy kernels on numba's device arrays."""
+    install()
+    return True
 
 
 def has_host_arrays(args) -> bool:
@@ -97,4 +106,4 @@ def host_arrays_copied_back() -> None:
     runtime.sync_point(_context((), {}))
 
 
-__all__ = ["install", "has_host_arrays", "host_arrays_copied_back"]
+__all__ = ["install", "install_if_imported", "has_host_arrays", "host_arrays_copied_back"]

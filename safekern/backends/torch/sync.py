@@ -2,8 +2,8 @@
 
 numba and CuPy kernels run on torch CUDA tensors (through `__cuda_array_interface__`); their
 failures must reach a PyTorch user where PyTorch already waits for the device. safekern never
-imports torch: `watch()` (called when numba or CuPy hooks go in) wraps these once the user has
-imported it, at the latest when the next checked launch makes a device pending:
+imports torch: backends.watch_libraries (called when numba or CuPy hooks go in) wraps these once
+the user has imported it, at the latest when the next checked launch makes a device pending:
 - `Tensor.cpu()`, `.item()`, `.tolist()`,          the tensor's device, for a CUDA tensor (on a
   `.numpy(force=True)`, `bool(t)`, `float(t)`,     CPU tensor they do not wait: no check)
   `int(t)`
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import sys
 
-from ... import runtime, sync_points
+from ... import sync_points
 from ...sync_points import NOT_A_SYNC_POINT, Hook
 
 BACKEND = "torch"
@@ -114,11 +114,4 @@ def install_if_imported() -> bool:
     return True
 
 
-def watch() -> None:
-    """Hook PyTorch now if it is imported, else when a checked launch next makes a device
-    pending (the user may import torch after decorating kernels)."""
-    if not install_if_imported():
-        runtime.when_pending(install_if_imported)
-
-
-__all__ = ["install", "install_if_imported", "watch", "hooks", "BACKEND"]
+__all__ = ["install", "install_if_imported", "hooks", "BACKEND"]
