@@ -22,7 +22,6 @@ simulator and OpenCL on a CPU (PoCL) run and verify but their times say nothing 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -31,6 +30,7 @@ import time
 
 import numpy as np
 
+from . import results_json
 from .backends import cupy_unavailable, opencl_device, opencl_device_name, opencl_on_cpu
 
 ALL = ("numba", "cupy", "opencl")
@@ -317,7 +317,7 @@ def main(argv=None) -> int:
         os.makedirs(args.out, exist_ok=True)
         stem = os.path.join(args.out, f"assert_cost-{meta['date']}")
         with open(stem + ".json", "w") as f:
-            json.dump({"meta": meta, "results": results}, f, indent=1)
+            f.write(results_json.text({"meta": meta, "results": results}))
         with open(stem + ".md", "w") as f:
             f.write(text)
     failed = [f"{name}: {mode}" for name, r in results.items()

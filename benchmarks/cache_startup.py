@@ -37,6 +37,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from . import results_json
+
 RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -317,7 +319,7 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     gpu = str(result["machine"].get("gpu", "gpu")).lower().replace(" ", "-")
     stem = out / f"cache_startup-{time.strftime('%Y-%m-%d')}-{gpu}"
-    stem.with_suffix(".json").write_text(json.dumps(result, indent=1, default=str))
+    stem.with_suffix(".json").write_text(results_json.text(result, default=str))
     text = markdown(result, command)
     stem.with_suffix(".md").write_text(text)
     print(text)

@@ -20,7 +20,7 @@ import traceback
 import warnings
 from dataclasses import dataclass
 
-from . import cases, languages, modes
+from . import cases, languages, modes, results_json
 
 
 @dataclass
@@ -371,7 +371,6 @@ def device_name() -> str:
 def save_report(out: str | None, stem: str, meta: dict, result: dict, text: str) -> None:
     """Print a small benchmark's Markdown report and, with `out`, write it and its JSON as
     <out>/<stem>-<date>.md / .json."""
-    import json
     import os
 
     print(text)
@@ -380,6 +379,6 @@ def save_report(out: str | None, stem: str, meta: dict, result: dict, text: str)
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, f"{stem}-{meta['date']}")
     with open(path + ".json", "w") as f:
-        json.dump({"meta": meta, "result": result}, f, indent=1)
+        f.write(results_json.text({"meta": meta, "result": result}))
     with open(path + ".md", "w") as f:
         f.write(text)

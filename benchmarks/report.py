@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import datetime
-import json
 import math
 import os
 import platform
@@ -11,7 +10,7 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
-from . import languages
+from . import languages, results_json
 
 GOALS = (   # (key, what, target, lower is better)
     ("checked_geomean", "checked / unchecked, geomean", 1.03),
@@ -208,7 +207,7 @@ def write(run: dict, out_dir) -> list:
     png = _png_plot(run, base.with_suffix(".png"))
     if png:
         paths.append(png)
-    paths[0].write_text(json.dumps(run, indent=1, default=str) + "\n")
+    paths[0].write_text(results_json.text(run, default=str))
     paths[1].write_text(markdown(run, png.name if png else None))
     return paths
 

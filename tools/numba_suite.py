@@ -460,7 +460,10 @@ def main(argv=None) -> int:
             f.write(header + text)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"simulator": simulator, "results": results}, f, indent=1)
+            # (compact, as benchmarks/results_json.py writes results: run as a script, this
+            # tool cannot import the benchmarks package)
+            json.dump({"simulator": simulator, "results": results}, f, separators=(",", ":"))
+            f.write("\n")
     if not args.keep:
         import shutil
 
