@@ -60,10 +60,10 @@ def namespace() -> dict:
 
 
 def _versioned_body(fn: ast.FunctionDef):
-    """The top-level `if` body_versioning.py made in `fn`, or None."""
-    for stmt in fn.body:
+    """The position in `fn.body` of the top-level `if` body_versioning.py made, or None."""
+    for k, stmt in enumerate(fn.body):
         if isinstance(stmt, ast.If) and getattr(stmt, names.COLD_BODY, False):
-            return stmt
+            return k
     return None
 
 
@@ -107,11 +107,12 @@ def outline(tree):
     the checked body outlined, the outlined function's name)."""
     fn = tree.body[0]
     args = fn.args
-    if _versioned_body(fn) is None or args.vararg or args.kwonlyargs or args.kwarg:
+    at = _versioned_body(fn)
+    if at is None or args.vararg or args.kwonlyargs or args.kwarg:
         return tree, None
     tree = copy_tree(tree)
     fn = tree.body[0]
-    versioned = _versioned_body(fn)
+    versioned = fn.body[at]
     name = outlined_name(fn.name)
     params = [a.arg for a in args.posonlyargs + args.args]
     mark = ast.Expr(ast.Call(ast.Name(NOINLINE, ast.Load()), [], []))
