@@ -16,6 +16,14 @@ same when the kernel would get the same bytes from both: the same object of a ty
 cannot change (a memory object, local memory, an SVM pointer, a number; not an array, whose
 contents can), or numbers of one type that compare equal (a float zero only as the same
 object: -0.0 == 0.0; a NaN never).
+
+NVIDIA's OpenCL refuses the launch of a kernel (INVALID_KERNEL_ARGS) one of whose arguments held
+an SVM pointer and then anything else -- a buffer, even `svm.as_buffer(ctx)`, or NULL -- while an
+SVM pointer after a buffer is fine (benchmarks/results/2026-11-29c-device-calls/
+svm_switch_probe.py). PyOpenCL's users never meet it where they take a new kernel for each
+launch (`prg.twice(...)` makes one each time); safekern keeps one kernel per name and its
+variants, so the ledger says which kernel can no longer take the recorded arguments
+(`refuses`), and kernel.py runs a fresh one in its place.
 """
 from __future__ import annotations
 
@@ -29,8 +37,9 @@ _EXACT = frozenset([int, bool, bytes, np.bool_, *(np.dtype(c).type for c in "bBh
 # Equal and nonzero: equal bytes (IEEE formats have one encoding per nonzero value).
 _FLOATS = frozenset([float, *(np.dtype(c).type for c in "efd")])
 # Objects whose argument is a handle or a size that stays theirs (as None: a null pointer).
-HANDLES = tuple(t for t in (cl.MemoryObjectHolder, cl.LocalMemory, cl.Sampler,
-                            getattr(cl, "SVMPointer", None), type(None)) if t is not None)
+_SVM = SVM_POINTER = getattr(cl, "SVMPointer", None)
+HANDLES = tuple(t for t in (cl.MemoryObjectHolder, cl.LocalMemory, cl.Sampler, _SVM,
+                            type(None)) if t is not None)
 _FIXED = _EXACT | _FLOATS
 
 
@@ -59,6 +68,9 @@ class ArgumentLedger:
         self.records: dict = {}
         self._has: dict = {}          # id(kernel) -> {index: the record it was given}
         self._behind: set = set()     # ids of the kernels that lack a record
+        #: an SVM pointer was set through this ledger (module doc; until then nothing is noted)
+        self.svm = False
+        self._svm_held: dict = {}     # id(kernel) -> indices it was given an SVM pointer at
 
     def watch(self, knl) -> None:
         """`knl` (kept alive by its owner) gets the arguments from now on (`catch_up`)."""
@@ -94,11 +106,32 @@ class ArgumentLedger:
             getattr(_BASE, setter)(knl, tuple(x for rec in recs for x in rec[1]))
             for rec in recs:
                 has[rec[1][0]] = rec
+            if self.svm and setter == "_set_arg_multi":
+                held = [rec[1][0] for rec in recs if isinstance(rec[1][1], _SVM)]
+                if held:
+                    self._svm_held.setdefault(key, set()).update(held)
         self._behind.discard(key)
+
+    def refuses(self, knl) -> bool:
+        """Whether `knl` held an SVM pointer at an index whose recorded argument is not one
+        (module doc: NVIDIA's OpenCL refuses that launch)."""
+        held = self._svm_held.get(id(knl))
+        if not held:
+            return False
+        records = self.records
+        return not all(i in records and records[i][0] == "_set_arg_multi" and
+                       isinstance(records[i][1][1], _SVM) for i in held)
+
+    def forget(self, knl) -> None:
+        """`knl` gets nothing more (it is dropped: its id may be another kernel's later)."""
+        key = id(knl)
+        self._has.pop(key, None)
+        self._behind.discard(key)
+        self._svm_held.pop(key, None)
 
     def lags(self, knl) -> bool:
         """Whether `knl` may lack a recorded argument."""
         return id(knl) in self._behind
 
 
-__all__ = ["ArgumentLedger", "HANDLES", "same_value", "same_entry"]
+__all__ = ["ArgumentLedger", "HANDLES", "SVM_POINTER", "same_value", "same_entry"]

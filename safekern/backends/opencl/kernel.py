@@ -38,7 +38,7 @@ from ... import config, runtime
 from ...errors import user_boundary
 from ..c_launch import CLaunchVariants, opencl_geometry, plain_launch
 from . import build as backend
-from .arguments import HANDLES, ArgumentLedger
+from .arguments import HANDLES, SVM_POINTER, ArgumentLedger
 from .registry import checked_program_of
 
 _BASE = _cl.Kernel
@@ -113,6 +113,9 @@ class Kernel(_cl.Kernel):
         self._plain = None            # c_launch.PlainLaunch, made with _launch (or None)
         self._variant_kernels: list = []
         self._plain_kernels: list = []    # the user's kernel: the user's arguments only
+        # id(kernel) -> the fresh kernel that runs in its place, where it held an SVM pointer
+        # that an argument of another kind replaced (arguments.py, `_stand_in`)
+        self._stand_ins: dict = {}
         # Launch variants and plain launches: the arguments of a launch are set on the kernel
         # that runs only (module doc)
         self._deferring = False       # a launch's set_args: recorded, set on no kernel yet
@@ -204,6 +207,9 @@ class Kernel(_cl.Kernel):
                 self._values[index] = value
                 scalars += (index, value)
             else:
+                if SVM_POINTER is not None and isinstance(value, SVM_POINTER) and \
+                        not self._args.svm:
+                    self._svm_seen()
                 out += (index, self._note_object(index, value, sizes))
             if type(value) in _SCALARS or isinstance(value, HANDLES):
                 fresh += (index, value)
@@ -259,7 +265,8 @@ class Kernel(_cl.Kernel):
 
     def _set(self, setter: str, flat: list, width: int) -> None:
         entries = tuple(flat)
-        if self._launch is False and self._plain is None:   # no other kernel: no replay
+        if self._launch is False and self._plain is None and not self._args.svm:
+            # no other kernel: no replay
             getattr(_BASE, setter)(self, entries)
             return
         # The variants and the user's kernel get the arguments when they run (_catch_up);
@@ -267,6 +274,31 @@ class Kernel(_cl.Kernel):
         self._args.record(setter, entries, width)
         if not self._deferring:
             self._args.catch_up(self)
+
+    def _svm_seen(self) -> None:
+        """The first SVM pointer: from now on every argument goes through the ledger, which
+        notes the kernels given one (arguments.py), and a launch sets the arguments on the
+        kernel it runs only (`_stand_in` may pick another). What was set before without the
+        ledger is recorded in it: the failure buffer now, the arguments when passed again
+        (none skipped as passed already)."""
+        self._args.svm = True
+        if self._fb_source is not None:
+            self._args.record("_set_arg_multi", (self._n_user, self._fb_source.buffer), 2)
+        self._passed.clear()
+
+    def _stand_in(self, knl):
+        """`knl`, or the kernel that runs in its place: a fresh kernel of the same program
+        once `knl` cannot take the recorded arguments (`ArgumentLedger.refuses`: an SVM
+        pointer replaced by something else, which NVIDIA's OpenCL refuses to launch)."""
+        current = self._stand_ins.get(id(knl), knl)
+        if not self._args.refuses(current):
+            return current
+        if current is not knl:
+            self._args.forget(current)        # (dropped below)
+        fresh = _BASE(_BASE.get_info(current, cl.kernel_info.PROGRAM), self.function_name)
+        self._args.watch(fresh)
+        self._stand_ins[id(knl)] = fresh
+        return fresh
 
     def _catch_up(self, knl, user_only: bool = False) -> None:
         """Set on `knl` the arguments it lacks (`user_only`: the user's kernel, which has no
@@ -305,7 +337,7 @@ class Kernel(_cl.Kernel):
                         g_times_l, allow_empty_ndrange, variants):
         source = self._bind_failure_buffer(queue)
         plain = self._plain
-        if not variants and self._overlap is None and plain is None:
+        if not variants and self._overlap is None and plain is None and not self._args.svm:
             # PyOpenCL's own invoker sets the arguments (the overrides add the sizes).
             evt = super().__call__(queue, global_size, local_size, *args,
                                    global_offset=global_offset, wait_for=wait_for,
@@ -314,7 +346,7 @@ class Kernel(_cl.Kernel):
             # With variants or the user's kernel, the arguments are recorded (sizes, scalars
             # for the mask) and set on the kernel that runs only: setting each on every one
             # doubled the host time of a launch, more than hotspot's kernel takes on an H100.
-            self._deferring = self._launch is not False or plain is not None
+            self._deferring = self._launch is not False or plain is not None or self._args.svm
             try:
                 self.set_args(*args)
             finally:
@@ -330,6 +362,8 @@ class Kernel(_cl.Kernel):
                 knl, source = own, None
             elif m:                               # the checks this launch proves left out
                 knl = variants.variant(m) or self
+            if self._args.svm:
+                knl = self._stand_in(knl)
             self._catch_up(knl, user_only=own is not None)
             evt = _cl.enqueue_nd_range_kernel(queue, knl, global_size, local_size,
                                               global_offset, self._wait_list(wait_for, args),
