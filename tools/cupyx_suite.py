@@ -62,11 +62,17 @@ _IIR = ("cupyx/scipy/signal/_iir_utils.py:127 and :338 (v14.2.0): first_pass_iir
         "end (the loop left by `break` at pos + m*group_num >= n) and read group_start[pos] "
         "past the array; BoundsError index 123, size 120 for n=120, block 32, order 5 "
         "(docs/compatibility.md, 'A bug of cupyx')")
+_KDTREE = ("cupyx/scipy/spatial/_kdtree_utils.py:415 and :605 (v14.2.0): compute_knn and "
+           "compute_query_ball, periodic branch, compute the distance to the close child and "
+           "its bounds without asking whether that child exists (the far child's are guarded "
+           "by cur_far_child < n): tree[200] of 200 for 100 points in 2-D, at every periodic "
+           "query (docs/compatibility.md, 'the periodic k-d tree')")
 #: Tests that fail under safekern for a real bug of CuPy's: (test id prefix, parameter ids
-#: of the failing cases) -> why, with where.
+#: of the failing cases; "" for every case) -> why, with where.
 KNOWN: dict = {
     ("signal_tests/test_iir_utils.py::TestIIRUtils::test_order",
      ("[5-120]", "[5-250]", "[120-5]", "[250-5]")): _IIR,
+    ("spatial_tests/test_kdtree.py::TestPeriodic::test_kdtree_", ("",)): _KDTREE,
 }
 
 PASSED = ("pass", "skip")
