@@ -108,6 +108,20 @@ def _unknown_operators() -> str:
     return "\n".join(out)
 
 
+def _texture_block() -> str:
+    reads = ("tex1Dfetch tex1D tex2D tex3D tex1DLayered tex2DLayered texCubemap "
+             "texCubemapLayered tex2Dgather tex1DLod tex2DLod tex3DLod tex1DLayeredLod "
+             "tex2DLayeredLod texCubemapLod tex1DGrad tex2DGrad tex3DGrad tex1DLayeredGrad "
+             "tex2DLayeredGrad surf1Dread surf2Dread surf3Dread surf1DLayeredread "
+             "surf2DLayeredread surfCubemapread surfCubemapLayeredread").split()
+    writes = ("surf1Dwrite surf2Dwrite surf3Dwrite surf1DLayeredwrite surf2DLayeredwrite "
+              "surfCubemapwrite surfCubemapLayeredwrite").split()
+    return "\n".join(
+        [f"template <class __T = void, class... __A> __device__ __T {n}(__A...);"
+         for n in reads] +
+        [f"template <class... __A> __device__ void {n}(__A...);" for n in writes])
+
+
 PARSE_PRELUDE = f"""\
 #pragma clang system_header
 #define __CUDACC__ 1
@@ -176,6 +190,15 @@ __device__ void __brkpt();
 __device__ void __nanosleep(unsigned int);
 __device__ void __prof_trigger(int);
 __device__ long long clock();
+typedef long clock_t;
+// Texture and surface objects (CuPy's TextureObject/SurfaceObject): handles, and the fetches
+// as variadic templates -- `tex1Dfetch<float>(tex, i)` gives its type, the pointer forms
+// (`tex2D(&v, tex, x, y)`) return nothing. They read through the handle, not an array.
+typedef unsigned long long cudaTextureObject_t;
+typedef unsigned long long cudaSurfaceObject_t;
+enum cudaSurfaceBoundaryMode {{ cudaBoundaryModeZero, cudaBoundaryModeClamp,
+  cudaBoundaryModeTrap }};
+{_texture_block()}
 template <class... __A> __device__ int printf(const char*, __A...);
 __device__ void* malloc(size_t);
 __device__ void free(void*);
