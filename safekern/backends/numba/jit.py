@@ -19,7 +19,7 @@ from numba.cuda.core import sigutils
 from ... import config
 from ...errors import user_error
 from ...frontend import python as pyfront
-from . import options as numba_options, sync as numba_sync
+from . import library_functions, options as numba_options, sync as numba_sync
 from .device_function import CheckedDeviceFunction
 from .kernel import CheckedKernel
 from .unchecked import UncheckedFunction, unchecked
@@ -83,5 +83,12 @@ def jit(func_or_sig=None, device=False, **options):
     sigs = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
     return lambda fn: decorate(fn, sigs, specialized)
 
+
+def _checked_library_function(fn):
+    """numba's library function `fn` (numba.cuda.random's) as a checked device function."""
+    return CheckedDeviceFunction(fn, None, {})
+
+
+library_functions.make = _checked_library_function
 
 __all__ = ["jit", "CheckedKernel", "CheckedDeviceFunction"]

@@ -26,6 +26,7 @@ import ast
 from numba import cuda
 
 from ...frontend.python import INDEXED_ATOMICS
+from . import library_functions
 from .surface import SIMULATOR
 from .unchecked import UncheckedFunction
 
@@ -122,6 +123,9 @@ class NumbaResolver:
             return None
         if is_checked(obj):
             return ("device", device_function_of(obj))
+        library = library_functions.checked_copy(obj)
+        if library is not None:            # numba.cuda.random's: checked where they index
+            return ("device", library)
         if isinstance(obj, AtomicRef):
             return ("atomic", obj.op)
         known = self._known.get(id(obj))
