@@ -25,7 +25,7 @@ from ...failures import code32
 from . import (edits as E, macros, opencl_safety, parse as C, prelude, safety as c_safety,
                writes as c_writes)
 from .model import Dialect, Root, Unknown
-from .opencl_headers import BASE_HEADER
+from .opencl_headers import ASTYPE_HEADER, ASTYPE_NAME, BASE_HEADER
 from .kernel_info import KernelInfo
 from .opencl_rewrite import ProgramRewriter
 from .parse_cache import PARSES
@@ -241,11 +241,25 @@ def rewrite(source: str, *, filename: str = DEFAULT_FILENAME, options=(),
                            assume).run()
 
 
+_ASTYPE = re.compile(r"\bas_[a-z]+\d*\s*\(")
+
+
+def _with_astype(args: list, headers: list) -> tuple:
+    return [*args, "-include", ASTYPE_NAME], [*headers, (ASTYPE_NAME, ASTYPE_HEADER)]
+
+
 def _parse(source: str, filename: str, args: list, headers: list):
     """The parse the rewrite reads: the source's, with its macros expanded in function
     bodies (macros.py); ParseError for a source libclang cannot parse."""
+    if _ASTYPE.search(source):
+        args, headers = _with_astype(args, headers)
     ps = C.parse(source, filename=filename, args=args, headers=headers)
     errors = ps.errors()
+    if errors and ASTYPE_NAME not in args and any(
+            "undeclared identifier 'as_" in str(e) for e in errors):
+        args, headers = _with_astype(args, headers)       # (used in an included file)
+        ps = C.parse(source, filename=filename, args=args, headers=headers)
+        errors = ps.errors()
     if errors:
         raise ParseError.of(ps, errors)
     return macros.with_expansions(ps, lambda text: C.parse(

@@ -88,12 +88,33 @@ def _base_header() -> str:
         lines.append(f"#define M_{name} {value}")
         lines.append(f"#define M_{name}_F {value}f")
         lines.append(f"#define M_{name}_H (({value}h))")
+    lines.append("int printf(__constant const char* restrict, ...);")
     lines += opencl_safety.PARSE_DECLARATIONS
     lines.append("#endif")
     return "\n".join(lines) + "\n"
 
 
+def _reinterpretations() -> list:
+    """as_<type>(x) for every pair of types of one size: clang's opencl-c-base.h makes them
+    macros over __builtin_astype, which -fdeclare-opencl-builtins does not declare (silx's
+    bitonic sort, its LZ4 codec). Functions, not macros: an access in the argument stays the
+    user's text, checked like any other. (Not half's: a half parameter needs cl_khr_fp16
+    enabled by the program.)"""
+    sizes = {"char": 1, "uchar": 1, "short": 2, "ushort": 2, "int": 4, "uint": 4,
+             "float": 4, "long": 8, "ulong": 8, "double": 8}
+    by_size: dict = {}
+    for t, size in sizes.items():
+        for n in (1, 2, 3, 4, 8, 16):
+            by_size.setdefault(size * (4 if n == 3 else n), []).append(t + (str(n) if n > 1
+                                                                           else ""))
+    return [f"{to} __attribute__((overloadable, const)) as_{to}({fro});"
+            for same in by_size.values() for to in same for fro in same]
+
+
 BASE_HEADER = _base_header()
+#: as_<type>(x), parsed only for a program that uses them (648 declarations: 13 ms a parse)
+ASTYPE_NAME = "safekern-opencl-astype.h"
+ASTYPE_HEADER = "#pragma once\n" + "\n".join(_reinterpretations()) + "\n"
 
 
-__all__ = ["BASE_HEADER"]
+__all__ = ["BASE_HEADER", "ASTYPE_NAME", "ASTYPE_HEADER"]

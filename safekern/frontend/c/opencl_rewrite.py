@@ -343,7 +343,10 @@ class ProgramRewriter:
         s, e = self.ps.offsets(decl)
         name_at = decl.location.offset
         toks = [t for t in self.ps.tokens_between(s, e) if t[0] >= name_at]
-        if self.ps.macro_at(name_at) or len(toks) < 3 or toks[1][2] != "(":
+        # (a definition a function-like macro writes, `DEF_ROTL(32)` for `rotl32`: the
+        # tokens there are the macro's name and arguments, not the function's)
+        if self.ps.macro_at(name_at) or len(toks) < 3 or toks[1][2] != "(" or \
+                toks[0][2] != decl.spelling:
             raise self.ps.error(f"the parameter list of '{decl.spelling}' is written through "
                                 "a macro: safekern cannot add its hidden parameters",
                                 name_at, kernel=decl.spelling, cls=UnsupportedError)
