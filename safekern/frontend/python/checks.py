@@ -18,6 +18,7 @@ from ...errors import UnsupportedError
 from ...failures import FailureSite, site_code
 from ..located import LocatedVisitor
 from . import names, nested, safety
+from .as_written import users_text as _users_text
 from .parse import ParsedFunction, hidden_first
 from .transformer import Transformer
 from .tuples import TupleValues
@@ -85,7 +86,7 @@ class _Context:
     def register(self, kind: str, subscript_value, index, node) -> int:
         """Register a check site (one code per index component) and return its base code."""
         p = self.parsed
-        array = ast.unparse(subscript_value)
+        array = _users_text(subscript_value)
         components = index.elts if isinstance(index, ast.Tuple) else [index]
         known = isinstance(index, ast.Tuple) or _is_scalar_index(index)
         base = site_code(p.filename, node.lineno, node.col_offset, p.shown_name, kind, array)
@@ -112,7 +113,7 @@ class _Context:
         """An access left to numba (in a nested function used as a value): reported as
         unchecked, with the reason, and given no failure code."""
         p = self.parsed
-        array = ast.unparse(subscript_value)
+        array = _users_text(subscript_value)
         code = site_code(p.filename, node.lineno, node.col_offset, p.shown_name, kind, array)
         self.sites.append(CheckSite(code, kind, array, node.lineno, "unchecked", reason,
                                     col=p.column(node.lineno, node.col_offset), text=_text(p, node)))
