@@ -63,3 +63,15 @@ def test_a_function_a_macro_defines_is_refused_at_its_line(clenv, src, name, lin
                        "written through a macro") as info:
         skcl.Program(clenv.ctx, src, filename="macro_fn.cl").build()
     assert (info.value.filename, info.value.lineno) == ("macro_fn.cl", line)
+
+
+def test_as_type_in_an_included_file_is_parsed(tmp_path):
+    """The reinterpretations are declared for a program whose text uses them, and for one whose
+    included file does (the parse is tried again with them)."""
+    from safekern.frontend.c import opencl
+
+    (tmp_path / "bits.h").write_text("inline uint bits_of(float x) { return as_uint(x); }\n")
+    src = ('#include "bits.h"\n__kernel void k(__global uint *o, __global const float *a) '
+           '{ int i = get_global_id(0); o[i] = bits_of(a[i]); }\n')
+    rw = opencl.rewrite(src, filename="inc.cl", options=(f"-I{tmp_path}",))
+    assert {e.text for e in rw.report() if e.kind == "bounds"} == {"o[i]", "a[i]"}
