@@ -8,12 +8,10 @@ reading `group_start[pos]` = out[123] of 120. The fix proposed upstream (docs/co
 stores them only for a position inside the signal: then no failure, and cupyx's result.
 cupyx is CuPy's, installed on the GPU machine; nothing of it is copied here.
 """
-import importlib
-
 import numpy as np
 import pytest
 
-from tests.support.cupy_device import cupy_with_a_device
+from tests.support.cupy_device import cupy_with_a_device, cupyx_module_checked
 
 cp = cupy_with_a_device()
 
@@ -29,14 +27,9 @@ FIXED = "    if(pos >= m - k && pos + m * group_num < n) {\n        if(carries !
 
 @pytest.fixture
 def iir(monkeypatch):
-    """cupyx's _iir_utils with its modules made by safekern's RawModule (as tools/
-    cupyx_suite.py makes them), restored afterwards."""
-    pytest.importorskip("cupyx.scipy.signal")
-    monkeypatch.setattr(cp, "RawModule", skcp.RawModule)
-    mod = importlib.import_module("cupyx.scipy.signal._iir_utils")
-    yield importlib.reload(mod)
-    monkeypatch.undo()
-    importlib.reload(mod)
+    """cupyx's _iir_utils with its modules made by safekern's RawModule."""
+    yield from cupyx_module_checked(monkeypatch, "cupyx.scipy.signal",
+                                    "cupyx.scipy.signal._iir_utils")
 
 
 def _signal():

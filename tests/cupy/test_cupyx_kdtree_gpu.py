@@ -11,12 +11,10 @@ query. The value read feeds `far_dist <= close_dist * epsfac`, a choice of the n
 The fix proposed (docs/compatibility.md): read the close child's distance and bounds only
 where it exists. cupyx is CuPy's, installed on the GPU machine; nothing of it is copied here.
 """
-import importlib
-
 import numpy as np
 import pytest
 
-from tests.support.cupy_device import cupy_with_a_device
+from tests.support.cupy_device import cupy_with_a_device, cupyx_module_checked
 
 cp = cupy_with_a_device()
 
@@ -45,14 +43,9 @@ FIXED = """                if(cur_close_child < n) {
 
 @pytest.fixture
 def kd(monkeypatch):
-    """cupyx's _kdtree_utils with its modules made by safekern's RawModule (as tools/
-    cupyx_suite.py makes them), restored afterwards."""
-    pytest.importorskip("cupyx.scipy.spatial")
-    monkeypatch.setattr(cp, "RawModule", skcp.RawModule)
-    mod = importlib.import_module("cupyx.scipy.spatial._kdtree_utils")
-    yield importlib.reload(mod)
-    monkeypatch.undo()
-    importlib.reload(mod)
+    """cupyx's _kdtree_utils with its modules made by safekern's RawModule."""
+    yield from cupyx_module_checked(monkeypatch, "cupyx.scipy.spatial",
+                                    "cupyx.scipy.spatial._kdtree_utils")
 
 
 def _data():

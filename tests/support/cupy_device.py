@@ -13,3 +13,21 @@ def cupy_with_a_device():
     if count == 0:
         pytest.skip("no CUDA device", allow_module_level=True)
     return cp
+
+
+def cupyx_module_checked(monkeypatch, package: str, module: str):
+    """cupyx's `module` (its RawModules made at import) reloaded with `cupy.RawModule` as
+    safekern's, as tools/cupyx_suite.py makes them; a generator for a fixture: it yields the
+    module and reloads cupyx's own afterwards. Skips where `package` does not import."""
+    import importlib
+
+    import safekern.cupy as skcp
+
+    pytest.importorskip(package)
+    import cupy
+
+    monkeypatch.setattr(cupy, "RawModule", skcp.RawModule)
+    mod = importlib.import_module(module)
+    yield importlib.reload(mod)
+    monkeypatch.undo()
+    importlib.reload(mod)
