@@ -5,8 +5,8 @@
 a common bug, and numba's functions are plain `numba.jit` functions no check reaches -- on a GPU
 the neighbouring memory of the states is overwritten. A call of one of them from a checked
 kernel is a call of its checked copy: the same Python function rewritten as a checked device
-function (`safekern.jit(device=True)`), so `states[index]` is checked where numba's code does it,
-the failure reported there and at the kernel's call (the device function's call chain). The
+function (`safekern.jit(device=True)`), so `states[index]` is checked where numba's code does it
+and the failure reported there, in that device function, naming the kernel that called it. The
 functions they call are looked up again through numba's module, so a generator's call of
 `xoroshiro128p_next` is of the checked copy too.
 

@@ -109,6 +109,9 @@ def _unknown_operators() -> str:
 
 
 def _texture_block() -> str:
+    """Texture and surface fetches (CuPy's TextureObject/SurfaceObject): read forms return
+    their template argument (`tex1Dfetch<float>(t, i)`), or nothing where the value goes
+    through a pointer (`tex2D(&v, t, x, y)`); write forms return nothing."""
     reads = ("tex1Dfetch tex1D tex2D tex3D tex1DLayered tex2DLayered texCubemap "
              "texCubemapLayered tex2Dgather tex1DLod tex2DLod tex3DLod tex1DLayeredLod "
              "tex2DLayeredLod texCubemapLod tex1DGrad tex2DGrad tex3DGrad tex1DLayeredGrad "
