@@ -15,6 +15,7 @@ imports no part of the backend).
 """
 from __future__ import annotations
 
+import sys
 import threading
 
 #: numba.cuda.random's functions that index the states array they are given
@@ -29,15 +30,15 @@ make = None                   # fn -> its checked device function (set by jit.py
 
 
 def _library() -> dict:
+    """id -> function of numba.cuda.random's generators; empty (and asked again next time)
+    while the user has not imported that module: no call can name one of them then, and a
+    kernel's build does not import it (5 ms) for nothing."""
     global _ids
     if _ids is None:
-        try:
-            from numba.cuda import random
-        except ImportError:            # pragma: no cover - numba-cuda without its random module
-            _ids = {}
-        else:
-            _ids = {id(f): f for f in (getattr(random, n, None) for n in RANDOM)
-                    if f is not None}
+        random = sys.modules.get("numba.cuda.random")
+        if random is None:
+            return {}
+        _ids = {id(f): f for f in (getattr(random, n, None) for n in RANDOM) if f is not None}
     return _ids
 
 
