@@ -286,8 +286,9 @@ def test_opencl_division_in_the_header_of_a_barrier_loop_stays_unchecked():
         (6, "t % tile", "checked", "")]
 
 
-def test_opencl_helper_with_a_barrier_keeps_its_divisions_unchecked():
-    # Before division checks this built; it still does (a helper with a barrier cannot fail).
+def test_opencl_helper_with_a_barrier_checks_its_divisions():
+    # A helper with barriers that can fail keeps its group together as a kernel does
+    # (exits.py), so its divisions and accesses are checked.
     src = r"""float helper(__local float *s, int n, int d) {
     barrier(CLK_LOCAL_MEM_FENCE);
     return (float)(n / d);
@@ -297,9 +298,9 @@ __kernel void k(__global float *a, int d) {
     a[0] = helper(s, 4, d);
 }"""
     (row,) = rows(ocl(src).report(), "zero_division")
-    assert row[:3] == (3, "n / d", "unchecked") and "not checked" in row[3]
-    with pytest.raises(safekern.UnsupportedError, match="barrier in helper"):
-        ocl(src.replace("(n / d)", "(n / d) + s[n]"))
+    assert row[:3] == (3, "n / d", "checked")
+    rw = ocl(src.replace("(n / d)", "(n / d) + s[n]"))
+    assert [r[:3] for r in rows(rw.report(), "zero_division")] == [(3, "n / d", "checked")]
 
 
 def test_opencl_without_64_bit_atomics_uses_31_bit_codes():

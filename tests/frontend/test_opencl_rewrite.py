@@ -310,11 +310,36 @@ def test_checked_access_in_header_of_barrier_loop_is_rejected():
     assert info.value.lineno == 2
 
 
-def test_barrier_in_helper_with_checks_is_rejected():
-    src = """void h(__local float *s) { s[0] = 1.0f; barrier(CLK_LOCAL_MEM_FENCE); }
-__kernel void k(__local float *s) { h(s); }"""
-    with pytest.raises(UnsupportedError, match="barrier in helper function 'h'"):
+def test_barrier_in_helper_with_checks_takes_the_groups_counts():
+    # The helper follows the kernel's barrier protocol on its caller's counts (exits.py): the
+    # failing work-item jumps to the helper's barrier, the group leaves the helper together
+    # after it, the caller publishes the flag at its own barrier after the call.
+    src = """void h(__local float *s, int i) { s[i] = 1.0f; barrier(CLK_LOCAL_MEM_FENCE); }
+void g(__local float *s, int i) { h(s, i); }
+__kernel void k(__local float *s, int i) { g(s, i); }"""
+    text = rewrite(src).source
+    h = text[text.index("void h("):text.index("void g(")]
+    g = text[text.index("void g("):text.index("__kernel void k(")]
+    k = text[text.index("__kernel void k("):]
+    assert "__local int *__sk_lfp, __private int *__sk_nbp)" in h
+    assert "{ (*__sk_lfp) = (*__sk_nbp) + 1; goto __sk_b1; }" in h
+    assert "(*__sk_nbp)++; if ((*__sk_lfp) != 0 && (*__sk_lfp) <= (*__sk_nbp)) return;" in h
+    assert "__local int *__sk_lfp, __private int *__sk_nbp)" in g    # g calls h: it passes them
+    assert "__sk_lfp, __sk_nbp);" in g
+    assert "&__sk_lf, &__sk_nb);" in k and "__local int __sk_lf;" in k
+    assert "if (__SK_UNLIKELY(*__sk_fp)) __sk_lf = __sk_nb + 1; barrier(" in k
+
+
+def test_barrier_in_helper_under_a_non_uniform_if_is_rejected():
+    src = """void h(__local float *s, int i) {
+    s[i] = 1.0f;
+    if (get_local_id(0) < 4) { barrier(CLK_LOCAL_MEM_FENCE); }
+}
+__kernel void k(__local float *s, int i) { h(s, i); }"""
+    with pytest.raises(UnsupportedError, match=r"barrier\(\) at line 3 is inside an if whose "
+                                               r"condition may differ") as info:
         rewrite(src)
+    assert info.value.lineno == 3
 
 
 def test_kernel_called_as_function_is_rejected():

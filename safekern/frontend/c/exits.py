@@ -10,7 +10,7 @@ a failing work-item does then:
   leave by `continue`, `break` or `goto` before the test after the statement, and a loop that
   goes round that way (`if (text[j] != '\\n') { j++; continue; }`) would spin on the
   stand-in value for ever;
-- kernels without barriers and helper functions simply return;
+- kernels without barriers, and helper functions that hold none, simply return;
 - kernels with barriers must not leave their work-group waiting. A failing work-item records
   the barrier count at which the group will see the failure in the __local `__sk_lf` (the
   private `__sk_nb` counts barriers passed) and jumps (goto) to the next barrier the group
@@ -20,6 +20,11 @@ a failing work-item does then:
   `__sk_lf != 0 && __sk_lf <= __sk_nb` and the whole group returns together. The count keeps
   a work-item that reads the flag late from mistaking a failure of the next interval for one
   of this interval.
+- helpers with barriers that can fail follow the same protocol on their caller's counts,
+  passed as hidden pointers (`*__sk_lfp`, `*__sk_nbp`): the failing work-item jumps to the
+  helper's next barrier, the group leaves the helper together after it (or the failing
+  work-item returns, after the helper's last barrier), and the caller, for which the call is a
+  barrier point, publishes the flag at its own barrier after the call and the group returns.
 
 Barriers must sit in the function body, in loop bodies (possibly nested) or in branches of an
 `if` whose condition is uniform across the work-group for a failing work-item too
@@ -35,126 +40,12 @@ points too; every work-item completes them, then a barrier of ours publishes the
 """
 from __future__ import annotations
 
-import bisect
-
-from dataclasses import dataclass, field
-
 from ...errors import UnsupportedError
+from .control_tree import (Node, branch_entries, build_tree, find_anchor, in_sequence, inside,
+                           statement_end)
 from .edits import insert_after, insert_before
 from .parse import ParsedSource, children, function_body
 from .uniformity import UniformConditions
-
-_LOOPS = ("FOR_STMT", "WHILE_STMT", "DO_STMT")
-_SUBSTMT = ("IF_STMT", "SWITCH_STMT", "CASE_STMT", "DEFAULT_STMT", "LABEL_STMT") + _LOOPS
-
-
-@dataclass(eq=False)
-class Node:
-    cursor: object
-    kind: str
-    start: int
-    end: int                  # just after the statement (its ';' included)
-    depth: int
-    parent: "Node | None" = None
-    role: str = "seq"         # seq (in a compound), body (of a loop), branch (if/switch/case)
-    kids: list = field(default_factory=list)
-    has_barrier: bool = False
-    is_barrier: bool = False
-    barrier_call: object = None
-    label: str = ""           # label placed before this statement, when jumped to
-    cont_label: str = ""      # loops: label at the end of the body
-    exit_label: str = ""      # uniform ifs: where the group goes to return (_group_exit)
-
-    @property
-    def is_loop(self) -> bool:
-        return self.kind in _LOOPS
-
-    def body(self):
-        return self.kids[0] if self.is_loop and self.kids else None
-
-
-def statement_end(ps: ParsedSource, cursor) -> int:
-    s, e = ps.offsets(cursor)
-    e = _past_macro_call(ps, e)
-    toks = ps.tokens_between(s, e)
-    if toks and toks[-1][2] in (";", "}"):
-        return e
-    semicolon = _closing_semicolon(ps, e)
-    return semicolon if semicolon is not None else e
-
-
-def _past_macro_call(ps: ParsedSource, e: int) -> int:
-    """libclang ends an expression that ends inside a function-like macro's invocation at the
-    macro's name (`x = SCAN(a,\n b);` ends before `SCAN`): the end of that invocation."""
-    ranges = ps.macro_ranges()
-    i = bisect.bisect_right(ranges, (e, float("inf"), "")) - 1
-    if i >= 0 and ranges[i][0] <= e < ranges[i][1]:
-        return ranges[i][1]
-    return e
-
-
-def _closing_semicolon(ps: ParsedSource, e: int):
-    """The end of the `;` that closes a statement whose expression ends at `e`, looking past
-    preprocessor conditionals between them (`x = y\n#ifdef ONE\n + 1\n#endif\n;`): the tokens
-    of directive lines, and of a conditional opened after `e`, are skipped; None when another
-    token comes first."""
-    depth, inactive = 0, False
-    tok = ps.next_token(e)
-    while tok is not None:
-        line = ps.line_col(tok[0])[0]
-        if tok[2] == "#" and ps.source_line(line).lstrip().startswith("#"):
-            words = [t[2] for t in ps.tokens_between(tok[0], ps._line_starts[line]
-                                                     if line < len(ps._line_starts) else
-                                                     len(ps.data))]
-            word = words[1] if len(words) > 1 else ""
-            if word in ("if", "ifdef", "ifndef"):
-                depth += 1
-            elif word == "endif":
-                if depth == 0:
-                    inactive = False
-                depth = max(depth - 1, 0) if depth else 0
-            elif word in ("else", "elif") and depth == 0:
-                inactive = True     # the enclosing conditional's branch we are in has ended
-            tok = ps.next_token(ps._line_starts[line] if line < len(ps._line_starts)
-                                else len(ps.data))
-            continue
-        if depth == 0 and not inactive:
-            return tok[1] if tok[2] == ";" else None
-        tok = ps.next_token(tok[1])
-    return None
-
-
-def build_tree(ps: ParsedSource, body) -> Node:
-    def build(c, parent, role, depth):
-        s, _ = ps.offsets(c)
-        node = Node(c, c.kind.name, s, statement_end(ps, c), depth, parent, role)
-        ch = children(c)
-        if node.kind == "COMPOUND_STMT":
-            node.end = ps.offsets(c)[1]
-            node.kids = [build(k, node, "seq", depth + 1) for k in ch]
-        elif node.is_loop and ch:
-            b = ch[0] if node.kind == "DO_STMT" else ch[-1]
-            node.kids = [build(b, node, "body", depth + 1)]
-        elif node.kind in ("IF_STMT", "SWITCH_STMT") and len(ch) >= 2:
-            subs = ch[1:] if node.kind == "IF_STMT" else ch[-1:]
-            node.kids = [build(k, node, "branch", depth + 1) for k in subs]
-        elif node.kind in ("CASE_STMT", "DEFAULT_STMT", "LABEL_STMT") and ch:
-            node.kids = [build(ch[-1], node, "branch", depth + 1)]
-        return node
-
-    return build(body, None, "seq", 0)
-
-
-def find_anchor(node: Node, x: int):
-    """The innermost statement holding byte `x`; (node, in_header)."""
-    while True:
-        for kid in node.kids:
-            if kid.start <= x < kid.end:
-                break
-        else:
-            return node, node.kind in _SUBSTMT
-        node = kid
-
 
 class ControlPlan:
     """Exit checks and barrier protocol for one function (analysis + edits, no text yet)."""
@@ -173,6 +64,14 @@ class ControlPlan:
         self._uniform = None
         self._barrier_calls = list(barrier_calls)
         misplaced = []
+        # Every statement that holds a barrier is known before the first question about an
+        # if's uniformity (skip_reaches_barrier asks where a failing work-item goes next).
+        self._barrier_nodes = set()
+        for call in barrier_calls:
+            node = find_anchor(self.root, self.ps.offsets(call)[0])[0]
+            self._barrier_nodes.add(node)
+            while node is not None:
+                node.has_barrier, node = True, node.parent
         for call in barrier_calls:
             err = self._mark_barrier(call, id(call) in self.collectives)
             if err is not None:
@@ -182,12 +81,12 @@ class ControlPlan:
             raise misplaced[0]
         self.has_barriers = bool(barrier_calls)
         self.barrier_mode = bool(self.barriers) and not misplaced
-        if self.barrier_mode and self.failures and not kernel:
-            b = self.barriers[0]
-            raise ps.error(f"barrier in helper function '{fn.spelling}', which has checked "
-                           "accesses: safekern keeps work-groups together at barriers of "
-                           "kernels only; move the barrier into the kernel",
-                           b.start, b.start + 1, kernel=fn.spelling, cls=UnsupportedError)
+        # The group's failure count and barrier count: a kernel's own variables; a helper
+        # that holds barriers and can fail reaches its caller's through hidden pointers (the
+        # dialect's helper_barrier_params), so that a failure inside it is seen by the group at
+        # the helper's next barrier, and the group leaves the helper together.
+        self.lf, self.nb = ("__sk_lf", "__sk_nb") if kernel else ("(*__sk_lfp)", "(*__sk_nbp)")
+        self._exit = "return;"
 
     # -- barriers ---------------------------------------------------------------------------
     def _mark_barrier(self, call, collective: bool):
@@ -227,7 +126,8 @@ class ControlPlan:
             self._uniform = UniformConditions(
                 self.ps, self.fn, kernel=self.kernel, failure_offsets=self.failures,
                 barrier_offsets=[self.ps.offsets(c)[0] for c in self._barrier_calls],
-                pure_builtins=getattr(self.dialect, "pure_builtins", frozenset()))
+                pure_builtins=getattr(self.dialect, "pure_builtins", frozenset()),
+                skip_reaches_barrier=self.skip_reaches_barrier)
         return self._uniform.why_not(children(if_node.cursor)[0])
 
     def _barrier_error(self, offset, name, where):
@@ -246,7 +146,7 @@ class ControlPlan:
                 raise self._barrier_error(node.start, name,
                                           "in the same statement as a checked access")
             if header and node.has_barrier and (node.is_loop or node.kind == "IF_STMT"):
-                first = next(b for b in self.barriers if _inside(b, node))
+                first = next(b for b in self.barriers if inside(b, node))
                 lineno, _ = self.ps.line_col(first.start)
                 what = "a loop" if node.is_loop else "an if"
                 raise self.ps.error(
@@ -276,19 +176,45 @@ class ControlPlan:
 
     def next_target(self, node: Node):
         """Where to go after `node` when the flag is set: a label, or None (return)."""
+        kind, target = self._next(node)
+        if kind == "loop end":
+            if not target.cont_label:
+                target.cont_label = self._new_label("c")
+            return target.cont_label
+        return self._entry(target) if target is not None else None
+
+    def _next(self, node: Node):
+        """(how, node) of next_target, no label made: ("entry", the later statement holding the
+        next barrier), ("loop end", the loop going round to its first barrier) or (None, None)."""
         while node.parent is not None:
             parent = node.parent
             if parent.kind == "COMPOUND_STMT":
                 later = parent.kids[parent.kids.index(node) + 1:]
                 for sib in later:
                     if sib.has_barrier:
-                        return self._entry(sib)
+                        return "entry", sib
             elif parent.is_loop and parent.has_barrier:
-                if not parent.cont_label:
-                    parent.cont_label = self._new_label("c")
-                return parent.cont_label
+                return "loop end", parent
             node = parent
-        return None
+        return None, None
+
+    def skip_reaches_barrier(self, offset: int) -> bool:
+        """Whether a failing work-item that jumps over the statement at byte `offset` goes
+        straight to a barrier statement (where its group leaves together) or out of the
+        function, evaluating no condition on its way: a variable it failed to assign there is
+        never compared (uniformity.py)."""
+        node, header = find_anchor(self.root, offset)
+        if header:
+            return False
+        kind, target = self._next(node)
+        if target is None:
+            return True
+        if kind == "entry":
+            while target not in self._barrier_nodes and target.kind == "COMPOUND_STMT":
+                target = next(k for k in target.kids if k.has_barrier)
+            return target in self._barrier_nodes and not target.is_loop and \
+                target.kind != "IF_STMT"
+        return False
 
     def body_target(self, loop: Node):
         body = loop.body()
@@ -309,17 +235,20 @@ class ControlPlan:
         body_checked = set()
         branch_checked = set()
 
+        self._exit = exit_text
+        lf, nb = self.lf, self.nb
+
         def leave(target):
             if not self.barrier_mode or target is None:
                 return exit_text
-            return f"{{ __sk_lf = __sk_nb + 1; goto {target}; }}"
+            return f"{{ {lf} = {nb} + 1; goto {target}; }}"
 
         def test(target):
             return f"if (__SK_UNLIKELY(*__sk_fp)) {leave(target)}"
 
         def wrap(node):
             if node.kind != "COMPOUND_STMT" and node.role in ("body", "branch") and \
-                    not _in_sequence(node) and node not in wrapped:
+                    not in_sequence(node) and node not in wrapped:
                 wrapped.add(node)
                 out.append(insert_before(node.start, "{ ", 2 * node.depth - 1))
                 out.append(insert_after(node.end, " }", 2 * node.depth - 1))
@@ -350,7 +279,7 @@ class ControlPlan:
             # can jump past the test after the statement.
             if node not in branch_checked:
                 branch_checked.add(node)
-                for entry in _branch_entries(node):
+                for entry in branch_entries(node):
                     at_start(entry, self.next_target(node))
 
         for start, text in before:
@@ -388,22 +317,25 @@ class ControlPlan:
                 call, collective = b.barrier_call
                 sync = (" " + self.dialect.group_barrier_text()) if collective else ""
                 if b in fail_inside:
-                    sync = " if (__SK_UNLIKELY(*__sk_fp)) __sk_lf = __sk_nb + 1;" + sync
-                out.append(insert_after(b.end, f"{sync} __sk_nb++; if (__sk_lf != 0 && "
-                                        f"__sk_lf <= __sk_nb) {self._group_exit(b)}",
+                    sync = f" if (__SK_UNLIKELY(*__sk_fp)) {lf} = {nb} + 1;" + sync
+                out.append(insert_after(b.end, f"{sync} {nb}++; if ({lf} != 0 && "
+                                        f"{lf} <= {nb}) {self._group_exit(b)}",
                                         2 * b.depth))
                 if not collective:
                     out.extend(self.dialect.barrier_call_edits(self.ps, call))
         for node in self._all():
             if node.exit_label:
                 wrap(node)
-                out.append(insert_after(node.end, f" {node.exit_label}: if (__sk_lf != 0 && "
-                                        "__sk_lf <= __sk_nb) return;", 2 * node.depth + 1))
+                out.append(insert_after(node.end, f" {node.exit_label}: if ({lf} != 0 && "
+                                        f"{lf} <= {nb}) {exit_text}", 2 * node.depth + 1))
         # Labels last: they exist only where something jumps.
         for node in self._all():
             if node.label:
                 wrap(node)
-                out.append(insert_before(node.start, f"{node.label}: ", 2 * node.depth))
+                # (a label cannot stand before a declaration: `float m = helper(...)`, a
+                # barrier helper's call, takes a null statement after its label)
+                empty = "; " if node.kind == "DECL_STMT" else ""
+                out.append(insert_before(node.start, f"{node.label}: {empty}", 2 * node.depth))
             if node.cont_label:
                 body = node.body()
                 if body.kind == "COMPOUND_STMT":
@@ -428,7 +360,7 @@ class ControlPlan:
                 top = n
             n = n.parent
         if top is None:
-            return "return;"
+            return self._exit
         target = self.next_target(top)
         if target is None:
             if not top.exit_label:
@@ -450,43 +382,6 @@ class ControlPlan:
             n = stack.pop()
             yield n
             stack.extend(reversed(n.kids))
-
-
-def _in_sequence(node: Node) -> bool:
-    """A statement under case/default/label prefixes of a compound statement: what is inserted
-    before or after it stays in that compound (braces around it would end the scope of a
-    declaration it makes)."""
-    parent = node.parent
-    while parent is not None and parent.kind in ("CASE_STMT", "DEFAULT_STMT", "LABEL_STMT"):
-        parent = parent.parent
-    return node.parent is not parent and parent is not None and parent.kind == "COMPOUND_STMT"
-
-
-def _branch_entries(node: Node) -> list:
-    """Where control goes once the condition of an if (its branches) or of a switch (the
-    statement after each of its case and default labels; not those of inner switches) is
-    evaluated."""
-    if node.kind == "IF_STMT":
-        return list(node.kids)
-    entries = []
-    stack = list(node.kids)
-    while stack:
-        n = stack.pop()
-        if n.kind == "SWITCH_STMT":
-            continue
-        if n.kind in ("CASE_STMT", "DEFAULT_STMT") and n.kids and \
-                n.kids[0].kind not in ("CASE_STMT", "DEFAULT_STMT"):
-            entries.append(n.kids[0])
-        stack.extend(n.kids)
-    return sorted(entries, key=lambda n: n.start)
-
-
-def _inside(node: Node, ancestor: Node) -> bool:
-    while node is not None:
-        if node is ancestor:
-            return True
-        node = node.parent
-    return False
 
 
 __all__ = ["ControlPlan", "Node", "build_tree", "find_anchor", "statement_end"]

@@ -210,6 +210,14 @@ class OpenCLDialect(Dialect):
             parts += [f"long __sk_o_{p.name}", f"long __sk_nb_{p.name}"]
         return ", ".join(parts)
 
+    def helper_barrier_params(self) -> str:
+        """A helper with barriers that can fail: its caller's failure and barrier counts
+        (exits.py)."""
+        return "__local int *__sk_lfp, __private int *__sk_nbp"
+
+    def helper_barrier_arguments(self, *, in_kernel: bool) -> str:
+        return "&__sk_lf, &__sk_nb" if in_kernel else "__sk_lfp, __sk_nbp"
+
     def kernel_prologue(self, *, barriers: bool, flag: bool) -> str:
         if barriers:
             text = ("__local int __sk_lf; int __sk_nb = 0; if (__sk_first_item()) __sk_lf = "

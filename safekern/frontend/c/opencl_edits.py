@@ -103,8 +103,11 @@ def precheck_text(check, var: str, code: str) -> str:
             f"{code}, {v}, {n}, {check.axis}, {bits}); return; }} ")
 
 
-def call_edits(ps: ParsedSource, facts: FunctionFacts) -> list:
-    """Hidden arguments appended to every call of a rewritten helper."""
+def call_edits(ps: ParsedSource, facts: FunctionFacts, grouped=frozenset(),
+               group_args: str = "") -> list:
+    """Hidden arguments appended to every call of a rewritten helper; a call of one of
+    `grouped` (helpers with barriers that can fail) also passes `group_args`, the group's
+    failure and barrier counts (exits.py)."""
     edits = []
     for call in facts.calls:
         parts = ["__sk_fb", "__sk_fp"]
@@ -112,6 +115,8 @@ def call_edits(ps: ParsedSource, facts: FunctionFacts) -> list:
             # the byte offset of the argument in the caller's memory, and that memory's size
             # (0 and LONG_MAX where the caller cannot tell: unchecked)
             parts += ["0L", LONG_MAX] if arg is None else [offset_expr(ps, *arg), arg[0].size]
+        if call.callee in grouped:
+            parts.append(group_args)
         text = (", " if call.n_args else "") + ", ".join(parts)
         edits.append(insert_before(call.at, text, 10_000))
     return edits

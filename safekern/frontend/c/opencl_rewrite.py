@@ -49,6 +49,7 @@ class ProgramRewriter:
         self.assume = frozenset(assume)      # failure codes this variant leaves out
         self.launch = {}                     # kernel name -> KernelPredicates
         self.own: dict = {}                  # function name -> plain.OwnChecks
+        self.counted: set = set()            # helpers that take the group's counts (run)
         self.fns = C.functions(ps)
         self.kernel_names = {f.spelling for f in self.fns if dialect.is_kernel(f)}
         self.helpers = {f.spelling: params_of(f, dialect) for f in self.fns
@@ -78,6 +79,8 @@ class ProgramRewriter:
                 safety[f.spelling] = self._safety(f, facts[f.spelling], barrier_helpers)
         failing = self._closure(facts, lambda fa: bool(fa.checked or
                                                        safety[fa.name].checked))
+        # helpers with barriers that can fail: the group's counts go in and out (exits.py)
+        self.counted = barrier_helpers & failing
         writes = self._writes(facts)
         out = _Output()
         for f in self.fns:
@@ -123,7 +126,9 @@ class ProgramRewriter:
             codes[id(a)] = self.dialect.code_literal(site.code)
             site_codes[id(a)] = site.code
         edits, indexes = access_edits(ps, fa, codes)
-        edits += call_edits(ps, fa)
+        is_kernel = f.spelling in self.kernel_names
+        edits += call_edits(ps, fa, self.counted,
+                            self.dialect.helper_barrier_arguments(in_kernel=is_kernel))
         own = self.own[f.spelling] = OwnChecks()     # (plain.py)
         for a in fa.checked:
             own.add(site_codes[id(a)], a.status == Status.CHECKED)
@@ -133,7 +138,6 @@ class ProgramRewriter:
             [self.ps.offsets(c.cursor)[0] for c in fa.calls if c.callee in failing]
         collectives = self._collective_calls(f, barrier_helpers)
         barrier_calls = list(fa.barriers) + collectives
-        is_kernel = f.spelling in self.kernel_names
         # loop_versions.py: checks out of loops; a fast copy's failures are recorded after
         # its loop, so the exit test goes after each versioned loop
         safety_edits = list(checks.edits)
@@ -266,7 +270,7 @@ class ProgramRewriter:
                 plan = ControlPlan(self.ps, fn, self.dialect, kernel=is_kernel,
                                    barrier_calls=barrier_calls, failure_offsets=offsets,
                                    collectives=collectives)
-                if not is_kernel:
+                if not is_kernel and fn.spelling not in self.counted:
                     plan.barrier_mode = False
                 return plan, plan.edits(exit_text, before)
             except UnsupportedError as err:
@@ -326,6 +330,8 @@ class ProgramRewriter:
         ptrs = [p for p in fa.params if p.is_pointer]
         hidden = (self.dialect.kernel_hidden_params(ptrs) if is_kernel
                   else self.dialect.helper_hidden_params(ptrs))
+        if fn.spelling in self.counted:
+            hidden += ", " + self.dialect.helper_barrier_params()
         K = C.kinds()
         edits = []
         decls = [c for c in self.ps.main_top()

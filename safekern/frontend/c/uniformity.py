@@ -16,7 +16,9 @@ uniform when it is built only from
   value at a place no failing work-item skips: a statement of the function body itself (run once
   by everyone) with no possible failure before its end, or the header (init, condition,
   increment) of a `for` loop holding a barrier -- a failing work-item always goes round such a
-  loop through its header (exits.py), so its counter stays in step with the group's.
+  loop through its header (exits.py), so its counter stays in step with the group's;
+  or at a place a failing work-item skips only on its way straight to a barrier statement or
+  out of the function (its group leaves at that barrier: it compares nothing in between).
 
 Reads of memory (`*p`, `a[i]`, `p->x`), `get_local_id`/`get_global_id`, helper calls and
 assignments inside the condition make it non-uniform. Only kernels get parameters as uniform;
@@ -42,8 +44,11 @@ class UniformConditions:
     """The uniformity facts of one function (analysis only, no edits)."""
 
     def __init__(self, ps, fn, *, kernel: bool, barrier_offsets, failure_offsets,
-                 pure_builtins=frozenset()):
+                 pure_builtins=frozenset(), skip_reaches_barrier=None):
         self.ps = ps
+        # (exits.ControlPlan.skip_reaches_barrier: a store a failing work-item skips on its
+        # way to a barrier statement or out of the function is not compared by it again)
+        self.skip_reaches_barrier = skip_reaches_barrier
         self.fn = fn
         self.kernel = kernel
         self.pure = pure_builtins
@@ -223,6 +228,8 @@ class UniformConditions:
                 return ""
             if header_of is not None and self._holds_barrier(header_of):
                 return ""
+        if self.skip_reaches_barrier is not None and self.skip_reaches_barrier(offset):
+            return ""
         return "where a work-item that fails a check may skip it"
 
     def _top_statement(self, offset):
