@@ -28,21 +28,24 @@ def frame_id(code: int) -> int:
     return (code & FRAME_MASK) or 1
 
 
-def argument(code: int, *, in_kernel: bool) -> str:
-    """The C text a call at site `code` passes as the callee's `__sk_cs`."""
+def argument(code: int, *, in_kernel: bool, unsigned: str = "ULL") -> str:
+    """The C text a call at site `code` passes as the callee's `__sk_cs` (`unsigned`: the
+    suffix of a 64-bit unsigned literal, "UL" in OpenCL C)."""
     fid = frame_id(code)
     if in_kernel:
-        return f"{fid:#x}ULL"
-    return f"(((__sk_cs << {FRAME_BITS}) | {fid:#x}ULL) & {MASK:#x}ULL)"
+        return f"{fid:#x}{unsigned}"
+    return f"(((__sk_cs << {FRAME_BITS}) | {fid:#x}{unsigned}) & {MASK:#x}{unsigned})"
 
 
-def check_code(code: int) -> str:
+def check_code(code: int, unsigned: str = "ULL") -> str:
     """The C text of a failure code inside a device function (XOR its call chain)."""
-    return f"({code:#x}ULL ^ __sk_cs)"
+    return f"({code:#x}{unsigned} ^ __sk_cs)"
 
 
-def _chain(chain: int, function: str, filename: str, by_id: dict):
-    """The call sites `chain` names, innermost first, if they fit `function`; else None."""
+def _chain(chain: int, function: str, filename: str, by_id: dict, loose: bool = False):
+    """The call sites `chain` names, innermost first, if they fit `function`; else None.
+    `loose`: a call site of another file will do (a helper called from another program that
+    was linked with it)."""
     frames = []
     callee = function
     for k in range(FRAMES):
@@ -52,8 +55,8 @@ def _chain(chain: int, function: str, filename: str, by_id: dict):
                 return None             # a gap: not a chain
             # the chain ended: its outermost call was made in a kernel
             return tuple(frames) if frames and frames[-1].in_kernel else None
-        site = next((s for s in by_id.get(fid, ()) if s.callee == callee and
-                     s.filename == filename), None)
+        site = next((s for s in by_id.get(fid, ()) if s.callee == callee and (
+            loose or s.filename == filename)), None)
         if site is None:
             return None
         frames.append(site)
@@ -71,15 +74,16 @@ def resolve(value: int, sites):
             by_id.setdefault(frame_id(s.code), []).append(s)
     if not by_id:
         return None
-    for s in sites:
-        if s.kind == "call":
-            continue
-        chain = value ^ s.code
-        if chain == 0 or chain > MASK:
-            continue
-        frames = _chain(chain, s.kernel, s.filename, by_id)
-        if frames:
-            return s, frames
+    for loose in (False, True):
+        for s in sites:
+            if s.kind == "call":
+                continue
+            chain = value ^ s.code
+            if chain == 0 or chain > MASK:
+                continue
+            frames = _chain(chain, s.kernel, s.filename, by_id, loose)
+            if frames:
+                return s, frames
     return None
 
 

@@ -117,15 +117,20 @@ def test_helpers_get_hidden_arguments_and_derived_offsets():
     out = user_part(HELPERS)
     lines = out.split("\n")
     assert lines[0] == ("float dot(__global const float *p, __global const float *q, int n, "
-                        "__global long *__sk_fb, __private int *__sk_fp, long __sk_o_p, "
-                        "long __sk_nb_p, long __sk_o_q, long __sk_nb_q) {")
+                        "__global long *__sk_fb, __private int *__sk_fp, ulong __sk_cs, "
+                        "long __sk_o_p, long __sk_nb_p, long __sk_o_q, long __sk_nb_q) {")
+    # A helper's failure codes carry the call chain (call_chains.py).
     assert lines[3] == (
-        "        { s += p[__sk_ixb((long)(k), __sk_o_p, (long)sizeof(*(p)), __sk_nb_p, CODE, "
-        "__sk_fb, __sk_fp)] * *(q + __sk_ixb((long)(k), __sk_o_q, (long)sizeof(*(q)), "
-        "__sk_nb_q, CODE, __sk_fb, __sk_fp)); if (__SK_UNLIKELY(*__sk_fp)) return (float)0; }")
-    # The call passes row's offset within a, and a's size.
-    assert ("dot(row, v, ncols, __sk_fb, __sk_fp, (long)((const __global char *)(row) - "
-            "(const __global char *)(a)), __sk_nb_a, 0L, __sk_nb_v); "
+        "        { s += p[__sk_ixb((long)(k), __sk_o_p, (long)sizeof(*(p)), __sk_nb_p, "
+        "(CODE ^ (long)__sk_cs), __sk_fb, __sk_fp)] * *(q + __sk_ixb((long)(k), __sk_o_q, "
+        "(long)sizeof(*(q)), __sk_nb_q, (CODE ^ (long)__sk_cs), __sk_fb, __sk_fp)); "
+        "if (__SK_UNLIKELY(*__sk_fp)) return (float)0; }")
+    # The call passes its site's id in the chain, row's offset within a, and a's size.
+    assert re.search(r"dot\(row, v, ncols, __sk_fb, __sk_fp, 0x[0-9a-f]+UL, \(long\)\(\(const "
+                     r"__global char \*\)\(row\) - \(const __global char \*\)\(a\)\), "
+                     r"__sk_nb_a, 0L, __sk_nb_v\); if \(__SK_UNLIKELY\(\*__sk_fp\)\) return; \}",
+                     lines[10])
+    assert ("(const __global char *)(a)), __sk_nb_a, 0L, __sk_nb_v); "
             "if (__SK_UNLIKELY(*__sk_fp)) return; }") in lines[10]
     # (out[r]: tested before its statement, prechecks.py; braces around each branch)
     assert lines[10].startswith("    if (r % 2) { if (__SK_UNLIKELY((ulong)(long)((int)(r)) >= ")

@@ -20,12 +20,11 @@ from __future__ import annotations
 import re
 
 from ...errors import UnsupportedError
-from ...failures import FailureSite, site_code
 from ...report import Status
 from . import parse as C
 from .cuda_dialect import (ADDRESS_BUILTINS, BACKEND, BARRIERS, NO_MEMORY_CALLS,
                            UNSAFE_BARRIER_CALLS)
-from .model import CALL, HelperCall, Unknown
+from .model import HelperCall, Unknown, call_failure_site
 from .provenance import is_array_type, is_pointer_type, operator_call
 
 _SIDE_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
@@ -175,16 +174,10 @@ class CallHooks:
         (call_chains.py); the call site is returned among the failure sites, so a failure
         inside `target` can name it."""
         s, e = self.ps.offsets(callee)
-        lineno, col = self.ps.line_col(s)
-        end_line, end_col = self.ps.line_col(e)
-        code = site_code(BACKEND, self.ps.filename, lineno, col, self.fn.name, target.name,
-                         "call")
-        self.failure_sites.append(FailureSite(
-            code=code, kind=CALL, kernel=self.fn.name, filename=self.ps.filename,
-            lineno=lineno, source_line=self.ps.source_line(lineno), col=col,
-            end_col=end_col if end_line == lineno and e > s else None, array=None, axis=None,
-            callee=target.name, in_kernel=self.fn.kernel))
-        return code
+        site = call_failure_site(self.ps, s, e, BACKEND, self.fn.name, target.name,
+                                 self.fn.kernel)
+        self.failure_sites.append(site)
+        return site.code
 
     def _foreign_call(self, name, args):
         """Arrays passed to functions this source does not define (headers, CUDA's library)

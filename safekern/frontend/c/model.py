@@ -187,6 +187,20 @@ class Dialect:
 
 
 
+def call_failure_site(ps, start: int, end: int, backend: str, caller: str, callee: str,
+                      in_kernel: bool) -> FailureSite:
+    """The site of a call of the source's own function `callee` from `caller`, spanning bytes
+    [start, end) of the callee's name: a failure inside the callee names it (call_chains.py;
+    both dialects)."""
+    lineno, col = ps.line_col(start)
+    end_line, end_col = ps.line_col(end)
+    return FailureSite(
+        code=site_code(backend, ps.filename, lineno, col, caller, callee, CALL), kind=CALL,
+        kernel=caller, filename=ps.filename, lineno=lineno, source_line=ps.source_line(lineno),
+        col=col, end_col=end_col if end_line == lineno and end > start else None, array=None,
+        axis=None, callee=callee, in_kernel=in_kernel)
+
+
 @dataclass
 class HelperCall:
     """A call of one of the source's own functions that passes hidden arguments, as the walk
@@ -205,8 +219,8 @@ class HelperCall:
     n_args: int
     args: list = field(default_factory=list)
     target: object = None    # CUDA: the cuda_rewrite.Function called
-    chain: int | None = None     # CUDA: the call site's code (call_chains.py, __sk_cs)
-    caller_kernel: bool = False  # CUDA: the caller is a kernel (how `chain` is passed)
+    chain: int | None = None     # the call site's code (call_chains.py, __sk_cs)
+    caller_kernel: bool = False  # the caller is a kernel (how `chain` is passed)
     launch: bool = False         # CUDA: a device-side launch `child<<<g, b>>>(...)`
 
 

@@ -205,7 +205,7 @@ class OpenCLDialect(Dialect):
                          [f"long __sk_nb_{p.name}" for p in pointer_params])
 
     def helper_hidden_params(self, pointer_params) -> str:
-        parts = ["__global long *__sk_fb", "__private int *__sk_fp"]
+        parts = ["__global long *__sk_fb", "__private int *__sk_fp", "ulong __sk_cs"]
         for p in pointer_params:
             parts += [f"long __sk_o_{p.name}", f"long __sk_nb_{p.name}"]
         return ", ".join(parts)

@@ -14,6 +14,7 @@ at the end of the statement (see exits.py). FB and FP are `__sk_fb`, `__sk_fp`.
 """
 from __future__ import annotations
 
+from ... import call_chains
 from ...report import Status
 from .checks import LONG_MAX, offset_expr, offset_of, tokens_text
 from .edits import insert_after, insert_before
@@ -110,7 +111,10 @@ def call_edits(ps: ParsedSource, facts: FunctionFacts, grouped=frozenset(),
     failure and barrier counts (exits.py)."""
     edits = []
     for call in facts.calls:
-        parts = ["__sk_fb", "__sk_fp"]
+        # the call chain (call_chains.py; 0 where the device's 31-bit codes leave no room)
+        chain = "0UL" if call.chain is None else \
+            call_chains.argument(call.chain, in_kernel=call.caller_kernel, unsigned="UL")
+        parts = ["__sk_fb", "__sk_fp", chain]
         for arg in call.args:
             # the byte offset of the argument in the caller's memory, and that memory's size
             # (0 and LONG_MAX where the caller cannot tell: unchecked)

@@ -12,11 +12,12 @@ from dataclasses import dataclass, field, replace
 
 from ...errors import UnsupportedError
 from ...report import ReportEntry, Status
-from . import edits as E, parse as C, safety as c_safety, writes as c_writes
+from . import edits as E, opencl_safety, parse as C, safety as c_safety, writes as c_writes
 from .access_check import counted_params
 from .checks import analyse_function
 from .exits import ControlPlan, build_tree, find_anchor
 from .launch import kernel_predicates
+from .model import call_failure_site
 from .opencl_edits import access_edits, call_edits, extent_text, precheck_text
 from .prechecks import PrecheckFinder, holds_group_calls
 from .kernel_info import KernelInfo
@@ -119,14 +120,15 @@ class ProgramRewriter:
     def _rewrite_function(self, f, fa, checks, writes, barrier_helpers, failing, out):
         """The edits, report entries, failure sites and kernel facts of one function."""
         ps = self.ps
+        is_kernel = f.spelling in self.kernel_names
         codes, site_codes = {}, {}
         for a in fa.checked:
             site = a.failure_site(ps, "opencl")
             out.sites.append(site)
-            codes[id(a)] = self.dialect.code_literal(site.code)
+            codes[id(a)] = self._code_text(site.code, is_kernel)
             site_codes[id(a)] = site.code
         edits, indexes = access_edits(ps, fa, codes)
-        is_kernel = f.spelling in self.kernel_names
+        out.sites += self._call_sites(f, fa, is_kernel)
         edits += call_edits(ps, fa, self.counted,
                             self.dialect.helper_barrier_arguments(in_kernel=is_kernel))
         own = self.own[f.spelling] = OwnChecks()     # (plain.py)
@@ -193,6 +195,29 @@ class ProgramRewriter:
                               if p.is_pointer and p.index in stores.params),
                 writes_unknown=stores.unknown, launch=self.launch.get(f.spelling)))
 
+    def _code_text(self, code: int, is_kernel: bool) -> str:
+        """The C text of a failure code in a kernel, or in a helper: XOR the call chain its
+        caller passes (call_chains.py), so that a failure names the calls that led to it.
+        A device without 64-bit atomics records 31-bit codes: no room for a chain there."""
+        if is_kernel or not self.dialect.int64_atomics:
+            return self.dialect.code_literal(code)
+        return f"({code:#x}L ^ (long)__sk_cs)"
+
+    def _call_sites(self, f, fa, is_kernel) -> list:
+        """The call sites of `f`'s calls of helpers (their codes the chain arguments): a
+        failure inside the helper names them."""
+        if not self.dialect.int64_atomics:
+            return []
+        sites = []
+        for call in fa.calls:
+            name = C.children(call.cursor)[0] if C.children(call.cursor) else call.cursor
+            s, e = self.ps.offsets(name)
+            site = call_failure_site(self.ps, s, e, "opencl", f.spelling, call.callee,
+                                     is_kernel)
+            call.chain, call.caller_kernel = site.code, is_kernel
+            sites.append(site)
+        return sites
+
     def _versions(self, f, edits, indexes) -> Versioned:
         """The counted loops of `f` whose affine checks run once before the loop."""
         if not self.eliminate:
@@ -220,8 +245,11 @@ class ProgramRewriter:
         not leave a loop that holds a barrier through its header, so a site in such a header
         stays unchecked. Accesses and helper calls inside asserts compiled away are dropped:
         they are not compiled."""
-        checks = c_safety.SafetyRewriter(self.ps, fn.spelling, self.dialect.spelling(),
-                                         asserts=self.kernel_asserts)
+        is_kernel = fn.spelling in self.kernel_names
+        checks = c_safety.SafetyRewriter(
+            self.ps, fn.spelling,
+            opencl_safety.spelling(lambda code: self._code_text(code, is_kernel)),
+            asserts=self.kernel_asserts)
         collectives = self._collective_calls(fn, barrier_helpers)
         probe = ControlPlan(self.ps, fn, self.dialect, kernel=fn.spelling in self.kernel_names,
                             barrier_calls=list(fa.barriers) + collectives,
