@@ -6,6 +6,7 @@ FB_ADDRESS = "_sk_fbp"   # kernels' hidden parameter: the buffer's address (a sc
                          # faster than an array argument); the prelude makes it an array
 BUFFER = "_sk_buffer"    # _sk_buffer(address) -> int64[16] array
 FLAG = "_sk_flag"        # per-thread failure flag (a 1-element local int32 array)
+CHAIN = "_sk_cs"         # device functions that check: the call chain, an int64 (call_chain.py)
 FLAG_ARRAY = "_sk_flag_array"   # _sk_flag_array() -> that array (not named as the user's
                                 # cuda.local arrays are in numba's LLVM)
 FLAG_BLOCK = 2           # flag value set at a barrier: the whole block knows of a failure (1:
