@@ -292,7 +292,7 @@ def namespace() -> dict:
 
     ns = {"_sk_load": _sk_load, "_sk_loadv": _sk_load, "_sk_store": _sk_store, "_sk_skip": _sk_skip,
           "_sk_buffer": lambda buffer: buffer,     # the simulator passes the array itself
-          "_sk_cuda": cuda, "_sk_int32": np.int32, "_sk_slice": slice,
+          "_sk_cuda": cuda, "_sk_int32": np.int32, "_sk_int64": int, "_sk_slice": slice,
           "_sk_flag_array": lambda: np.zeros(1, np.int32),     # one per thread: local
           "_sk_extent": _sk_extent, "_sk_put": _sk_put, "_sk_within": _sk_within,
           "_sk_cold": lambda: None}     # (a compile hint for NVVM: cold_loops.py)

@@ -9,7 +9,8 @@ buffer and flag (`takes_chain`, an analysis). Then (`thread_chain`, the rewrite)
   record `CODE ^ _sk_cs` on their failure path only (lowering.py, sim.py); a kernel's checks
   carry their plain code, as before;
 - each call of a device function that takes a chain passes, after the flag, the frame id of
-  its call site (a kernel) or `((_sk_cs << FRAME_BITS) | id) & MASK` (a device function):
+  its call site (a kernel: `_sk_int64(id)`, an int64 numba does not type as a literal, which
+  would compile the callee once per call site) or `((_sk_cs << FRAME_BITS) | id) & MASK` (a device function):
   `call_chains.extend`. The call sites are registered by checks.py (FailureSite "call").
 
 A device function without a check (all proven, or none) takes no chain and its callers pass
@@ -74,7 +75,7 @@ def _chain_argument(code: int, chain: bool) -> ast.expr:
     """What a call at site `code` passes: its frame id, or the caller's chain extended by it."""
     fid = call_chains.frame_id(code)
     if not chain:
-        return ast.Constant(fid)
+        return ast.Call(ast.Name(names.INT64, ast.Load()), [ast.Constant(fid)], [])
     shifted = ast.BinOp(ast.Name(names.CHAIN, ast.Load()), ast.LShift(),
                         ast.Constant(call_chains.FRAME_BITS))
     return ast.BinOp(ast.BinOp(shifted, ast.BitOr(), ast.Constant(fid)), ast.BitAnd(),

@@ -21,6 +21,8 @@ EXIT = "_exit"           # appended to a load, store or atomic helper's name: it
 SKIP = "_sk_skip"        # _sk_skip(fb): count a skipped launch (one thread per launch)
 CUDA = "_sk_cuda"        # numba.cuda (or the simulator's), bound by the backend
 INT32 = "_sk_int32"
+INT64 = "_sk_int64"      # a kernel's call chain argument, `_sk_int64(id)`: an int64, not a
+                         # literal, whose every value numba would type (and compile) apart
 WITHIN = "_sk_within"    # _sk_within(x, index): x[index] is in bounds (body_versioning.py)
 EXTENT = "_sk_extent"    # _sk_extent(x, axis): x.shape[axis] for an array, else -1
 SLICE = "_sk_slice"      # builtins.slice
