@@ -39,6 +39,11 @@ def get_inlined(a, i):
     return a[i]                                   # get_inlined
 
 
+@safekern.jit("float64(float64[::1], int64)", device=True)
+def get_typed(a, i):
+    return a[i]                                   # get_typed
+
+
 @safekern.jit(device=True)
 def twice(x):
     return 2 * x                                  # no check at all
@@ -121,6 +126,13 @@ def divides(a, out, d):
 
 
 @safekern.jit
+def typed_call(a, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = get_typed(a, i + 1)              # typed_call calls get_typed
+
+
+@safekern.jit
 def plain_calls(a, out):
     i = cuda.grid(1)
     if i < out.size:
@@ -146,6 +158,7 @@ PTX_CASES = {
     "divides": "void(int64[::1], int64[::1], int64)",
     "plain_calls": "void(float64[::1], float64[::1])",
     "asserts": "void(float64[::1], float64[::1], int64)",
+    "typed_call": "void(float64[::1], float64[::1])",
 }
 
 __all__ = ["line", "PTX_CASES"]

@@ -103,6 +103,14 @@ def test_a_failure_inside_a_loop_of_a_device_function():
                                   [np.arange(2.0 + i).sum() for i in range(7)])
 
 
+def test_a_device_function_with_a_signature():
+    a, out = _arrays()
+    K.typed_call[1, 8](a, out)
+    err = assert_bounds_error(array="a", index=8, size=8, kernel="get_typed")
+    assert _frame("typed_call", "typed_call calls get_typed",
+                  "out[i] = get_typed(a, i + 1)") in str(err)
+
+
 def test_an_inlined_device_function():
     a, out = _arrays()
     K.inlined[1, 8](a, out)

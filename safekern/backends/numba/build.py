@@ -32,7 +32,7 @@ from . import cold_bodies, keys, stored
 from .disk_cache import jit_cached, rewrite_tag
 from .options import quiet_config_warnings, supported_options
 from .resolver import resolver
-from .surface import SIMULATOR, numba_errors_in_user_terms
+from .surface import SIMULATOR, hidden_types, numba_errors_in_user_terms
 from .unchecked import UncheckedFunction
 
 _MISSING = object()
@@ -132,12 +132,7 @@ def with_hidden(sig, device: bool, chain: bool = False):
     from numba.cuda.core.sigutils import normalize_signature
 
     args, ret = normalize_signature(sig)
-    if device:
-        hidden = (types.Array(types.int64, 1, "C"), types.Array(types.int32, 1, "C"))
-        if chain:
-            hidden += (types.int64,)
-    else:
-        hidden = (types.int64,)      # the failure buffer's address
+    hidden = hidden_types(device, chain)     # (a kernel's: the failure buffer's address)
     if ret is None:
         ret = types.void if not device else None
     return ret(*args, *hidden) if ret is not None else tuple(args) + hidden
