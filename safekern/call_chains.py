@@ -1,7 +1,8 @@
-"""Which call sites a failure inside a C device function came through.
+"""Which call sites a failure inside a device function came through (CUDA C and numba).
 
 A CUDA `__device__` function that checks something gets, besides the failure buffer, a hidden
-`unsigned long long __sk_cs`: the *call chain*, the last `FRAMES` call sites that led to this
+`unsigned long long __sk_cs` (a numba device function: `_sk_cs`, an int64, written by
+frontend/python/call_chain.py): the *call chain*, the last `FRAMES` call sites that led to this
 call, innermost in the low bits, `FRAME_BITS` each (a site's frame id is the low bits of its
 62-bit site code). A kernel calls with its site's id; a device function calls with
 `((__sk_cs << FRAME_BITS) | id) & MASK` (outer frames beyond `FRAMES` drop off). The function's
@@ -11,7 +12,9 @@ the checks' signatures stay as they are, and a check in a kernel records its pla
 On the host, a code the failure table does not know is one of those: `resolve(value, table)`
 tries each registered site's code, and keeps the one whose XOR is a chain of registered call
 sites that fit together (the innermost calls the function that holds the site, each next one
-calls the function holding the previous one, and a chain that ends early ends in a kernel).
+calls the function holding the previous one, and a chain that ends early ends in a kernel). A
+function is known by its name and its file: a call site's `callee_file`, or (C: one source)
+the call's own file.
 The call sites are FailureSite(kind="call") records in the same table (the rewrite returns them
 among its failure sites, so every backend registers them as it registers the checks).
 """
@@ -42,10 +45,16 @@ def check_code(code: int, unsigned: str = "ULL") -> str:
     return f"({code:#x}{unsigned} ^ __sk_cs)"
 
 
+def extend(chain: int, code: int) -> int:
+    """The chain a call at site `code` passes, made in a function called through `chain` (a
+    kernel's chain is 0)."""
+    return ((chain << FRAME_BITS) | frame_id(code)) & MASK
+
+
 def _chain(chain: int, function: str, filename: str, by_id: dict, loose: bool = False):
-    """The call sites `chain` names, innermost first, if they fit `function`; else None.
-    `loose`: a call site of another file will do (a helper called from another program that
-    was linked with it)."""
+    """The call sites `chain` names, innermost first, if they fit `function` (of file
+    `filename`); else None. `loose`: a call site that names no callee file, of another file,
+    will do (an OpenCL helper called from another program that was linked with it)."""
     frames = []
     callee = function
     for k in range(FRAMES):
@@ -56,11 +65,11 @@ def _chain(chain: int, function: str, filename: str, by_id: dict, loose: bool = 
             # the chain ended: its outermost call was made in a kernel
             return tuple(frames) if frames and frames[-1].in_kernel else None
         site = next((s for s in by_id.get(fid, ()) if s.callee == callee and (
-            loose or s.filename == filename)), None)
+            (s.callee_file or s.filename) == filename or loose)), None)
         if site is None:
             return None
         frames.append(site)
-        callee = site.kernel
+        callee, filename = site.kernel, site.filename
     return tuple(frames)
 
 
@@ -92,5 +101,5 @@ def truncated(frames) -> bool:
     return bool(frames) and not frames[-1].in_kernel
 
 
-__all__ = ["FRAME_BITS", "FRAMES", "MASK", "frame_id", "argument", "check_code", "resolve",
+__all__ = ["FRAME_BITS", "FRAMES", "MASK", "frame_id", "extend", "argument", "check_code", "resolve",
            "truncated"]

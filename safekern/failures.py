@@ -54,10 +54,12 @@ class FailureSite:
     message: str | None = None
     #: For "raise": the raised class as "module:qualname" (imported again on the host).
     exception: str | None = None
-    #: For "call" (a call of a C device function, call_chains.py): the function called, and
-    #: whether the caller (`kernel`) is a kernel.
+    #: For "call" (a call of a device function, call_chains.py): the function called, and
+    #: whether the caller (`kernel`) is a kernel; the file that holds the function called where
+    #: it is not `filename` (a numba device function of another module), else None.
     callee: str | None = None
     in_kernel: bool = False
+    callee_file: str | None = None
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -131,7 +133,7 @@ def exception_from_buffer(values, *, source: str = "") -> KernelError | None:
     skipped = int(values[SKIPPED])
     site = TABLE.lookup(code)
     chain = {}
-    if site is None:        # a check inside a C device function: its code XOR the call chain
+    if site is None:        # a check inside a device function: its code XOR the call chain
         found = call_chains.resolve(code, TABLE)
         if found is not None:
             site, frames = found

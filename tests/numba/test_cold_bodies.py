@@ -26,11 +26,12 @@ def test_the_checked_copy_becomes_a_function_of_its_own(tmp_path):
     assert name == "_sk_cold_g" and ast.dump(rw.tree) == before       # (a copy is edited)
     fn, cold = tree.body
     params = [a.arg for a in fn.args.args]
-    assert params[-2:] == ["_sk_fb", "_sk_flag"]
+    # (the call chain last: frontend/python/call_chain.py)
+    assert params[-3:] == ["_sk_fb", "_sk_flag", "_sk_cs"]
     # the else: the outlined function called with every parameter as it came in, the flag
     # array a copy (the caller's stays in a register: no call takes its address)
     versioned = fn.body[0]
-    passed = ", ".join(params[:-1] + ["_sk_cold_flag"])
+    passed = ", ".join(params[:-2] + ["_sk_cold_flag", "_sk_cs"])
     assert ast.unparse(versioned.orelse).splitlines() == [
         "_sk_cold_flag = _sk_flag_array()", "_sk_cold_flag[0] = _sk_flag[0]",
         f"_sk_cold_value = _sk_cold_g({passed})", "_sk_flag[0] = _sk_cold_flag[0]",

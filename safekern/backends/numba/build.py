@@ -32,7 +32,7 @@ from . import cold_bodies, keys, stored
 from .disk_cache import jit_cached, rewrite_tag
 from .options import quiet_config_warnings, supported_options
 from .resolver import resolver
-from .surface import SIMULATOR, numba_errors_in_user_terms
+from .surface import SIMULATOR, hidden_types, numba_errors_in_user_terms
 from .unchecked import UncheckedFunction
 
 _MISSING = object()
@@ -125,16 +125,14 @@ class assume_device:
             dispatcher.get_current_device = self.saved
 
 
-def with_hidden(sig, device: bool):
-    """A user signature with the hidden parameters appended."""
+def with_hidden(sig, device: bool, chain: bool = False):
+    """A user signature with the hidden parameters appended (`chain`: a device function's call
+    chain too, frontend/python/call_chain.py)."""
     from numba.cuda import types
     from numba.cuda.core.sigutils import normalize_signature
 
     args, ret = normalize_signature(sig)
-    if device:
-        hidden = (types.Array(types.int64, 1, "C"), types.Array(types.int32, 1, "C"))
-    else:
-        hidden = (types.int64,)      # the failure buffer's address
+    hidden = hidden_types(device, chain)     # (a kernel's: the failure buffer's address)
     if ret is None:
         ret = types.void if not device else None
     return ret(*args, *hidden) if ret is not None else tuple(args) + hidden
@@ -403,7 +401,8 @@ class Build:
             options["device"] = True
         sig_arg = None
         if self.sigs is not None and not SIMULATOR:
-            sigs = [with_hidden(s, self.device) for s in self.sigs]
+            chain = self.final_rewrite().call_chain
+            sigs = [with_hidden(s, self.device, chain) for s in self.sigs]
             one = len(sigs) == 1 and (self.specialized or self.device)
             sig_arg = sigs[0] if one else sigs
         with quiet_config_warnings(), numba_errors_in_user_terms():
@@ -420,7 +419,7 @@ class Build:
         the callees' numba functions given; works without a GPU."""
         fn = compile_rewritten(self.rewritten, device_impls, kernel=not self.device,
                                outlined=cold_bodies.options_for(self.device, self.options))
-        sig = with_hidden(signature, self.device)
+        sig = with_hidden(signature, self.device, self.rewritten.call_chain)
         args = sig if isinstance(sig, tuple) else sig.args
         opts = {k: v for k, v in self.options.items()
                 if k in ("fastmath", "lineinfo", "debug", "opt")}

@@ -69,7 +69,8 @@ class NumbaFailureSource(runtime.FailureSource):
         err = super().check(synchronize=synchronize)
         kernels = list(launched)
         launched.clear()
-        if err is not None and getattr(err, "kernel", None):
+        if err is not None and getattr(err, "kernel", None) and not err.called_from:
+            # (a failure whose call chain was recorded up to its kernel names that one)
             callers = callers_of(err, kernels)
             if callers:
                 err.called_from = callers

@@ -62,7 +62,8 @@ class CheckedFunction:
         return surface
 
     def make_surface(self) -> DispatcherSurface:
-        return DispatcherSurface(self.numba_dispatcher, hidden=hidden_types(self.device),
+        chain = self.device and self.build.final_rewrite().call_chain
+        return DispatcherSurface(self.numba_dispatcher, hidden=hidden_types(self.device, chain),
                                  device=self.device)
 
     # -- what the Build holds ---------------------------------------------------------------

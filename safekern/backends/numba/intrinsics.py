@@ -18,7 +18,7 @@ from numba.cuda import cgutils, types
 
 from ... import failures
 from ...frontend.python import INDEXED_ATOMICS
-from .lowering import (all_in_bounds, array_extent, array_shape, compare_index,
+from .lowering import (all_in_bounds, array_extent, array_shape, code_value, compare_index,
                        count_skipped, element_index, element_load, element_store, emit_checks,
                        emit_record, flag_array, flag_clear, select_load, selectable)
 from .typed_once import intrinsic
@@ -214,7 +214,7 @@ def _load_typer(typingctx, arr, idx, code, fb, flag, select: bool, exits: bool =
 
     def codegen(context, builder, sig, args):
         a, i, c, fbv, flagv = args
-        c = context.cast(builder, c, sig.args[2], types.int64)
+        c = code_value(context, builder, c, sig.args[2])
         if select and not isinstance(result, types.Array) and selectable(context, arr, idx):
             value = select_load(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag,
                                 exits, outlined)
@@ -287,7 +287,7 @@ def _store_typer(typingctx, arr, idx, value, code, fb, flag, exits: bool = False
         if not checked:
             setitem(builder, (a, si, v))
             return context.get_dummy_value()
-        c = context.cast(builder, c, sig.args[3], types.int64)
+        c = code_value(context, builder, c, sig.args[3])
         ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag, exits,
                          outlined)
         # (the flag: a device function, an assert or a division may have failed before)
@@ -346,10 +346,12 @@ def _sk_fail(typingctx, code, v0, v1, v2, fb, flag):
     def codegen(context, builder, sig, args):
         c, *values, fbv, flagv = args
         as64 = [context.cast(builder, v, t, types.int64) for v, t in zip(
-            [c, *values], sig.args[:4])]
+            values, sig.args[1:4])]
         unsigned = sum(1 << k for k, t in enumerate(sig.args[1:4])
                        if isinstance(t, types.Integer) and not t.signed)
-        emit_record(context, builder, fb, flag, fbv, flagv, *as64, unsigned_bits=unsigned)
+        emit_record(context, builder, fb, flag, fbv, flagv,
+                    code_value(context, builder, c, sig.args[0]), *as64,
+                    unsigned_bits=unsigned)
         return context.get_dummy_value()
 
     return types.none(code, v0, v1, v2, fb, flag), codegen
@@ -381,7 +383,7 @@ def _make_division(op_name, pyop, any_type: bool):
                         ir.Constant(ir.IntType(64), 0)
                     i64 = ir.IntType(64)
                     emit_record(context, builder, fb, flag, fbv, flagv,
-                                 context.cast(builder, c, sig.args[2], types.int64),
+                                code_value(context, builder, c, sig.args[2]),
                                  dividend, ir.Constant(i64, 0), ir.Constant(i64, 0),
                                  unsigned_bits=int(isinstance(dsig.args[0], types.Integer)
                                                    and not dsig.args[0].signed))
@@ -421,7 +423,7 @@ def _atomic_typer(op, exits: bool = False):
 
         def codegen(context, builder, sig, args):
             a, i, *vals, c, fbv, flagv = args
-            c = context.cast(builder, c, sig.args[-3], types.int64)
+            c = code_value(context, builder, c, sig.args[-3])
             ok = emit_checks(context, builder, arr, idx, a, i, c, fbv, flagv, fb, flag, exits)
             ok = builder.and_(ok, flag_clear(context, builder, flag, flagv))
             impl = context.get_function(fnty, asig)
@@ -463,7 +465,7 @@ def namespace() -> dict:
           "_sk_store_exit": _sk_store_exit,
           "_sk_skip": _sk_skip, "_sk_put": _sk_put,
           "_sk_buffer": _sk_buffer, "_sk_extent": _sk_extent, "_sk_within": _sk_within,
-          "_sk_cuda": cuda, "_sk_int32": types.int32, "_sk_slice": slice,
+          "_sk_cuda": cuda, "_sk_int32": types.int32, "_sk_int64": types.int64, "_sk_slice": slice,
           "_sk_flag_array": _sk_flag_array, "_sk_cold": _sk_cold}
     ns.update(ATOMICS)
     ns.update(ATOMICS_EXIT)

@@ -112,10 +112,29 @@ def _position(context, arr_ty, field: str) -> int:
     return context.data_model_manager[arr_ty].get_field_position(field)
 
 
+def code_value(context, builder, code, code_ty):
+    """A check helper's code argument as emit_record and emit_records take it: an i64, or in a
+    device function that takes the call chain (`(CODE, _sk_cs)`: frontend/python/call_chain.py)
+    the pair (code, chain) of i64, XORed by emit_record on the failure path only."""
+    if isinstance(code_ty, types.BaseTuple):
+        return tuple(context.cast(builder, builder.extract_value(code, k), code_ty[k],
+                                  types.int64) for k in range(2))
+    return context.cast(builder, code, code_ty, types.int64)
+
+
+def code_plus(builder, code, position: int):
+    """`code` (code_value's) for index component `position`: its code plus the position."""
+    i64 = ir.IntType(64)
+    if isinstance(code, tuple):
+        return (builder.add(code[0], ir.Constant(i64, position)), code[1])
+    return builder.add(code, ir.Constant(i64, position))
+
+
 def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, axis,
                 unsigned_bits: int = 0, set_flag: bool = True, outlined: bool = False):
     """The cold path: set the thread's flag; the first failure on the device (a 64-bit
-    compare-and-swap on slot 0) writes its index, size, axis, thread and block. `code`,
+    compare-and-swap on slot 0) writes its index, size, axis, thread and block. `code` is
+    code_value's (a pair: the code XOR the call chain, computed here on the cold path);
     `index`, `size` and `axis` are i64 values; bit k of `unsigned_bits` (a constant) says the
     k-th of index, size, axis came from an unsigned type, so that the host reads a uint64
     >= 2**63 back as itself, not as a negative number (failures.UNSIGNED). Without
@@ -129,6 +148,8 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
     permutation table at `p[x_int]` twice for each of its two uses, eight gathers for numba's
     six, and as a kernel bound by its L1 traffic ran 1.45x plain numba on an H100
     (benchmarks/results/2026-11-27d-device-calls)."""
+    if isinstance(code, tuple):
+        code = builder.xor(*code)
     data = array_data(context, builder, fb_ty, fb)
     i64 = ir.IntType(64)
     operands = [builder.ptrtoint(data, i64), code, index, size, axis]
@@ -255,7 +276,7 @@ def emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty,
             builder.cbranch(bad, cold, passed).set_weights([1, 99])
             builder.position_at_end(cold)
             emit_record(context, builder, fb_ty, flag_ty, fb, flag,
-                        builder.add(code, ir.Constant(i64, pos)), value, size,
+                        code_plus(builder, code, pos), value, size,
                         ir.Constant(i64, axis), unsigned_bits=int(unsigned), set_flag=False,
                         outlined=outlined)
             end_thread(builder)
@@ -263,7 +284,7 @@ def emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty,
             continue
         with builder.if_then(bad, likely=False):
             emit_record(context, builder, fb_ty, flag_ty, fb, flag,
-                        builder.add(code, ir.Constant(i64, pos)), value, size,
+                        code_plus(builder, code, pos), value, size,
                         ir.Constant(i64, axis), unsigned_bits=int(unsigned), outlined=outlined)
         ok = builder.and_(ok, builder.not_(bad))
     return ok
@@ -385,7 +406,7 @@ def flag_clear(context, builder, flag_ty, flag):
 
 
 __all__ = ["components", "element_index", "plan", "all_in_bounds", "array_data", "array_shape",
-           "array_extent", "special_register", "count_skipped", "record_function", "RECORD",
+           "array_extent", "special_register", "count_skipped", "record_function", "RECORD", "code_value", "code_plus",
            "emit_record", "emit_records", "end_thread", "emit_checks", "compare_index",
            "select_load", "element_pointer", "element_load", "element_store", "selectable",
            "flag_array", "flag_clear"]

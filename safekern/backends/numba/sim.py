@@ -77,6 +77,15 @@ def _thread_ids():
     return (tid.x, tid.y, tid.z), (bid.x, bid.y, bid.z)
 
 
+def _code(code, position: int = 0) -> int:
+    """The code a failure records: a check's code (plus its index component's position), in a
+    device function that takes the call chain XOR the chain (`(code, chain)`:
+    frontend/python/call_chain.py). Only on the failure path."""
+    if type(code) is tuple:
+        return (int(code[0]) + position) ^ int(code[1])
+    return code + position
+
+
 def _record(fb, flag, code, index, size, axis):
     flag[0] = 1
     thread, block = _thread_ids()
@@ -115,7 +124,7 @@ def _check(arr, idx, code, fb, flag) -> bool:
             n = shape[axis]
             i = int(comp)
             if i < -n or i >= n:
-                _record(fb, flag, code + pos, i, n, axis)
+                _record(fb, flag, _code(code, pos), i, n, axis)
                 return False
         axis += 1
     return True
@@ -245,7 +254,7 @@ def _sk_fail(code, v0, v1, v2, fb, flag):
         if not (_is_int(v) or isinstance(v, (bool, np.bool_))):
             raise TypeError(f"a kernel's failure message can carry integers only, not "
                             f"{type(v).__name__} ({v!r})")
-    _record(fb, flag, code, v0, v1, v2)
+    _record(fb, flag, _code(code), v0, v1, v2)
 
 
 def _make_division(op, any_type: bool):
@@ -259,7 +268,7 @@ def _make_division(op, any_type: bool):
     def helper(a, b, code, fb, flag):
         checked = any_type or (_is_int(a) and _is_int(b))
         if checked and b == 0:
-            _record(fb, flag, code, int(a) if _is_int(a) else 0, 0, 0)
+            _record(fb, flag, _code(code), int(a) if _is_int(a) else 0, 0, 0)
             return apply(a, type(b)(1))
         return apply(a, b)
 
@@ -283,7 +292,7 @@ def namespace() -> dict:
 
     ns = {"_sk_load": _sk_load, "_sk_loadv": _sk_load, "_sk_store": _sk_store, "_sk_skip": _sk_skip,
           "_sk_buffer": lambda buffer: buffer,     # the simulator passes the array itself
-          "_sk_cuda": cuda, "_sk_int32": np.int32, "_sk_slice": slice,
+          "_sk_cuda": cuda, "_sk_int32": np.int32, "_sk_int64": int, "_sk_slice": slice,
           "_sk_flag_array": lambda: np.zeros(1, np.int32),     # one per thread: local
           "_sk_extent": _sk_extent, "_sk_put": _sk_put, "_sk_within": _sk_within,
           "_sk_cold": lambda: None}     # (a compile hint for NVVM: cold_loops.py)

@@ -47,7 +47,7 @@ from .resolver import device_function_of
 
 log = logging.getLogger("safekern.numba")
 
-FORMAT = 3          # 2: launch predicates; 3: specialised device calls
+FORMAT = 4          # 2: launch predicates; 3: specialised device calls; 4: call chains
 
 
 class _NotStorable(Exception):

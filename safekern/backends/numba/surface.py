@@ -24,11 +24,14 @@ from numba.cuda.core import config as _numba_config
 SIMULATOR = bool(_numba_config.ENABLE_CUDASIM)
 
 
-def hidden_types(device: bool) -> tuple:
+def hidden_types(device: bool, chain: bool = False) -> tuple:
+    """The types of the hidden parameters: a kernel's buffer address; a device function's
+    buffer and flag, and its call chain where it takes one (frontend/python/call_chain.py)."""
     from numba.cuda import types
 
     if device:
-        return (types.Array(types.int64, 1, "C"), types.Array(types.int32, 1, "C"))
+        return (types.Array(types.int64, 1, "C"), types.Array(types.int32, 1, "C")) + (
+            (types.int64,) if chain else ())
     return (types.int64,)
 
 
@@ -200,7 +203,10 @@ class DispatcherSurface:
 
 
 # How numba's messages show a checked device function's hidden parameters (its str and repr).
-_HIDDEN_IN_MESSAGES = (
+_HIDDEN_IN_MESSAGES = (      # (with the call chain first)
+    ", array(int64, 1d, C), array(int32, 1d, C), int64",
+    ", Array(int64, 1, 'C', False, aligned=True), Array(int32, 1, 'C', False, aligned=True), "
+    "int64",
     ", array(int64, 1d, C), array(int32, 1d, C)",
     ", Array(int64, 1, 'C', False, aligned=True), Array(int32, 1, 'C', False, aligned=True)",
 )

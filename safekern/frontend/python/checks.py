@@ -19,6 +19,7 @@ from ...failures import FailureSite, site_code
 from ..located import LocatedVisitor
 from . import names, nested, safety
 from .as_written import users_text as _users_text
+from .call_chain import call_site_code
 from .parse import ParsedFunction, hidden_first
 from .transformer import Transformer
 from .tuples import TupleValues
@@ -58,6 +59,7 @@ class _Context:
         self.sites: list[CheckSite] = []
         self.failure_sites: list[FailureSite] = []     # what a failure code means: registered
         self.device_calls: dict = {}
+        self.call_codes: dict = {}      # generated name (names.DEVICE) -> its call site's code
         self.plain_device_calls: list = []
         self._temps = itertools.count()
         is_cuda = getattr(resolver, "is_cuda_module", None)
@@ -108,6 +110,20 @@ class _Context:
         self.sites.append(CheckSite(base, kind, array, node.lineno,
                                     col=p.column(node.lineno, node.col_offset), text=_text(p, node)))
         return base
+
+    def register_call(self, node: ast.Call, callee) -> int:
+        """Register a call of the checked device function `callee` (a frame of a failure's call
+        chain: call_chain.py); its code. The caller counts as a kernel here: pipeline.py says
+        otherwise for a device function's."""
+        p, cp = self.parsed, callee.parsed
+        code = call_site_code(p, node, cp.shown_name)
+        col, end = _columns(node, p)
+        self.failure_sites.append(FailureSite(
+            code=code, kind="call", kernel=p.shown_name, filename=p.filename,
+            lineno=node.lineno, source_line=p.source_line(node.lineno), col=col, end_col=end,
+            array=None, axis=None, callee=cp.shown_name, in_kernel=True,
+            callee_file=cp.filename if cp.filename != p.filename else None))
+        return code
 
     def register_unchecked(self, kind: str, subscript_value, node, reason: str) -> None:
         """An access left to numba (in a nested function used as a value): reported as
@@ -229,10 +245,12 @@ class BoundsCheckRewriter(LocatedVisitor, Transformer):
             dev = bind(node, role[1], self.ctx.parsed) if bind is not None else role[1]
             name = f"{names.DEVICE}{len(self.ctx.device_calls)}"
             self.ctx.device_calls[name] = dev
+            self.ctx.call_codes[name] = self.ctx.register_call(node, dev)
             node.func = ast.copy_location(ast.Name(name, ast.Load()), node.func)
             _pass_hidden(node, dev.parsed.tree.args)
         elif role is not None and role[0] == "self":
             # A recursive call keeps the function's own name: numba resolves recursion by it.
+            self.ctx.register_call(node, self.ctx)
             _pass_hidden(node, self.ctx.parsed.tree.args)
         elif role is not None and role[0] == "plain_device":
             self.ctx.plain_device_calls.append((node.lineno, role[1]))

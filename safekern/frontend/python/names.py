@@ -6,6 +6,7 @@ FB_ADDRESS = "_sk_fbp"   # kernels' hidden parameter: the buffer's address (a sc
                          # faster than an array argument); the prelude makes it an array
 BUFFER = "_sk_buffer"    # _sk_buffer(address) -> int64[16] array
 FLAG = "_sk_flag"        # per-thread failure flag (a 1-element local int32 array)
+CHAIN = "_sk_cs"         # device functions that check: the call chain, an int64 (call_chain.py)
 FLAG_ARRAY = "_sk_flag_array"   # _sk_flag_array() -> that array (not named as the user's
                                 # cuda.local arrays are in numba's LLVM)
 FLAG_BLOCK = 2           # flag value set at a barrier: the whole block knows of a failure (1:
@@ -20,6 +21,8 @@ EXIT = "_exit"           # appended to a load, store or atomic helper's name: it
 SKIP = "_sk_skip"        # _sk_skip(fb): count a skipped launch (one thread per launch)
 CUDA = "_sk_cuda"        # numba.cuda (or the simulator's), bound by the backend
 INT32 = "_sk_int32"
+INT64 = "_sk_int64"      # a kernel's call chain argument, `_sk_int64(id)`: an int64, not a
+                         # literal, whose every value numba would type (and compile) apart
 WITHIN = "_sk_within"    # _sk_within(x, index): x[index] is in bounds (body_versioning.py)
 EXTENT = "_sk_extent"    # _sk_extent(x, axis): x.shape[axis] for an array, else -1
 SLICE = "_sk_slice"      # builtins.slice

@@ -24,6 +24,7 @@ from .exit_calls import end_thread_at
 from .flag_tests import redundant_flag_tests, without_flag_tests
 from .checks import BoundsCheckRewriter, CheckSite, _Context, hidden_first
 from .call_facts import specialise_calls
+from .call_chain import takes_chain, thread_chain
 from .collapse import collapse_same_branches
 from .parse import ParsedFunction
 from .trees import copy_tree, place, walk
@@ -42,6 +43,8 @@ class RewrittenFunction:
     # What each failure code of the rewrite means; the backend registers them (failures.TABLE)
     # when it builds or loads the kernel, the same way for a fresh rewrite and a stored one.
     failure_sites: list = field(default_factory=list)
+    # A device function that takes the call chain `_sk_cs` (call_chain.py); its callers pass it.
+    call_chain: bool = False
     # Launch predicates (launch.py): when all hold at a launch, the backend may launch
     # `launch_variant` (this rewrite without the checks they prove) instead of `tree`.
     launch_predicates: tuple = ()
@@ -174,6 +177,9 @@ def _checked_body(parsed, resolver, kernel_exceptions, settings):
 def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, launch_predicates,
              launch_subset=None, param_facts=(), settings=None, checked=None):
     ctx, fn, body = checked or _checked_body(parsed, resolver, kernel_exceptions, settings)
+    if device:          # (its call sites were registered as a kernel's: checks.register_call)
+        ctx.failure_sites[:] = [replace(s, in_kernel=False) if s.kind == "call" else s
+                                for s in ctx.failure_sites]
     new_fn = copy.copy(fn)
     bound = _BoundResolver(resolver, ctx.device_calls)
     sites = ctx.sites
@@ -203,9 +209,10 @@ def _rewrite(parsed, device, resolver, eliminate_checks, kernel_exceptions, laun
                 # (_finish edits `body` in place: the subsets' variants start from a copy.)
                 maker = _SubsetVariants(fn, copy_tree(body), found, device, bound, parsed,
                                         ctx, flag_tested, unspecialised)
-    module, has_barriers = _finish(fn, new_fn, body, device, bound, parsed, ctx)
+    module, has_barriers, chain = _finish(fn, new_fn, body, device, bound, parsed, ctx,
+                                          ctx.device_calls)
     rewritten = RewrittenFunction(parsed, module, sites, ctx.device_calls, has_barriers,
-                                  ctx.plain_device_calls, ctx.failure_sites)
+                                  ctx.plain_device_calls, ctx.failure_sites, call_chain=chain)
     if launch_body is not None:
         rewritten.launch_predicates = predicates
         rewritten.launch_variant = _variant(rewritten, fn, launch_body, device, bound, parsed,
@@ -228,8 +235,9 @@ def _launch_body(body, found, launch_subset, flag_tested) -> list:
 
 
 def _variant(rewritten, fn, launch_body, device, bound, parsed, ctx, variant_calls):
-    launch_module, _ = _finish(fn, copy.copy(fn), launch_body, device, bound, parsed, ctx)
-    return replace(rewritten, tree=launch_module, device_calls=variant_calls)
+    launch_module, _, chain = _finish(fn, copy.copy(fn), launch_body, device, bound, parsed,
+                                      ctx, variant_calls)
+    return replace(rewritten, tree=launch_module, device_calls=variant_calls, call_chain=chain)
 
 
 class _SubsetVariants:
@@ -250,8 +258,10 @@ class _SubsetVariants:
             return _variant(self.rewritten, fn, launch_body, device, bound, parsed, ctx, calls)
 
 
-def _finish(fn, new_fn, body, device, bound, parsed, ctx):
-    """The function around the checked body: failure exits, hidden parameters, prelude."""
+def _finish(fn, new_fn, body, device, bound, parsed, ctx, calls):
+    """The function around the checked body: failure exits, hidden parameters, prelude, the
+    call chain (call_chain.py; `calls`: the device functions it calls). -> (module, whether it
+    has barriers, whether it takes the call chain)"""
     kinds = barriers.barrier_kinds(body, bound, parsed)       # (one walk for both)
     has_barriers, grid_sync = bool(kinds), "grid" in kinds
     body = barriers.add_failure_exits(body, kind="device" if device else "kernel",
@@ -268,26 +278,30 @@ def _finish(fn, new_fn, body, device, bound, parsed, ctx):
                          vararg=fn.args.vararg, kwonlyargs=list(fn.args.kwonlyargs),
                          kw_defaults=list(fn.args.kw_defaults), kwarg=fn.args.kwarg,
                          defaults=list(fn.args.defaults))
-    hidden = [ast.arg(names.FB), ast.arg(names.FLAG)] if device else [ast.arg(names.FB_ADDRESS)]
-    first = hidden_first(fn.args, device)
-    if first:
-        args.args = hidden + args.args     # callers and launches put them there too
-    else:
-        args.args += hidden
     # the pending failure's test as late as is harmless (pending.py), unless an access is
     # left unchecked (its plain subscript is not proven) or grid syncs need the grid prelude
     deferred = not device and not grid_sync and \
         not any(s.status == "unchecked" for s in ctx.sites)
     if deferred:
         body = PendingPlacer(bound.resolver, parsed).place(body)
+    chain = device and takes_chain(body, calls)
+    thread_chain(body, chain=chain, calls=calls, call_codes=ctx.call_codes, parsed=parsed)
+    hidden = [ast.arg(names.FB), ast.arg(names.FLAG)] if device else [ast.arg(names.FB_ADDRESS)]
+    if chain:
+        hidden.append(ast.arg(names.CHAIN))
+    first = hidden_first(fn.args, device)
+    if first:
+        args.args = hidden + args.args     # callers and launches put them there too
+    else:
+        args.args += hidden
     new_fn.body = body if device else \
         barriers.kernel_prelude(fn, grid=grid_sync, deferred=deferred) + body
     if fn.args.defaults and not first:
         # Hidden parameters follow the user's; give them defaults so defaults stay legal.
-        args.defaults = list(fn.args.defaults) + [ast.Constant(None)] * (2 if device else 1)
+        args.defaults = list(fn.args.defaults) + [ast.Constant(None)] * len(hidden)
     new_fn.args = args
     module = ast.Module(body=[new_fn], type_ignores=[])
     place(module, fn)       # (generated nodes: the def line's position)
-    return module, has_barriers
+    return module, has_barriers, chain
 
 __all__ = ["rewrite_function", "refuse_unsupported", "RewrittenFunction"]
