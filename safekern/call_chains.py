@@ -101,5 +101,5 @@ def truncated(frames) -> bool:
     return bool(frames) and not frames[-1].in_kernel
 
 
-__all__ = ["FRAME_BITS", "FRAMES", "MASK", "frame_id", "extend", "argument", "check_code", "resolve",
-           "truncated"]
+__all__ = ["FRAME_BITS", "FRAMES", "MASK", "frame_id", "extend", "argument", "check_code",
+           "resolve", "truncated"]
