@@ -175,14 +175,13 @@ class CallHooks:
         (call_chains.py); the call site is returned among the failure sites, so a failure
         inside `target` can name it."""
         s, e = self.ps.offsets(callee)
-        lineno, col = self.ps.line_col(s)
+        filename, lineno, col, physical = self.ps.place(s)
         end_line, end_col = self.ps.line_col(e)
-        code = site_code(BACKEND, self.ps.filename, lineno, col, self.fn.name, target.name,
-                         "call")
+        code = site_code(BACKEND, filename, lineno, col, self.fn.name, target.name, "call")
         self.failure_sites.append(FailureSite(
-            code=code, kind=CALL, kernel=self.fn.name, filename=self.ps.filename,
-            lineno=lineno, source_line=self.ps.source_line(lineno), col=col,
-            end_col=end_col if end_line == lineno and e > s else None, array=None, axis=None,
+            code=code, kind=CALL, kernel=self.fn.name, filename=filename,
+            lineno=lineno, source_line=self.ps.source_line(physical), col=col,
+            end_col=end_col if end_line == physical and e > s else None, array=None, axis=None,
             callee=target.name, in_kernel=self.fn.kernel))
         return code
 

@@ -97,24 +97,31 @@ class Access:
             return Status.HOISTED, self.extra["hoisted"]
         return self.status, self.reason
 
-    def location(self, ps):
-        lineno, col = ps.line_col(self.index_start if self.index_start >= 0 else self.start)
+    def place(self, ps) -> tuple:
+        """(file, line, col, end col or None, physical line) of the access's index (else the
+        access): file and line as the compiler names them (the source's own `#line`
+        followed: ParsedSource.place), the physical line for the text shown."""
         s = self.index_start if self.index_start >= 0 else self.start
         e = self.index_end if self.index_end >= 0 else self.end
+        filename, lineno, col, physical = ps.place(s)
         end_line, end_col = ps.line_col(e)
-        if end_line != lineno or e <= s:
+        if end_line != physical or e <= s:
             end_col = None
-        return lineno, col, end_col
+        return filename, lineno, col, end_col, physical
+
+    def location(self, ps):
+        """(line, col, end col or None): the line as the compiler names it (place())."""
+        return self.place(ps)[1:4]
 
     def failure_site(self, ps, backend: str, kind: str = BOUNDS) -> FailureSite:
         """What a failure code of this access means. The rewrite only returns it (in its
         `failure_sites`); the backend registers it in failures.TABLE."""
-        lineno, col, end_col = self.location(ps)
-        code = site_code(backend, ps.filename, lineno, col, self.function, self.array,
+        filename, lineno, col, end_col, physical = self.place(ps)
+        code = site_code(backend, filename, lineno, col, self.function, self.array,
                          self.axis, self.kind, kind)
         return FailureSite(
-            code=code, kind=kind, kernel=self.function, filename=ps.filename, lineno=lineno,
-            source_line=ps.source_line(lineno), col=col, end_col=end_col, array=self.array,
+            code=code, kind=kind, kernel=self.function, filename=filename, lineno=lineno,
+            source_line=ps.source_line(physical), col=col, end_col=end_col, array=self.array,
             axis=self.axis)
 
 

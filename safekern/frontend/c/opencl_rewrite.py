@@ -184,7 +184,7 @@ class ProgramRewriter:
             params = [replace(p, cursor=None) for p in fa.params]
             stores = writes[f.spelling]
             out.kernels.append(KernelInfo(
-                f.spelling, params, ps.line_col(f.location.offset)[0], plan.barrier_mode,
+                f.spelling, params, ps.place(f.location.offset)[1], plan.barrier_mode,
                 written=tuple(p.name for p in params
                               if p.is_pointer and p.index in stores.params),
                 writes_unknown=stores.unknown, launch=self.launch.get(f.spelling)))
@@ -380,12 +380,13 @@ class ProgramRewriter:
     def _report(self, fa, site_codes) -> list:
         out = []
         for a in fa.accesses:
-            lineno, col, _ = a.location(self.ps)
+            where, lineno, col, _, _ = a.place(self.ps)   # (the source's #line followed)
             text = " ".join(self.ps.slice(a.start, a.end).split())
             status, reason = a.reported()
             predicate = a.extra["predicate"] if status == Status.PROVEN_AT_LAUNCH else ""
             out.append(ReportEntry(fa.name, lineno, col, text, a.array, status, reason,
-                                   code=site_codes.get(id(a)), predicate=predicate))
+                                   code=site_codes.get(id(a)), predicate=predicate,
+                                   filename="" if where == self.ps.filename else where))
         return sorted(out, key=lambda r: (r.lineno, r.col))
 
 
