@@ -191,8 +191,8 @@ class Program:
             first = unchecked[0]
             warnings.warn_explicit(
                 f"safekern: {len(unchecked)} access(es) in {self.filename} are not checked "
-                f"(first: {first.reason}); see check_report()", UncheckedWarning, self.filename,
-                first.extra.get("lineno") or 0)
+                f"(first: {first.reason}); see check_report()", UncheckedWarning,
+                first.extra.get("filename") or self.filename, first.extra.get("lineno") or 0)
 
     def expressions(self, rw) -> tuple[str, ...]:
         """The user's name expressions, plus the names of non-template C++ kernels (so that
