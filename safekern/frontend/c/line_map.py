@@ -51,6 +51,7 @@ class LineMap:
                     current = c_string(m.group("file"))
                 self._spans.append((n + 1, int(m.group("line")), current))
         self._starts = [s[0] for s in self._spans]
+        self._end = text.count("\n") + 2         # one past the text's last physical line
         self.names = frozenset(s[2] for s in self._spans) - {filename}
 
     @classmethod
@@ -83,13 +84,13 @@ class LineMap:
             return None
         if filename is None:
             filename = self.filename
-        bounds = self._starts[1:] + [None]
+        bounds = self._starts[1:] + [self._end]
         found = None
         if filename == self.filename and (not self._spans or lineno < self._starts[0]):
             found = lineno
         for (first, presumed, name), end in zip(self._spans, bounds):
             n = first + (lineno - presumed)
-            if name == filename and n >= first and (end is None or n < end):
+            if name == filename and first <= n < end:
                 found = n
         return found
 
