@@ -5,6 +5,7 @@ bottom up:
 
     libclang    the bindings: loaded once, safe to finalise, tokens read directly
     tree        a unit's tree read once: children, extents, walks (re-exported here)
+    line_map    the source's own `#line` directives: the file:line the compiler names
     parse       (this module) the translation unit, byte offsets <-> lines, tokens, macros
     edits       text edits that keep every line, `#line`, apply_edits
     buildlog    a driver's build log at the user's lines
