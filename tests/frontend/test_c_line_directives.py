@@ -128,3 +128,15 @@ def test_build_logs_come_back_at_the_presumed_places():
     # a source without directives of its own is read as before
     _, first = map_build_log("<source>:12:1: error: bad\n", "plain.cl", 2)
     assert (first.filename, first.lineno) == ("plain.cl", 10)
+
+
+def test_one_presumed_place_named_twice_keeps_one_code_per_site():
+    """A generator that names the same line twice (`#line 5 "t.cl"` before each copy of a
+    statement): both sites say t.cl:5, and each keeps a failure code of its own."""
+    src = ('__kernel void k(__global float *a, int j, int m)\n{\n#line 5 "t.cl"\n'
+           'a[j] = 0.0f;\n#line 5 "t.cl"\na[m] = 0.0f;\n}\n')
+    rw = opencl.rewrite(src, filename="twice.cl")
+    sites = [s for s in rw.failure_sites if s.kind == "bounds"]
+    assert [(s.filename, s.lineno, s.source_line) for s in sites] == [
+        ("t.cl", 5, "a[j] = 0.0f;"), ("t.cl", 5, "a[m] = 0.0f;")]
+    assert len({s.code for s in sites}) == 2

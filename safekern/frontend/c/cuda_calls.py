@@ -177,7 +177,8 @@ class CallHooks:
         s, e = self.ps.offsets(callee)
         filename, lineno, col, physical = self.ps.place(s)
         end_line, end_col = self.ps.line_col(e)
-        code = site_code(BACKEND, filename, lineno, col, self.fn.name, target.name, "call")
+        code = site_code(BACKEND, self.ps.filename, physical, col, self.fn.name, target.name,
+                         "call")     # (from the physical place: a `#line` may repeat one)
         self.failure_sites.append(FailureSite(
             code=code, kind=CALL, kernel=self.fn.name, filename=filename,
             lineno=lineno, source_line=self.ps.source_line(physical), col=col,

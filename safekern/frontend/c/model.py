@@ -117,7 +117,8 @@ class Access:
         """What a failure code of this access means. The rewrite only returns it (in its
         `failure_sites`); the backend registers it in failures.TABLE."""
         filename, lineno, col, end_col, physical = self.place(ps)
-        code = site_code(backend, filename, lineno, col, self.function, self.array,
+        # (the code from the physical place: a source's `#line` may name one place twice)
+        code = site_code(backend, ps.filename, physical, col, self.function, self.array,
                          self.axis, self.kind, kind)
         return FailureSite(
             code=code, kind=kind, kernel=self.function, filename=filename, lineno=lineno,

@@ -353,7 +353,7 @@ class SafetyRewriter:
                           collapse(ps.slice(start, end)),
                           filename="" if where == ps.filename else where)
         if status == Status.CHECKED:
-            site.code = site_code(self.spelling.backend, filename, caret_line, caret_col,
+            site.code = site_code(self.spelling.backend, ps.filename, physical, caret_col,
                                   self.function, kind, site.text)
             site.failure = FailureSite(
                 code=site.code, kind=kind, kernel=self.function, filename=filename,
