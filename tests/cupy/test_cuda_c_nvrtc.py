@@ -270,3 +270,31 @@ def test_ptx_shape_of_the_checks():
     assert "exit;" in ptx                      # the failing thread leaves
     assert "atom.global.add.u64" in ptx        # the skipped-launch count
     assert "bar.red.or.pred" in ptx            # the block-wide prelude of a barrier kernel
+
+
+def test_a_sources_own_line_directives_are_followed():
+    """`#line 40 "gen.cu"` in the user's source: NVRTC's error in the rewritten source, the
+    check report and a parse error name gen.cu's lines, showing the line as written."""
+    src = ('#line 40 "gen.cu"\n'
+           'template <typename T>\n'
+           '__global__ void k(T* a) {\n'
+           '    a[threadIdx.x] = T::missing;\n'
+           '}\n')
+    rw = cuda.rewrite(src, filename="late.cu", arch=ARCH)
+    with pytest.raises(nvrtc.NvrtcError) as info:
+        nvrtc.compile_program(rw.source, filename="late.cu", arch=ARCH,
+                              options=backend.compile_options(()), name_expressions=["k<float>"])
+    err = nvrtc.to_compilation_error(info.value, {"late.cu": src})
+    assert (err.filename, err.lineno) == ("gen.cu", 42)
+    assert err.source_line == "    a[threadIdx.x] = T::missing;"
+    assert "safekern generated" not in str(err)
+    k = backend.RawKernel('# 7 "x.cu" 1\nextern "C" __global__ void g(float* a, int n) {\n'
+                          '  a[n] = 1;\n}\n', "g")
+    (entry,) = k.check_report()
+    assert (entry.filename, entry.lineno, entry.text) == ("x.cu", 8, "a[n]")
+    program = backend.Program('#line 70 "y.cu"\nextern "C" __global__ void b(float* a) {\n'
+                              '  a[0] = nope;\n}\n', filename="broken.cu")
+    with pytest.raises(safekern.CompilationError) as info:
+        program.rewrite(ARCH)       # libclang cannot parse it; NVRTC's verdict is shown
+    assert (info.value.filename, info.value.lineno) == ("y.cu", 71)
+    assert info.value.source_line == "  a[0] = nope;"

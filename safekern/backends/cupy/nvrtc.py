@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from ... import config
 from ...errors import CompilationError
+from ...frontend.c.line_map import LineMap
 
 log = logging.getLogger("safekern.nvrtc")
 
@@ -389,7 +390,12 @@ def to_compilation_error(err: NvrtcError, sources: dict[str, str], *, kernel=Non
     `rewritten`: the log is about safekern's rewrite of the source; an error NVRTC reports at a
     place safekern generated (not in `sources`) is then named as safekern's fault."""
     errors = [d for d in err.diagnostics if "error" in d.severity]
-    chosen = next((d for d in errors if d.filename in sources), None)
+    # (a source's own `#line` directives name other files and lines: line_map.py)
+    maps = {name: LineMap.of(text, name) for name, text in sources.items()}
+    owner = {}
+    for d in errors:
+        owner[id(d)] = next((name for name, lm in maps.items() if lm.knows(d.filename)), None)
+    chosen = next((d for d in errors if owner[id(d)] is not None), None)
     if chosen is None:
         target = errors[0] if errors else None
         problem = err.problem
@@ -399,8 +405,10 @@ def to_compilation_error(err: NvrtcError, sources: dict[str, str], *, kernel=Non
         exc = CompilationError(problem, filename=target.filename if target else None,
                                lineno=target.lineno if target else None, kernel=kernel)
     else:
-        lines = sources[chosen.filename].splitlines()
-        src = lines[chosen.lineno - 1] if 0 < chosen.lineno <= len(lines) else None
+        name = owner[id(chosen)]
+        lines = sources[name].splitlines()
+        physical = maps[name].physical(chosen.filename, chosen.lineno)
+        src = lines[physical - 1] if physical and 0 < physical <= len(lines) else None
         col = _user_col(chosen, src)
         more = len(errors) - 1
         problem = f"NVRTC {chosen.severity}: {chosen.message}"

@@ -14,6 +14,7 @@ from ...failures import TABLE
 from ...memo import BoundedMemo
 from ...report import ReportEntry, Status
 from ...frontend.c import cuda as frontend
+from ...frontend.c.line_map import LineMap
 from . import cupy_compile, graphs as cupy_graphs, sync as cupy_sync, nvrtc
 from .errors import cupy_flavoured, missing_function
 from ..capture import host_work_allowed
@@ -172,12 +173,13 @@ class Program:
         if hit is None:
             return
         lineno = code.count("\n", 0, hit.start()) + 1
+        filename, presumed = LineMap.of(self.code, self.filename).presumed(lineno)
         raise self._flavoured(UnsupportedError(
             "safekern's parse of this source found no kernel, though it defines a __global__ "
             "function: errors in an included header hid it (CCCL headers such as "
             "<cub/...> do not parse under safekern's stand-ins; a source that uses their "
             "names cannot be checked yet)",
-            filename=self.filename, lineno=lineno,
+            filename=filename, lineno=presumed,
             source_line=self.code.splitlines()[lineno - 1]))
 
     def _flavoured(self, err):
@@ -191,8 +193,8 @@ class Program:
             first = unchecked[0]
             warnings.warn_explicit(
                 f"safekern: {len(unchecked)} access(es) in {self.filename} are not checked "
-                f"(first: {first.reason}); see check_report()", UncheckedWarning, self.filename,
-                first.extra.get("lineno") or 0)
+                f"(first: {first.reason}); see check_report()", UncheckedWarning,
+                first.extra.get("filename") or self.filename, first.extra.get("lineno") or 0)
 
     def expressions(self, rw) -> tuple[str, ...]:
         """The user's name expressions, plus the names of non-template C++ kernels (so that

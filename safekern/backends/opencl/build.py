@@ -28,6 +28,7 @@ from ...failures import BUFFER_LEN, TABLE
 from ...memo import BoundedMemo
 from ...frontend.c.buildlog import map_build_log
 from ...frontend.c.edits import prelude_lines
+from ...frontend.c.line_map import LineMap
 from ...frontend.c import opencl as frontend
 from ..overlap import strided_extent
 from . import macro_sites, sync as opencl_sync
@@ -341,14 +342,17 @@ def _build_error(prg, err, ctx, devices, filename, n_prelude,
             logs.append((dev, text))
     if not logs:
         return CompilationError(f"the OpenCL driver failed to build the program: {err}")
-    mapped, first = map_build_log(logs[0][1], filename, n_prelude)
+    line_map = LineMap.of(user_source, filename)     # (the source's own #line directives)
+    mapped, first = map_build_log(logs[0][1], filename, n_prelude, line_map)
     problem = first.message if first is not None else "build failed"
     lineno = first.lineno if first is not None else None
+    named = (first.filename if first is not None else None) or filename
+    physical = line_map.physical(named, lineno)
     lines = user_source.split("\n")
-    source_line = lines[lineno - 1] if lineno and 0 < lineno <= len(lines) else None
+    source_line = lines[physical - 1] if physical and 0 < physical <= len(lines) else None
     error = CompilationError(
         f"OpenCL build failed: {problem}\n--- build log ({logs[0][0].name}) ---\n"
-        f"{mapped.strip()}", filename=filename, lineno=lineno, source_line=source_line,
+        f"{mapped.strip()}", filename=named, lineno=lineno, source_line=source_line,
         col=first.col if first is not None and source_line is not None else None)
     error.build_log = mapped
     return error

@@ -213,8 +213,9 @@ class Program(cl.Program):
             return CheckReport([], filename=self.filename, checks=False)
         entries = list(built.rewritten.entries)
         names = self._prg.get_info(cl.program_info.KERNEL_NAMES)
+        reported = {e.function for e in entries}     # (a kernel a macro writes says why)
         for name in (n for n in names.split(";") if n):
-            if built.rewritten.kernel(name) is None:
+            if built.rewritten.kernel(name) is None and name not in reported:
                 entries.append(ReportEntry(name, 0, 0, f"kernel {name}", "", Status.UNCHECKED,
                                            "kernel defined outside the program's own source "
                                            "(an #include): not rewritten"))

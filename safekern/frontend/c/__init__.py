@@ -9,6 +9,8 @@ CompilationError) in both. Where things are, bottom up:
     parse        libclang: the translation unit, offsets <-> lines, tokens, macros, `located`
                  (libclang.py: the bindings, loaded once; tree.py: a unit's tree read once,
                  shared by every pass and walk)
+    line_map     the source's own `#line` directives: the file:line every report, error and
+                 build log names (the physical line is the one shown)
     parse_cache  one parse for the builds of one kernel (checked, variants, all checks)
     parse_error  the one parse error of both dialects
     macros       the source's own macro uses in function bodies, expanded in place (on their
@@ -40,7 +42,8 @@ CompilationError) in both. Where things are, bottom up:
                  included, evaluates alike (a barrier may sit under those)
     opencl       OpenCL: the dialect, `rewrite`; opencl_headers (what libclang's
                  parse includes), opencl_safety (assert/division helpers), opencl_rewrite (the
-                 program's rewrite)
+                 program's rewrite), opencl_unedited (functions a macro writes: left as
+                 written, unchecked)
     cuda         CUDA: `rewrite`, parse_cuda; cuda_dialect (the dialect), cuda_headers
                  (stand-ins for CUDA's headers), cuda_rewrite (the module's rewrite),
                  cuda_signatures (hidden parameters, prologue), cuda_access (the walk's

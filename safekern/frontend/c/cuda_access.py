@@ -203,8 +203,7 @@ class CudaWalker(CallHooks, AccessWalker):
                         index_end=index[1] if index else -1, array=array, axis=axis,
                         extent=extent)
         a.check = check
-        lineno, _, _ = a.location(self.ps)
-        a.extra["lineno"] = lineno
+        a.extra["filename"], a.extra["lineno"] = a.place(self.ps)[:2]
         if status == Status.CHECKED:
             site = a.failure_site(self.ps, BACKEND)
             a.extra["code"] = site.code

@@ -211,7 +211,7 @@ class ModuleRewriter:
                     a = Access(function=fn.name, kind="kernel", status=Status.UNCHECKED,
                                  reason=f"{fn.why}: launched unchecked", start=s,
                                  end=min(e, s + len(fn.name)), array="")
-                    a.extra["lineno"] = self.ps.line_col(s)[0]
+                    a.extra["filename"], a.extra["lineno"] = a.place(self.ps)[:2]
                     self.accesses.append(a)
                     continue
                 if body is not None and fn.cursor.is_definition():
@@ -300,9 +300,15 @@ class ModuleRewriter:
             entries.append((a.start, ReportEntry(a.function, a.extra.get("lineno") or 0, col,
                                                  text, a.array, status, reason,
                                                  code=a.extra.get("code"),
-                                                 predicate=predicate)))
+                                                 predicate=predicate,
+                                                 filename=self._other_file(a))))
         entries += [(s.start, s.entry()) for s in self.safety]
         return [e for _, e in sorted(entries, key=lambda pair: pair[0])]
+
+    def _other_file(self, a) -> str:
+        """The file a report entry names where a `#line` of the source moved it elsewhere."""
+        name = a.extra.get("filename") or self.ps.filename
+        return "" if name == self.ps.filename else name
 
     def _own_checks(self, first: int, first_safety: int) -> OwnChecks:
         """What the function just walked records (plain.py): its accesses from `first`, its
@@ -359,7 +365,7 @@ class ModuleRewriter:
                 a = Access(function=name, kind="subscript", status=Status.UNCHECKED,
                            reason="inside a member function, which safekern does not rewrite",
                            start=s, end=e, array="")
-                a.extra["lineno"] = self.ps.line_col(s)[0]
+                a.extra["filename"], a.extra["lineno"] = a.place(self.ps)[:2]
                 self.accesses.append(a)
 
     def _propagate_needs(self):
@@ -387,7 +393,7 @@ class ModuleRewriter:
         mangled = ""
         if not fn.template:
             mangled = fn.name if fn.extern_c else (fn.cursor.mangled_name or fn.name)
-        lineno = self.ps.line_col(fn.cursor.location.offset)[0]
+        lineno = self.ps.place(fn.cursor.location.offset)[1]
         stores = self.writes.get(fn, c_writes.Writes())
         return KernelInfo(name=fn.name, qualified=fn.qualified, extern_c=fn.extern_c,
                           template=fn.template, mangled=mangled, params=params, lineno=lineno,

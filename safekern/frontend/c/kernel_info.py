@@ -14,7 +14,7 @@ from dataclasses import dataclass
 class KernelInfo:
     name: str                 # as written
     params: list              # param_info.ParamInfo of every user parameter, in order
-    lineno: int = 0           # the line of the kernel's name
+    lineno: int = 0           # the line of the kernel's name (as the compiler names it)
     barriers: bool = False    # synchronises its group (OpenCL: the group leaves together)
     checked: bool = True      # False: launched with the user's arguments only (see report)
     written: tuple = ()       # names of the pointer parameters the kernel stores through

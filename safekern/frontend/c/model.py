@@ -97,24 +97,32 @@ class Access:
             return Status.HOISTED, self.extra["hoisted"]
         return self.status, self.reason
 
-    def location(self, ps):
-        lineno, col = ps.line_col(self.index_start if self.index_start >= 0 else self.start)
+    def place(self, ps) -> tuple:
+        """(file, line, col, end col or None, physical line) of the access's index (else the
+        access): file and line as the compiler names them (the source's own `#line`
+        followed: ParsedSource.place), the physical line for the text shown."""
         s = self.index_start if self.index_start >= 0 else self.start
         e = self.index_end if self.index_end >= 0 else self.end
+        filename, lineno, col, physical = ps.place(s)
         end_line, end_col = ps.line_col(e)
-        if end_line != lineno or e <= s:
+        if end_line != physical or e <= s:
             end_col = None
-        return lineno, col, end_col
+        return filename, lineno, col, end_col, physical
+
+    def location(self, ps):
+        """(line, col, end col or None): the line as the compiler names it (place())."""
+        return self.place(ps)[1:4]
 
     def failure_site(self, ps, backend: str, kind: str = BOUNDS) -> FailureSite:
         """What a failure code of this access means. The rewrite only returns it (in its
         `failure_sites`); the backend registers it in failures.TABLE."""
-        lineno, col, end_col = self.location(ps)
-        code = site_code(backend, ps.filename, lineno, col, self.function, self.array,
+        filename, lineno, col, end_col, physical = self.place(ps)
+        # (the code from the physical place: a source's `#line` may name one place twice)
+        code = site_code(backend, ps.filename, physical, col, self.function, self.array,
                          self.axis, self.kind, kind)
         return FailureSite(
-            code=code, kind=kind, kernel=self.function, filename=ps.filename, lineno=lineno,
-            source_line=ps.source_line(lineno), col=col, end_col=end_col, array=self.array,
+            code=code, kind=kind, kernel=self.function, filename=filename, lineno=lineno,
+            source_line=ps.source_line(physical), col=col, end_col=end_col, array=self.array,
             axis=self.axis)
 
 
@@ -192,13 +200,14 @@ def call_failure_site(ps, start: int, end: int, backend: str, caller: str, calle
     """The site of a call of the source's own function `callee` from `caller`, spanning bytes
     [start, end) of the callee's name: a failure inside the callee names it (call_chains.py;
     both dialects)."""
-    lineno, col = ps.line_col(start)
+    filename, lineno, col, physical = ps.place(start)
     end_line, end_col = ps.line_col(end)
+    # (the code from the physical place: a source's `#line` may name one place twice)
     return FailureSite(
-        code=site_code(backend, ps.filename, lineno, col, caller, callee, CALL), kind=CALL,
-        kernel=caller, filename=ps.filename, lineno=lineno, source_line=ps.source_line(lineno),
-        col=col, end_col=end_col if end_line == lineno and end > start else None, array=None,
-        axis=None, callee=callee, in_kernel=in_kernel)
+        code=site_code(backend, ps.filename, physical, col, caller, callee, CALL), kind=CALL,
+        kernel=caller, filename=filename, lineno=lineno, source_line=ps.source_line(physical),
+        col=col, end_col=end_col if end_line == physical and end > start else None,
+        array=None, axis=None, callee=callee, in_kernel=in_kernel)
 
 
 @dataclass

@@ -18,6 +18,7 @@ from .checks import analyse_function
 from .exits import ControlPlan, build_tree, find_anchor
 from .launch import kernel_predicates
 from .model import call_failure_site
+from .opencl_unedited import leave_unchecked, unedited_functions
 from .opencl_edits import access_edits, call_edits, extent_text, precheck_text
 from .prechecks import PrecheckFinder, holds_group_calls
 from .kernel_info import KernelInfo
@@ -53,7 +54,10 @@ class ProgramRewriter:
         self.counted: set = set()            # helpers that take the group's counts (run)
         self.fns = C.functions(ps)
         self.kernel_names = {f.spelling for f in self.fns if dialect.is_kernel(f)}
-        self.helpers = {f.spelling: params_of(f, dialect) for f in self.fns
+        # functions a macro writes (and what they call): compiled as written, unchecked
+        self.unedited = unedited_functions(ps, self.fns, self.kernel_names)
+        self.edited = [f for f in self.fns if f.spelling not in self.unedited]
+        self.helpers = {f.spelling: params_of(f, dialect) for f in self.edited
                         if f.spelling not in self.kernel_names}
 
     def run(self) -> Rewrite:
@@ -64,9 +68,11 @@ class ProgramRewriter:
                                               is_kernel=f.spelling in self.kernel_names,
                                               helpers=self.helpers, eliminate=self.eliminate)
                  for f in self.fns}
+        for name, why in self.unedited.items():
+            leave_unchecked(facts[name], why)
         self._reject_kernel_calls()
         if self.launch_predicates or self.assume:
-            for f in self.fns:
+            for f in self.edited:
                 if f.spelling in self.kernel_names:
                     with self._located(f):
                         self._launch_predicates(f, facts[f.spelling])
@@ -75,7 +81,7 @@ class ProgramRewriter:
         self.grouped = self._closure(facts, lambda fa: holds_group_calls(
             fa.cursor, self.dialect.barrier_functions))
         safety = {}
-        for f in self.fns:
+        for f in self.edited:
             with self._located(f):
                 safety[f.spelling] = self._safety(f, facts[f.spelling], barrier_helpers)
         failing = self._closure(facts, lambda fa: bool(fa.checked or
@@ -85,6 +91,10 @@ class ProgramRewriter:
         writes = self._writes(facts)
         out = _Output()
         for f in self.fns:
+            if f.spelling in self.unedited:
+                out.accesses += facts[f.spelling].accesses
+                out.report += self._unedited_report(f, facts[f.spelling])
+                continue
             with self._located(f):
                 self._rewrite_function(f, facts[f.spelling], safety[f.spelling], writes,
                                        barrier_helpers, failing, out)
@@ -190,7 +200,7 @@ class ProgramRewriter:
             params = [replace(p, cursor=None) for p in fa.params]
             stores = writes[f.spelling]
             out.kernels.append(KernelInfo(
-                f.spelling, params, ps.line_col(f.location.offset)[0], plan.barrier_mode,
+                f.spelling, params, ps.place(f.location.offset)[1], plan.barrier_mode,
                 written=tuple(p.name for p in params
                               if p.is_pointer and p.index in stores.params),
                 writes_unknown=stores.unknown, launch=self.launch.get(f.spelling)))
@@ -411,15 +421,28 @@ class ProgramRewriter:
             return []
         return [E.insert_after(start + 1, " " + " ".join(parts), -1)]
 
+    def _unedited_report(self, f, fa) -> list:
+        """The report of a function left as written (opencl_unedited.py): its accesses, and
+        for a kernel, that it is launched unchecked."""
+        entries = self._report(fa, {})
+        if f.spelling in self.kernel_names:
+            where, lineno, col, _ = self.ps.place(self.ps.offsets(f)[0])
+            entries.insert(0, ReportEntry(
+                f.spelling, lineno, col, f"kernel {f.spelling}", "", Status.UNCHECKED,
+                self.unedited[f.spelling],
+                filename="" if where == self.ps.filename else where))
+        return entries
+
     def _report(self, fa, site_codes) -> list:
         out = []
         for a in fa.accesses:
-            lineno, col, _ = a.location(self.ps)
+            where, lineno, col, _, _ = a.place(self.ps)   # (the source's #line followed)
             text = " ".join(self.ps.slice(a.start, a.end).split())
             status, reason = a.reported()
             predicate = a.extra["predicate"] if status == Status.PROVEN_AT_LAUNCH else ""
             out.append(ReportEntry(fa.name, lineno, col, text, a.array, status, reason,
-                                   code=site_codes.get(id(a)), predicate=predicate))
+                                   code=site_codes.get(id(a)), predicate=predicate,
+                                   filename="" if where == self.ps.filename else where))
         return sorted(out, key=lambda r: (r.lineno, r.col))
 
 

@@ -5,6 +5,7 @@ bottom up:
 
     libclang    the bindings: loaded once, safe to finalise, tokens read directly
     tree        a unit's tree read once: children, extents, walks (re-exported here)
+    line_map    the source's own `#line` directives: the file:line the compiler names
     parse       (this module) the translation unit, byte offsets <-> lines, tokens, macros
     edits       text edits that keep every line, `#line`, apply_edits
     buildlog    a driver's build log at the user's lines
@@ -24,7 +25,9 @@ API (stable; later additions only extend it):
 - `ParsedSource`: `.source` (str), `.data` (UTF-8 bytes; every offset is a byte offset into
   it), `.filename`, `.tu`; `offsets(cursor) -> (start, end)`, `text(cursor)`,
   `slice(start, end)`, `line_col(offset) -> (lineno 1-based, col 0-based in characters)`,
-  `source_line(lineno)`, `in_main_file(cursor)`, `macro_at(*positions)` (the macro whose
+  `source_line(lineno)` (physical lines), `presumed(lineno) -> (file, line)` and
+  `place(offset) -> (file, line, col, physical line)`: the places the compiler names, the
+  source's own `#line` directives followed (line_map.py), `in_main_file(cursor)`, `macro_at(*positions)` (the macro whose
   expansion strictly contains a position), `macro_containing(start, end)`,
   `tokens_between(start, end)`, `next_token(offset)`, `prev_token(offset)`,
   `errors()` / `diagnostics()` -> list of `Diagnostic`, `error(problem, start, end)` -> a
@@ -50,6 +53,7 @@ from dataclasses import dataclass
 
 from ...errors import CompilationError
 from ..located import internal_errors
+from .line_map import LineMap
 from .libclang import cindex as _cindex, tokens as _tokens
 from .tree import children, kids, span, walk, walk_main
 
@@ -150,7 +154,25 @@ class ParsedSource:
         col = len(self.data[self._line_starts[i]:offset].decode("utf-8", "replace"))
         return i + 1, col
 
+    @property
+    def line_map(self) -> LineMap:
+        """The source's own `#line` directives (line_map.py): read from the user's text."""
+        return LineMap.of(self.user_text, self.filename)
+
+    def presumed(self, lineno: int) -> tuple[str, int]:
+        """(file, line) the compiler names for physical line `lineno`: the source's own
+        `#line` directives followed. Every place safekern reports goes through this (or
+        place()); `source_line` takes the physical line."""
+        return self.line_map.presumed(lineno)
+
+    def place(self, offset: int) -> tuple[str, int, int, int]:
+        """(file, presumed line, col, physical line) of a byte offset of the user's source."""
+        lineno, col = self.line_col(offset)
+        name, presumed = self.presumed(lineno)
+        return name, presumed, col, lineno
+
     def source_line(self, lineno: int) -> str:
+        """The text of physical line `lineno` as the user wrote it."""
         lines = self._lines if self.user_text is self.source else self.user_text.split("\n")
         if 1 <= lineno <= len(lines):
             return lines[lineno - 1]
@@ -236,17 +258,19 @@ class ParsedSource:
         exception in it becomes a safekern.InternalError naming `kernel`, this file and the
         line of `offset` (the function's name) with its text -- or, finer, the line of the
         cursor `current()` returns (the node the pass was checking), when it returns one."""
-        lineno = self.line_col(offset)[0] if offset is not None else None
+        filename, lineno, physical = self.filename, None, None
+        if offset is not None:
+            filename, lineno, _, physical = self.place(offset)
 
         def where():
             cursor = current() if current is not None else None
             if cursor is None:
                 return None
-            line, col = self.line_col(cursor.extent.start.offset)
-            return line, col, self.source_line(line)
+            _, line, col, at = self.place(cursor.extent.start.offset)
+            return line, col, self.source_line(at)
 
-        return internal_errors(kernel=kernel, filename=self.filename, lineno=lineno,
-                               source_line=self.source_line(lineno) if lineno else None,
+        return internal_errors(kernel=kernel, filename=filename, lineno=lineno,
+                               source_line=self.source_line(physical) if physical else None,
                                where=where)
 
     def error(self, problem: str, offset: int | None = None, end: int | None = None,
@@ -254,14 +278,14 @@ class ParsedSource:
         """A CompilationError (or `cls`) at a byte offset of the user's source."""
         if offset is None:
             return cls(problem, filename=self.filename, kernel=kernel)
-        lineno, col = self.line_col(offset)
+        filename, lineno, col, physical = self.place(offset)
         end_col = None
         if end is not None:
             end_line, end_col = self.line_col(end)
-            if end_line != lineno:
+            if end_line != physical:
                 end_col = None
-        return cls(problem, filename=self.filename, lineno=lineno,
-                   source_line=self.source_line(lineno), col=col, end_col=end_col,
+        return cls(problem, filename=filename, lineno=lineno,
+                   source_line=self.source_line(physical), col=col, end_col=end_col,
                    kernel=kernel)
 
 

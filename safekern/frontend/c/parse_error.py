@@ -26,9 +26,12 @@ class ParseError(CompilationError):
         """The error for `diagnostics` (libclang's errors, the user's file's first) of the
         parse `ps`: located at the first one's line."""
         first = next((d for d in diagnostics if d.in_main), diagnostics[0])
+        # (Diagnostic lines are physical; the error names the place as a compiler would,
+        # the source's own `#line` followed)
+        filename, lineno = ps.presumed(first.lineno) if first.lineno else (ps.filename, None)
         return cls(f"safekern cannot analyse this source (libclang: {first.message})",
-                   diagnostics=diagnostics, message=first.message, filename=ps.filename,
-                   lineno=first.lineno,
+                   diagnostics=diagnostics, message=first.message, filename=filename,
+                   lineno=lineno,
                    source_line=ps.source_line(first.lineno) if first.lineno else None,
                    col=first.col)
 

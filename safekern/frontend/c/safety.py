@@ -86,11 +86,13 @@ class SafetySite:
     code: int | None = None
     edits: list = field(default_factory=list)
     failure: FailureSite | None = None   # what its failure code means (checked sites)
+    filename: str = ""         # the file a `#line` of the source names, where not its own
 
     def entry(self) -> ReportEntry:
         return ReportEntry(self.function, self.lineno, self.col, self.text, "", self.status,
                            self.reason, kind=self.kind,
-                           code=self.code if self.status == Status.CHECKED else None)
+                           code=self.code if self.status == Status.CHECKED else None,
+                           filename=self.filename)
 
 
 @dataclass
@@ -341,20 +343,21 @@ class SafetyRewriter:
     # -- sites -----------------------------------------------------------------------------
     def _site(self, kind, status, reason, start, end, *, caret=None, message=None):
         ps = self.ps
-        lineno, col = ps.line_col(start)
+        where, lineno, col, _ = ps.place(start)    # (places as the compiler names them)
         cs, ce = caret or (start, end)
-        caret_line, caret_col = ps.line_col(cs)
+        filename, caret_line, caret_col, physical = ps.place(cs)
         end_line, end_col = ps.line_col(ce)
-        if end_line != caret_line or ce <= cs:
+        if end_line != physical or ce <= cs:
             end_col = None
         site = SafetySite(self.function, kind, status, reason, start, end, lineno, col,
-                          collapse(ps.slice(start, end)))
+                          collapse(ps.slice(start, end)),
+                          filename="" if where == ps.filename else where)
         if status == Status.CHECKED:
-            site.code = site_code(self.spelling.backend, ps.filename, caret_line, caret_col,
+            site.code = site_code(self.spelling.backend, ps.filename, physical, caret_col,
                                   self.function, kind, site.text)
             site.failure = FailureSite(
-                code=site.code, kind=kind, kernel=self.function, filename=ps.filename,
-                lineno=caret_line, source_line=ps.source_line(caret_line), col=caret_col,
+                code=site.code, kind=kind, kernel=self.function, filename=filename,
+                lineno=caret_line, source_line=ps.source_line(physical), col=caret_col,
                 end_col=end_col, array=None, axis=None, message=message)
         self.sites.append(site)
         return site
