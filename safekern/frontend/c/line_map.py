@@ -21,6 +21,7 @@ from __future__ import annotations
 import bisect
 import re
 
+from ...memo import BoundedMemo
 from .messages import c_string
 
 # comments blanked (string and character literals kept as they are, so that a `/*` inside
@@ -30,10 +31,12 @@ _DIRECTIVE = re.compile(r'^[ \t]*#[ \t]*(?:line[ \t]+)?(?P<line>\d+)'
                         r'(?:[ \t]+(?P<file>"(?:\\.|[^"\\])*"))?(?:[ \t]+\d+)*[ \t]*$')
 
 
+# the maps of the last few texts (every pass of a rewrite asks)
+_MAPS = BoundedMemo(16)
+
+
 class LineMap:
     """The presumed (file, line) of each physical line of one source text."""
-
-    _cache: dict = {}
 
     def __init__(self, text: str, filename: str):
         self.filename = filename
@@ -58,11 +61,9 @@ class LineMap:
     def of(cls, text: str, filename: str) -> "LineMap":
         """The map of `text` (kept for the last few texts: every pass of a rewrite asks)."""
         key = (text, filename)
-        found = cls._cache.get(key)
+        found = _MAPS.get(key)
         if found is None:
-            if len(cls._cache) > 16:
-                cls._cache.clear()
-            found = cls._cache[key] = cls(text, filename)
+            found = _MAPS.put(key, cls(text, filename))
         return found
 
     def __bool__(self) -> bool:
