@@ -139,11 +139,12 @@ def with_hidden(sig, device: bool, chain: bool = False):
 
 
 def _warn_plain_calls(rewritten):
-    for lineno, name in rewritten.plain_device_calls:
-        warnings.warn_explicit(
-            f"safekern: {name!r} is a plain numba device function: accesses inside it are "
-            "not checked; decorate it with @safekern.jit(device=True)",
-            UncheckedWarning, rewritten.parsed.filename, lineno)
+    for lineno, name, *why in rewritten.plain_device_calls:
+        text = (f"safekern: {name!r} is a plain numba device function: accesses inside it "
+                "are not checked; decorate it with @safekern.jit(device=True)") if not why \
+            else (f"safekern: {name!r} is a numba.jit function safekern cannot check "
+                  f"({why[0]}): accesses inside it are not checked")
+        warnings.warn_explicit(text, UncheckedWarning, rewritten.parsed.filename, lineno)
 
 
 # -- what the names of the function mean, at decoration and at the build ------------------------

@@ -84,9 +84,10 @@ def jit(func_or_sig=None, device=False, **options):
     return lambda fn: decorate(fn, sigs, specialized)
 
 
-def _checked_library_function(fn):
-    """numba's library function `fn` (numba.cuda.random's) as a checked device function."""
-    return CheckedDeviceFunction(fn, None, {})
+def _checked_library_function(fn, options=None):
+    """numba's jit function `fn` (numba.cuda.random's, a user's `numba.njit` one) as a
+    checked device function."""
+    return CheckedDeviceFunction(fn, None, dict(options or {}))
 
 
 library_functions.make = _checked_library_function

@@ -1,4 +1,5 @@
-"""numba-cuda's own device functions that index an array the kernel passes them, made checked.
+"""numba's `jit` functions called from a checked kernel, made checked: numba-cuda's own
+(numba.cuda.random's generators) and the user's `@numba.njit` / `@numba.jit` helpers.
 
 `numba.cuda.random`'s generators take the states array and an index and read and write
 `states[index]` (`x = xoroshiro128p_uniform_float32(states, tid)`); more threads than states is
@@ -9,6 +10,12 @@ function (`safekern.jit(device=True)`), so `states[index]` is checked where numb
 and the failure reported there, in that device function, naming the kernel that called it. The
 functions they call are looked up again through numba's module, so a generator's call of
 `xoroshiro128p_next` is of the checked copy too.
+
+A user's `@numba.njit` function called from a kernel (numba-cuda compiles it for the GPU as it
+would a device function) is a call of its checked copy the same way. Where safekern cannot
+rewrite it (a construct the front end refuses), the call stays a call of numba's function and
+the kernel's build warns that its accesses are unchecked (`refused`), as for a plain
+`@cuda.jit(device=True)` function.
 
 The copies are made on first use, one per function (jit.py gives `make` at import; this module
 imports no part of the backend).
@@ -42,19 +49,55 @@ def _library() -> dict:
     return _ids
 
 
+_refused: dict = {}           # id(user's jit function) -> (the function, why not)
+
+
+def _is_jit_function(obj) -> bool:
+    """A CPU dispatcher of numba's `jit`/`njit` (what numba-cuda compiles for the GPU when a
+    kernel calls it)."""
+    return type(obj).__name__ == "CPUDispatcher" and callable(getattr(obj, "py_func", None))
+
+
 def checked_copy(obj):
     """The checked device function a call of `obj` compiles, where `obj` is one of numba's
-    library functions above; None for anything else."""
-    found = _library().get(id(obj))
-    if found is not obj or make is None:
+    library functions above or a user's jit function; None for anything else, and for a jit
+    function safekern cannot rewrite (`refused` says why)."""
+    library = _library().get(id(obj)) is obj
+    if make is None or not (library or _is_jit_function(obj)) or id(obj) in _refused:
         return None
     copy = _checked.get(id(obj))
     if copy is None:
         with _lock:
             copy = _checked.get(id(obj))
             if copy is None:
-                copy = _checked[id(obj)] = make(getattr(obj, "py_func", obj))
+                try:
+                    copy = make(obj.py_func if hasattr(obj, "py_func") else obj,
+                                _options(obj))
+                    if not library:
+                        copy.rewritten          # (refused now, not at the kernel's build)
+                except Exception as err:      # noqa: BLE001 -- numba compiles it unchecked
+                    if library or not _is_safekern_error(err):
+                        raise
+                    _refused[id(obj)] = (obj, f"{type(err).__name__}: {err.problem}")
+                    return None
+                _checked[id(obj)] = copy
     return copy
 
 
-__all__ = ["RANDOM", "checked_copy"]
+def refused(obj) -> str | None:
+    """Why a user's jit function is compiled unchecked (its copy was refused), or None."""
+    found = _refused.get(id(obj))
+    return found[1] if found is not None and found[0] is obj else None
+
+
+def _options(obj) -> dict:
+    """The options of numba's function that a checked device function takes too."""
+    options = getattr(obj, "targetoptions", None) or {}
+    return {k: options[k] for k in ("fastmath",) if options.get(k)}
+
+
+def _is_safekern_error(err) -> bool:
+    return hasattr(err, "problem") and type(err).__module__.startswith("safekern")
+
+
+__all__ = ["RANDOM", "checked_copy", "refused"]

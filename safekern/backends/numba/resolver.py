@@ -124,8 +124,11 @@ class NumbaResolver:
         if is_checked(obj):
             return ("device", device_function_of(obj))
         library = library_functions.checked_copy(obj)
-        if library is not None:            # numba.cuda.random's: checked where they index
+        if library is not None:     # numba's jit functions (numba.cuda.random's, the user's)
             return ("device", library)
+        why = library_functions.refused(obj)
+        if why is not None:
+            return ("plain_device", ast.unparse(func), why)
         if isinstance(obj, AtomicRef):
             return ("atomic", obj.op)
         known = self._known.get(id(obj))

@@ -253,7 +253,7 @@ class BoundsCheckRewriter(LocatedVisitor, Transformer):
             self.ctx.register_call(node, self.ctx)
             _pass_hidden(node, self.ctx.parsed.tree.args)
         elif role is not None and role[0] == "plain_device":
-            self.ctx.plain_device_calls.append((node.lineno, role[1]))
+            self.ctx.plain_device_calls.append((node.lineno, *role[1:]))
         return node
 
     def _atomic(self, node: ast.Call, op: str):
