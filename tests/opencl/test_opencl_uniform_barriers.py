@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import safekern
+from tests.support.unchecked_functions import build_with_unchecked_warning
 
 cl = pytest.importorskip("pyopencl")
 cla = pytest.importorskip("pyopencl.array")
@@ -108,7 +109,7 @@ _REFUSED = {
 
 
 @pytest.mark.parametrize("cond", list(_REFUSED))
-def test_barrier_under_non_uniform_if_is_refused(clenv, cond):
+def test_barrier_under_non_uniform_if_runs_unchecked(clenv, cond):
     src = f"""__kernel void cond(__global float *x, __global const int *p, int n) {{
     int i = get_global_id(0);
     int m = n;
@@ -122,25 +123,31 @@ def test_barrier_under_non_uniform_if_is_refused(clenv, cond):
         barrier(CLK_LOCAL_MEM_FENCE);
     }}
 }}"""
-    with pytest.raises(safekern.UnsupportedError) as info:
-        skcl.Program(clenv.ctx, src, filename="cond.cl").build()
-    e = info.value
-    assert e.lineno == 11 and e.filename == "cond.cl"
-    assert "barrier() at line 11 is inside an if whose condition may differ" in str(e)
-    assert _REFUSED[cond] in str(e)
+    # Valid code is not refused: the kernel runs as written, unchecked, and the build says so
+    # once, naming the barrier's line and what makes the condition non-uniform.
+    prg, why = build_with_unchecked_warning(clenv.ctx, src, "cond.cl", "cond")
+    assert why.startswith("not checked: barrier() at line 11 is inside an if whose condition "
+                          "may differ") and _REFUSED[cond] in why
+    q = clenv.queue
+    x = cla.to_device(q, np.full(4, 7, np.float32))
+    p = cla.to_device(q, np.ones(4, np.int32))
+    prg.cond(q, (4,), (4,), x.data, p.data, np.int32(0))
+    safekern.sync()
+    np.testing.assert_array_equal(x.get(), np.zeros(4))
 
 
-def test_checked_access_in_a_uniform_if_condition_is_refused(clenv):
-    # The condition itself reads memory: not uniform, refused naming the barrier.
+def test_checked_access_in_a_uniform_if_condition_runs_unchecked(clenv):
+    # The condition itself reads memory: not uniform; the kernel runs as written.
     src = """__kernel void cond(__global float *x, int n) {
     x[get_global_id(0)] = 1.0f;
     if (x[n] > 0) {
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }"""
-    with pytest.raises(safekern.UnsupportedError) as info:
-        skcl.Program(clenv.ctx, src, filename="cond.cl").build()
-    assert info.value.lineno == 4 and "'x[n]' reads memory" in str(info.value)
+    prg, why = build_with_unchecked_warning(clenv.ctx, src, "cond.cl", "cond")
+    assert "barrier() at line 4" in why and "'x[n]' reads memory" in why
+    entries = [e for e in prg.check_report() if e.function == "cond" and e.array == "x"]
+    assert entries and {e.status.value for e in entries} == {"unchecked"}
 
 
 BRANCHES = """__kernel void branches(__global float *x, int mode, int off) {

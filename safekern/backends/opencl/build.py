@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import shlex
 import threading
+import warnings
 import weakref
 from dataclasses import dataclass
 
@@ -23,7 +24,8 @@ import pyopencl as cl
 import pyopencl.array as cla
 
 from ... import config, runtime
-from ...errors import CompilationError
+from ..._stack import user_stacklevel
+from ...errors import CompilationError, UncheckedWarning
 from ...failures import BUFFER_LEN, TABLE
 from ...memo import BoundedMemo
 from ...frontend.c.buildlog import map_build_log
@@ -448,6 +450,11 @@ def rewrite_program(ctx, source: str, *, filename: str, options: list, devices: 
     if macro_sites.library_program(filename):
         rewritten.failure_sites = macro_sites.at_user_code(source, rewritten.failure_sites)
     TABLE.register_all(rewritten.failure_sites)
+    if not assume:
+        for function, why in rewritten.unchecked_functions:
+            warnings.warn(UncheckedWarning(
+                f"safekern: {filename}: '{function}' runs unchecked ({why})"),
+                stacklevel=user_stacklevel())
     return rewritten, int64
 
 

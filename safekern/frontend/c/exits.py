@@ -47,6 +47,13 @@ from .edits import insert_after, insert_before
 from .parse import ParsedSource, children, function_body
 from .uniformity import UniformConditions
 
+def unsafe_barrier(err: UnsupportedError) -> UnsupportedError:
+    """`err`, marked as saying that a function's barriers cannot be kept safe for a failing
+    work-item (the front end then builds that function as written, unchecked: opencl.py)."""
+    err.unsafe_barrier = True
+    return err
+
+
 class ControlPlan:
     """Exit checks and barrier protocol for one function (analysis + edits, no text yet)."""
 
@@ -131,12 +138,12 @@ class ControlPlan:
         return self._uniform.why_not(children(if_node.cursor)[0])
 
     def _barrier_error(self, offset, name, where):
-        lineno, _ = self.ps.line_col(offset)
-        return self.ps.error(
+        lineno = self.ps.place(offset)[1]
+        return unsafe_barrier(self.ps.error(
             f"{name}() at line {lineno} is {where}: safekern cannot keep the work-group "
             "together there when a work-item fails a check. Move the barrier to the kernel "
             "body or a loop body, or build with SAFEKERN_CHECKS=0", offset, offset + len(name),
-            kernel=self.fn.spelling, cls=UnsupportedError)
+            kernel=self.fn.spelling, cls=UnsupportedError))
 
     def validate(self, anchors):
         for node, header in anchors:
@@ -147,13 +154,13 @@ class ControlPlan:
                                           "in the same statement as a checked access")
             if header and node.has_barrier and (node.is_loop or node.kind == "IF_STMT"):
                 first = next(b for b in self.barriers if inside(b, node))
-                lineno, _ = self.ps.line_col(first.start)
+                lineno = self.ps.place(first.start)[1]
                 what = "a loop" if node.is_loop else "an if"
-                raise self.ps.error(
+                raise unsafe_barrier(self.ps.error(
                     f"checked access in the header of {what} that holds a barrier (line "
                     f"{lineno}): a failing work-item could go elsewhere while its group "
                     "waits at the barrier. Compute the value before it",
-                    node.start, node.start + 3, kernel=self.fn.spelling, cls=UnsupportedError)
+                    node.start, node.start + 3, kernel=self.fn.spelling, cls=UnsupportedError))
 
     # -- targets ----------------------------------------------------------------------------
     def _new_label(self, prefix):
@@ -384,4 +391,5 @@ class ControlPlan:
             stack.extend(reversed(n.kids))
 
 
-__all__ = ["ControlPlan", "Node", "build_tree", "find_anchor", "statement_end"]
+__all__ = ["ControlPlan", "Node", "build_tree", "find_anchor", "statement_end",
+           "unsafe_barrier"]

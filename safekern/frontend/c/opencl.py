@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from ...errors import UnsupportedError
 from ...failures import code32
 from . import (edits as E, macros, opencl_safety, parse as C, prelude, safety as c_safety,
                writes as c_writes)
@@ -245,8 +246,19 @@ def rewrite(source: str, *, filename: str = DEFAULT_FILENAME, options=(),
     ps = PARSES.get(("opencl", source, filename, options),
                     lambda: _parse(source, filename, dialect.parse_args(options),
                                    dialect.headers()))
-    return ProgramRewriter(ps, dialect, kernel_asserts, eliminate, launch_predicates,
-                           assume).run()
+    # A function whose barriers cannot be kept safe for a failing work-item (a barrier under
+    # an `if` that may split the group, ...: exits.py) is built as written, unchecked, and the
+    # backend warns (Rewrite.unchecked): valid code is never refused for it.
+    unchecked: dict = {}
+    while True:
+        try:
+            return ProgramRewriter(ps, dialect, kernel_asserts, eliminate, launch_predicates,
+                                   assume, unchecked).run()
+        except UnsupportedError as err:
+            if not getattr(err, "unsafe_barrier", False) or not err.kernel or \
+                    err.kernel in unchecked:
+                raise
+            unchecked[err.kernel] = f"not checked: {err.problem}"
 
 
 _ASTYPE = re.compile(r"\bas_[a-z]+\d*\s*\(")

@@ -42,7 +42,7 @@ class _Output:
 
 class ProgramRewriter:
     def __init__(self, ps: C.ParsedSource, dialect, kernel_asserts=True,
-                 eliminate=True, launch_predicates=False, assume=frozenset()):
+                 eliminate=True, launch_predicates=False, assume=frozenset(), unchecked=None):
         self.ps = ps
         self.dialect = dialect
         self.kernel_asserts = kernel_asserts
@@ -55,7 +55,9 @@ class ProgramRewriter:
         self.fns = C.functions(ps)
         self.kernel_names = {f.spelling for f in self.fns if dialect.is_kernel(f)}
         # functions a macro writes (and what they call): compiled as written, unchecked
-        self.unedited = unedited_functions(ps, self.fns, self.kernel_names)
+        # (`unchecked`: name -> why, functions whose barriers cannot be kept safe: opencl.py)
+        self.unchecked = dict(unchecked or {})
+        self.unedited = unedited_functions(ps, self.fns, self.kernel_names, self.unchecked)
         self.edited = [f for f in self.fns if f.spelling not in self.unedited]
         self.helpers = {f.spelling: params_of(f, dialect) for f in self.edited
                         if f.spelling not in self.kernel_names}
@@ -76,9 +78,10 @@ class ProgramRewriter:
                 if f.spelling in self.kernel_names:
                     with self._located(f):
                         self._launch_predicates(f, facts[f.spelling])
-        barrier_helpers = self._closure(facts, lambda fa: bool(fa.barriers))
-        # helpers that hold a barrier or a group collective: their callers get no precheck
-        self.grouped = self._closure(facts, lambda fa: holds_group_calls(
+        # helpers (those left as written too: their callers' calls are barrier points all
+        # the same) that hold a barrier, or a group collective: their callers get no precheck
+        barrier_helpers = self._group_closure(facts, lambda fa: bool(fa.barriers))
+        self.grouped = self._group_closure(facts, lambda fa: holds_group_calls(
             fa.cursor, self.dialect.barrier_functions))
         safety = {}
         for f in self.edited:
@@ -107,7 +110,8 @@ class ProgramRewriter:
         return Rewrite(text, ps.user_text, ps.filename, kernels=out.kernels,
                        accesses=out.accesses, entries=out.report, failure_sites=out.sites,
                        barriers=any(k.barriers for k in out.kernels),
-                       state=program_state(ps))
+                       state=program_state(ps),
+                       unchecked_functions=tuple(self.unchecked.items()))
 
     def _launch_predicates(self, f, fa):
         """The launch predicates of a kernel's checks (launch.py); in a variant (`assume`),
@@ -286,8 +290,7 @@ class ProgramRewriter:
         """The checks of a kernel tested by a statement before theirs (prechecks.py): none
         where the kernel or a helper it calls holds a barrier or group collective."""
         if not is_kernel or not self.eliminate or holds_group_calls(
-                f, self.dialect.barrier_functions) or \
-                any(c.callee in self.grouped for c in fa.calls):
+                f, self.dialect.barrier_functions) or self._collective_calls(f, self.grouped):
             return []
         others = [self.ps.offsets(c.cursor) for c in fa.calls if c.callee in failing] + \
             [(s.start, s.end) for s in checks.checked]
@@ -326,6 +329,27 @@ class ProgramRewriter:
             for name, fa in facts.items():
                 if name in self.helpers and name not in out and \
                         any(c.callee in out for c in fa.calls):
+                    out.add(name)
+                    changed = True
+        return out
+
+    def _group_closure(self, facts, direct) -> set:
+        """Non-kernel functions (left as written or not) for which `direct` holds, or which
+        call one that does (their bodies' calls: a function left as written passes no hidden
+        arguments, so its facts list none)."""
+        K = C.kinds()
+        calls = {}
+        for f in self.fns:
+            if f.spelling not in self.kernel_names:
+                body = C.function_body(f)
+                calls[f.spelling] = {C.called_name(c) for c, _ in C.walk(body)
+                                     if c.kind == K.CALL_EXPR} if body is not None else set()
+        out = {name for name in calls if direct(facts[name])}
+        changed = True
+        while changed:
+            changed = False
+            for name, called in calls.items():
+                if name not in out and called & out:
                     out.add(name)
                     changed = True
         return out

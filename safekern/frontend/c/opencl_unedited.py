@@ -1,4 +1,5 @@
-"""OpenCL C functions the rewrite leaves as they are written: those a function-like macro writes.
+"""OpenCL C functions the rewrite leaves as they are written: those a function-like macro writes,
+and those whose barriers cannot be kept safe for a failing work-item (opencl.py: `forced`).
 
 A function whose name or parameter list comes out of a macro expansion (Random123's
 `DEF_ROTL(32)` writing `rotl32`) cannot get safekern's hidden parameters: the edit would have to
@@ -31,12 +32,13 @@ def _macro_written(ps, decl) -> str | None:
     return None
 
 
-def unedited_functions(ps, fns, kernel_names) -> dict:
-    """Name -> why it is left as written, for the functions a macro writes and those their
-    bodies call (transitively); every declaration of a function counts."""
+def unedited_functions(ps, fns, kernel_names, forced=None) -> dict:
+    """Name -> why it is left as written, for the functions a macro writes, those in
+    `forced` (name -> why: a function whose barriers cannot be kept safe, opencl.py) and those
+    their bodies call (transitively); every declaration of a function counts."""
     K = C.kinds()
     defined = {f.spelling: f for f in fns}
-    out: dict = {}
+    out: dict = dict(forced or {})
     for c in ps.main_top():
         if c.kind != K.FUNCTION_DECL or c.spelling not in defined or c.spelling in out:
             continue
@@ -47,7 +49,7 @@ def unedited_functions(ps, fns, kernel_names) -> dict:
                    kernel_names else "compiled as written")
             out[c.spelling] = (f"'{c.spelling}' is written by {by}: safekern cannot add its "
                                f"hidden parameters, so it is {how}, unchecked")
-    todo = list(out)
+    todo = [name for name in out if name in defined]
     while todo:
         caller = todo.pop()
         body = C.function_body(defined[caller])
@@ -57,8 +59,8 @@ def unedited_functions(ps, fns, kernel_names) -> dict:
             name = C.called_name(c) if c.kind == K.CALL_EXPR else None
             if name in defined and name not in out and name not in kernel_names:
                 out[name] = (f"'{name}' is called from '{caller}', which is compiled as "
-                             "written (a macro writes it), so it keeps its signature: "
-                             "compiled as written, unchecked")
+                             "written, so it keeps its signature: compiled as written, "
+                             "unchecked")
                 todo.append(name)
     return out
 

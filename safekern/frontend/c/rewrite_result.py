@@ -29,6 +29,9 @@ class Rewrite:
     includes: tuple = ()      # (path, sha256) of the real files the source includes
     assumed: tuple = ()       # a launch variant: the failure codes of the checks it leaves out
     state: tuple = ()         # module_state.StateVariable: one copy per loaded module
+    #: (function, why): functions built as written, unchecked, because a failing work-item
+    #: could not be kept with its group at their barriers (OpenCL: opencl.py); the backend warns
+    unchecked_functions: tuple = ()
 
     def kernel(self, name: str):
         """The kernel called `name` (as written), or None."""
