@@ -81,6 +81,22 @@ def everyone_writes_one_value(r, x):
 
 
 @safekern.jit
+def everyone_records_the_launch(a, meta, out):
+    # (a newcomer's kernel: every thread stores the sizes it was launched with)
+    i = cuda.grid(1)
+    meta[0] = a.shape[0]
+    meta[1] = cuda.blockDim.x * cuda.gridDim.x
+    meta[2] = len(a) + a.size
+    if i < out.shape[0]:
+        out[i] = a[i]
+
+
+@safekern.jit
+def everyone_records_its_index(meta):
+    meta[0] = cuda.grid(1)
+
+
+@safekern.jit
 def everyone_increments(r):
     r[0] = r[0] + 1
 

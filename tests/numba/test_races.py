@@ -154,6 +154,16 @@ def test_threads_storing_one_value_are_benign():
         K.everyone_increments[1, 10](r)              # a read of what another thread writes
 
 
+def test_threads_storing_the_launchs_sizes_are_benign():
+    # shapes, len(), size, blockDim and gridDim are the same in every thread of a launch
+    a, meta = cuda.to_device(np.arange(8.0)), cuda.to_device(np.zeros(3, np.int64))
+    out = cuda.to_device(np.zeros(8))
+    assert not launch_quietly(lambda: K.everyone_records_the_launch[2, 4](a, meta, out))
+    np.testing.assert_array_equal(meta.copy_to_host(), [8, 8, 16])
+    with pytest.raises(safekern.RaceError):       # each thread's own index is not
+        K.everyone_records_its_index[2, 4](meta)
+
+
 def test_check_report_has_the_race_verdicts():
     rows = {r["array"]: r for r in K.smooth.check_report() if r["kind"] == "race"}
     assert rows["a"]["status"] == "checked at launch"

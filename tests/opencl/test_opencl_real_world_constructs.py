@@ -130,3 +130,50 @@ def test_as_type_in_an_included_file_is_parsed(tmp_path):
            '{ int i = get_global_id(0); o[i] = bits_of(a[i]); }\n')
     rw = opencl.rewrite(src, filename="inc.cl", options=(f"-I{tmp_path}",))
     assert {e.text for e in rw.report() if e.kind == "bounds"} == {"o[i]", "a[i]"}
+
+
+# silx's backproj_cpu_kernel uses FLOORCEIL_x, a macro written over several lines: its expansion
+# kept one line splice (libclang's spelling of the `}` after it), which added a line and moved
+# every later failure one line down per use (its d_SLICE stores were reported past the end).
+MULTILINE_MACRO = """#define FLOORCEIL(x) {\\
+    xm = (int) floor(x);\\
+    xp = (int) ceil(x);\\
+}
+#define AT(arr, i) (arr[i])
+kernel void k(global const float *a, global float *out, float x) {
+    int xm, xp;
+    int i = get_global_id(0);
+    FLOORCEIL(x);
+    float v = AT(a, i + xm);
+    out[i + xp] = v;
+}
+"""
+
+
+@pytest.mark.parametrize("x, line, array, text", [
+    (0.5, 11, "out", "    out[i + xp] = v;"),
+    (-1.5, 10, "a", "    float v = AT(a, i + xm);")])
+def test_lines_after_a_multi_line_macro_stay_the_users(clenv, x, line, array, text):
+    prg = skcl.Program(clenv.ctx, MULTILINE_MACRO, filename="macro.cl").build()
+    mf = cl.mem_flags
+    a = cl.Buffer(clenv.ctx, mf.READ_WRITE, 64 * 4)
+    out = cl.Buffer(clenv.ctx, mf.READ_WRITE, 64 * 4)
+    prg.k(clenv.queue, (64,), None, a, out, np.float32(x))
+    with pytest.raises(safekern.BoundsError) as info:
+        safekern.sync()
+    e = info.value
+    assert (e.lineno, e.array, e.source_line) == (line, array, text)
+
+
+def test_two_programs_under_one_filename_report_their_own_lines(clenv):
+    # (gputools builds templated sources under one name): the failure names B's text, not A's
+    a_src = "kernel void k(global float *out, int n) {\n    int i = get_global_id(0);\n" \
+            "    out[i] = 1.0f;\n}\n"
+    b_src = a_src.replace("out[i] = 1.0f;", "out[i + n] = 2.0f;")
+    skcl.Program(clenv.ctx, a_src, filename="same.cl").build()
+    b = skcl.Program(clenv.ctx, b_src, filename="same.cl").build()
+    out = cl.Buffer(clenv.ctx, cl.mem_flags.READ_WRITE, 64 * 4)
+    b.k(clenv.queue, (64,), None, out, np.int32(1))
+    with pytest.raises(safekern.BoundsError) as info:
+        safekern.sync()
+    assert (info.value.lineno, info.value.source_line) == (3, "    out[i + n] = 2.0f;")

@@ -28,6 +28,9 @@ from . import parse as C
 
 _UNDEF = re.compile(rb"^[ \t]*#[ \t]*undef[ \t]+(\w+)", re.M)
 _DIRECTIVE = re.compile(rb"(^|\n)[ \t]*#")
+# a line splice: libclang's spelling of a token after one keeps it (`\` newline `}`), which
+# an expansion written on one line must not (it would add a line, shifting every later one)
+_SPLICE = re.compile(r"\\\r?\n")
 
 
 @dataclass
@@ -193,7 +196,8 @@ def _definitions(ps) -> dict:
                 k += 1
             k += 1
         out.setdefault(c.spelling, []).append(
-            MacroDef(c.spelling, c.extent.start.offset, params, [t.spelling for t in toks[k:]]))
+            MacroDef(c.spelling, c.extent.start.offset, params,
+                     [_SPLICE.sub("", t.spelling) for t in toks[k:]]))
     return out
 
 

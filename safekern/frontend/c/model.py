@@ -118,8 +118,10 @@ class Access:
         `failure_sites`); the backend registers it in failures.TABLE."""
         filename, lineno, col, end_col, physical = self.place(ps)
         # (the code from the physical place: a source's `#line` may name one place twice)
+        # (and from the line's text: two programs built under one filename name their
+        # places alike, and the process-wide failure table must tell their sites apart)
         code = site_code(backend, ps.filename, physical, col, self.function, self.array,
-                         self.axis, self.kind, kind)
+                         self.axis, self.kind, kind, ps.source_line(physical))
         return FailureSite(
             code=code, kind=kind, kernel=self.function, filename=filename, lineno=lineno,
             source_line=ps.source_line(physical), col=col, end_col=end_col, array=self.array,
@@ -204,7 +206,8 @@ def call_failure_site(ps, start: int, end: int, backend: str, caller: str, calle
     end_line, end_col = ps.line_col(end)
     # (the code from the physical place: a source's `#line` may name one place twice)
     return FailureSite(
-        code=site_code(backend, ps.filename, physical, col, caller, callee, CALL), kind=CALL,
+        code=site_code(backend, ps.filename, physical, col, caller, callee, CALL,
+                       ps.source_line(physical)), kind=CALL,
         kernel=caller, filename=filename, lineno=lineno, source_line=ps.source_line(physical),
         col=col, end_col=end_col if end_line == physical and end > start else None,
         array=None, axis=None, callee=callee, in_kernel=in_kernel)

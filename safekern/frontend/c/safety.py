@@ -354,7 +354,7 @@ class SafetyRewriter:
                           filename="" if where == ps.filename else where)
         if status == Status.CHECKED:
             site.code = site_code(self.spelling.backend, ps.filename, physical, caret_col,
-                                  self.function, kind, site.text)
+                                  self.function, kind, site.text, ps.source_line(physical))
             site.failure = FailureSite(
                 code=site.code, kind=kind, kernel=self.function, filename=filename,
                 lineno=caret_line, source_line=ps.source_line(physical), col=caret_col,

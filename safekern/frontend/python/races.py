@@ -234,17 +234,38 @@ class _Summariser:
             self.expr(child, guards, certain)
 
     def _uniform(self, value) -> bool:
-        """The same value in every thread: constants, names bound to launch invariants
-        (never-reassigned scalar parameters, module constants) and arithmetic on them."""
-        for n in walk(value):
-            if isinstance(n, ast.Name):
-                if n.id in self.reassigned or (n.id not in self.params and
-                                               n.id not in self.lin.constants):
-                    return False
-            elif not isinstance(n, (ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator,
-                                    ast.unaryop, ast.Load)):
-                return False
-        return True
+        """The same value in every thread: constants, launch invariants (never-reassigned
+        scalar parameters, module constants, `a.shape[0]`, `len(a)`, `a.size`,
+        `cuda.blockDim.x`, `cuda.gridDim.y`) and arithmetic on them."""
+        if isinstance(value, ast.Constant):
+            return True
+        if isinstance(value, ast.Name):
+            return value.id not in self.reassigned and (value.id in self.params or
+                                                        value.id in self.lin.constants)
+        if isinstance(value, ast.BinOp):
+            return self._uniform(value.left) and self._uniform(value.right)
+        if isinstance(value, ast.UnaryOp):
+            return self._uniform(value.operand)
+        if (isinstance(value, ast.Attribute) and value.attr in ("size", "ndim") and
+                self._unchanged_param(value.value)) or (
+                isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and
+                value.func.id == "len" and len(value.args) == 1 and
+                self._unchanged_param(value.args[0]) and "len" not in self.params):
+            return True
+        if isinstance(value, (ast.Attribute, ast.Subscript, ast.Call)):
+            form = self.lin.form(value)
+            return form is not None and bool(form.atoms) and all(
+                self._launch_invariant(atom) for atom in form.atoms)
+        return False
+
+    def _unchanged_param(self, node) -> bool:
+        return isinstance(node, ast.Name) and node.id in self.params and node.id not in self.reassigned
+
+    def _launch_invariant(self, atom) -> bool:
+        """An atom of a linear form that every thread of a launch sees alike."""
+        if atom[0] in ("shape", "name"):
+            return atom[1] in self.params and atom[1] not in self.reassigned
+        return atom[0] == "cuda" and atom[1] in ("blockDim", "gridDim")
 
     def subscript(self, node: ast.Subscript, guards, certain, *, write: bool,
                   uniform_value: bool = False):

@@ -3,11 +3,11 @@ extern "C" __global__ void block_sum(const float* in, float* out, int n, int ext
     extern __shared__ float buf[];
     unsigned int tid = threadIdx.x;
     unsigned int i = blockIdx.x * blockDim.x + tid;
-    buf[__sk_ix(tid + extra, (__sk_dynsmem() / (long long)sizeof(buf[0])), 0x232181634c5cf41aULL, 0, __sk_fb)] = (i < n) ? in[__sk_ix(i, __sk_n_0, 0xf67ca701d351fafULL, 0, __sk_fb)] : 0.0f;   // @extern_shared
+    buf[__sk_ix(tid + extra, (__sk_dynsmem() / (long long)sizeof(buf[0])), 0x3636f7dd17e3a2d6ULL, 0, __sk_fb)] = (i < n) ? in[__sk_ix(i, __sk_n_0, 0xca3b90fcf290b09ULL, 0, __sk_fb)] : 0.0f;   // @extern_shared
     __sk_sync();
     if (tid == 0) {
         float s = 0.0f;
-        for (unsigned int k = 0; k < blockDim.x; ++k) s += buf[__sk_ix(k, (__sk_dynsmem() / (long long)sizeof(buf[0])), 0x3851b2b16daa017ULL, 0, __sk_fb)];
-        out[__sk_ix(blockIdx.x, __sk_n_1, 0x18f53a466c47fd4cULL, 0, __sk_fb)] = s;
+        for (unsigned int k = 0; k < blockDim.x; ++k) s += buf[__sk_ix(k, (__sk_dynsmem() / (long long)sizeof(buf[0])), 0x2a9c700767533445ULL, 0, __sk_fb)];
+        out[__sk_ix(blockIdx.x, __sk_n_1, 0x92a515558464516ULL, 0, __sk_fb)] = s;
     }
 }

@@ -6,14 +6,14 @@ extern "C" __global__ void cg_scan(const float* in, float* out, int n, int bad, 
     cg::thread_block block = cg::this_thread_block();
     unsigned int t = threadIdx.x;
     unsigned int i = blockIdx.x * blockDim.x + t;
-    s[__sk_ix(t, 256, 0x23718ad4e7c26cddULL, 0, __sk_fb)] = i < n ? in[__sk_ix(i, __sk_n_0, 0x37f25085ed679375ULL, 0, __sk_fb)] : 0.0f;
+    s[__sk_ix(t, 256, 0x4c66ede57037859ULL, 0, __sk_fb)] = i < n ? in[__sk_ix(i, __sk_n_0, 0x33b6601d58c818fcULL, 0, __sk_fb)] : 0.0f;
     __sk_cg_sync(block);
     for (unsigned int d = 1; d < blockDim.x; d *= 2) {
-        float v = t >= d ? s[__sk_ix(t - d, 256, 0x3a6227af7c30c3b7ULL, 0, __sk_fb)] : 0.0f;
-        if (d == 4 && (int)t == bad) v += in[__sk_ix32(n + 77, __sk_n_0, 0x598b34eb1600e90ULL, 0, __sk_fb)];   // @cg_fail
+        float v = t >= d ? s[__sk_ix(t - d, 256, 0x3bb05d876fda6aeaULL, 0, __sk_fb)] : 0.0f;
+        if (d == 4 && (int)t == bad) v += in[__sk_ix32(n + 77, __sk_n_0, 0xf7c61a0daf3c2e7ULL, 0, __sk_fb)];   // @cg_fail
         __sk_cg_sync(cg::this_thread_block());
-        s[__sk_ix(t, 256, 0xc6b78d0bf4d7420ULL, 0, __sk_fb)] += v;
+        s[__sk_ix(t, 256, 0x2537a82c0d4cad78ULL, 0, __sk_fb)] += v;
         __sk_cg_sync(block);
     }
-    if (i < n) out[__sk_ix(i, __sk_n_1, 0x345e51daf5ce8406ULL, 0, __sk_fb)] = s[__sk_ix(t, 256, 0x905d21070a8a79fULL, 0, __sk_fb)];
+    if (i < n) out[__sk_ix(i, __sk_n_1, 0xc90ca2d50ddfbd1ULL, 0, __sk_fb)] = s[__sk_ix(t, 256, 0x5a13dd8e954ab2cULL, 0, __sk_fb)];
 }

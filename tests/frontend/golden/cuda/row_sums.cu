@@ -5,8 +5,8 @@ extern "C" __global__ void row_sums(const float* a, float* sums, int rows, int c
         const float* row = a + r * cols;
         float s = 0.0f;
         for (int j = 0; j < cols + extra; ++j) {
-            s += (*__sk_ptr((row) + (j), a, __sk_bytes_0, 0xa9d2c77771ca4e4ULL, __sk_fb));   // @derived
+            s += (*__sk_ptr((row) + (j), a, __sk_bytes_0, 0x3da8f6286de3cf7fULL, __sk_fb));   // @derived
         }
-        sums[__sk_ix32(r, __sk_n_1, 0x300da2417df63ae7ULL, 0, __sk_fb)] = s;
+        sums[__sk_ix32(r, __sk_n_1, 0x2e8b7b156fe9044cULL, 0, __sk_fb)] = s;
     }
 }
