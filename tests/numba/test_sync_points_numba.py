@@ -73,6 +73,8 @@ SYNC_POINTS = {
     "np.asarray": lambda d: (K.shift_write[1, 32](d), np.asarray(d)),
     "Stream.synchronize": _stream_sync,
     "Event.synchronize": _event_sync,
+    "d[i]: one element read": lambda d: (K.shift_write[1, 32](d), d[3]),
+    "d[i, j] of a 2-D view": lambda d: (K.shift_write[1, 32](d), d.reshape(4, 8)[1, 2]),
     "launch with host arrays": lambda d: K.shift_write[1, 32](np.zeros(32)),
     "forall with host arrays": lambda d: K.shift_write.forall(32)(np.zeros(32)),
 }
@@ -105,6 +107,7 @@ def test_correct_kernels_raise_nowhere():
     assert d.copy_to_host(out) is out                 # the hooks return what numba returns
     np.testing.assert_array_equal(out, np.arange(50))
     np.testing.assert_array_equal(np.asarray(d), np.arange(50))
+    assert d[7] == 7.0 and d[2:5].copy_to_host().tolist() == [2.0, 3.0, 4.0]
     h = np.zeros(50)
     K.fill_index.forall(50)(h)
     np.testing.assert_array_equal(h, np.arange(50))
@@ -117,6 +120,7 @@ def test_an_asynchronous_copy_raises_at_the_sync_that_completes_it():
     K.shift_write[1, 32, s](d)
     host = cuda.pinned_array(32)
     d.copy_to_host(host, stream=s)                    # returns at once, raises nothing
+    assert d[2:4] is not None                         # a view: copies nothing, raises nothing
     with pytest.raises(safekern.BoundsError) as info:
         s.synchronize()
     assert_shift_write(info.value)

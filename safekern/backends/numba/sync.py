@@ -5,6 +5,8 @@ CuPy module is loaded, if numba-cuda is imported: CuPy kernels run on numba's ar
 - `numba.cuda.synchronize()`                     the current context
 - `DeviceNDArray.copy_to_host()` (blocking form;  the current context; `np.asarray(d)` and
   also records and mapped/managed arrays)         `copy_to_host(out)` go through it
+- `d[i]` reading one element (no stream)         the current context (`d_sum[0]`: how a
+                                                 reduction's result is often read)
 - `Stream.synchronize()`                         that stream's context
 - `Event.synchronize()`                          that event's context
 The same calls of the CUDA simulator's classes are wrapped under NUMBA_ENABLE_CUDASIM=1. A
@@ -38,6 +40,29 @@ def _blocking_copy(args, kwargs):
     return _context(args, kwargs)
 
 
+def _element_read(args, kwargs):
+    """`d[i]` (`_do_getitem(self, item, stream=0)`): an element read copies it to the host and
+    waits unless a stream is given or bound; a view (or a record's) copies nothing."""
+    array, item = args[0], args[1]
+    stream = kwargs.get("stream", args[2] if len(args) > 2 else 0)
+    if stream or getattr(array, "stream", 0) or array.dtype.names is not None:
+        return NOT_A_SYNC_POINT
+    try:
+        view = array._dummy.__getitem__(item).is_array
+    except Exception:            # noqa: BLE001 -- numba's own call raises its own error
+        return NOT_A_SYNC_POINT
+    return NOT_A_SYNC_POINT if view else _context(args, kwargs)
+
+
+def _sim_element_read(args, kwargs):
+    """The simulator's `d[i]`: an element (not a view) is read from the host copy."""
+    try:
+        value = args[0]._ary[args[1]]
+    except Exception:            # noqa: BLE001 -- the simulator's own call raises its error
+        return NOT_A_SYNC_POINT
+    return NOT_A_SYNC_POINT if isinstance(value, (np.ndarray, np.void)) else None
+
+
 _ARRAY_PROTOCOL = frozenset({"__array__", "__array_interface__", "__array_struct__"})
 
 
@@ -63,13 +88,15 @@ def _hooks() -> list[Hook]:
         return [Hook(cuda, "synchronize", _context),
                 Hook(FakeCUDAArray, "copy_to_host", _blocking_copy),
                 Hook(FakeCUDAArray, "__getattr__", _host_view),
+                Hook(FakeCUDAArray, "__getitem__", _sim_element_read),
                 Hook(api.stream, "synchronize", _own),
                 Hook(api.Event, "synchronize", _event_context)]
     from numba.cuda.cudadrv import driver
-    from numba.cuda.cudadrv.devicearray import DeviceNDArrayBase
+    from numba.cuda.cudadrv.devicearray import DeviceNDArray, DeviceNDArrayBase
 
     return [Hook(cuda, "synchronize", _context),
             Hook(DeviceNDArrayBase, "copy_to_host", _blocking_copy),
+            Hook(DeviceNDArray, "_do_getitem", _element_read),
             Hook(driver.Stream, "synchronize", _own),
             Hook(driver.Event, "synchronize", _event_context)]
 
