@@ -32,7 +32,7 @@ from . import cold_bodies, keys, stored
 from .disk_cache import jit_cached, rewrite_tag
 from .options import quiet_config_warnings, supported_options
 from .resolver import resolver
-from .surface import SIMULATOR, hidden_types, numba_errors_in_user_terms
+from .surface import SIMULATOR, compile_ptx, hidden_types, numba_errors_in_user_terms
 from .unchecked import UncheckedFunction
 
 _MISSING = object()
@@ -426,8 +426,7 @@ class Build:
                 if k in ("fastmath", "lineinfo", "debug", "opt")}
         opts.update(options)
         with assume_device(cc), explain_missing_toolkit("compiling to PTX", self.name):
-            ptx, _ = cuda.compile_ptx(fn, args, cc=cc, device=self.device, **opts)
-        return ptx
+            return compile_ptx(fn, args, self.py_func, signature, cc, self.device, opts)
 
     def __safekern_key__(self, depth: int = 0) -> dict:
         """The function as cache-key material (keys.function_fields)."""

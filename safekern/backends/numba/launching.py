@@ -18,7 +18,7 @@ from ...errors import SafekernError, for_user
 from ...memo import BoundedMemo
 from . import sync as numba_sync
 from .pickling import reduce_launch
-from .surface import SIMULATOR, numba_errors_in_user_terms
+from .surface import SIMULATOR, in_user_terms, is_numba_error, numba_errors_in_user_terms
 
 
 class Launch:
@@ -60,10 +60,15 @@ class Launch:
     def __call__(self, *args):
         __tracebackhide__ = True      # noqa: F841 - pytest and IPython hide this frame
         try:                          # free in CPython 3.11+ while nothing is raised
-            form, args, source = self.kernel.select(args, self.config, self.callbacks)
-            form.launch(args, self, source)
+            form, user_args, source = self.kernel.select(args, self.config, self.callbacks)
+            form.launch(user_args, self, source)
         except SafekernError as exc:
-            raise for_user(exc)       # a launch's error (a race): the message says where
+            raise for_user(exc)       # a launch's error (a race, a bad launch): its message
+        except Exception as exc:      # noqa: BLE001 -- numba's compile error, in user terms
+            if not is_numba_error(exc):
+                raise
+            raise for_user(in_user_terms(exc, lambda: plain_compile(self.kernel, args))) \
+                from None
 
     # -- what numba's _LaunchConfiguration shows ----------------------------------------------
     @property
@@ -122,6 +127,20 @@ class Launch:
 
     def __reduce__(self):
         return reduce_launch(self)
+
+
+def plain_compile(kernel, args) -> None:
+    """numba's own compile of the user's kernel for the types of `args` (its error, if any,
+    is numba's for the user's code: surface.in_user_terms)."""
+    from numba import cuda
+    from numba.cuda.typing.typeof import Purpose, typeof
+
+    from .build import supported_options
+
+    options = supported_options(getattr(kernel, "options", {}) or {})
+    options.pop("cache", None)
+    plain = cuda.jit(**options)(kernel.py_func)
+    plain.compile(tuple(typeof(a, Purpose.argument) for a in args))
 
 
 def launch_through_numba(source, args, launch, launch_args, checked=True,

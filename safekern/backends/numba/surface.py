@@ -232,6 +232,40 @@ def numba_errors_in_user_terms():
         raise
 
 
+def is_numba_error(err) -> bool:
+    """numba's own compile errors (numba's and numba-cuda's error classes alike)."""
+    return type(err).__module__.split(".")[0] == "numba" and isinstance(err, Exception)
+
+
+def in_user_terms(err, plain_compile):
+    """`err`, numba's error compiling a checked function -- or, where it names safekern's
+    helpers (a typing mistake inside a checked access: `a[i, 0]` of a 1-D array fails in
+    `_sk_load`, with safekern's hidden arguments in the signature), the error numba's own
+    compile of the user's function gives (`plain_compile()` raises it): numba's words for the
+    user's code, with its file and line."""
+    if "_sk_" not in str(err):
+        return err
+    try:
+        plain_compile()
+    except Exception as mine:      # noqa: BLE001 -- numba's error for the user's own code
+        if is_numba_error(mine):
+            return mine
+    return err
+
+
+def compile_ptx(fn, args, py_func, signature, cc, device, options) -> str:
+    """numba's PTX of the checked function `fn` for `args`; numba's error in the user's terms
+    (in_user_terms: the user's `py_func` compiled for `signature`)."""
+    from numba import cuda
+
+    try:
+        return cuda.compile_ptx(fn, args, cc=cc, device=device, **options)[0]
+    except Exception as err:     # noqa: BLE001 -- numba's error, in the user's terms
+        raise (in_user_terms(err, lambda: cuda.compile_ptx(
+            py_func, signature, cc=cc, device=device, **options))
+            if is_numba_error(err) else err) from None
+
+
 class HiddenArgument(int):
     """The failure buffer's address in a launch of a kernel with extensions: marked, so
     the user's extensions never see (nor wrap) safekern's own argument."""
@@ -261,5 +295,5 @@ class UserExtensions:
         return ty, val
 
 
-__all__ = ["DispatcherSurface", "HiddenArgument", "UserExtensions",
+__all__ = ["is_numba_error", "in_user_terms", "DispatcherSurface", "HiddenArgument", "UserExtensions",
            "numba_errors_in_user_terms", "hidden_types"]
