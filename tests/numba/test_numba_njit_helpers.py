@@ -112,3 +112,16 @@ def test_an_njit_helper_safekern_cannot_rewrite_builds_unchecked_with_a_warning(
                      "(UnsupportedError: a construct safekern does not rewrite): accesses "
                      "inside it are not checked"]
     assert library_functions.refused(get).startswith("UnsupportedError")
+
+
+def test_an_njit_helper_with_explicit_signatures_is_left_to_numba():
+    # numba compiles such a function for the CPU only and refuses its call on the device
+    # (numba-cuda's test_cpu_dispatcher_invalid): no checked copy is made of it
+    from safekern.backends.numba import library_functions
+
+    @numba.njit("(i4, i4)")
+    def add(a, b):
+        return a + b
+
+    assert library_functions.checked_copy(add) is None
+    assert library_functions.checked_copy(window_sum) is not None

@@ -53,9 +53,11 @@ _refused: dict = {}           # id(user's jit function) -> (the function, why no
 
 
 def _is_jit_function(obj) -> bool:
-    """A CPU dispatcher of numba's `jit`/`njit` (what numba-cuda compiles for the GPU when a
-    kernel calls it)."""
-    return type(obj).__name__ == "CPUDispatcher" and callable(getattr(obj, "py_func", None))
+    """A CPU dispatcher of numba's `jit`/`njit` that numba-cuda compiles for the GPU when a
+    kernel calls it: not one given explicit signatures (numba compiles those for the CPU only,
+    and refuses the call on the device: "using cpu function on device")."""
+    return type(obj).__name__ == "CPUDispatcher" and callable(getattr(obj, "py_func", None)) \
+        and getattr(obj, "_can_compile", False)
 
 
 def checked_copy(obj):
