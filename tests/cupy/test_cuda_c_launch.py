@@ -253,6 +253,15 @@ def test_pointer_arguments_without_a_size(fake_cupy):
         k((1,), (8,), (cp.zeros(n),))
 
 
+def test_a_misspelt_kernel_name_is_an_error_of_check_report_too(fake_cupy):
+    # (a newcomer's report: check_report() of RawKernel(code, "axpi") listed axpy's accesses)
+    import safekern.cupy as skcp
+
+    with pytest.raises(ValueError, match=r"no kernel 'axpi' in axpi.cu \(kernels: scale\)"):
+        skcp.RawKernel(K.UNCHECKED_PARAM, "axpi").check_report()
+    assert skcp.RawKernel(K.UNCHECKED_PARAM, "scale").check_report() is not None
+
+
 def test_strided_views_are_sized_by_their_span(fake_cupy):
     from safekern.backends.cupy.api import pointer_bytes
 

@@ -161,6 +161,10 @@ def test_off_switch_returns_numbas_dispatcher(tmp_path, monkeypatch):
     plain = cuda.jit(lambda a: None)
     assert type(module.gather) is type(plain)
     assert safekern.sync() is None
+    # its check_report() still answers, as a checked kernel's does (code that logs reports
+    # keeps working with the off switch): nothing is checked
+    report = module.gather.check_report()
+    assert not report.checks and len(report) == 0 and "checks are off" in str(report)
 
 
 def test_plain_numba_device_function_call_warns(tmp_path):

@@ -23,7 +23,7 @@ import numpy as np
 
 from ... import config
 from ..._stack import user_stacklevel
-from ...errors import UncheckedWarning
+from ...errors import UncheckedWarning, for_user
 from . import graphs as cupy_graphs, options as cupy_options
 from ..c_launch import CLaunchVariants, cuda_geometry, plain_launch
 from ..capture import host_work_allowed
@@ -195,7 +195,13 @@ class RawKernel:
     # -- safekern's additions ------------------------------------------------------------
     def check_report(self):
         """Every access of the source: checked, proven safe, or unchecked with the reason;
-        and the pointer arguments launched as skcp.unchecked()."""
+        and the pointer arguments launched as skcp.unchecked(). A name the source has no
+        kernel for (a typo) is an error here too, as at the first launch."""
+        rw = self._program.rewrite()
+        name = self.name
+        if rw.checked and "<" not in name and not any(
+                name in (k.name, k.mangled, k.qualified) for k in rw.kernels):
+            raise for_user(ValueError(self._program.no_kernel(rw, name)))
         return self._program.check_report()
 
     @property

@@ -289,10 +289,7 @@ class Program:
                          name in (k.mangled, k.name, k.qualified)]
                 symbol = lowered.get(infos[0].qualified) if infos else None
         if not infos or symbol is None:
-            known = ", ".join(sorted({k.name for k in rw.kernels})) or "none"
-            templ = [k.name for k in rw.kernels if k.template]
-            hint = (f"; templates need name_expressions=['{templ[0]}<...>']" if templ else "")
-            message = f"no kernel {name!r} in {self.filename} (kernels: {known}){hint}"
+            message = self.no_kernel(rw, name)
             if module is not None:
                 missing_function(module, name, message)
             raise ValueError(message)
@@ -301,6 +298,13 @@ class Program:
             raise ValueError(f"{name!r} names overloaded kernels with different pointer "
                              "parameters; use a name expression with the exact signature")
         return symbol, infos[0]
+
+    def no_kernel(self, rw, name: str) -> str:
+        """What a name the source has no kernel for is told (resolve, RawKernel.check_report)."""
+        known = ", ".join(sorted({k.name for k in rw.kernels})) or "none"
+        templ = [k.name for k in rw.kernels if k.template]
+        hint = (f"; templates need name_expressions=['{templ[0]}<...>']" if templ else "")
+        return f"no kernel {name!r} in {self.filename} (kernels: {known}){hint}"
 
     def note_unchecked(self, info, param: str, position: int) -> None:
         key = (info.name, param)

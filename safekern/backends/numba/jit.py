@@ -18,6 +18,7 @@ from numba.cuda.core import sigutils
 
 from ... import config
 from ...errors import user_error
+from ...report import CheckReport
 from ...frontend import python as pyfront
 from . import library_functions, options as numba_options, sync as numba_sync
 from .device_function import CheckedDeviceFunction
@@ -47,7 +48,7 @@ def _check_signatures(sigs) -> None:
 def jit(func_or_sig=None, device=False, **options):
     """`numba.cuda.jit` with every indexed access checked (see module doc)."""
     if not config.get().checks:
-        return cuda.jit(func_or_sig, device=device, **options)
+        return _checks_off(cuda.jit(func_or_sig, device=device, **options))
     # numba-cuda's own test: its Signature and numba's (numba.void(...)) are both signatures.
     if func_or_sig is not None and not callable(func_or_sig) and \
             not isinstance(func_or_sig, list) and not sigutils.is_signature(func_or_sig):
@@ -82,6 +83,20 @@ def jit(func_or_sig=None, device=False, **options):
     specialized = not isinstance(func_or_sig, list)
     sigs = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
     return lambda fn: decorate(fn, sigs, specialized)
+
+
+def _checks_off(made):
+    """numba's own dispatcher (SAFEKERN_CHECKS=0), with the `check_report()` a checked one has,
+    saying that nothing is checked (code that logs reports keeps working with the off switch);
+    `made` may be numba's decorator (signatures given first)."""
+    if not hasattr(made, "py_func"):
+        return (lambda fn: _checks_off(made(fn))) if callable(made) else made
+    filename = getattr(getattr(made.py_func, "__code__", None), "co_filename", "")
+    try:
+        made.check_report = lambda: CheckReport((), filename=filename, checks=False)
+    except AttributeError:       # (a dispatcher that takes no attribute: numba's as it is)
+        pass
+    return made
 
 
 def _checked_library_function(fn, options=None):
