@@ -107,7 +107,8 @@ def _flag(raw: str, name: str) -> bool:
         return True
     if value in _FALSE:
         return False
-    raise ValueError(f"{name}={raw!r}: expected 0 or 1")
+    raise ValueError(f"{name}={raw!r}: expected 0 or 1 (also accepted: true/false, "
+                     "yes/no, on/off)")
 
 
 def _choice(raw: str, name: str, choices) -> str:

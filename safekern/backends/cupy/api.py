@@ -23,7 +23,7 @@ import numpy as np
 
 from ... import config
 from ..._stack import user_stacklevel
-from ...errors import UncheckedWarning, for_user
+from ...errors import UncheckedWarning, for_user, user_boundary
 from . import graphs as cupy_graphs, options as cupy_options
 from ..c_launch import CLaunchVariants, cuda_geometry, plain_launch
 from ..capture import host_work_allowed
@@ -193,6 +193,7 @@ class RawKernel:
         cp.cuda.driver.funcSetAttribute(self.kernel.ptr, _attribute_id(cp, name), value)
 
     # -- safekern's additions ------------------------------------------------------------
+    @user_boundary          # an UnsupportedError at the user's line, not the front end's
     def check_report(self):
         """Every access of the source: checked, proven safe, or unchecked with the reason;
         and the pointer arguments launched as skcp.unchecked(). A name the source has no
@@ -205,6 +206,7 @@ class RawKernel:
         return self._program.check_report()
 
     @property
+    @user_boundary
     def rewritten_source(self) -> str:
         return self._program.rewrite().source
 
@@ -308,10 +310,12 @@ class RawModule:
         mem = UnownedMemory(ptr, 0, mod, cp.cuda.Device().id)
         return MemoryPointer(mem, 0)
 
+    @user_boundary          # an UnsupportedError at the user's line, not the front end's
     def check_report(self):
         return self._program.check_report()
 
     @property
+    @user_boundary
     def rewritten_source(self) -> str:
         return self._program.rewrite().source
 
