@@ -96,6 +96,18 @@ def test_each_sync_point_raises_the_failure(where):
     np.testing.assert_array_equal(d2.copy_to_host(), np.arange(40))
 
 
+def test_a_kernel_reading_device_arrays_while_a_failure_is_pending_does_not_raise_it():
+    # (a kernel's own element reads are no sync point: on the simulator they go through the
+    # device array's __getitem__ that a host read `d[i]` takes too)
+    d = cuda.to_device(np.zeros(32))
+    K.shift_write[1, 32](d)
+    src = cuda.to_device(np.arange(40.0))
+    K.copy_all[1, 32](d, src)                    # returns: the failure stays pending
+    with pytest.raises(safekern.BoundsError) as info:
+        cuda.synchronize()
+    assert_shift_write(info.value)
+
+
 def test_correct_kernels_raise_nowhere():
     d = cuda.to_device(np.zeros(50))
     s = cuda.stream()

@@ -18,6 +18,8 @@ raises nothing, and the `s.synchronize()` that completes it does.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from numba import cuda
 
@@ -55,12 +57,21 @@ def _element_read(args, kwargs):
 
 
 def _sim_element_read(args, kwargs):
-    """The simulator's `d[i]`: an element (not a view) is read from the host copy."""
+    """The simulator's `d[i]` on the host: an element (not a view) is read from the host copy.
+    A kernel's own reads (its threads are the simulator's BlockThreads) are no sync point."""
+    if isinstance(threading.current_thread(), _block_thread()):
+        return NOT_A_SYNC_POINT
     try:
         value = args[0]._ary[args[1]]
     except Exception:            # noqa: BLE001 -- the simulator's own call raises its error
         return NOT_A_SYNC_POINT
     return NOT_A_SYNC_POINT if isinstance(value, (np.ndarray, np.void)) else None
+
+
+def _block_thread():
+    from numba.cuda.simulator.kernel import BlockThread
+
+    return BlockThread
 
 
 _ARRAY_PROTOCOL = frozenset({"__array__", "__array_interface__", "__array_struct__"})
