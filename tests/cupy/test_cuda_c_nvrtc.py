@@ -101,17 +101,22 @@ def test_nvrtc_errors_point_at_the_users_line():
     assert "NVRTC" in str(err)
 
 
+def _late_error(src):
+    """The CompilationError of NVRTC's compile of `src`'s rewrite as late.cu (k<float>)."""
+    rw = cuda.rewrite(src, filename="late.cu", arch=ARCH)
+    with pytest.raises(nvrtc.NvrtcError) as info:
+        nvrtc.compile_program(rw.source, filename="late.cu", arch=ARCH,
+                              options=backend.compile_options(()), name_expressions=["k<float>"])
+    return nvrtc.to_compilation_error(info.value, {"late.cu": src})
+
+
 def test_errors_nvrtc_finds_in_the_rewritten_source_keep_user_lines():
     # libclang accepts this (templates are checked late); NVRTC rejects the instantiation.
     src = ('template <typename T>\n'
            '__global__ void k(T* a) {\n'
            '    a[threadIdx.x] = T::missing;\n'
            '}\n')
-    rw = cuda.rewrite(src, filename="late.cu", arch=ARCH)
-    with pytest.raises(nvrtc.NvrtcError) as info:
-        nvrtc.compile_program(rw.source, filename="late.cu", arch=ARCH,
-                              options=backend.compile_options(()), name_expressions=["k<float>"])
-    err = nvrtc.to_compilation_error(info.value, {"late.cu": src})
+    err = _late_error(src)
     assert err.filename == "late.cu" and err.lineno == 3
     assert "a[threadIdx.x] = T::missing;" in str(err)
     assert any("NVRTC log" in note for note in err.__notes__)
@@ -280,11 +285,7 @@ def test_a_sources_own_line_directives_are_followed():
            '__global__ void k(T* a) {\n'
            '    a[threadIdx.x] = T::missing;\n'
            '}\n')
-    rw = cuda.rewrite(src, filename="late.cu", arch=ARCH)
-    with pytest.raises(nvrtc.NvrtcError) as info:
-        nvrtc.compile_program(rw.source, filename="late.cu", arch=ARCH,
-                              options=backend.compile_options(()), name_expressions=["k<float>"])
-    err = nvrtc.to_compilation_error(info.value, {"late.cu": src})
+    err = _late_error(src)
     assert (err.filename, err.lineno) == ("gen.cu", 42)
     assert err.source_line == "    a[threadIdx.x] = T::missing;"
     assert "safekern generated" not in str(err)
