@@ -396,7 +396,7 @@ class _Eliminator:
             proof = self.lin.in_bounds(index, extent, facts)
             if proof is None:
                 return None
-            used += [f.origin for f in proof if f.origin not in used]
+            used += [o for o in dict.fromkeys(f.origin for f in proof) if o not in used]
         if not used:
             return "always in bounds (constant shape, non-negative index)"
         return "proved by " + ", ".join(used)
@@ -417,7 +417,7 @@ class _Eliminator:
             if proof is None:
                 return
             found += [p for p in proof[0] if p not in found]
-            used += [u for u in proof[1] if u not in used]
+            used += [u for u in dict.fromkeys(proof[1]) if u not in used]
         code = call.args[-3]
         if found and isinstance(code, ast.Constant) and code.value in self.sites:
             self.launch_codes[code.value] = found
