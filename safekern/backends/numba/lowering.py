@@ -406,7 +406,7 @@ def flag_clear(context, builder, flag_ty, flag):
 
 
 __all__ = ["components", "element_index", "plan", "all_in_bounds", "array_data", "array_shape",
-           "array_extent", "special_register", "count_skipped", "record_function", "RECORD", "code_value", "code_plus",
-           "emit_record", "emit_records", "end_thread", "emit_checks", "compare_index",
+           "array_extent", "special_register", "count_skipped", "record_function", "RECORD",
+           "code_value", "code_plus", "emit_record", "emit_records", "end_thread", "emit_checks", "compare_index",
            "select_load", "element_pointer", "element_load", "element_store", "selectable",
            "flag_array", "flag_clear"]
