@@ -52,6 +52,7 @@ class ProgramRewriter:
         self.launch = {}                     # kernel name -> KernelPredicates
         self.own: dict = {}                  # function name -> plain.OwnChecks
         self.counted: set = set()            # helpers that take the group's counts (run)
+        self._body_calls = None              # non-kernel function -> names its body calls
         self.fns = C.functions(ps)
         self.kernel_names = {f.spelling for f in self.fns if dialect.is_kernel(f)}
         # functions a macro writes (and what they call): compiled as written, unchecked
@@ -224,8 +225,8 @@ class ProgramRewriter:
             return []
         sites = []
         for call in fa.calls:
-            name = C.children(call.cursor)[0] if C.children(call.cursor) else call.cursor
-            s, e = self.ps.offsets(name)
+            kids = C.children(call.cursor)
+            s, e = self.ps.offsets(kids[0] if kids else call.cursor)
             site = call_failure_site(self.ps, s, e, "opencl", f.spelling, call.callee,
                                      is_kernel)
             call.chain, call.caller_kernel = site.code, is_kernel
@@ -265,7 +266,7 @@ class ProgramRewriter:
             opencl_safety.spelling(lambda code: self._code_text(code, is_kernel)),
             asserts=self.kernel_asserts)
         collectives = self._collective_calls(fn, barrier_helpers)
-        probe = ControlPlan(self.ps, fn, self.dialect, kernel=fn.spelling in self.kernel_names,
+        probe = ControlPlan(self.ps, fn, self.dialect, kernel=is_kernel,
                             barrier_calls=list(fa.barriers) + collectives,
                             failure_offsets=[], collectives=collectives)
 
@@ -322,37 +323,23 @@ class ProgramRewriter:
 
     def _closure(self, facts, direct) -> set:
         """Helpers for which `direct` holds, or which call one that does."""
-        out = {name for name, fa in facts.items() if name in self.helpers and direct(fa)}
-        changed = True
-        while changed:
-            changed = False
-            for name, fa in facts.items():
-                if name in self.helpers and name not in out and \
-                        any(c.callee in out for c in fa.calls):
-                    out.add(name)
-                    changed = True
-        return out
+        return _closure({name: {c.callee for c in fa.calls} for name, fa in facts.items()
+                         if name in self.helpers}, lambda name: direct(facts[name]))
 
     def _group_closure(self, facts, direct) -> set:
         """Non-kernel functions (left as written or not) for which `direct` holds, or which
         call one that does (their bodies' calls: a function left as written passes no hidden
         arguments, so its facts list none)."""
-        K = C.kinds()
-        calls = {}
-        for f in self.fns:
-            if f.spelling not in self.kernel_names:
-                body = C.function_body(f)
-                calls[f.spelling] = {C.called_name(c) for c, _ in C.walk(body)
-                                     if c.kind == K.CALL_EXPR} if body is not None else set()
-        out = {name for name in calls if direct(facts[name])}
-        changed = True
-        while changed:
-            changed = False
-            for name, called in calls.items():
-                if name not in out and called & out:
-                    out.add(name)
-                    changed = True
-        return out
+        if self._body_calls is None:
+            K = C.kinds()
+            self._body_calls = {}
+            for f in self.fns:
+                if f.spelling not in self.kernel_names:
+                    body = C.function_body(f)
+                    self._body_calls[f.spelling] = {
+                        C.called_name(c) for c, _ in C.walk(body)
+                        if c.kind == K.CALL_EXPR} if body is not None else set()
+        return _closure(self._body_calls, lambda name: direct(facts[name]))
 
     def _collective_calls(self, fn, barrier_helpers) -> list:
         K = C.kinds()
@@ -469,6 +456,20 @@ class ProgramRewriter:
                                    filename="" if where == self.ps.filename else where))
         return sorted(out, key=lambda r: (r.lineno, r.col))
 
+
+
+def _closure(calls: dict, direct) -> set:
+    """The names of `calls` (name -> the names it calls) for which `direct(name)` holds, or
+    which call one that does."""
+    out = {name for name in calls if direct(name)}
+    changed = True
+    while changed:
+        changed = False
+        for name, called in calls.items():
+            if name not in out and not called.isdisjoint(out):
+                out.add(name)
+                changed = True
+    return out
 
 
 __all__ = ["ProgramRewriter"]
