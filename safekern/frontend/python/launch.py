@@ -162,10 +162,12 @@ class LaunchProver:
         return self._launch_facts[atom]
 
     def _combination(self, goal_terms: dict, const: int, combo, table):
-        """(predicate, whether goal - combo is over launch atoms alone) for goal - combo
+        """(key, constant, purity, {LaunchFact: coefficient}) of the predicate for goal - combo
         (`const`: the goal's, plus 1 for a strict fact), or None: no launch atom left in it,
         another atom unbounded the way its sign needs, or a predicate not worth making. One
-        pass over the rest's terms, no Form made for it; `table`: _AtomTable of the search."""
+        pass over the rest's terms, no Form made for it; `table`: _AtomTable of the search.
+        `key`: the predicate's terms as a set (equal for equal terms); the predicate itself is
+        made (`_made`) only for the combinations a search keeps, not for each one tried."""
         rest = dict(goal_terms)
         for f in combo:
             const -= f.form.const
@@ -201,9 +203,7 @@ class LaunchProver:
             # Only upper bounds on shapes (`out.shape[0] <= 0`): true where the guarded code
             # cannot run at all -- sound, never useful.
             return None
-        terms = tuple(sorted(((c, f) for f, c in launch.items()),
-                             key=lambda t: (t[1].kind, t[1].param or 0, t[1].axis)))
-        return LaunchPredicate(terms, const + low), purity(other, low)
+        return frozenset(launch.items()), const + low, purity(other, low), launch
 
     def _unbounded(self, goal_terms: dict, fact, table) -> frozenset:
         """The atoms of `fact` that leave goal - fact (- another fact without them) with an
@@ -284,11 +284,11 @@ class LaunchProver:
                                       else goal.const, combo, table)
             if found is None:
                 continue
-            seen = weakest.get(found[0].terms)
-            if seen is None or found[0].const > seen[0].const or (
-                    found[0].const == seen[0].const and found[1] < seen[1]):
-                weakest[found[0].terms] = found     # the same bound, weaker (or as weak, purer)
-        for predicate, level in self._undominated(list(weakest.values()), table):
+            seen = weakest.get(found[0])
+            if seen is None or found[1] > seen[1] or (found[1] == seen[1] and found[2] < seen[2]):
+                weakest[found[0]] = found     # the same bound, weaker (or as weak, purer)
+        made = [(_made(launch, const), level) for _, const, level, launch in weakest.values()]
+        for predicate, level in self._undominated(made, table):
             rank = predicate_rank(predicate, level)
             if best is None or rank < best_rank:
                 best, best_rank = predicate, rank
@@ -365,6 +365,14 @@ class LaunchProver:
                 if best is None or len(out) < len(best):     # the option needing fewest
                     best = out
         return best
+
+
+def _made(launch: dict, const: int) -> LaunchPredicate:
+    """The predicate `sum(c * fact) + const >= 0` of `_combination`'s {fact: c}, its terms in
+    one order (each launch fact has its own kind, parameter and axis)."""
+    return LaunchPredicate(tuple(sorted(((c, f) for f, c in launch.items()),
+                                        key=lambda t: (t[1].kind, t[1].param or 0, t[1].axis))),
+                           const)
 
 
 def _lows(goal_terms: dict, useful: list, table) -> tuple:

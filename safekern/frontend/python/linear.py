@@ -303,6 +303,10 @@ class Prover:
     def __init__(self, atoms: Atoms):
         self.atoms = atoms
         self._bounds_cache: dict = {}
+        # (the facts' forms in order, atoms' version) -> local bounds: the bounds read only
+        # the forms, and the launch search asks them of new Fact objects (its thread and
+        # scaled facts, made per search) over the same forms, goal after goal.
+        self._bounds_of_forms: dict = {}
         # (goal, facts, atoms' version, choices) -> proof: the elimination asks the same
         # question again (an access's static proof, then its launch proof end by end; a
         # versioned loop's bounds); the answer holds while no atom or bound changed.
@@ -312,7 +316,11 @@ class Prover:
         key = tuple(id(f) for f in facts)
         hit = self._bounds_cache.get(key)
         if hit is None or hit[0] != facts:
-            hit = self._bounds_cache[key] = (list(facts), local_bounds(self.atoms, facts))
+            forms = (tuple(f.form for f in facts), self.atoms.version)
+            bounds = self._bounds_of_forms.get(forms)
+            if bounds is None:
+                bounds = self._bounds_of_forms[forms] = local_bounds(self.atoms, facts)
+            hit = self._bounds_cache[key] = (list(facts), bounds)
         return hit[1]
 
     def prove(self, goal: Form, facts: list[Fact]):
