@@ -152,9 +152,9 @@ def _warn_plain_calls(rewritten):
 def _scope_snapshot(parsed) -> tuple:
     """What each name in the function's source means now: data by value, other objects by
     identity (held, so an identity cannot be reused)."""
-    names = sorted(pyfront.names_read(parsed.tree))
-    return tuple((name, parsed.closure.get(name, parsed.globals.get(name, _MISSING)))
-                 for name in names)
+    closure, globals_ = parsed.closure, parsed.globals
+    return tuple((name, closure.get(name, globals_.get(name, _MISSING)))
+                 for name in parsed.mentioned[0])
 
 
 def _refresh_closure(parsed) -> None:

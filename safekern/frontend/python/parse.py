@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import inspect
 import linecache
 import textwrap
@@ -39,6 +40,20 @@ class ParsedFunction:
         a lambda (issue 29: a failure in one said "in kernel 'lambda_'")."""
         name = getattr(self.pyfunc, "__name__", None)
         return name if isinstance(name, str) else self.tree.name
+
+    @functools.cached_property
+    def mentioned(self) -> tuple:
+        """Every name its tree mentions (names_read), sorted, and the parameters' names of its
+        tree and of the lambdas in it: one walk of the parse, which every rewrite and scope
+        snapshot asks about (the tree is never edited: the passes edit copies)."""
+        names, params, name, arg = set(), set(), ast.Name, ast.arg
+        for node in walk(self.tree):
+            t = type(node)
+            if t is name:
+                names.add(node.id)
+            elif t is arg:
+                params.add(node.arg)
+        return tuple(sorted(names)), frozenset(params)
 
     def hidden_first(self, device: bool) -> bool:
         """Its rewrite takes the hidden parameters first (see hidden_first)."""
@@ -100,15 +115,14 @@ def parse_function(pyfunc) -> ParsedFunction:
     indent = len(lines[0]) - len(lines[0].lstrip()) if dedented != text else 0
     try:
         if module is None:
-            module = ast.parse(dedented, filename=filename)
+            module = ast.parse(_at_line(dedented, first), filename=filename)
     except SyntaxError as err:
         if name == "<lambda>":         # its line alone is no statement: numba's, unchecked
             raise SourceNotFound(f"the line of lambda kernel at {filename}:{first} is not a "
                                  "statement of its own", reason="a lambda inside a longer "
                                  "statement") from None
         raise CompilationError(f"cannot parse kernel {name!r}: {err.msg}", filename=filename,
-                               lineno=(err.lineno or 1) + first - 1) from None
-    ast.increment_lineno(module, first - 1)
+                               lineno=err.lineno or first) from None
     fn = module.body[0]
     if name == "<lambda>":
         fn = _lambda_as_def(module, pyfunc, filename)
@@ -128,7 +142,7 @@ def parse_function(pyfunc) -> ParsedFunction:
 
 
 def _source(pyfunc, name: str):
-    """(lines, first line number, the lines' dedented parse or None) of the function's
+    """(lines, first line number, the lines' dedented parse at the file's line numbers, or None) of the function's
     definition, as `inspect.getsourcelines` finds them (`findsource`: the file's lines and
     where the definition starts) but without tokenizing the block to find its end (Python's
     tokenizer: half of a small kernel's parse). A `def`'s block ends before the first line
@@ -167,13 +181,20 @@ def _def_block(lines: list, lnum: int):
         end = k + 1
     block = lines[lnum:end]
     try:
-        module = ast.parse(textwrap.dedent("".join(block)))
+        module = ast.parse(_at_line(textwrap.dedent("".join(block)), lnum + 1))
     except SyntaxError:
         return None
     if len(module.body) != 1 or not isinstance(module.body[0],
                                                (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     return block, module
+
+
+def _at_line(source: str, first: int) -> str:
+    """`source` behind blank lines, so that its parse has the line numbers of the file, where
+    it starts at line `first` (what ast.increment_lineno would give, without its walk of
+    the tree: a sixth of a small kernel's parse)."""
+    return "\n" * (first - 1) + source
 
 
 def _lambda_as_def(module, pyfunc, filename) -> ast.FunctionDef:

@@ -83,7 +83,11 @@ class _BoundResolver:
 
 
 def _check_reserved_names(parsed: ParsedFunction) -> None:
-    for node in walk(parsed.tree):
+    read, params = parsed.mentioned
+    if not any(n.startswith(names.PREFIX) for n in read) and \
+            not any(n.startswith(names.PREFIX) for n in params):
+        return
+    for node in walk(parsed.tree):           # (the first, as the walk meets them: reported)
         ident = None
         if isinstance(node, ast.Name):
             ident = node.id

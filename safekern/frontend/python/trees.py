@@ -128,20 +128,25 @@ def place(module, default) -> None:
     slower), every other node lacking a part of its position takes that part from its
     nearest ancestor's."""
     stack = [(module, (1, 0, 1, 0))]
+    pop, push = stack.pop, stack.append
     fields_of, is_node, located = _CHILD_FIELDS, ast.AST, (ast.stmt, ast.expr)
     while stack:
-        node, parent = stack.pop()
+        node, parent = pop()
         attrs = node.__dict__
         if "lineno" in node._attributes:
-            if "lineno" not in attrs and isinstance(node, located):
-                ast.copy_location(node, default)
-            here = []
-            for name, inherited in zip(_PLACES, parent):
-                value = attrs.get(name)
-                if value is None and (name.startswith("end_") or name not in attrs):
-                    value = attrs[name] = inherited
-                here.append(value)
-            parent = tuple(here)
+            get = attrs.get
+            here = (get("lineno"), get("col_offset"), get("end_lineno"), get("end_col_offset"))
+            if None in here:        # (most nodes have all four: the user's, copied)
+                if "lineno" not in attrs and isinstance(node, located):
+                    ast.copy_location(node, default)
+                here = []
+                for name, inherited in zip(_PLACES, parent):
+                    value = attrs.get(name)
+                    if value is None and (name.startswith("end_") or name not in attrs):
+                        value = attrs[name] = inherited
+                    here.append(value)
+                here = tuple(here)
+            parent = here
         t = type(node)
         fields = fields_of.get(t)
         if fields is None:
@@ -151,9 +156,11 @@ def place(module, default) -> None:
             if value is None:
                 continue
             if type(value) is list:
-                stack.extend((x, parent) for x in value if isinstance(x, is_node))
+                for x in value:
+                    if isinstance(x, is_node):
+                        push((x, parent))
             elif isinstance(value, is_node):
-                stack.append((value, parent))
+                push((value, parent))
 
 
 _PLACES = ("lineno", "col_offset", "end_lineno", "end_col_offset")
