@@ -13,11 +13,10 @@ no copy made).
 from __future__ import annotations
 
 import ast
-import copy
 
 from . import names
 from .transformer import Transformer
-from .trees import walk
+from .trees import copy_tree, walk
 
 _PURE = (ast.Compare, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Name, ast.Constant,
          ast.Attribute, ast.Subscript, ast.Load, ast.Tuple, ast.boolop, ast.cmpop,
@@ -58,7 +57,7 @@ def collapse_same_branches(stmts: list, *, owned: bool = False) -> list:
     out = []
     visitor = _SameBranches()
     for stmt in stmts:
-        new = visitor.visit(stmt if owned else copy.deepcopy(stmt))
+        new = visitor.visit(stmt if owned else copy_tree(stmt))
         out += new if isinstance(new, list) else [new]
     return out
 
