@@ -319,9 +319,9 @@ class BoundsCheckRewriter(LocatedVisitor, Transformer):
         return node
 
     def _closures(self) -> "nested.Closures":
-        found = getattr(self, "_closure_plan", None)
+        found, p = getattr(self, "_closure_plan", None), self.ctx.parsed
         if found is None:
-            found = self._closure_plan = nested.Closures(self.ctx.parsed.tree)
+            found = self._closure_plan = nested.Closures(p.tree, p.mentioned[2])
         return found
 
     def _nested(self, node):

@@ -43,17 +43,21 @@ class ParsedFunction:
 
     @functools.cached_property
     def mentioned(self) -> tuple:
-        """Every name its tree mentions (names_read), sorted, and the parameters' names of its
-        tree and of the lambdas in it: one walk of the parse, which every rewrite and scope
-        snapshot asks about (the tree is never edited: the passes edit copies)."""
+        """(every name its tree mentions (names_read), sorted; the parameters' names of its
+        tree and of the functions and lambdas in it; whether it holds such a nested function):
+        one walk of the parse, which every rewrite, check pass and scope snapshot asks about
+        (the tree is never edited: the passes edit copies)."""
         names, params, name, arg = set(), set(), ast.Name, ast.arg
+        nests = False
         for node in walk(self.tree):
             t = type(node)
             if t is name:
                 names.add(node.id)
             elif t is arg:
                 params.add(node.arg)
-        return tuple(sorted(names)), frozenset(params)
+            elif t is ast.Lambda or t is ast.FunctionDef or t is ast.AsyncFunctionDef:
+                nests = nests or node is not self.tree
+        return tuple(sorted(names)), frozenset(params), nests
 
     def hidden_first(self, device: bool) -> bool:
         """Its rewrite takes the hidden parameters first (see hidden_first)."""

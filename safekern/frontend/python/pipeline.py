@@ -84,7 +84,7 @@ class _BoundResolver:
 
 
 def _check_reserved_names(parsed: ParsedFunction) -> None:
-    read, params = parsed.mentioned
+    read, params, _ = parsed.mentioned
     if not any(n.startswith(names.PREFIX) for n in read) and \
             not any(n.startswith(names.PREFIX) for n in params):
         return
