@@ -107,7 +107,7 @@ def parse_function(pyfunc) -> ParsedFunction:
     """The function's own source as an AST whose line numbers are those of its file."""
     name = getattr(pyfunc, "__name__", repr(pyfunc))
     try:
-        lines, first, module = _source(pyfunc, name)
+        lines, first, module, dedented = _source(pyfunc, name)
         filename = inspect.getsourcefile(pyfunc) or inspect.getfile(pyfunc)
     except (OSError, TypeError) as err:
         raise SourceNotFound(
@@ -115,7 +115,8 @@ def parse_function(pyfunc) -> ParsedFunction:
             f"({err}); define the kernel in a file, or set SAFEKERN_CHECKS=0",
             reason=str(err)) from None
     text = "".join(lines)
-    dedented = textwrap.dedent(text)
+    if dedented is None:
+        dedented = textwrap.dedent(text)
     indent = len(lines[0]) - len(lines[0].lstrip()) if dedented != text else 0
     try:
         if module is None:
@@ -146,8 +147,9 @@ def parse_function(pyfunc) -> ParsedFunction:
 
 
 def _source(pyfunc, name: str):
-    """(lines, first line number, the lines' dedented parse at the file's line numbers, or None) of the function's
-    definition, as `inspect.getsourcelines` finds them (`findsource`: the file's lines and
+    """(lines, first line number, the lines' dedented parse at the file's line numbers and
+    their dedented text, or None and None) of the function's definition, as
+    `inspect.getsourcelines` finds them (`findsource`: the file's lines and
     where the definition starts) but without tokenizing the block to find its end (Python's
     tokenizer: half of a small kernel's parse). A `def`'s block ends before the first line
     that is code at most as indented as its first line; the lines up to its last code line
@@ -159,12 +161,13 @@ def _source(pyfunc, name: str):
     if name != "<lambda>":
         found = _def_block(lines, lnum)
         if found is not None:
-            return found[0], lnum + 1, found[1]
-    return inspect.getblock(lines[lnum:]), lnum + 1, None
+            return found[0], lnum + 1, found[1], found[2]
+    return inspect.getblock(lines[lnum:]), lnum + 1, None, None
 
 
 def _def_block(lines: list, lnum: int):
-    """(lines, module) of the definition starting at `lines[lnum]` (see `_source`), or None."""
+    """(lines, module, dedented text) of the definition starting at `lines[lnum]` (see
+    `_source`), or None."""
     head = lines[lnum]
     code = head.lstrip()
     if not code.startswith(("def ", "async ", "@")) or "\t" in head[:len(head) - len(code)]:
@@ -185,13 +188,14 @@ def _def_block(lines: list, lnum: int):
         end = k + 1
     block = lines[lnum:end]
     try:
-        module = ast.parse(_at_line(textwrap.dedent("".join(block)), lnum + 1))
+        dedented = textwrap.dedent("".join(block))
+        module = ast.parse(_at_line(dedented, lnum + 1))
     except SyntaxError:
         return None
     if len(module.body) != 1 or not isinstance(module.body[0],
                                                (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
-    return block, module
+    return block, module, dedented
 
 
 def _at_line(source: str, first: int) -> str:
