@@ -145,6 +145,11 @@ def _place(module, default, in_order: bool) -> None:
     stack = [(module, (1, 0, 1, 0))]
     pop, push = stack.pop, stack.append
     fields_of, is_node, located = _CHILD_FIELDS, ast.AST, (ast.stmt, ast.expr)
+    # (what ast.copy_location(node, default) sets on a statement or expression, found once)
+    given = () if default is None else tuple(
+        (name, value) for name in _PLACES if name in default._attributes
+        for value in [getattr(default, name, None)]
+        if value is not None or name.startswith("end_") and hasattr(default, name))
     while stack:
         node, parent = pop()
         attrs = node.__dict__
@@ -153,7 +158,8 @@ def _place(module, default, in_order: bool) -> None:
             here = (get("lineno"), get("col_offset"), get("end_lineno"), get("end_col_offset"))
             if None in here:        # (most nodes have all four: the user's, copied)
                 if default is not None and "lineno" not in attrs and isinstance(node, located):
-                    ast.copy_location(node, default)
+                    for name, value in given:
+                        attrs[name] = value
                 here = []
                 for name, inherited in zip(_PLACES, parent):
                     value = attrs.get(name)
