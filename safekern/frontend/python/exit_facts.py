@@ -4,8 +4,8 @@ sync, a call of a device function with barriers, anything that must not run afte
 
 The exit planner asks these of each statement, then of each statement inside it as it goes
 down, and so on: every node was walked once per enclosing statement and per question, and
-every call classified as often (a sixth of a rewrite's finish). Here each node is looked at
-once and each statement's answers are those of its own nodes joined with its inner
+every call classified as often (exits.py was a third of pipeline._finish). Here each node is
+looked at once and each statement's answers are those of its own nodes joined with its inner
 statements'.
 
 The planner asks only before it edits a statement, or asks what its edits cannot change (it
