@@ -29,6 +29,8 @@ def char_column(line_text: str, indent: int, offset: int | None) -> int | None:
     if offset is None:
         return None
     rest = line_text[indent:]
+    if rest.isascii() and offset >= 0:      # (most lines: a byte is a character)
+        return indent + min(offset, len(rest))
     return indent + len(rest.encode("utf-8")[:offset].decode("utf-8", "ignore"))
 
 

@@ -259,3 +259,44 @@ def f(a, /, b, *c, d=1, **e):
         bound.update(names)
     assert {"p", "floor", "a", "b", "c", "d", "e", "g", "x", "y", "z", "w", "i", "h", "k",
             "err", "j", "q", "m", "l", "s"} <= bound
+
+
+def test_same_branches_collapse_inside_every_statement_that_holds_statements():
+    source = '''
+def k(a, n):
+    try:
+        if n > 0:
+            a[0] = 1
+        else:
+            a[0] = 1
+    except ValueError:
+        while n:
+            if n > 1:
+                n -= 1
+            else:
+                n -= 1
+    def inner(m):
+        if m:
+            return 1
+        else:
+            return 1
+    if f(n):
+        x = 1
+    else:
+        x = 1
+'''
+    out = collapse_same_branches(ast.parse(source).body)
+    assert ast.unparse(out[0]) == ast.unparse(ast.parse('''
+def k(a, n):
+    try:
+        a[0] = 1
+    except ValueError:
+        while n:
+            n -= 1
+    def inner(m):
+        return 1
+    if f(n):
+        x = 1
+    else:
+        x = 1
+''').body[0])                  # (a call in the test: not collapsed)

@@ -79,11 +79,16 @@ def test_the_same_lines_and_tree_as_inspect(tmp_path):
     module = load_kernel_module(tmp_path, MODULE, "source_lines_layouts")
     for fn in _functions(module):
         want, first = inspect.getsourcelines(fn)
-        lines, start, parsed = parse._source(fn, fn.__name__)
+        lines, start, parsed, dedented = parse._source(fn, fn.__name__)
         assert start == first, fn.__name__
         assert _tree(lines) == _tree(want), fn.__name__
         if parsed is not None:
             assert ast.dump(parsed) == _tree(want), fn.__name__
+            assert dedented == textwrap.dedent("".join(lines)), fn.__name__
+            # (the parse has the file's line numbers)
+            def_line = next(k for k, line in enumerate(want)
+                            if line.lstrip().startswith(("def ", "async def ")))
+            assert parsed.body[0].lineno == first + def_line, fn.__name__
 
 
 @pytest.mark.parametrize("name", ["plain", "decorated", "one_liner", "coroutine", "outer"])

@@ -120,3 +120,66 @@ def test_transformer_and_visitor_do_what_ast_s_do():
     a.visit(ast.parse(source))
     b.visit(ast.parse(source))
     assert a.seen == b.seen and a.seen
+
+
+def test_fix_missing_locations_gives_what_ast_s_gives():
+    import random
+
+    from safekern.frontend.python.trees import fix_missing_locations
+
+    rng = random.Random(1)
+    for _ in range(5):
+        tree = ast.parse(inspect.getsource(eliminate) + EVERY_KIND)
+        for n in ast.walk(tree):            # positions missing or None, here and there
+            for a in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+                if a in n._attributes and rng.random() < 0.2:
+                    if rng.random() < 0.5:
+                        delattr(n, a)
+                    else:
+                        setattr(n, a, None)
+        ours, theirs = copy_tree(tree), copy_tree(tree)
+        assert fix_missing_locations(ours) is ours
+        ast.fix_missing_locations(theirs)
+        assert ast.dump(ours, include_attributes=True) == \
+            ast.dump(theirs, include_attributes=True)
+
+
+def test_a_visitor_sends_constants_where_ast_s_does():
+    """Constants go to visit_Constant, else (ast.NodeVisitor's deprecated hook) to a pass's
+    visit_Num / visit_Str, else to generic_visit -- without ast's hunt for those per constant."""
+    import warnings
+
+    from safekern.frontend.python.transformer import Transformer
+    from safekern.frontend.python.visitor import Visitor
+
+    source = "x = 1 + f('s', None)"
+
+    class Plain(Visitor):
+        def __init__(self):
+            self.names = []
+
+        def visit_Name(self, node):
+            self.names.append(node.id)
+
+    plain = Plain()
+    plain.visit(ast.parse(source))
+    assert plain.names == ["x", "f"]
+
+    class Numbers(Visitor):
+        def __init__(self):
+            self.seen = []
+
+        def visit_Num(self, node):
+            self.seen.append(node.value)
+
+    numbers = Numbers()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        numbers.visit(ast.parse(source))
+    assert numbers.seen == [1]
+
+    class Doubled(Transformer):
+        def visit_Constant(self, node):
+            return ast.Constant(node.value * 2) if type(node.value) is int else node
+
+    assert ast.unparse(Doubled().visit(ast.parse(source))) == "x = 2 + f('s', None)"

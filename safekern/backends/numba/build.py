@@ -67,9 +67,10 @@ def compile_rewritten(rewritten, device_impls: dict, namespace=None, *, kernel: 
     namespace.update(device_impls)
     tree = pyfront.mark_cold(rewritten.tree) if kernel else rewritten.tree
     cold = None
-    if not SIMULATOR:   # (flag reads as intrinsics, checked copies' records as calls)
-        from . import cold_records, flag_reads
-        tree = flag_reads.compile_form(cold_records.compile_form(tree))
+    if not SIMULATOR:   # (flag reads as intrinsics, checked copies' records as calls; one
+        from . import cold_records, flag_reads    # copy at most: the first form that edits)
+        tree = cold_records.compile_form(tree, owned=tree is not rewritten.tree)
+        tree = flag_reads.compile_form(tree, owned=tree is not rewritten.tree)
         if outlined is not None:
             tree, cold = cold_bodies.outline(tree)
     code = compile(tree, parsed.filename, "exec")
@@ -152,9 +153,9 @@ def _warn_plain_calls(rewritten):
 def _scope_snapshot(parsed) -> tuple:
     """What each name in the function's source means now: data by value, other objects by
     identity (held, so an identity cannot be reused)."""
-    names = sorted(pyfront.names_read(parsed.tree))
-    return tuple((name, parsed.closure.get(name, parsed.globals.get(name, _MISSING)))
-                 for name in names)
+    closure, globals_ = parsed.closure, parsed.globals
+    return tuple((name, closure.get(name, globals_.get(name, _MISSING)))
+                 for name in parsed.mentioned[0])
 
 
 def _refresh_closure(parsed) -> None:

@@ -69,12 +69,14 @@ def _cold_copies(tree) -> list:
     return out
 
 
-def compile_form(tree):
+def compile_form(tree, *, owned: bool = False):
     """`tree` itself where it has no checked copy, else a copy whose checks inside checked
-    copies are the `_cold` twins (module doc)."""
+    copies are the `_cold` twins (module doc); `owned`: `tree` is the caller's own copy,
+    edited instead."""
     if not _cold_copies(tree):
         return tree
-    tree = copy_tree(tree)
+    if not owned:
+        tree = copy_tree(tree)
     for block in _cold_copies(tree):
         for node in (n for stmt in block for n in walk(stmt)):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \

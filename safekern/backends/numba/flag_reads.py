@@ -35,7 +35,7 @@ from numba.cuda import types
 
 from ...frontend.python import names
 from ...frontend.python.pending import PEND
-from ...frontend.python.trees import copy_tree, walk
+from ...frontend.python.trees import copy_tree, fix_missing_locations, walk
 from .lowering import array_data, count_skipped, flag_array, flag_clear
 from .typed_once import intrinsic
 
@@ -189,13 +189,15 @@ def _statements(stmts: list) -> list:
     return out
 
 
-def compile_form(tree):
+def compile_form(tree, *, owned: bool = False):
     """A copy of `tree` (a module of one function) in the intrinsics' terms (module doc); the
-    tree itself where it reads neither the flag nor the buffer."""
+    tree itself where it reads neither the flag nor the buffer. `owned`: `tree` is a copy
+    already, the caller's own: edited, not copied again."""
     if not any(isinstance(n, ast.Name) and n.id in (names.FLAG, names.FB)
                for n in walk(tree)):
         return tree
-    tree = copy_tree(tree)
+    if not owned:
+        tree = copy_tree(tree)
     for node in list(walk(tree)):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
@@ -203,7 +205,7 @@ def compile_form(tree):
                 setattr(node, field, _statements(block))
         if isinstance(node, (ast.If, ast.While, ast.IfExp)):
             node.test = _condition(node.test)
-    return ast.fix_missing_locations(tree)
+    return fix_missing_locations(tree)
 
 
 __all__ = ["compile_form", "namespace"]

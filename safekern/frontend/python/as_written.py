@@ -7,10 +7,9 @@
 from __future__ import annotations
 
 import ast
-import copy
 
 from . import names
-from .trees import walk
+from .trees import copy_tree, walk
 
 
 class _AsWritten(ast.NodeTransformer):
@@ -30,7 +29,7 @@ def users_text(value) -> str:
     if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and
                n.func.id.startswith(names.LOAD) for n in walk(value)):
         return ast.unparse(value)
-    return ast.unparse(_AsWritten().visit(copy.deepcopy(value)))
+    return ast.unparse(_AsWritten().visit(copy_tree(value)))
 
 
 __all__ = ["users_text"]

@@ -146,11 +146,12 @@ class FunctionBindings:
         params = {a.arg for a in fn.args.args + fn.args.posonlyargs}
         counts: dict[str, int] = {}
         single: dict[str, ast.expr] = {}
-        nodes = [node for stmt in body for node in walk(stmt)]
-        for node in nodes:
-            if not isinstance(node, BINDING_NODES):
-                continue
-            for name, value in bindings(node, check_call):
+        # The nodes that bind, in walk order, each with its bindings: what every question
+        # below reads (all others bind nothing), found once.
+        binders = [(node, list(bindings(node, check_call))) for stmt in body
+                   for node in walk(stmt) if isinstance(node, BINDING_NODES)]
+        for node, made in binders:
+            for name, value in made:
                 counts[name] = counts.get(name, 0) + 1
                 single[name] = value
         self.counts = counts
@@ -192,11 +193,11 @@ class FunctionBindings:
             shape = self._constant_shape(value)
             if shape is not None:
                 self.shapes[name] = shape
-        self.integers = self._integer_names(nodes, check_call)
+        self.integers = self._integer_names(binders)
         # Names bound only as `for v in range(lo, hi[, step])` targets: [(lo, step), ...]
         # (index_forms.py bounds them: a loop runs fewer than 2**53 iterations).
         loops: dict[str, list] = {}
-        for node in nodes:
+        for node, _ in binders:
             if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and \
                     self.range_ok and is_range(node.iter):
                 args = node.iter.args
@@ -205,8 +206,8 @@ class FunctionBindings:
                 loops.setdefault(node.target.id, []).append((lo, step))
         self.range_vars = {n: v for n, v in loops.items()
                            if counts.get(n) == len(v) and n not in params}
-        self.escaping = {name for node in nodes if isinstance(node, (ast.Nonlocal, ast.Global))
-                         for name in node.names}
+        self.escaping = {name for node, _ in binders
+                         if isinstance(node, (ast.Nonlocal, ast.Global)) for name in node.names}
         # Parameters the function never rebinds, by position: their values (an array's shape,
         # a scalar) are the launch's for the whole launch (launch.py's launch facts).
         self.launch_params = {a.arg: i for i, a in
@@ -263,10 +264,11 @@ class FunctionBindings:
             return self.constants[node.id]
         return None
 
-    def _integer_names(self, nodes, check_call) -> set[str]:
-        """Names every binding of which is an integer expression (greatest fixed point)."""
+    def _integer_names(self, binders) -> set[str]:
+        """Names every binding of which is an integer expression (greatest fixed point);
+        `binders`: (node, its bindings) of the nodes that bind."""
         values: dict[str, list] = {}
-        for node in nodes:
+        for node, made in binders:
             if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
                 ok = self.range_ok and is_range(node.iter)
                 values.setdefault(node.target.id, []).append(ok or None)
@@ -274,8 +276,8 @@ class FunctionBindings:
                 values.setdefault(node.target.id, []).append(
                     node.value if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv,
                                                        ast.Mod)) else None)
-            elif isinstance(node, BINDING_NODES):
-                for name, value in bindings(node, check_call):
+            else:
+                for name, value in made:
                     values.setdefault(name, []).append(value)
         ints = set(values)
         changed = True

@@ -100,6 +100,8 @@ def _pass_chain(call: ast.Call, value: ast.expr) -> None:
 def thread_chain(body, *, chain: bool, calls: dict, call_codes: dict, parsed) -> None:
     """Edit `body` (in place): with `chain` (the function takes `_sk_cs`) its checks carry
     `(code, _sk_cs)`; the calls of device functions that take a chain pass it (module doc)."""
+    if not chain and not calls:
+        return                      # (nothing to edit: a kernel calling no device function)
     for call in list(_calls(body)):
         name = call.func.id
         if name in calls:

@@ -9,7 +9,6 @@ runs this pass with the others.
 from __future__ import annotations
 
 import ast
-import copy
 import itertools
 from dataclasses import dataclass
 
@@ -23,7 +22,7 @@ from .call_chain import call_site_code
 from .parse import ParsedFunction, hidden_first
 from .transformer import Transformer
 from .tuples import TupleValues
-from .trees import walk
+from .trees import copy_tree, walk
 
 # Atomic functions of numba.cuda.atomic whose second argument is an index.
 INDEXED_ATOMICS = ("add", "sub", "and_", "or_", "xor", "inc", "dec", "exch", "max", "min",
@@ -290,7 +289,7 @@ class BoundsCheckRewriter(LocatedVisitor, Transformer):
     def visit_BinOp(self, node: ast.BinOp):
         if not (self.ctx.kernel_exceptions and safety.is_division(node.op)):
             return self.generic_visit(node)
-        original = copy.deepcopy(node)      # as the user wrote it, for the message
+        original = copy_tree(node)      # as the user wrote it, for the message
         left, right = self.visit(node.left), self.visit(node.right)
         new = ast.copy_location(ast.BinOp(left, node.op, right), node)
         checked = safety.division(self.ctx, left, node.op, right, original)
@@ -320,9 +319,9 @@ class BoundsCheckRewriter(LocatedVisitor, Transformer):
         return node
 
     def _closures(self) -> "nested.Closures":
-        found = getattr(self, "_closure_plan", None)
+        found, p = getattr(self, "_closure_plan", None), self.ctx.parsed
         if found is None:
-            found = self._closure_plan = nested.Closures(self.ctx.parsed.tree)
+            found = self._closure_plan = nested.Closures(p.tree, p.mentioned[2])
         return found
 
     def _nested(self, node):
@@ -360,9 +359,10 @@ class BoundsCheckRewriter(LocatedVisitor, Transformer):
 
     def visit_AugAssign(self, node: ast.AugAssign):
         if not isinstance(node.target, ast.Subscript):
-            original = copy.deepcopy(node.value)
+            divides = isinstance(node.target, ast.Name) and safety.is_division(node.op)
+            original = copy_tree(node.value) if divides else None   # (for its message)
             value = self.visit(node.value)
-            if isinstance(node.target, ast.Name):
+            if divides:
                 load = ast.copy_location(ast.Name(node.target.id, ast.Load()), node.target)
                 binop = ast.copy_location(ast.BinOp(load, node.op, original), node)
                 checked = safety.division(self.ctx, load, node.op, value, binop)
@@ -389,14 +389,14 @@ class BoundsCheckRewriter(LocatedVisitor, Transformer):
             # Pure (no call, subscript or walrus): evaluated twice, it is the same value, and
             # the elimination sees the index itself (`w[row, col] += x` is proven like
             # `w[row, col] = w[row, col] + x`), not a temporary.
-            stored_at = copy.deepcopy(index)
+            stored_at = copy_tree(index)
         code = self.ctx.register("store", target.value, target.slice, target)
         loaded = _call(names.LOAD, [array, index, ast.Constant(code), _fb(), _flag()], target)
-        original = ast.copy_location(ast.BinOp(copy.deepcopy(target), node.op,
-                                               copy.deepcopy(node.value)), node)
+        original = ast.copy_location(ast.BinOp(copy_tree(target), node.op, copy_tree(
+            node.value)), node) if safety.is_division(node.op) else None
         right = self.visit(node.value)
         value = ast.copy_location(ast.BinOp(left=loaded, op=node.op, right=right), node)
-        value = safety.division(self.ctx, loaded, node.op, right, original) or value
+        value = original and safety.division(self.ctx, loaded, node.op, right, original) or value
         out.append(ast.copy_location(ast.Expr(_call(
             names.STORE, [array, stored_at, value, ast.Constant(code), _fb(), _flag()], target)),
             node))

@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 
 from . import names
-from .trees import copy_tree, walk
+from .trees import add_children, copy_tree, walk
 from .unchecked import is_check_call
 
 
@@ -45,7 +45,7 @@ def _outermost_cold(tree) -> list:
                 isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not tree
                 and not (isinstance(tree, ast.Module) and node in tree.body)):
             continue                    # (what is inside is in a loop, or another function)
-        todo.extend(reversed(list(ast.iter_child_nodes(node))))
+        todo.extend(reversed(add_children(node, [])))   # (ast's order, less the contexts)
     return found
 
 

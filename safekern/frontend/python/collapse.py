@@ -13,11 +13,9 @@ no copy made).
 from __future__ import annotations
 
 import ast
-import copy
 
 from . import names
-from .transformer import Transformer
-from .trees import walk
+from .trees import child_fields, copy_tree, walk
 
 _PURE = (ast.Compare, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Name, ast.Constant,
          ast.Attribute, ast.Subscript, ast.Load, ast.Tuple, ast.boolop, ast.cmpop,
@@ -42,23 +40,47 @@ def _shape_subscript(node: ast.Subscript) -> bool:
 
 
 def _same(a: list, b: list) -> bool:
-    return len(a) == len(b) and all(ast.dump(x) == ast.dump(y) for x, y in zip(a, b))
+    # (the classes first: most branches differ there, and a dump is a walk of each)
+    return len(a) == len(b) and all(type(x) is type(y) for x, y in zip(a, b)) and \
+        all(ast.dump(x) == ast.dump(y) for x, y in zip(a, b))
 
 
-class _SameBranches(Transformer):
-    def visit_If(self, node: ast.If):
-        self.generic_visit(node)
-        if node.orelse and _same(node.body, node.orelse) and _pure(node.test):
-            return node.body
-        return node
+def _statement(stmt):
+    """`stmt` with its inner statement lists collapsed (in place), and itself as the list A
+    where it is an `if T: A else: A` to collapse: what an ast.NodeTransformer with this
+    visit_If would make, visiting only the statements (an expression holds none)."""
+    attrs = stmt.__dict__
+    for field in child_fields(type(stmt)):
+        value = attrs.get(field)
+        if type(value) is list:
+            _block(value)
+    if type(stmt) is ast.If and stmt.orelse and _same(stmt.body, stmt.orelse) and \
+            _pure(stmt.test):
+        return stmt.body
+    return stmt
+
+
+def _block(nodes: list) -> None:
+    """A list field's statements collapsed, in place (and those of its except handlers and
+    match cases, the other nodes that hold statements)."""
+    out, is_stmt, holders = [], ast.stmt, (ast.excepthandler, ast.match_case)
+    for node in nodes:
+        if isinstance(node, is_stmt):
+            node = _statement(node)
+            if type(node) is list:
+                out.extend(node)
+                continue
+        elif isinstance(node, holders):
+            _statement(node)
+        out.append(node)
+    nodes[:] = out
 
 
 def collapse_same_branches(stmts: list, *, owned: bool = False) -> list:
     """The statements with every effect-free `if T: A else: A` made `A` (module doc)."""
     out = []
-    visitor = _SameBranches()
     for stmt in stmts:
-        new = visitor.visit(stmt if owned else copy.deepcopy(stmt))
+        new = _statement(stmt if owned else copy_tree(stmt))
         out += new if isinstance(new, list) else [new]
     return out
 

@@ -52,7 +52,7 @@ from __future__ import annotations
 import ast
 
 from . import names
-from .trees import walk
+from .trees import add_children, walk
 from .visitor import Visitor
 
 #: numba.cuda's warp-level functions: the lanes named meet there (or ask who is active).
@@ -160,7 +160,7 @@ def _stores(body) -> bool:
             return True                 # (not the flag exits.py sets: no user array)
         if isinstance(node, ast.Call) and _store_call(node.func):
             return True
-        todo.extend(ast.iter_child_nodes(node))
+        add_children(node, todo)        # (ast.iter_child_nodes' but the contexts: no store)
     return False
 
 

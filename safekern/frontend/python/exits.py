@@ -28,6 +28,8 @@ from __future__ import annotations
 import ast
 
 from . import names
+from .exit_facts import (BARRIER, BARRIER_DEVICE, CHECK, GRID, PLAIN_BARRIER, PRINT, UNSAFE,
+                         ExitFacts)
 from .pending import pending_read
 from .trees import walk
 
@@ -184,14 +186,18 @@ GRID_FAILED = 14
 
 
 class _ExitPlanner:
-    def __init__(self, kind, has_barriers, resolver, parsed):
+    def __init__(self, kind, has_barriers, resolver, parsed, facts: ExitFacts):
         self.kind = kind                    # "kernel" or "device"
         self.has_barriers = has_barriers
         self.resolver = resolver
         self.parsed = parsed
+        self.facts = facts                  # what each statement holds (exit_facts.py)
 
     def has_barrier(self, node) -> bool:
-        return any(_barrier_kind(c, self.resolver, self.parsed) for c in _calls(node))
+        return bool(self.facts.of(node) & BARRIER)
+
+    def _may_fail(self, stmt) -> bool:
+        return bool(self.facts.of(stmt) & CHECK)
 
     # -- the barrier itself ---------------------------------------------------------------
     def _or_barrier(self, like) -> ast.stmt:
@@ -230,8 +236,7 @@ class _ExitPlanner:
         return out
 
     def _holds_grid_sync(self, node) -> bool:
-        return any(_barrier_kind(c, self.resolver, self.parsed) == "grid"
-                   for c in _calls(node))
+        return bool(self.facts.of(node) & GRID)
 
     def _is_plain_syncthreads(self, stmt) -> bool:
         if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
@@ -296,7 +301,7 @@ class _ExitPlanner:
                     out.append(_bail("return", stmt, block_knows=True))
                 elif in_barrier_loop and self.kind != "kernel":
                     out.append(_bail("break", stmt, block_knows=True))
-            if may_fail(stmt):
+            if self._may_fail(stmt):
                 if in_free_loop:
                     flush()
                     out.append(_bail("break", stmt))
@@ -307,19 +312,10 @@ class _ExitPlanner:
 
     def _calls_barrier_device(self, stmt) -> bool:
         """Does `stmt` call a checked device function that holds barriers?"""
-        for call in _calls(stmt):
-            role = self.resolver.classify_call(call.func, self.parsed)
-            if role is not None and role[0] == "device" and getattr(role[1], "has_barriers",
-                                                                      False):
-                return True
-        return False
+        return bool(self.facts.of(stmt) & BARRIER_DEVICE)
 
     def _calls_device_only(self, stmt) -> bool:
-        for call in _calls(stmt):
-            role = self.resolver.classify_call(call.func, self.parsed)
-            if role is not None and role[0] == "barrier":
-                return False
-        return True
+        return not self.facts.of(stmt) & PLAIN_BARRIER
 
     def _compound(self, stmt, *, in_free_loop, failing, in_barrier_loop=False):
         header_fails = any(may_fail(h) for h in _header(stmt))
@@ -369,30 +365,16 @@ class _ExitPlanner:
 
     def _runs_on_after_failure(self, node) -> bool:
         """`node` may run with the thread's flag set: it ends whatever its loads read and
-        writes nothing (its stores and atomics test the flag)."""
-        for n in walk(node):
-            if isinstance(n, ast.While):
-                return False
-            # A store whose check was eliminated does not test the flag: it must not run
-            # after a failure (it would write what failed loads gave).
-            if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store):
-                return False
-            if isinstance(n, ast.Attribute) and n.attr == "atomic" and \
-                    isinstance(n.value, ast.Name) and n.value.id == names.CUDA:
-                return False
-            if isinstance(n, ast.Call):
-                role = self.resolver.classify_call(n.func, self.parsed)
-                if role is not None and role[0] == "plain_device":
-                    return False
-        return True
+        writes nothing (its stores and atomics test the flag): no `while`, no store whose
+        check was eliminated (it does not test the flag: it would write what failed loads
+        gave), no `cuda.atomic`, no call of a plain device function."""
+        return not self.facts.of(node) & UNSAFE
 
     def _straight(self, stmt) -> bool:
         """A simple statement that may run after a failure in the statements before it (not
         a `print`, which would show what failed loads gave)."""
         return isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)) and \
-            self._runs_on_after_failure(stmt) and not any(
-                isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
-                for n in walk(stmt))
+            not self.facts.of(stmt) & (UNSAFE | PRINT)
 
     def _return_block(self, stmts) -> list:
         """Leave after a statement that failed; after a run of straight statements (no
@@ -412,7 +394,7 @@ class _ExitPlanner:
                     stmt.body = [_bail("return", stmt)] + stmt.body
                 stmt.orelse = self._return_block(stmt.orelse)
                 out.append(stmt)
-                if may_fail(stmt):
+                if self._may_fail(stmt):
                     out.append(_bail("return", stmt))
                 continue
             if isinstance(stmt, (ast.If, ast.For, ast.While, ast.With)):
@@ -431,7 +413,7 @@ class _ExitPlanner:
                     out.append(_bail("return", stmt))
             else:
                 out.append(stmt)
-                if may_fail(stmt) and not isinstance(stmt, ast.Return):
+                if self._may_fail(stmt) and not isinstance(stmt, ast.Return):
                     pending = stmt
         if pending is not None:
             out.append(_bail("return", pending))
@@ -439,15 +421,18 @@ class _ExitPlanner:
 
 
 def add_failure_exits(body, *, kind: str, has_barriers: bool, resolver, parsed,
-                      grid_sync: bool = False) -> list:
+                      grid_sync: bool = False, facts: ExitFacts | None = None) -> list:
     """The statement list with failure exits and barrier-safe barriers (see module doc).
 
     A kernel with grid syncs (`grid_sync`: "grid" in barrier_kinds) is planned as kind
     "grid": its block barriers tell the block (flag FLAG_BLOCK) without leaving, and the grid
     leaves together after a grid sync; its threads may start with the flag set
-    (kernel_prelude)."""
+    (kernel_prelude). `facts`: ExitFacts(body, resolver, parsed), when the caller has them."""
     grid = kind == "kernel" and grid_sync
-    planner = _ExitPlanner("grid" if grid else kind, has_barriers or grid, resolver, parsed)
+    if facts is None:
+        facts = ExitFacts(body, resolver, parsed)
+    planner = _ExitPlanner("grid" if grid else kind, has_barriers or grid, resolver, parsed,
+                           facts)
     return planner.block(body, in_free_loop=False, failing=grid)
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 
 from . import names
-from .trees import walk
+from .trees import add_children, walk
 
 _READS_ONLY = (names.PUT,)
 _ENDS = (ast.Return, ast.Break, ast.Continue, ast.Raise)
@@ -127,7 +127,7 @@ def _jumps(stmts) -> set:
             todo.extend(node.orelse)       # (its `else` is this loop's)
         elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
                                    ast.ClassDef)):
-            todo.extend(ast.iter_child_nodes(node))
+            add_children(node, todo)       # (the children but the contexts)
     return out
 
 

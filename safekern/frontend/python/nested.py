@@ -84,10 +84,14 @@ class Closures:
     """The verdict on every nested function and lambda of `fn` (the function as parsed), and
     the uses of checked named closures to rename."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, nests: bool | None = None):
+        """`nests`: whether `fn` holds a nested function or lambda, where known (parse.py's
+        ParsedFunction.mentioned)."""
         self.verdicts: dict[tuple, Verdict] = {}
         self.renamed: dict[tuple, tuple[str, str]] = {}     # Name position -> (old, new)
-        if not any(n is not fn and isinstance(n, _FUNCTIONS) for n in walk(fn)):
+        if nests is None:
+            nests = any(n is not fn and isinstance(n, _FUNCTIONS) for n in walk(fn))
+        if not nests:
             return                                  # (most functions: nothing to do)
         parents = {}
         for node in walk(fn):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import inspect
 import linecache
 import textwrap
@@ -39,6 +40,24 @@ class ParsedFunction:
         a lambda (issue 29: a failure in one said "in kernel 'lambda_'")."""
         name = getattr(self.pyfunc, "__name__", None)
         return name if isinstance(name, str) else self.tree.name
+
+    @functools.cached_property
+    def mentioned(self) -> tuple:
+        """(every name its tree mentions (names_read), sorted; the parameters' names of its
+        tree and of the functions and lambdas in it; whether it holds such a nested function):
+        one walk of the parse, which every rewrite, check pass and scope snapshot asks about
+        (the tree is never edited: the passes edit copies)."""
+        names, params, name, arg = set(), set(), ast.Name, ast.arg
+        nests = False
+        for node in walk(self.tree):
+            t = type(node)
+            if t is name:
+                names.add(node.id)
+            elif t is arg:
+                params.add(node.arg)
+            elif t is ast.Lambda or t is ast.FunctionDef or t is ast.AsyncFunctionDef:
+                nests = nests or node is not self.tree
+        return tuple(sorted(names)), frozenset(params), nests
 
     def hidden_first(self, device: bool) -> bool:
         """Its rewrite takes the hidden parameters first (see hidden_first)."""
@@ -88,7 +107,7 @@ def parse_function(pyfunc) -> ParsedFunction:
     """The function's own source as an AST whose line numbers are those of its file."""
     name = getattr(pyfunc, "__name__", repr(pyfunc))
     try:
-        lines, first, module = _source(pyfunc, name)
+        lines, first, module, dedented = _source(pyfunc, name)
         filename = inspect.getsourcefile(pyfunc) or inspect.getfile(pyfunc)
     except (OSError, TypeError) as err:
         raise SourceNotFound(
@@ -96,19 +115,19 @@ def parse_function(pyfunc) -> ParsedFunction:
             f"({err}); define the kernel in a file, or set SAFEKERN_CHECKS=0",
             reason=str(err)) from None
     text = "".join(lines)
-    dedented = textwrap.dedent(text)
+    if dedented is None:
+        dedented = textwrap.dedent(text)
     indent = len(lines[0]) - len(lines[0].lstrip()) if dedented != text else 0
     try:
         if module is None:
-            module = ast.parse(dedented, filename=filename)
+            module = ast.parse(_at_line(dedented, first), filename=filename)
     except SyntaxError as err:
         if name == "<lambda>":         # its line alone is no statement: numba's, unchecked
             raise SourceNotFound(f"the line of lambda kernel at {filename}:{first} is not a "
                                  "statement of its own", reason="a lambda inside a longer "
                                  "statement") from None
         raise CompilationError(f"cannot parse kernel {name!r}: {err.msg}", filename=filename,
-                               lineno=(err.lineno or 1) + first - 1) from None
-    ast.increment_lineno(module, first - 1)
+                               lineno=err.lineno or first) from None
     fn = module.body[0]
     if name == "<lambda>":
         fn = _lambda_as_def(module, pyfunc, filename)
@@ -128,8 +147,9 @@ def parse_function(pyfunc) -> ParsedFunction:
 
 
 def _source(pyfunc, name: str):
-    """(lines, first line number, the lines' dedented parse or None) of the function's
-    definition, as `inspect.getsourcelines` finds them (`findsource`: the file's lines and
+    """(lines, first line number, the lines' dedented parse at the file's line numbers and
+    their dedented text, or None and None) of the function's definition, as
+    `inspect.getsourcelines` finds them (`findsource`: the file's lines and
     where the definition starts) but without tokenizing the block to find its end (Python's
     tokenizer: half of a small kernel's parse). A `def`'s block ends before the first line
     that is code at most as indented as its first line; the lines up to its last code line
@@ -141,12 +161,13 @@ def _source(pyfunc, name: str):
     if name != "<lambda>":
         found = _def_block(lines, lnum)
         if found is not None:
-            return found[0], lnum + 1, found[1]
-    return inspect.getblock(lines[lnum:]), lnum + 1, None
+            return found[0], lnum + 1, found[1], found[2]
+    return inspect.getblock(lines[lnum:]), lnum + 1, None, None
 
 
 def _def_block(lines: list, lnum: int):
-    """(lines, module) of the definition starting at `lines[lnum]` (see `_source`), or None."""
+    """(lines, module, dedented text) of the definition starting at `lines[lnum]` (see
+    `_source`), or None."""
     head = lines[lnum]
     code = head.lstrip()
     if not code.startswith(("def ", "async ", "@")) or "\t" in head[:len(head) - len(code)]:
@@ -167,13 +188,21 @@ def _def_block(lines: list, lnum: int):
         end = k + 1
     block = lines[lnum:end]
     try:
-        module = ast.parse(textwrap.dedent("".join(block)))
+        dedented = textwrap.dedent("".join(block))
+        module = ast.parse(_at_line(dedented, lnum + 1))
     except SyntaxError:
         return None
     if len(module.body) != 1 or not isinstance(module.body[0],
                                                (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
-    return block, module
+    return block, module, dedented
+
+
+def _at_line(source: str, first: int) -> str:
+    """`source` behind blank lines, so that its parse has the line numbers of the file, where
+    it starts at line `first` (what ast.increment_lineno would give, without its walk of
+    the tree: a sixth of a small kernel's parse)."""
+    return "\n" * (first - 1) + source
 
 
 def _lambda_as_def(module, pyfunc, filename) -> ast.FunctionDef:

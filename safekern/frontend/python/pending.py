@@ -53,19 +53,29 @@ class PendingPlacer:
         self.resolver = resolver
         self.parsed = parsed
         self.private: set = set()       # names bound once, to a shared or local array
-        self.once: set = set()
+        self._body: list = []
+        self._once: set | None = None
 
     def place(self, body: list) -> list:
-        stores: dict = {}           # name -> how many times it is bound
-        nested = False
-        for n in (n for stmt in body for n in walk(stmt)):     # (one walk for both)
-            if isinstance(n, ast.Name):
-                if isinstance(n.ctx, (ast.Store, ast.Del)):
-                    stores[n.id] = stores.get(n.id, 0) + 1
-            elif isinstance(n, (ast.FunctionDef, ast.Lambda, ast.Global, ast.Nonlocal)):
-                nested = True
-        self.once = set() if nested else {n for n, count in stores.items() if count == 1}
+        self._body, self._once = body, None
         return self._block(body)
+
+    @property
+    def once(self) -> set:
+        """The names the body binds once (none where a nested function or a global statement
+        may bind more): asked only of a private array's binding, so found (one walk of the
+        body) the first time one is met, if ever. The tests placed meanwhile bind nothing."""
+        if self._once is None:
+            stores: dict = {}           # name -> how many times it is bound
+            nested = False
+            for n in (n for stmt in self._body for n in walk(stmt)):     # (one walk for both)
+                if isinstance(n, ast.Name):
+                    if isinstance(n.ctx, (ast.Store, ast.Del)):
+                        stores[n.id] = stores.get(n.id, 0) + 1
+                elif isinstance(n, (ast.FunctionDef, ast.Lambda, ast.Global, ast.Nonlocal)):
+                    nested = True
+            self._once = set() if nested else {n for n, c in stores.items() if c == 1}
+        return self._once
 
     def _block(self, stmts: list) -> list:
         out = []

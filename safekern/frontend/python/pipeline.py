@@ -21,6 +21,7 @@ from ...errors import CompilationError
 from ..located import internal_errors
 from . import eliminate, exit_mode, exits as barriers, names
 from .exit_calls import end_thread_at
+from .exit_facts import ExitFacts
 from .flag_tests import redundant_flag_tests, without_flag_tests
 from .checks import BoundsCheckRewriter, CheckSite, _Context, hidden_first
 from .call_facts import specialise_calls
@@ -83,7 +84,11 @@ class _BoundResolver:
 
 
 def _check_reserved_names(parsed: ParsedFunction) -> None:
-    for node in walk(parsed.tree):
+    read, params, _ = parsed.mentioned
+    if not any(n.startswith(names.PREFIX) for n in read) and \
+            not any(n.startswith(names.PREFIX) for n in params):
+        return
+    for node in walk(parsed.tree):           # (the first, as the walk meets them: reported)
         ident = None
         if isinstance(node, ast.Name):
             ident = node.id
@@ -262,11 +267,12 @@ def _finish(fn, new_fn, body, device, bound, parsed, ctx, calls):
     """The function around the checked body: failure exits, hidden parameters, prelude, the
     call chain (call_chain.py; `calls`: the device functions it calls). -> (module, whether it
     has barriers, whether it takes the call chain)"""
-    kinds = barriers.barrier_kinds(body, bound, parsed)       # (one walk for both)
+    facts = ExitFacts(body, bound, parsed)      # (one walk for the kinds and the exits)
+    kinds = facts.kinds()
     has_barriers, grid_sync = bool(kinds), "grid" in kinds
     body = barriers.add_failure_exits(body, kind="device" if device else "kernel",
                                       has_barriers=has_barriers, resolver=bound, parsed=parsed,
-                                      grid_sync=grid_sync)
+                                      grid_sync=grid_sync, facts=facts)
     # checked accesses in loops that store end a failing thread at the check (exit_mode.py)
     exiting = exit_mode.exiting_checks(body, device=device, has_barriers=has_barriers,
                                        grid_sync=grid_sync, resolver=bound, parsed=parsed)

@@ -1,5 +1,5 @@
 """ast.NodeTransformer's walk, cheaper per node: the front end's rewriting passes (the check
-rewriter, the Unchecker, loop loads, collapsing) each visit every node of a function body.
+rewriter, the Unchecker, loop loads) each visit every node of a function body.
 
 The same visits in the same order, with two savings: a node's children are read from its
 `__dict__` through the fields that may hold nodes (trees.child_fields: not the expression

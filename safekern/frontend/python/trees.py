@@ -127,35 +127,69 @@ def place(module, default) -> None:
     reported), and then, as ast.fix_missing_locations does (a recursive walk of its own,
     slower), every other node lacking a part of its position takes that part from its
     nearest ancestor's."""
+    _place(module, default, False)
+
+
+def fix_missing_locations(node):
+    """`node`, with what ast.fix_missing_locations gives it (every node lacking a part of its
+    position takes that part from its nearest ancestor's, the nodes in its order), without
+    its recursion and field iteration per node."""
+    _place(node, None, True)
+    return node
+
+
+def _place(module, default, in_order: bool) -> None:
+    """place's walk; without `default`, fix_missing_locations'; `in_order`: the nodes in
+    the order of ast.fix_missing_locations' recursion (where a node sits in two places, the
+    first gives it what it lacks)."""
     stack = [(module, (1, 0, 1, 0))]
+    pop, push = stack.pop, stack.append
     fields_of, is_node, located = _CHILD_FIELDS, ast.AST, (ast.stmt, ast.expr)
+    # (what ast.copy_location(node, default) sets on a statement or expression, found once)
+    given = () if default is None else tuple(
+        (name, value) for name in _PLACES if name in default._attributes
+        for value in [getattr(default, name, None)]
+        if value is not None or name.startswith("end_") and hasattr(default, name))
     while stack:
-        node, parent = stack.pop()
+        node, parent = pop()
         attrs = node.__dict__
         if "lineno" in node._attributes:
-            if "lineno" not in attrs and isinstance(node, located):
-                ast.copy_location(node, default)
-            here = []
-            for name, inherited in zip(_PLACES, parent):
-                value = attrs.get(name)
-                if value is None and (name.startswith("end_") or name not in attrs):
-                    value = attrs[name] = inherited
-                here.append(value)
-            parent = tuple(here)
+            get = attrs.get
+            here = (get("lineno"), get("col_offset"), get("end_lineno"), get("end_col_offset"))
+            if None in here:        # (most nodes have all four: the user's, copied)
+                if default is not None and "lineno" not in attrs and isinstance(node, located):
+                    for name, value in given:
+                        attrs[name] = value
+                here = []
+                for name, inherited in zip(_PLACES, parent):
+                    value = attrs.get(name)
+                    if value is None and (name.startswith("end_") or name not in attrs):
+                        value = attrs[name] = inherited
+                    here.append(value)
+                here = tuple(here)
+            parent = here
         t = type(node)
         fields = fields_of.get(t)
         if fields is None:
             fields = child_fields(t)
+        if in_order:
+            children = add_children(node, [])
+            children.reverse()
+            stack.extend([(x, parent) for x in children])
+            continue
         for name in fields:
             value = attrs.get(name)
             if value is None:
                 continue
             if type(value) is list:
-                stack.extend((x, parent) for x in value if isinstance(x, is_node))
+                for x in value:
+                    if isinstance(x, is_node):
+                        push((x, parent))
             elif isinstance(value, is_node):
-                stack.append((value, parent))
+                push((value, parent))
 
 
 _PLACES = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
-__all__ = ["copy_tree", "walk", "place", "child_fields", "add_children"]
+__all__ = ["copy_tree", "walk", "place", "fix_missing_locations", "child_fields",
+           "add_children"]

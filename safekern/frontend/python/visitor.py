@@ -16,12 +16,30 @@ class Visitor(ast.NodeVisitor):
         key = (type(self), type(node))
         name = _METHODS.get(key)
         if name is None:
-            name = "visit_" + type(node).__name__
-            name = _METHODS[key] = name if hasattr(type(self), name) else "generic_visit"
+            name = _METHODS[key] = _method(type(self), type(node))
         return getattr(self, name)(node)
 
     def generic_visit(self, node):
         for child in add_children(node, []):
             self.visit(child)
+
+def _method(cls, node_class) -> str:
+    """The name of the method of pass class `cls` that visits a `node_class` node. A Constant
+    without a visit_Constant of the pass's own goes to generic_visit, where ast.NodeVisitor's
+    visit_Constant would send it after looking for the pass's visit_Num, visit_Str, ...
+    (Python 3.7's node classes: an AttributeError raised and caught per constant) -- unless
+    the pass has one of those."""
+    name = "visit_" + node_class.__name__
+    method = getattr(cls, name, None)
+    if method is None:
+        return "generic_visit"
+    if method is _INHERITED_CONSTANT and not any(hasattr(cls, "visit_" + old)
+                                                 for old in _OLD_CONSTANTS):
+        return "generic_visit"
+    return name
+
+
+_INHERITED_CONSTANT = ast.NodeVisitor.visit_Constant
+_OLD_CONSTANTS = ("Num", "Str", "Bytes", "NameConstant", "Ellipsis")
 
 __all__ = ["Visitor"]
