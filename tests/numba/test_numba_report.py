@@ -38,6 +38,10 @@ def test_race_verdicts_and_other_checks_are_entries_too():
     (race,) = [e for e in R.smooth.check_report() if e.kind == "race"]
     assert race.status is Status.RACE_CHECKED and race["status"] == "checked at launch"
     assert race.array == "a" and race.function == "smooth"
+    # The row sits at an access of the array, with its text: the column points at it.
+    line = linecache.getline(R.__file__, race.lineno)
+    assert race.text.startswith("a[") and line[race.col:].startswith(race.text)
+    assert f"{race.lineno}:{race.col + 1}" in str(R.smooth.check_report())
     report = K.calls_device.check_report()
     # The device functions' sites are the kernel's too, under their own names (issue 29).
     assert {e.function for e in report} == {"calls_device", "dev_put", "dev_get"}

@@ -282,22 +282,30 @@ class RaceChecker:
         rows = []
         for name in self.written:
             accesses = self.summary.accesses.get(name, [])
-            unknown = [a.lineno for a in accesses if a.index is None]
-            ranged = [a.lineno for a in accesses
+            unknown = [a for a in accesses if a.index is None]
+            ranged = [a for a in accesses
                       if a.phase[0] != a.phase[1] or a.phase[2] != a.phase[3]]
+            # (the row sits at the access it is about -- its line, column and text -- or at the
+            # line where the array's use is not modelled)
+            at = None
             if name in self.summary.opaque:
                 line, why = self.summary.opaque[name]
                 status, reason = Status.MAY_RACE, f"its accesses are not known ({why})"
             elif unknown:
-                line, status, reason = unknown[0], Status.MAY_RACE, "a data-dependent index"
+                at, status, reason = unknown[0], Status.MAY_RACE, "a data-dependent index"
             elif ranged:
-                line, status = ranged[0], Status.MAY_RACE
+                at, status = ranged[0], Status.MAY_RACE
                 reason = ("how many barriers run before it is not known (a barrier in a loop, "
                           "under a condition, syncwarp or in a device function)")
             else:
-                line, status = accesses[0].lineno, Status.RACE_CHECKED
+                at, status = accesses[0], Status.RACE_CHECKED
                 reason = "in place: each launch is proven race-free or refused"
-            rows.append(ReportEntry(function, line, 0, "", name, status, reason, kind="race"))
+            if at is not None:
+                line, col, text = at.lineno, getattr(at, "col", 0), at.text
+            else:
+                col, text = 0, ""
+            rows.append(ReportEntry(function, line, col, text, name, status, reason,
+                                    kind="race"))
         return rows
 
 

@@ -19,6 +19,7 @@ class Access:
     uniform_value: bool = False
     #: (block_lo, block_hi, grid_lo, grid_hi): barriers passed before it runs (see module doc)
     phase: tuple = (0, 0, 0, 0)
+    col: int = 0                        # the access's column (0-based), for check reports
 
 
 @dataclass
