@@ -139,6 +139,15 @@ def _info_local(path, cfg, args) -> int:
     return 0
 
 
+def _print_table(table) -> None:
+    """`table`'s rows in columns of at most 40 characters; a longer cell ends in `...` (a
+    kernel's qualified name cut short said nothing of it; `--json` has every cell whole)."""
+    widths = [min(40, max(len(row[i]) for row in table)) for i in range(len(table[0]))]
+    for row in table:
+        print("  ".join((cell if len(cell) <= w else cell[:w - 3] + "...").ljust(w)
+                        for cell, w in zip(row, widths)).rstrip())
+
+
 def _list(path, cfg, args) -> int:
     if args.remote:
         return _list_remote(cfg, args)
@@ -170,9 +179,7 @@ def _list(path, cfg, args) -> int:
     table = [("KERNEL", "BACKEND", "DEVICE", "SIZE", "LAST USED", "KEY")]
     table += [(r["kernel"], r["backend"], r["device"], size(r["size"]), when(r["last_used"]),
                r["key"][:12]) for r in rows]
-    widths = [min(40, max(len(row[i]) for row in table)) for i in range(len(table[0]))]
-    for row in table:
-        print("  ".join(cell[:w].ljust(w) for cell, w in zip(row, widths)).rstrip())
+    _print_table(table)
     return 0
 
 
@@ -192,9 +199,7 @@ def _list_remote(cfg, args) -> int:
     table = [("KERNEL", "BACKEND", "DEVICE", "SIZE", "STATE", "KEY")]
     table += [(r["kernel"], r["backend"], r["device"], size(r["size"]), r["state"],
                r["key"][:12]) for r in rows]
-    widths = [min(40, max(len(row[i]) for row in table)) for i in range(len(table[0]))]
-    for row in table:
-        print("  ".join(cell[:w].ljust(w) for cell, w in zip(row, widths)).rstrip())
+    _print_table(table)
     return 0
 
 

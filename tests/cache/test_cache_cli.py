@@ -58,6 +58,20 @@ def test_list_table_and_json(filled, capsys):
     assert all(len(r["key"]) == 64 and r["last_used"] > 0 for r in rows)
 
 
+def test_list_marks_a_name_cut_short(filled, capsys):
+    name = "Simulation.step.<locals>.deposit_charge_on_the_staggered_grid_kernel"
+    get_kernel_cache().get_or_compile(
+        {"kernel": name}, lambda: b"k" * 10, describe=f"numba kernel {name!r}",
+        meta={"kernel": name, "backend": "numba-cuda", "device": "NVIDIA H200"})
+    assert main(["list"]) == 0
+    (row,) = [line for line in capsys.readouterr().out.splitlines()
+              if line.startswith("Simulation")]
+    cell = row.split("  ")[0]
+    assert len(cell) == 40 and cell.endswith("...") and name.startswith(cell[:-3])
+    assert main(["list", "--json"]) == 0
+    assert name in {r["kernel"] for r in json.loads(capsys.readouterr().out)}
+
+
 def test_verify_ok_then_damaged(filled, capsys):
     assert main(["verify"]) == 0
     assert capsys.readouterr().out.strip().endswith("OK")
