@@ -148,3 +148,14 @@ def loop_then_mark(p, out, done):
         for k in range(4):
             out[i] += p[p[i] + k]       # a storing loop: its checks end a failing thread
         done[i] = 1                     # so a failing thread never gets here
+
+
+@safekern.jit
+def copy_ragged_rows(lengths, a, out):
+    # Checks that end the thread in one loop (a[i, k], out[i, k], two axes each): on a GPU
+    # they record in one block of the kernel (backends/numba/exit_block.py), each with its own
+    # array, axis, index and size.
+    i = cuda.grid(1)
+    if i < lengths.shape[0]:
+        for k in range(lengths[i]):
+            out[i, k] = a[i, k] * 2

@@ -143,6 +143,15 @@ def test_a_bfs_step_ends_the_failing_thread_and_is_a_third_less_code(ptx_summary
     assert bfs["instructions"] <= 2.2 * plain["instructions"], (bfs, plain)
 
 
+def test_the_checks_that_end_the_thread_record_in_one_block(ptx_summary):
+    # copy_ragged_rows: the index components of a[i, k] and out[i, k] in its loop's checked
+    # copy end the thread when they fail: one record and one `exit` in the kernel
+    # (backends/numba/exit_block.py), where a block of its own for each component made NVVM
+    # and ptxas compile the record once per component.
+    summary = ptx_summary["copy_ragged_rows"]
+    assert summary["records"] == 1 and summary["exits"] == 1, summary
+
+
 @pytest.mark.parametrize("name", ["bfs_barrier", "loop_with_warp_call",
                                   "loop_with_aliased_warp_call"])
 def test_kernels_that_keep_the_flag_have_no_exit(ptx_summary, name):
@@ -234,3 +243,32 @@ def test_a_failing_thread_ends_at_its_check_with_its_failure_reported():
     assert (err.array, err.index, err.size, err.thread) == ("p", 40, 40, (5, 0, 0))
     # (threads that start after the failure is recorded may skip: the pending test)
     assert d[2].copy_to_host()[5] == 0
+
+
+@pytest.mark.parametrize("rows_a, cols_a, cols_out, expect", [
+    (8, 3, 5, ("a", 1, 3, 3)),          # a is the narrower: a[i, 3] fails on axis 1
+    (8, 5, 3, ("out", 1, 3, 3)),        # out is: out[i, 3] (after a[i, 3] read fine)
+    (6, 5, 5, None),                    # every row within both: no failure
+])
+def test_each_exiting_check_reports_its_own_array_axis_and_index(rows_a, cols_a, cols_out,
+                                                                 expect):
+    lengths = np.array([2, 4, 1, 0, 3, 4, 2, 1], np.int64)
+    a = np.arange(rows_a * cols_a, dtype=np.float32).reshape(rows_a, cols_a)
+    d_len, d_a = cuda.to_device(lengths), cuda.to_device(a)
+    d_out = cuda.to_device(np.zeros((8, cols_out), np.float32))
+    if rows_a < 8:
+        lengths[6:] = 0                 # rows 6 and 7 of a do not exist: never read
+        d_len = cuda.to_device(lengths)
+    K.copy_ragged_rows[1, 8](d_len, d_a, d_out)
+    if expect is None:
+        safekern.sync()
+        out = d_out.copy_to_host()
+        for i, n in enumerate(lengths):
+            assert np.array_equal(out[i, :n], 2 * a[i, :n] if n else out[i, :0])
+            assert not out[i, n:].any()
+        return
+    with pytest.raises(safekern.BoundsError) as info:
+        safekern.sync()
+    err = info.value
+    assert (err.array, err.axis, err.index, err.size) == expect
+    assert err.thread in ((1, 0, 0), (5, 0, 0))      # the rows of length 4

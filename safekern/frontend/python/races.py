@@ -282,8 +282,7 @@ class _Summariser:
         known = all(f is not None for f in index)
         self.summary.accesses.setdefault(base.id, []).append(Access(
             base.id, write, index if known else None, tuple(guards), certain, node.lineno,
-            ast.unparse(node), uniform_value=write and uniform_value, phase=self.phase,
-            col=node.col_offset))
+            ast.unparse(node), write and uniform_value, self.phase, node.col_offset))
 
     def opaque(self, param, lineno, why):
         self.summary.opaque.setdefault(param, (lineno, why))
