@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Session 2026-11-29e call D (one H200, 16 cores): the shared exit record block (exit_block.py) against numba-cuda's
-# one block per function (exit_block.py): numba-cuda's own suite under safekern.jit and safekern's
-# own GPU tests of the numba backend, in parallel lanes.
+# Session 2026-11-29e call D (one H200, 16 cores): after the checks that end the thread record
+# in one block per function (exit_block.py): numba-cuda's own suite under safekern.jit and
+# safekern's own GPU tests of the numba backend, in parallel lanes.
 . .gpu/bootstrap.sh
 export PYTHONUNBUFFERED=1
 ( taskset -c 0-4 timeout 400 python3 -m pytest -q -p no:cacheprovider -m gpu tests/numba -rfE > $OUT/pytest-gpu-numba.log 2>&1; echo "rc=$?" >> $OUT/pytest-gpu-numba.log ) &

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Session 2026-11-29e call E (one H200): the numba benchmark again after the shared exit record block, one
-# report with both sets (run time: 3 repetitions after 2 warm-ups, modes interleaved), the host
+# Session 2026-11-29e call E (one H200): the numba benchmark again after the shared exit
+# record block (exit_block.py), one report with both sets (run time: 3 repetitions after 2 warm-ups, modes interleaved), the host
 # time per launch and the compile time of the first launch (5 fresh compiles a kernel and mode).
 . .gpu/bootstrap.sh
 export PYTHONUNBUFFERED=1
