@@ -152,9 +152,8 @@ def loop_then_mark(p, out, done):
 
 @safekern.jit
 def copy_ragged_rows(lengths, a, out):
-    # Checks that end the thread in one loop (a[i, k], out[i, k], two axes each): on a GPU
-    # they record in one block of the kernel (backends/numba/exit_block.py), each with its own
-    # array, axis, index and size.
+    # Checks that end the thread in one loop (a[i, k], out[i, k], two axes each): each failure
+    # reports its own array, axis, index and size.
     i = cuda.grid(1)
     if i < lengths.shape[0]:
         for k in range(lengths[i]):

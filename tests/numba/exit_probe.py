@@ -18,18 +18,13 @@ CASES = {
     "bfs_barrier": "void(int32[::1], int32[::1], int32[::1], uint8[::1])",
     "loop_with_warp_call": "void(int64[::1], float32[::1])",
     "loop_with_aliased_warp_call": "void(int64[::1], float32[::1])",
-    "copy_ragged_rows": "void(int64[::1], float32[:, ::1], float32[:, ::1])",
 }
 
 
 def summarize(ptx: str) -> dict:
     body = ptx[ptx.find(".entry"):]
-    entry = body[:body.find("\n.func")] if "\n.func" in body else body
     return {"exit": "exit;" in body, "instructions": instructions(body),
-            "cas64": body.count("atom.global.cas.b64"),
-            # the kernel's own records: inline ones and calls of the record function
-            "records": entry.count("atom.global.cas.b64") + entry.count("_sk_record,"),
-            "exits": entry.count("exit;")}
+            "cas64": body.count("atom.global.cas.b64")}
 
 
 out = {}

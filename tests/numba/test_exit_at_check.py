@@ -143,15 +143,6 @@ def test_a_bfs_step_ends_the_failing_thread_and_is_a_third_less_code(ptx_summary
     assert bfs["instructions"] <= 2.2 * plain["instructions"], (bfs, plain)
 
 
-def test_the_checks_that_end_the_thread_record_in_one_block(ptx_summary):
-    # copy_ragged_rows: the index components of a[i, k] and out[i, k] in its loop's checked
-    # copy end the thread when they fail: one record and one `exit` in the kernel
-    # (backends/numba/exit_block.py), where a block of its own for each component made NVVM
-    # and ptxas compile the record once per component.
-    summary = ptx_summary["copy_ragged_rows"]
-    assert summary["records"] == 1 and summary["exits"] == 1, summary
-
-
 @pytest.mark.parametrize("name", ["bfs_barrier", "loop_with_warp_call",
                                   "loop_with_aliased_warp_call"])
 def test_kernels_that_keep_the_flag_have_no_exit(ptx_summary, name):

@@ -9,7 +9,6 @@ from llvmlite import ir
 from numba.cuda import cgutils, types
 
 from ... import failures
-from .exit_block import exit_block
 
 
 def components(index_ty):
@@ -153,8 +152,18 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
         code = builder.xor(*code)
     data = array_data(context, builder, fb_ty, fb)
     i64 = ir.IntType(64)
-    call = record_call(builder, [builder.ptrtoint(data, i64), code, index, size, axis],
-                       unsigned_bits, set_flag, outlined)
+    operands = [builder.ptrtoint(data, i64), code, index, size, axis]
+    if outlined:
+        # (a call of the module's one record function: see record_function)
+        call = builder.call(record_function(builder.module),
+                            operands + [ir.Constant(i64, int(unsigned_bits))],
+                            attrs=("nounwind",))
+    else:
+        fnty = ir.FunctionType(ir.VoidType(), [i64] * len(operands))
+        clobber = "" if set_flag else ",~{memory}"
+        asm = ir.InlineAsm(fnty, record_asm(unsigned_bits), ",".join(["l"] * len(operands)) +
+                           clobber, side_effect=True)
+        call = builder.call(asm, operands, attrs=("nounwind",))
     if set_flag:
         # Memory LLVM cannot see (llvmlite's call attributes do not list it): alias analysis
         # keeps every value the kernel loaded across the record, which still may not be
@@ -163,22 +172,6 @@ def emit_record(context, builder, fb_ty, flag_ty, fb, flag, code, index, size, a
         set.add(call.attributes, "inaccessiblememonly")
         flag_data = array_data(context, builder, flag_ty, flag)
         builder.store(ir.Constant(flag_data.type.pointee, 1), flag_data)
-
-
-def record_call(builder, operands, unsigned_bits: int, set_flag: bool, outlined: bool):
-    """The record itself (emit_record's): `operands` the failure buffer's address, the code,
-    the index, the size and the axis, each an i64. -> the call instruction"""
-    i64 = ir.IntType(64)
-    if outlined:
-        # (a call of the module's one record function: see record_function)
-        return builder.call(record_function(builder.module),
-                            operands + [ir.Constant(i64, int(unsigned_bits))],
-                            attrs=("nounwind",))
-    fnty = ir.FunctionType(ir.VoidType(), [i64] * len(operands))
-    clobber = "" if set_flag else ",~{memory}"
-    asm = ir.InlineAsm(fnty, record_asm(unsigned_bits), ",".join(["l"] * len(operands)) +
-                       clobber, side_effect=True)
-    return builder.call(asm, operands, attrs=("nounwind",))
 
 
 RECORD = "_sk_record"
@@ -278,19 +271,15 @@ def emit_records(context, builder, compared, code, fb, flag, fb_ty, flag_ty,
     i64 = ir.IntType(64)
     for pos, axis, value, size, unsigned, bad in compared:
         if exits:
-            # (every such failure of the function records and ends the thread in one block:
-            # exit_block.py)
+            cold = builder.append_basic_block("sk_record")
             passed = builder.append_basic_block("sk_in_bounds")
-            data = builder.ptrtoint(array_data(context, builder, fb_ty, fb), i64)
-            site = code_plus(builder, code, pos)
-            codes = site if isinstance(site, tuple) else (site,)
-            bits = int(unsigned)
-
-            def record(b, fbv, codev, index, sizev, axisv, bits=bits):
-                record_call(b, [fbv, codev, index, sizev, axisv], bits, False, outlined)
-                end_thread(b)
-            exit_block(builder, (bits, outlined), record, len(codes) == 2).branch(
-                builder, bad, passed, [data, *codes, value, size, ir.Constant(i64, axis)])
+            builder.cbranch(bad, cold, passed).set_weights([1, 99])
+            builder.position_at_end(cold)
+            emit_record(context, builder, fb_ty, flag_ty, fb, flag,
+                        code_plus(builder, code, pos), value, size,
+                        ir.Constant(i64, axis), unsigned_bits=int(unsigned), set_flag=False,
+                        outlined=outlined)
+            end_thread(builder)
             builder.position_at_end(passed)
             continue
         with builder.if_then(bad, likely=False):
