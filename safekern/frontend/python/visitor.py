@@ -23,6 +23,7 @@ class Visitor(ast.NodeVisitor):
         for child in add_children(node, []):
             self.visit(child)
 
+
 def _method(cls, node_class) -> str:
     """The name of the method of pass class `cls` that visits a `node_class` node. A Constant
     without a visit_Constant of the pass's own goes to generic_visit, where ast.NodeVisitor's
