@@ -301,7 +301,7 @@ class RaceChecker:
                 at, status = accesses[0], Status.RACE_CHECKED
                 reason = "in place: each launch is proven race-free or refused"
             if at is not None:
-                line, col, text = at.lineno, getattr(at, "col", 0), at.text
+                line, col, text = at.lineno, at.col, at.text
             else:
                 col, text = 0, ""
             rows.append(ReportEntry(function, line, col, text, name, status, reason,

@@ -101,26 +101,10 @@ def contains_barrier(body, resolver, parsed) -> bool:
 
 
 def barrier_kinds(body, resolver, parsed) -> set:
-    """The kinds of barrier the statements hold ("block"; "grid": a grid sync,
-    `cuda.cg.this_grid().sync()`; see `_barrier_kind`), in one walk."""
-    kinds = {_barrier_kind(c, resolver, parsed) for stmt in body for c in _calls(stmt)}
-    kinds.discard(None)
-    return kinds
-
-
-def _barrier_kind(call: ast.Call, resolver, parsed):
-    """'block' for a block barrier or a call of a checked device function with barriers;
-    'grid' for a grid sync."""
-    role = resolver.classify_call(call.func, parsed)
-    if role is None:
-        return None
-    if role[0] == "grid_sync":
-        return "grid"
-    if role[0] == "barrier":
-        return "block"
-    if role[0] == "device" and getattr(role[1], "has_barriers", False):
-        return "block"
-    return None
+    """The kinds of barrier the statements hold ("block": a block barrier or a call of a
+    checked device function with barriers; "grid": a grid sync, `cuda.cg.this_grid().sync()`),
+    in one walk (exit_facts.py classifies the calls)."""
+    return ExitFacts(body, resolver, parsed).kinds()
 
 
 def kernel_prelude(like, grid: bool = False, deferred: bool = False) -> list:
